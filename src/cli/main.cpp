@@ -1,0 +1,36 @@
+// ncclsweep: measure NCCL collectives at the sizes a workload uses, sweep NCCL
+// settings, and judge a cluster against a reference.
+#include <cstdio>
+#include <string>
+
+#include "cli/command.hpp"
+#include "core/errors.hpp"
+#include "ncclsweep_version.hpp"
+#include "runtime/engine_registry.hpp"
+
+int main(int argc, char** argv, char** envp) {
+  using namespace ncclsweep;
+  CLI::App app{"ncclsweep " NCCLSWEEP_VERSION ": NCCL collective benchmarks and setting sweeps"};
+  app.require_subcommand(1);
+  std::string engines;
+  for (const auto engine : available_engines()) engines += " " + std::string(engine);
+  app.set_version_flag("--version", NCCLSWEEP_VERSION " (" NCCLSWEEP_GIT_SHA ") engines:" + engines);
+  CommandAction chosen;
+  add_run_command(app, chosen);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int status = app.exit(e);  // prints help or the parse error
+    return status == 0 ? kExitOk : kExitUsage;
+  }
+  CommandContext context{argc, argv, envp};
+  try {
+    return chosen(context);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "ncclsweep: error: %s\n", e.message().c_str());
+    return kExitUsage;
+  } catch (const RuntimeFailure& e) {
+    std::fprintf(stderr, "ncclsweep: error: %s failed: %s\n", e.call().c_str(), e.what());
+    return kExitRuntime;
+  }
+}

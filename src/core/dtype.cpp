@@ -1,0 +1,67 @@
+#include "core/dtype.hpp"
+
+#include <array>
+#include <utility>
+
+#include "core/errors.hpp"
+
+namespace ncclsweep {
+namespace {
+
+constexpr std::array<DataType, 12> kDataTypes{{
+    {"int8", 1, 0, Encoding::signed_int},
+    {"uint8", 1, 1, Encoding::unsigned_int},
+    {"int32", 4, 2, Encoding::signed_int},
+    {"uint32", 4, 3, Encoding::unsigned_int},
+    {"int64", 8, 4, Encoding::signed_int},
+    {"uint64", 8, 5, Encoding::unsigned_int},
+    {"float16", 2, 6, Encoding::minifloat, 5, 10, 15},
+    {"float32", 4, 7, Encoding::ieee_float},
+    {"float64", 8, 8, Encoding::ieee_float},
+    {"bfloat16", 2, 9, Encoding::minifloat, 8, 7, 127},
+    {"fp8_e4m3", 1, 10, Encoding::minifloat, 4, 3, 7, true},
+    {"fp8_e5m2", 1, 11, Encoding::minifloat, 5, 2, 15},
+}};
+
+constexpr std::array<std::string_view, kReduceOpCount> kOpNames{"sum", "prod", "max", "min", "avg"};
+
+template <typename Names>
+std::string join_names(const Names& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + std::string(n);
+  return s;
+}
+
+}  // namespace
+
+std::span<const DataType> all_data_types() { return kDataTypes; }
+
+// nccl-tests' and PyTorch's spellings, so copied command lines work.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kAliases{{
+    {"float", "float32"}, {"half", "float16"}, {"double", "float64"}, {"bf16", "bfloat16"},
+    {"int", "int32"}, {"fp16", "float16"}, {"fp32", "float32"}, {"char", "int8"},
+}};
+
+const DataType& data_type(std::string_view name) {
+  for (const auto& [alias, canonical] : kAliases) {
+    if (alias == name) name = canonical;
+  }
+  for (const auto& t : kDataTypes) {
+    if (t.name == name) return t;
+  }
+  std::array<std::string_view, kDataTypes.size()> names{};
+  for (std::size_t i = 0; i < kDataTypes.size(); ++i) names[i] = kDataTypes[i].name;
+  throw UsageError("unknown dtype '" + std::string(name) + "'", "use one of: " + join_names(names));
+}
+
+ReduceOp reduce_op(std::string_view name) {
+  for (int i = 0; i < kReduceOpCount; ++i) {
+    if (kOpNames[i] == name) return static_cast<ReduceOp>(i);
+  }
+  throw UsageError("unknown op '" + std::string(name) + "'", "use one of: " + join_names(kOpNames));
+}
+
+std::string_view name_of(ReduceOp op) { return kOpNames[static_cast<int>(op)]; }
+int nccl_id(ReduceOp op) { return static_cast<int>(op); }
+
+}  // namespace ncclsweep

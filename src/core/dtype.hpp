@@ -1,0 +1,35 @@
+#pragma once
+// Element types and reduction operators, described once as data.
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace ncclsweep {
+
+// How an element's bits encode a number; the check pattern decodes through this.
+enum class Encoding { signed_int, unsigned_int, ieee_float, minifloat };
+
+struct DataType {
+  std::string_view name;  // "bfloat16"
+  std::size_t bytes;      // element size
+  int nccl_id;            // ncclDataType_t value (nccl-facts.md section 4)
+  Encoding encoding;
+  int exponent_bits = 0;  // minifloat only
+  int mantissa_bits = 0;  // minifloat only
+  int exponent_bias = 0;  // minifloat only
+  bool finite_only = false;  // fp8 e4m3 has no infinity
+};
+
+// Throws UsageError listing the valid names.
+const DataType& data_type(std::string_view name);
+std::span<const DataType> all_data_types();
+
+enum class ReduceOp { sum, prod, max, min, avg };
+inline constexpr int kReduceOpCount = 5;
+
+ReduceOp reduce_op(std::string_view name);  // throws UsageError listing the valid names
+std::string_view name_of(ReduceOp op);
+int nccl_id(ReduceOp op);  // ncclRedOp_t value: sum 0, prod 1, max 2, min 3, avg 4
+
+}  // namespace ncclsweep

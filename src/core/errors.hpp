@@ -1,0 +1,49 @@
+#pragma once
+// The two kinds of failure ncclsweep reports, each carrying enough context to be
+// printed once, in main, with the right exit status.
+#include <stdexcept>
+#include <string>
+
+namespace ncclsweep {
+
+// Exit statuses, documented in README.md.
+enum ExitStatus : int {
+  kExitOk = 0,
+  kExitRegression = 1,  // compare: a row below the threshold
+  kExitUsage = 2,       // bad input: command line, sweep file, results file
+  kExitRuntime = 3,     // CUDA, NCCL or MPI failed
+};
+
+// Where in an input file a problem is; line and column are 1-based, 0 = unknown.
+struct SourcePosition {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string str() const;  // "file:line:column", shortened when parts are unknown
+};
+
+// Bad input: the user can fix it. Carries an optional place and a suggested fix.
+class UsageError : public std::runtime_error {
+ public:
+  explicit UsageError(const std::string& what, std::string fix = {}, SourcePosition where = {});
+  const std::string& fix() const { return fix_; }
+  const SourcePosition& where() const { return where_; }
+  std::string message() const;  // "file:line:col: what\n  fix: ..."
+
+ private:
+  std::string fix_;
+  SourcePosition where_;
+};
+
+// A CUDA, NCCL or MPI call failed. Names the call, and the rank and host that saw it.
+class RuntimeFailure : public std::runtime_error {
+ public:
+  RuntimeFailure(std::string call, const std::string& detail);
+  const std::string& call() const { return call_; }
+  std::string message(int rank, const std::string& host) const;
+
+ private:
+  std::string call_;
+};
+
+}  // namespace ncclsweep

@@ -1,0 +1,68 @@
+#pragma once
+// An engine runs one collective call on buffers it owns, and times repetitions of it.
+// Everything else (sizes, statistics, output) is shared by all engines.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/collective.hpp"
+#include "core/dtype.hpp"
+
+namespace ncclsweep {
+
+enum class Placement { out_of_place, in_place };
+std::string_view name_of(Placement p);
+
+struct CollectiveCall {
+  const CollectiveKind* kind;
+  const DataType* dtype;
+  ReduceOp op = ReduceOp::sum;
+  std::uint64_t count = 0;  // per rank, as passed to the call
+  int root = 0;
+  Placement placement = Placement::out_of_place;
+};
+
+// What this rank runs on, for run.json's rank map.
+struct DeviceDescription {
+  int gpu_index = -1;  // -1: no GPU (mpi engine)
+  std::string gpu_name;
+  std::string pci_bus_id;
+  std::string driver_version;
+  std::string cuda_runtime_version;
+  std::string nccl_header_version;
+  std::string nccl_library_version;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual std::string_view name() const = 0;
+  virtual DeviceDescription device() const = 0;
+  // Empty when this engine can run `call`; otherwise why not (a usage error).
+  virtual std::string unsupported_reason(const CollectiveCall& call) const = 0;
+  // Runs `call` once on buffers freshly filled with the check pattern and returns the
+  // number of wrong output elements on this rank. `corrupt` flips one output element
+  // before checking (fault injection, so tests can see the check fail).
+  virtual std::uint64_t run_checked(const CollectiveCall& call, bool corrupt) = 0;
+  // Runs `iters` calls back to back, after a barrier across ranks; returns the seconds
+  // this rank saw from the first launch to the completion of the last.
+  virtual double run_timed(const CollectiveCall& call, int iters) = 0;
+};
+
+// The control plane engines need for set-up, independent of their data plane.
+class Coordinator {
+ public:
+  virtual ~Coordinator() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual int local_rank() const = 0;  // among the ranks on this host
+  virtual void broadcast(std::span<std::byte> data, int root) = 0;
+  // True on every rank when `ok` is true on every rank: lets a rank that cannot go on
+  // stop the others before they wait for it in a collective.
+  virtual bool all_ranks_agree(bool ok) = 0;
+};
+
+}  // namespace ncclsweep

@@ -1,0 +1,185 @@
+#include "engine/mpi/mpi_engine.hpp"
+
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/pattern_spec.hpp"
+#include "runtime/mpi_session.hpp"
+
+namespace ncclsweep {
+namespace {
+
+// MPI's own types for the dtypes it can reduce; MPI_DATATYPE_NULL for the rest.
+MPI_Datatype reducible_type(const DataType& t) {
+  switch (t.nccl_id) {
+    case 0: return MPI_INT8_T;
+    case 1: return MPI_UINT8_T;
+    case 2: return MPI_INT32_T;
+    case 3: return MPI_UINT32_T;
+    case 4: return MPI_INT64_T;
+    case 5: return MPI_UINT64_T;
+    case 7: return MPI_FLOAT;
+    case 8: return MPI_DOUBLE;
+    default: return MPI_DATATYPE_NULL;
+  }
+}
+
+MPI_Op mpi_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum: return MPI_SUM;
+    case ReduceOp::prod: return MPI_PROD;
+    case ReduceOp::max: return MPI_MAX;
+    case ReduceOp::min: return MPI_MIN;
+    default: return MPI_OP_NULL;
+  }
+}
+
+int as_int_count(std::uint64_t n) {
+  if (n > static_cast<std::uint64_t>(INT32_MAX)) {
+    throw UsageError("the mpi engine cannot pass " + std::to_string(n) + " elements in one call (MPI counts are int)",
+                     "use sizes below 2 GiB per rank with the mpi engine");
+  }
+  return static_cast<int>(n);
+}
+
+class MpiEngine final : public Engine {
+ public:
+  explicit MpiEngine(MPI_Comm comm) : comm_(comm) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &ranks_);
+  }
+
+  std::string_view name() const override { return "mpi"; }
+
+  DeviceDescription device() const override {
+    DeviceDescription d;
+    d.gpu_name = "cpu (mpi engine)";
+    return d;
+  }
+
+  std::string unsupported_reason(const CollectiveCall& call) const override {
+    if (!call.kind->reduces) return {};
+    if (reducible_type(*call.dtype) == MPI_DATATYPE_NULL) {
+      return "the mpi engine cannot reduce " + std::string(call.dtype->name) +
+             " (MPI has no such type); use int8..uint64, float32 or float64, or --engine nccl";
+    }
+    if (mpi_op(call.op) == MPI_OP_NULL) return "the mpi engine has no avg op (MPI lacks one); use sum";
+    return {};
+  }
+
+  std::uint64_t run_checked(const CollectiveCall& call, bool corrupt) override {
+    const Buffers b = prepare(call);
+    const auto format = element_format(*call.dtype);
+    for (std::uint64_t i = 0; i < b.output_elements; ++i) pattern::store(b.output, i, pattern::kPoison, format);
+    const bool reduces = call.kind->reduces;
+    for (std::uint64_t i = 0; i < b.input_elements; ++i) {
+      pattern::store(b.input, i, pattern::input_value(reduces, rank_, ranks_, i, static_cast<int>(call.op)), format);
+    }
+    launch(call, b);
+    if (corrupt && b.output_elements > 0) pattern::store(b.output, 0, pattern::kPoison, format);
+    const auto spec = check_spec(*call.kind, *call.dtype, call.op, call.count, rank_, ranks_, call.root);
+    std::uint64_t wrong = 0;
+    double expected = 0;
+    for (std::uint64_t k = 0; k < b.output_elements; ++k) {
+      if (!pattern::expected_output(spec, k, &expected)) break;
+      if (!pattern::matches(pattern::load(b.output, k, format), expected, spec.op, format)) ++wrong;
+    }
+    return wrong;
+  }
+
+  double run_timed(const CollectiveCall& call, int iters) override {
+    const Buffers b = prepare(call);
+    check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
+    const double start = MPI_Wtime();
+    for (int i = 0; i < iters; ++i) launch(call, b);
+    return MPI_Wtime() - start;
+  }
+
+ private:
+  // Where one call reads and writes, inside buffers that only grow.
+  struct Buffers {
+    std::byte* send;     // what the call is passed as its send buffer
+    std::byte* recv;     // ... and as its receive buffer
+    std::byte* input;    // where this rank's input lies (send, or inside recv in place)
+    std::byte* output;   // where this rank's result lies
+    std::uint64_t input_elements;
+    std::uint64_t output_elements;
+  };
+
+  Buffers prepare(const CollectiveCall& call) {
+    const std::size_t elem = call.dtype->bytes;
+    const std::uint64_t send_n = send_elements(*call.kind, call.count, ranks_);
+    const std::uint64_t recv_n = recv_elements(*call.kind, call.count, ranks_);
+    const bool in_place = call.placement == Placement::in_place;
+    grow(send_, in_place ? 0 : send_n * elem);
+    grow(recv_, (in_place ? std::max(send_n, recv_n) : recv_n) * elem);
+    Buffers b{send_.data(), recv_.data(), send_.data(), recv_.data(), send_n, recv_n};
+    if (in_place) {
+      b.send = b.recv;
+      // MPI_IN_PLACE: an allgather's own block sits at its rank's offset; every other
+      // in-place collective reads the whole receive buffer and writes from its start.
+      b.input = call.kind->layout == OutputLayout::gathered ? b.recv + rank_ * call.count * elem : b.recv;
+    }
+    if (call.kind->layout == OutputLayout::from_root && !in_place && rank_ == call.root) {
+      b.output = b.send;  // MPI_Bcast has one buffer: the root's data never moves
+    }
+    return b;
+  }
+
+  static void grow(std::vector<std::byte>& buffer, std::size_t bytes) {
+    if (buffer.size() < bytes) buffer.resize(bytes);
+  }
+
+  void launch(const CollectiveCall& call, const Buffers& b) {
+    const bool in_place = call.placement == Placement::in_place;
+    const MPI_Datatype reduce_type = reducible_type(*call.dtype);
+    const int count = as_int_count(call.count);
+    const int bytes = as_int_count(call.count * call.dtype->bytes);
+    void* send = in_place ? MPI_IN_PLACE : static_cast<void*>(b.send);
+    switch (call.kind->layout) {
+      case OutputLayout::gathered:
+        check_mpi(MPI_Allgather(send, bytes, MPI_BYTE, b.recv, bytes, MPI_BYTE, comm_), "MPI_Allgather");
+        break;
+      case OutputLayout::reduced_slice:
+        check_mpi(MPI_Reduce_scatter_block(send, b.recv, count, reduce_type, mpi_op(call.op), comm_),
+                  "MPI_Reduce_scatter_block");
+        break;
+      case OutputLayout::reduced_whole:
+        check_mpi(MPI_Allreduce(send, b.recv, count, reduce_type, mpi_op(call.op), comm_), "MPI_Allreduce");
+        break;
+      case OutputLayout::reduced_at_root: {
+        // MPI_IN_PLACE is the root's alone; other ranks pass their input as usual.
+        void* reduce_send = in_place && rank_ != call.root ? static_cast<void*>(b.recv) : send;
+        check_mpi(MPI_Reduce(reduce_send, b.recv, count, reduce_type, mpi_op(call.op), call.root, comm_),
+                  "MPI_Reduce");
+        break;
+      }
+      case OutputLayout::from_root: {
+        std::byte* buffer = (!in_place && rank_ == call.root) ? b.send : b.recv;
+        check_mpi(MPI_Bcast(buffer, bytes, MPI_BYTE, call.root, comm_), "MPI_Bcast");
+        break;
+      }
+      case OutputLayout::transposed:
+        check_mpi(MPI_Alltoall(b.send, bytes, MPI_BYTE, b.recv, bytes, MPI_BYTE, comm_), "MPI_Alltoall");
+        break;
+      case OutputLayout::from_previous: {
+        const int next = (rank_ + 1) % ranks_, previous = (rank_ + ranks_ - 1) % ranks_;
+        check_mpi(MPI_Sendrecv(b.send, bytes, MPI_BYTE, next, 0, b.recv, bytes, MPI_BYTE, previous, 0, comm_,
+                               MPI_STATUS_IGNORE),
+                  "MPI_Sendrecv");
+        break;
+      }
+    }
+  }
+
+  MPI_Comm comm_;
+  int rank_ = 0, ranks_ = 1;
+  std::vector<std::byte> send_, recv_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_mpi_engine(MPI_Comm comm) { return std::make_unique<MpiEngine>(comm); }
+
+}  // namespace ncclsweep

@@ -1,0 +1,207 @@
+#include "engine/nccl/nccl_engine.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <span>
+#include <string>
+
+#include "core/pattern_spec.hpp"
+#include "engine/nccl/cuda_handles.hpp"
+#include "pattern_kernels.hpp"
+
+namespace ncclsweep {
+namespace {
+
+std::string version_text(int code) {  // 22803 -> "2.28.3"; CUDA 13000 -> "13.0"
+  if (code >= 10000 && code < 100000 && code / 10000 == 2) {
+    return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
+  }
+  return std::to_string(code / 1000) + "." + std::to_string(code % 1000 / 10);
+}
+
+class NcclEngine final : public Engine {
+ public:
+  explicit NcclEngine(Coordinator& coordinator) : rank_(coordinator.rank()), ranks_(coordinator.size()) {
+    int devices = 0;
+    const cudaError_t status = cudaGetDeviceCount(&devices);
+    const bool have_gpu = status == cudaSuccess && devices > 0;
+    if (!coordinator.all_ranks_agree(have_gpu)) {
+      throw UsageError(have_gpu ? std::string("another rank sees no GPU")
+                                : std::string("no GPU visible (") + cudaGetErrorString(status) + ")",
+                       "run on a machine with GPUs, or use --engine mpi");
+    }
+    device_.gpu_index = coordinator.local_rank() % devices;
+    check_cuda(cudaSetDevice(device_.gpu_index), "cudaSetDevice");
+    describe_device();
+    ncclUniqueId id{};
+    if (rank_ == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    coordinator.broadcast(std::as_writable_bytes(std::span(&id, 1)), 0);
+    // Created only now, after cudaSetDevice, so every handle lives on this rank's GPU.
+    gpu_ = std::make_unique<GpuResources>(ranks_, id, rank_);
+  }
+
+  ~NcclEngine() override {
+    // Outstanding work must end before buffers and the communicator go.
+    if (gpu_) cudaStreamSynchronize(gpu_->stream.get());
+  }
+
+  std::string_view name() const override { return "nccl"; }
+  DeviceDescription device() const override { return device_; }
+
+  std::string unsupported_reason(const CollectiveCall& call) const override {
+    if (call.dtype->nccl_id >= ncclNumTypes) {
+      return std::string(call.dtype->name) + " needs a newer NCCL than " + device_.nccl_library_version;
+    }
+    return {};
+  }
+
+  std::uint64_t run_checked(const CollectiveCall& call, bool corrupt) override {
+    const Buffers b = prepare(call);
+    const auto format = element_format(*call.dtype);
+    cudaStream_t s = gpu_->stream.get();
+    check_cuda(kernels::fill_value(b.output, b.output_elements, format, pattern::kPoison, s), "fill kernel");
+    check_cuda(kernels::fill_input(b.input, b.input_elements, format, call.kind->reduces, rank_, ranks_,
+                                   static_cast<int>(call.op), s),
+               "fill kernel");
+    launch(call, b);
+    if (corrupt && b.output_elements > 0) {
+      check_cuda(kernels::fill_value(b.output, 1, format, pattern::kPoison, s), "fill kernel");
+    }
+    check_cuda(cudaMemsetAsync(gpu_->counter.data(), 0, sizeof(unsigned long long), s), "cudaMemsetAsync");
+    const auto spec = check_spec(*call.kind, *call.dtype, call.op, call.count, rank_, ranks_, call.root);
+    check_cuda(kernels::count_wrong(b.output, b.output_elements, format, spec,
+                                    reinterpret_cast<unsigned long long*>(gpu_->counter.data()), s),
+               "check kernel");
+    check_cuda(cudaMemcpyAsync(gpu_->wrong.get(), gpu_->counter.data(), sizeof(unsigned long long), cudaMemcpyDeviceToHost, s),
+               "cudaMemcpyAsync");
+    gpu_->stream.synchronize();
+    return *gpu_->wrong.get();
+  }
+
+  double run_timed(const CollectiveCall& call, int iters) override {
+    const Buffers b = prepare(call);
+    barrier();
+    check_cuda(cudaEventRecord(gpu_->start.get(), gpu_->stream.get()), "cudaEventRecord");
+    for (int i = 0; i < iters; ++i) launch(call, b);
+    check_cuda(cudaEventRecord(gpu_->stop.get(), gpu_->stream.get()), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(gpu_->stop.get()), "cudaEventSynchronize");
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, gpu_->start.get(), gpu_->stop.get()), "cudaEventElapsedTime");
+    return ms / 1e3;
+  }
+
+ private:
+  struct Buffers {
+    std::byte* send;
+    std::byte* recv;
+    std::byte* input;   // this rank's input (send, or inside recv in place)
+    std::byte* output;  // this rank's result
+    std::uint64_t input_elements;
+    std::uint64_t output_elements;
+  };
+
+  Buffers prepare(const CollectiveCall& call) {
+    const std::size_t elem = call.dtype->bytes;
+    const std::uint64_t send_n = send_elements(*call.kind, call.count, ranks_);
+    const std::uint64_t recv_n = recv_elements(*call.kind, call.count, ranks_);
+    const bool in_place = call.placement == Placement::in_place;
+    gpu_->send.reserve(std::max<std::size_t>(send_n * elem, 1));
+    gpu_->recv.reserve(std::max<std::size_t>((in_place ? std::max(send_n, recv_n) : recv_n) * elem, 1));
+    Buffers b{gpu_->send.data(), gpu_->recv.data(), gpu_->send.data(), gpu_->recv.data(), send_n, recv_n};
+    if (in_place) {
+      // NCCL's in-place conventions: an allgather's input is its rank's block of the
+      // output; a reduce-scatter's output is its rank's block of the input.
+      const std::size_t block = static_cast<std::size_t>(rank_) * call.count * elem;
+      b.send = b.input = b.recv + (call.kind->layout == OutputLayout::gathered ? block : 0);
+      b.output = b.recv + (call.kind->layout == OutputLayout::reduced_slice ? block : 0);
+      if (call.kind->layout == OutputLayout::reduced_slice) b.recv = b.output;
+    }
+    return b;
+  }
+
+  void launch(const CollectiveCall& call, const Buffers& b) {
+    const auto type = static_cast<ncclDataType_t>(call.dtype->nccl_id);
+    const auto op = static_cast<ncclRedOp_t>(nccl_id(call.op));
+    const size_t n = call.count;
+    ncclComm_t c = gpu_->comm.get();
+    cudaStream_t s = gpu_->stream.get();
+    switch (call.kind->layout) {
+      case OutputLayout::gathered:
+        check_nccl(ncclAllGather(b.send, b.recv, n, type, c, s), "ncclAllGather", c);
+        break;
+      case OutputLayout::reduced_slice:
+        check_nccl(ncclReduceScatter(b.send, b.recv, n, type, op, c, s), "ncclReduceScatter", c);
+        break;
+      case OutputLayout::reduced_whole:
+        check_nccl(ncclAllReduce(b.send, b.recv, n, type, op, c, s), "ncclAllReduce", c);
+        break;
+      case OutputLayout::reduced_at_root:
+        check_nccl(ncclReduce(b.send, b.recv, n, type, op, call.root, c, s), "ncclReduce", c);
+        break;
+      case OutputLayout::from_root:
+        check_nccl(ncclBroadcast(b.send, b.recv, n, type, call.root, c, s), "ncclBroadcast", c);
+        break;
+      case OutputLayout::transposed:
+        check_nccl(ncclAlltoAll(b.send, b.recv, n, type, c, s), "ncclAlltoAll", c);
+        break;
+      case OutputLayout::from_previous: {
+        const int next = (rank_ + 1) % ranks_, previous = (rank_ + ranks_ - 1) % ranks_;
+        check_nccl(ncclGroupStart(), "ncclGroupStart");
+        check_nccl(ncclSend(b.send, n, type, next, c, s), "ncclSend", c);
+        check_nccl(ncclRecv(b.recv, n, type, previous, c, s), "ncclRecv", c);
+        check_nccl(ncclGroupEnd(), "ncclGroupEnd", c);
+        break;
+      }
+    }
+  }
+
+  // Lines the ranks up before timing: a one-element allreduce, then wait for it.
+  void barrier() {
+    check_nccl(ncclAllReduce(gpu_->barrier.data(), gpu_->barrier.data(), 1, ncclFloat32, ncclSum, gpu_->comm.get(), gpu_->stream.get()),
+               "ncclAllReduce", gpu_->comm.get());
+    gpu_->stream.synchronize();
+  }
+
+  void describe_device() {
+    cudaDeviceProp props{};
+    check_cuda(cudaGetDeviceProperties(&props, device_.gpu_index), "cudaGetDeviceProperties");
+    device_.gpu_name = props.name;
+    std::array<char, 32> bus{};
+    check_cuda(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), device_.gpu_index),
+               "cudaDeviceGetPCIBusId");
+    device_.pci_bus_id = bus.data();
+    int driver = 0, runtime = 0, nccl = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    check_nccl(ncclGetVersion(&nccl), "ncclGetVersion");
+    device_.driver_version = version_text(driver);
+    device_.cuda_runtime_version = version_text(runtime);
+    device_.nccl_header_version = version_text(NCCL_VERSION_CODE);
+    device_.nccl_library_version = version_text(nccl);
+  }
+
+  // Members are destroyed in reverse order: buffers, then the communicator, then the stream.
+  struct GpuResources {
+    GpuResources(int nranks, const ncclUniqueId& id, int rank) : comm(nranks, id, rank) {
+      barrier.reserve(sizeof(float));
+      counter.reserve(sizeof(unsigned long long));
+    }
+    Stream stream;
+    Communicator comm;
+    Event start, stop;
+    DeviceBuffer send, recv, barrier, counter;
+    PinnedCounter wrong;
+  };
+
+  int rank_, ranks_;
+  DeviceDescription device_;
+  std::unique_ptr<GpuResources> gpu_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_nccl_engine(Coordinator& coordinator) { return std::make_unique<NcclEngine>(coordinator); }
+
+}  // namespace ncclsweep
+

@@ -1,0 +1,13 @@
+#pragma once
+#include <memory>
+
+#include "engine/engine.hpp"
+
+namespace ncclsweep {
+
+// GPU buffers and NCCL collectives on one GPU per rank: GPU = local rank modulo the
+// visible GPUs (so `srun --gpus-per-task=1` works). The ncclUniqueId comes from rank 0
+// through the coordinator. Throws UsageError when no GPU is visible.
+std::unique_ptr<Engine> make_nccl_engine(Coordinator& coordinator);
+
+}  // namespace ncclsweep

@@ -1,0 +1,62 @@
+#include "plan/run_spec.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "core/errors.hpp"
+
+namespace ncclsweep {
+namespace {
+
+// Splits on commas, trims blanks, refuses empty entries and duplicates.
+std::vector<std::string> split_list(const std::string& text, const char* what) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item.empty()) {
+      throw UsageError(std::string("empty entry in the ") + what + " list '" + text + "'",
+                       "separate entries with single commas");
+    }
+    if (std::find(items.begin(), items.end(), item) == items.end()) items.push_back(item);
+  }
+  if (items.empty()) throw UsageError(std::string("the ") + what + " list is empty", "name at least one");
+  return items;
+}
+
+}  // namespace
+
+std::vector<const CollectiveKind*> parse_collective_list(const std::string& text) {
+  std::vector<const CollectiveKind*> out;
+  for (const auto& name : split_list(text, "collective")) {
+    if (name == "all") {
+      for (const auto& c : all_collectives()) out.push_back(&c);
+    } else {
+      out.push_back(&collective(name));
+    }
+  }
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<const DataType*> parse_dtype_list(const std::string& text) {
+  std::vector<const DataType*> out;
+  for (const auto& name : split_list(text, "dtype")) {
+    const DataType* t = &data_type(name);
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  }
+  return out;
+}
+
+std::vector<ReduceOp> parse_op_list(const std::string& text) {
+  std::vector<ReduceOp> out;
+  for (const auto& name : split_list(text, "op")) {
+    const ReduceOp op = reduce_op(name);
+    if (std::find(out.begin(), out.end(), op) == out.end()) out.push_back(op);
+  }
+  return out;
+}
+
+}  // namespace ncclsweep

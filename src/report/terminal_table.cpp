@@ -1,0 +1,78 @@
+#include "report/terminal_table.hpp"
+
+#include <string>
+
+namespace ncclsweep {
+namespace {
+
+class TerminalTable final : public ResultSink {
+ public:
+  explicit TerminalTable(std::FILE* out) : out_(out) {}
+
+  void begin(const RunDocument& run) override {
+    std::fprintf(out_, "# ncclsweep %s: engine %s, %zu ranks on %zu host(s), warmup %d, iters %d, check %s\n",
+                 run.versions.ncclsweep.c_str(), run.settings.engine.c_str(), run.ranks.size(), run.hosts.size(),
+                 run.settings.warmup, run.settings.iters, run.settings.check ? "on" : "off");
+    if (!run.versions.nccl_library.empty()) {
+      std::fprintf(out_, "# NCCL %s (built with %s), CUDA runtime %s, driver %s\n", run.versions.nccl_library.c_str(),
+                   run.versions.nccl_header.c_str(), run.versions.cuda_runtime.c_str(), run.versions.driver.c_str());
+    }
+    for (const auto& r : run.ranks) {
+      if (r.gpu_index >= 0) {
+        std::fprintf(out_, "#  Rank %3d on %s device %d [%s] %s\n", r.rank, r.host.c_str(), r.gpu_index,
+                     r.pci_bus_id.c_str(), r.gpu_name.c_str());
+      } else {
+        std::fprintf(out_, "#  Rank %3d on %s %s\n", r.rank, r.host.c_str(), r.gpu_name.c_str());
+      }
+    }
+    for (const auto& note : run.notes) std::fprintf(out_, "# note: %s\n", note.c_str());
+    std::fflush(out_);
+  }
+
+  void row(std::span<const MeasurementRecord> placements) override {
+    const MeasurementRecord& first = placements.front();
+    const std::string block = first.collective + "/" + first.dtype + "/" + first.op;
+    if (block != current_block_) {
+      current_block_ = block;
+      std::fprintf(out_, "#\n# %s\n", first.collective.c_str());
+      std::fprintf(out_, "#%59s%-35s%s\n", "", "out-of-place", "in-place");
+      std::fprintf(out_, "#%11s %13s %9s %7s %7s %8s %7s %7s %7s %8s %7s %7s %7s\n", "size", "count", "type", "redop",
+                   "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+      std::fprintf(out_, "#%11s %13s %9s %7s %7s %8s %7s %7s %7s %8s %7s %7s %7s\n", "(B)", "(elements)", "", "", "",
+                   "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+    }
+    std::fprintf(out_, " %11llu %13llu %9s %7s %7d", static_cast<unsigned long long>(first.size_bytes),
+                 static_cast<unsigned long long>(first.count), first.dtype.c_str(), first.op.c_str(), first.root);
+    print_placement(&first);
+    print_placement(placements.size() > 1 ? &placements[1] : nullptr);
+    std::fprintf(out_, "\n");
+    std::fflush(out_);
+  }
+
+  void finish(const RunDocument& run) override {
+    std::uint64_t wrong = 0;
+    for (const auto& r : run.records) wrong += r.wrong.value_or(0);
+    std::fprintf(out_, "#\n# %zu measurements, %llu wrong elements, status %s\n", run.records.size(),
+                 static_cast<unsigned long long>(wrong), run.status.c_str());
+    std::fflush(out_);
+  }
+
+ private:
+  void print_placement(const MeasurementRecord* r) {
+    if (!r) {
+      std::fprintf(out_, " %8s %7s %7s %7s", "n/a", "n/a", "n/a", "n/a");
+      return;
+    }
+    const std::string wrong = r->wrong ? std::to_string(*r->wrong) : "N/A";
+    std::fprintf(out_, " %8.2f %7.2f %7.2f %7s", r->time_us.max, r->algbw_gbps, r->busbw_gbps, wrong.c_str());
+  }
+
+  std::FILE* out_;
+  std::string current_block_;
+};
+
+}  // namespace
+
+std::unique_ptr<ResultSink> make_terminal_table(std::FILE* out) { return std::make_unique<TerminalTable>(out); }
+
+}  // namespace ncclsweep

@@ -1,0 +1,81 @@
+#pragma once
+// What a run produces: one record per measurement, and the run's identity around them.
+// These plain types are what every report reads; run.json is their JSON form
+// (docs/results.md).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace ncclsweep {
+
+inline constexpr int kResultsSchemaVersion = 1;
+
+struct TimeStatsUs {
+  double min = 0, avg = 0, max = 0;  // per-call time in microseconds, across ranks
+};
+
+struct MeasurementRecord {
+  std::string collective;  // "all_gather"
+  std::string dtype;       // "float32"
+  std::string op;          // "sum", or "none" for collectives that do not reduce
+  int root = -1;           // -1 for collectives without a root
+  Bytes size_bytes = 0;    // total buffer, nccl-tests convention, after rounding
+  Bytes requested_bytes = 0;
+  std::uint64_t count = 0;    // per rank, as passed to the call
+  std::string placement;      // "out_of_place" | "in_place"
+  int ranks = 0;
+  int warmup = 0;
+  int iters = 0;
+  TimeStatsUs time_us;     // max is the collective's time: the slowest rank bounds it
+  double algbw_gbps = 0;   // size / max time, 1e9 B/s
+  double busbw_gbps = 0;   // algbw * the collective's busbw factor
+  std::optional<std::uint64_t> wrong;  // wrong elements summed over ranks; empty when not checked
+};
+
+struct RankEntry {
+  int rank = 0;
+  std::string host;
+  int local_rank = 0;
+  int gpu_index = -1;
+  std::string gpu_name;
+  std::string pci_bus_id;
+  std::map<std::string, std::string> environment;  // NCCL_* and launcher variables as this rank saw them
+};
+
+struct Versions {
+  std::string ncclsweep;
+  std::string git_sha;
+  std::string driver;
+  std::string cuda_runtime;
+  std::string nccl_header;
+  std::string nccl_library;
+  std::string mpi;
+};
+
+struct RunSettings {
+  std::string engine;
+  int warmup = 0;
+  int iters = 0;
+  bool check = true;
+};
+
+struct RunDocument {
+  int schema_version = kResultsSchemaVersion;
+  std::string name;
+  std::string status;  // "complete" | "incomplete"
+  std::vector<std::string> command_line;
+  std::string start_time;  // UTC, ISO 8601
+  std::string end_time;
+  Versions versions;
+  RunSettings settings;
+  std::vector<std::string> hosts;  // distinct, in rank order of first appearance
+  std::vector<RankEntry> ranks;
+  std::vector<std::string> notes;  // e.g. sizes rounded down
+  std::vector<MeasurementRecord> records;
+};
+
+}  // namespace ncclsweep

@@ -1,0 +1,25 @@
+#pragma once
+// The results directory of one run (docs/results.md): run.json, rewritten atomically
+// at the start (status "incomplete") and at the end, and records.jsonl, one record
+// appended and synced as each measurement completes, so a killed run keeps them.
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "report/result_sink.hpp"
+
+namespace ncclsweep {
+
+// results/<name>/<UTC timestamp>/ below `root`.
+std::filesystem::path default_results_dir(const std::filesystem::path& root, const std::string& name,
+                                          const std::string& utc_timestamp);
+
+// Creates `dir` (and parents). Throws UsageError when it cannot be created or already
+// holds a run.
+std::unique_ptr<ResultSink> make_results_directory(const std::filesystem::path& dir);
+
+// Reads DIR/run.json (or a run.json path). Throws UsageError for a missing, empty,
+// malformed or newer-schema file.
+RunDocument read_run_document(const std::filesystem::path& path);
+
+}  // namespace ncclsweep

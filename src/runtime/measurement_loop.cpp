@@ -1,0 +1,53 @@
+#include "runtime/measurement_loop.hpp"
+
+#include "runtime/mpi_session.hpp"
+
+namespace ncclsweep {
+
+MeasurementRecord make_record(const PlannedCall& planned, Placement placement, int ranks, const LoopOptions& options,
+                              double min_s, double avg_s, double max_s) {
+  const CollectiveCall& call = planned.call;
+  MeasurementRecord r;
+  r.collective = std::string(call.kind->name);
+  r.dtype = std::string(call.dtype->name);
+  r.op = planned.reduces ? std::string(name_of(call.op)) : "none";
+  r.root = call.kind->has_root ? call.root : -1;
+  r.size_bytes = planned.total_bytes;
+  r.requested_bytes = planned.requested_bytes;
+  r.count = call.count;
+  r.placement = std::string(name_of(placement));
+  r.ranks = ranks;
+  r.warmup = options.warmup;
+  r.iters = options.iters;
+  r.time_us = {min_s * 1e6, avg_s * 1e6, max_s * 1e6};
+  r.algbw_gbps = max_s > 0 ? static_cast<double>(planned.total_bytes) / max_s / 1e9 : 0.0;
+  r.busbw_gbps = r.algbw_gbps * call.kind->busbw_factor(ranks);
+  return r;
+}
+
+std::vector<MeasurementRecord> measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine,
+                                            MpiSession& session, ResultSink* sink) {
+  std::vector<MeasurementRecord> records;
+  const bool corrupt_here = options.corrupt_rank == session.rank();
+  for (const PlannedCall& planned : plan.calls) {
+    std::vector<MeasurementRecord> row;
+    for (const Placement placement : {Placement::out_of_place, Placement::in_place}) {
+      if (placement == Placement::in_place && !planned.call.kind->supports_in_place) continue;
+      CollectiveCall call = planned.call;
+      call.placement = placement;
+      std::optional<std::uint64_t> wrong;
+      if (options.check) wrong = session.sum(engine.run_checked(call, corrupt_here));
+      if (options.warmup > 0) engine.run_timed(call, options.warmup);
+      const double seconds = engine.run_timed(call, options.iters) / options.iters;
+      const RankTimes t = session.reduce_times(seconds);
+      MeasurementRecord record = make_record(planned, placement, session.size(), options, t.min, t.avg, t.max);
+      record.wrong = wrong;
+      row.push_back(record);
+    }
+    if (sink) sink->row(row);
+    records.insert(records.end(), row.begin(), row.end());
+  }
+  return records;
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,29 @@
+#pragma once
+// Runs a measurement plan on an engine: for every call and placement, a checked run,
+// warm-up, timed iterations, and the per-rank times reduced across ranks.
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "plan/measurement_plan.hpp"
+#include "report/result_sink.hpp"
+
+namespace ncclsweep {
+
+class MpiSession;
+
+struct LoopOptions {
+  int warmup = 5;
+  int iters = 20;
+  bool check = true;
+  int corrupt_rank = -1;  // fault injection: this rank corrupts one output element per checked run
+};
+
+// The record of one placement from the per-call times of every rank.
+MeasurementRecord make_record(const PlannedCall& planned, Placement placement, int ranks, const LoopOptions& options,
+                              double min_s, double avg_s, double max_s);
+
+// Every rank calls this; `sink` (rank 0's, null elsewhere) gets each size's row as it completes.
+std::vector<MeasurementRecord> measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine,
+                                            MpiSession& session, ResultSink* sink);
+
+}  // namespace ncclsweep

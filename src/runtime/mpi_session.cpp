@@ -1,0 +1,110 @@
+#include "runtime/mpi_session.hpp"
+
+#include <unistd.h>
+
+#include <climits>
+
+#include "core/errors.hpp"
+
+namespace ncclsweep {
+
+void check_mpi(int status, const char* call) {
+  if (status == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(status, text, &length);
+  throw RuntimeFailure(call, std::string(text, static_cast<std::size_t>(length)));
+}
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+  check_mpi(MPI_Init(argc, argv), "MPI_Init");
+  // Errors come back as return codes so they can carry context up to main.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &world_), "MPI_Comm_dup");
+  MPI_Comm_rank(world_, &rank_);
+  MPI_Comm_size(world_, &size_);
+  MPI_Comm local = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(world_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local),
+            "MPI_Comm_split_type");
+  MPI_Comm_rank(local, &local_rank_);
+  MPI_Comm_size(local, &local_size_);
+  MPI_Comm_free(&local);
+  char name[HOST_NAME_MAX + 1] = {};
+  gethostname(name, sizeof name - 1);
+  host_ = name;
+}
+
+MpiSession::~MpiSession() {
+  if (world_ != MPI_COMM_NULL) MPI_Comm_free(&world_);
+  MPI_Finalize();
+}
+
+void MpiSession::broadcast(std::span<std::byte> data, int root) {
+  check_mpi(MPI_Bcast(data.data(), static_cast<int>(data.size()), MPI_BYTE, root, world_), "MPI_Bcast");
+}
+
+int MpiSession::max_across_ranks(int value) {
+  int result = 0;
+  check_mpi(MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_MAX, world_), "MPI_Allreduce");
+  return result;
+}
+
+std::string MpiSession::library_version() const {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  const std::string all(text, static_cast<std::size_t>(length));
+  return all.substr(0, all.find_first_of(",\n"));
+}
+
+void MpiSession::barrier() { check_mpi(MPI_Barrier(world_), "MPI_Barrier"); }
+
+RankTimes MpiSession::reduce_times(double seconds) {
+  RankTimes t;
+  check_mpi(MPI_Allreduce(&seconds, &t.min, 1, MPI_DOUBLE, MPI_MIN, world_), "MPI_Allreduce");
+  check_mpi(MPI_Allreduce(&seconds, &t.max, 1, MPI_DOUBLE, MPI_MAX, world_), "MPI_Allreduce");
+  double total = 0;
+  check_mpi(MPI_Allreduce(&seconds, &total, 1, MPI_DOUBLE, MPI_SUM, world_), "MPI_Allreduce");
+  t.avg = total / size_;
+  return t;
+}
+
+std::uint64_t MpiSession::sum(std::uint64_t value) {
+  std::uint64_t total = 0;
+  check_mpi(MPI_Allreduce(&value, &total, 1, MPI_UINT64_T, MPI_SUM, world_), "MPI_Allreduce");
+  return total;
+}
+
+std::vector<std::string> MpiSession::gather(const std::string& value, int root) {
+  if (value.size() > static_cast<std::size_t>(INT_MAX)) throw RuntimeFailure("MPI_Gatherv", "string too long");
+  const int length = static_cast<int>(value.size());
+  std::vector<int> lengths(rank_ == root ? size_ : 0);
+  check_mpi(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, root, world_), "MPI_Gather");
+  std::vector<int> offsets(lengths.size());
+  std::string all;
+  if (rank_ == root) {
+    long long total = 0;
+    for (int i = 0; i < size_; ++i) {
+      offsets[i] = static_cast<int>(total);
+      total += lengths[i];
+    }
+    if (total > INT_MAX) throw RuntimeFailure("MPI_Gatherv", "gathered strings exceed 2 GiB");
+    all.resize(static_cast<std::size_t>(total));
+  }
+  check_mpi(MPI_Gatherv(value.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, root,
+                        world_),
+            "MPI_Gatherv");
+  std::vector<std::string> out;
+  if (rank_ == root) {
+    out.reserve(static_cast<std::size_t>(size_));
+    for (int i = 0; i < size_; ++i) out.push_back(all.substr(static_cast<std::size_t>(offsets[i]), lengths[i]));
+  }
+  return out;
+}
+
+void MpiSession::abort(int status) {
+  MPI_Abort(MPI_COMM_WORLD, status);
+  _exit(status);  // MPI_Abort does not return; this keeps [[noreturn]] honest
+}
+
+}  // namespace ncclsweep

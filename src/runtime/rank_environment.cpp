@@ -1,0 +1,73 @@
+#include "runtime/rank_environment.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include "results/record_json.hpp"
+#include "runtime/mpi_session.hpp"
+
+namespace ncclsweep {
+namespace {
+
+constexpr std::array<std::string_view, 6> kCapturedPrefixes{"NCCL_", "OMPI_COMM_WORLD_", "PMIX_RANK", "PMI_",
+                                                            "SLURM_", "CUDA_VISIBLE_DEVICES"};
+
+bool captured(std::string_view name) {
+  return std::any_of(kCapturedPrefixes.begin(), kCapturedPrefixes.end(),
+                     [&](std::string_view prefix) { return name.substr(0, prefix.size()) == prefix; });
+}
+
+}  // namespace
+
+std::map<std::string, std::string> captured_environment(char** envp) {
+  std::map<std::string, std::string> out;
+  for (char** e = envp; e && *e; ++e) {
+    const std::string_view entry(*e);
+    const std::size_t eq = entry.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view name = entry.substr(0, eq);
+    if (captured(name)) out.emplace(name, entry.substr(eq + 1));
+  }
+  return out;
+}
+
+std::vector<RankEntry> gather_rank_entries(MpiSession& session, const DeviceDescription& device, char** envp) {
+  RankEntry mine;
+  mine.rank = session.rank();
+  mine.host = session.host();
+  mine.local_rank = session.local_rank();
+  mine.gpu_index = device.gpu_index;
+  mine.gpu_name = device.gpu_name;
+  mine.pci_bus_id = device.pci_bus_id;
+  mine.environment = captured_environment(envp);
+  const std::vector<std::string> all = session.gather(nlohmann::json(mine).dump());
+  std::vector<RankEntry> entries;
+  entries.reserve(all.size());
+  for (const auto& text : all) entries.push_back(nlohmann::json::parse(text).get<RankEntry>());
+  return entries;
+}
+
+std::vector<std::string> shared_gpu_conflicts(const std::vector<RankEntry>& ranks) {
+  std::vector<std::string> conflicts;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    for (std::size_t j = i + 1; j < ranks.size(); ++j) {
+      const RankEntry &a = ranks[i], &b = ranks[j];
+      if (a.gpu_index >= 0 && a.host == b.host && a.pci_bus_id == b.pci_bus_id) {
+        conflicts.push_back("ranks " + std::to_string(a.rank) + " and " + std::to_string(b.rank) + " on " + a.host +
+                            " both drive GPU " + a.pci_bus_id);
+      }
+    }
+  }
+  return conflicts;
+}
+
+std::vector<std::string> distinct_hosts(const std::vector<RankEntry>& ranks) {
+  std::vector<std::string> hosts;
+  for (const auto& r : ranks) {
+    if (std::find(hosts.begin(), hosts.end(), r.host) == hosts.end()) hosts.push_back(r.host);
+  }
+  return hosts;
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,26 @@
+#pragma once
+// Runs ncclsweep (under mpirun or alone) as a child process and captures what it says.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ncclsweep::testing {
+
+struct Launch {
+  int status = -1;     // exit status, or 128 + signal
+  std::string output;  // stdout and stderr together
+};
+
+// Runs argv through /bin/sh-free fork/exec, output captured through a pipe.
+Launch run_process(const std::vector<std::string>& argv);
+
+// mpirun -np N [--oversubscribe, --allow-run-as-root as needed] ncclsweep ARGS...
+Launch mpirun_ncclsweep(int ranks, const std::vector<std::string>& args);
+
+// ncclsweep ARGS... without a launcher.
+Launch run_ncclsweep(const std::vector<std::string>& args);
+
+// A new empty directory for one test.
+std::filesystem::path scratch_dir(const std::string& name);
+
+}  // namespace ncclsweep::testing

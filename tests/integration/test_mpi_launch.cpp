@@ -1,0 +1,135 @@
+// End-to-end runs of the real binary under mpirun -np 4 with the mpi engine.
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "catch_compat.hpp"
+#include "integration/launch.hpp"
+
+using namespace ncclsweep::testing;
+using nlohmann::json;
+
+namespace {
+
+json read_json(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  return json::parse(in);
+}
+
+std::size_t count_lines(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("every collective runs on 4 ranks and every size lands in run.json, checked") {
+  const auto dir = scratch_dir("all-collectives");
+  const Launch run = mpirun_ncclsweep(4, {"run", "--engine", "mpi", "--collectives", "all", "--sizes", "1K:1M:x4",
+                                          "--warmup", "1", "--iters", "3", "-o", dir.string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  CHECK_THAT(run.output, ContainsSubstring("busbw"));
+  const json doc = read_json(dir / "run.json");
+  CHECK(doc.at("status") == "complete");
+  CHECK(doc.at("schema_version") == 1);
+  CHECK(doc.at("ranks").size() == 4);
+  CHECK(doc.at("settings").at("engine") == "mpi");
+  std::set<std::pair<std::string, std::uint64_t>> seen;
+  for (const json& r : doc.at("records")) {
+    CHECK(r.at("busbw_gbps").get<double>() > 0);
+    CHECK(r.at("wrong") == 0);
+    CHECK(r.at("time_us").at("min").get<double>() <= r.at("time_us").at("max").get<double>());
+    seen.emplace(r.at("collective"), r.at("requested_bytes"));
+  }
+  // 7 collectives x 6 sizes (1K 4K 16K 64K 256K 1M), each present.
+  CHECK(seen.size() == 7 * 6);
+  // out-of-place for all 7, in-place for the 5 that support it.
+  CHECK(doc.at("records").size() == 6 * (7 + 5));
+  CHECK(count_lines(dir / "records.jsonl") == doc.at("records").size());
+}
+
+TEST_CASE("integer and float reductions with every MPI op are exact") {
+  const auto dir = scratch_dir("ops");
+  const Launch run =
+      mpirun_ncclsweep(4, {"run", "--engine", "mpi", "--collectives", "all_reduce,reduce_scatter,reduce", "--sizes",
+                           "4K", "--dtype", "int8,uint8,int32,uint32,int64,uint64,float32,float64", "--ops",
+                           "sum,prod,max,min", "--root", "2", "--iters", "2", "--warmup", "0", "-o", dir.string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  const json doc = read_json(dir / "run.json");
+  CHECK(doc.at("records").size() == 3 * 8 * 4 * 2);
+  for (const json& r : doc.at("records")) CHECK(r.at("wrong") == 0);
+}
+
+TEST_CASE("a deliberately corrupted receive buffer is counted as wrong and fails the run") {
+  const auto dir = scratch_dir("corrupt");
+  const Launch run = mpirun_ncclsweep(4, {"run", "--engine", "mpi", "--collectives", "all_gather", "--sizes", "64K",
+                                          "--iters", "2", "--inject-corrupt-rank", "1", "-o", dir.string()});
+  INFO(run.output);
+  CHECK(run.status == 3);
+  CHECK_THAT(run.output, ContainsSubstring("held wrong values"));
+  const json doc = read_json(dir / "run.json");
+  REQUIRE(doc.at("records").size() == 2);
+  for (const json& r : doc.at("records")) CHECK(r.at("wrong") == 1);
+}
+
+TEST_CASE("--check 0 records no wrong count") {
+  const auto dir = scratch_dir("nocheck");
+  const Launch run = mpirun_ncclsweep(2, {"run", "--engine", "mpi", "--collectives", "sendrecv", "--sizes", "64K",
+                                          "--check", "0", "--iters", "2", "-o", dir.string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  CHECK(read_json(dir / "run.json").at("records")[0].at("wrong").is_null());
+  CHECK_THAT(run.output, ContainsSubstring("N/A"));
+}
+
+TEST_CASE("a size that is not a multiple of ranks x element is rounded down and said") {
+  const auto dir = scratch_dir("rounding");
+  const Launch run = mpirun_ncclsweep(4, {"run", "--engine", "mpi", "--collectives", "all_gather", "--sizes", "1000",
+                                          "--iters", "2", "-o", dir.string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  CHECK_THAT(run.output, ContainsSubstring("1000 B rounded down to 992 B"));
+  const json r = read_json(dir / "run.json").at("records")[0];
+  CHECK(r.at("size_bytes") == 992);
+  CHECK(r.at("requested_bytes") == 1000);
+  CHECK(r.at("count") == 62);
+}
+
+TEST_CASE("bad command lines exit 2 with a message and measure nothing") {
+  const auto dir = scratch_dir("bad");
+  const Launch unknown = mpirun_ncclsweep(2, {"run", "--engine", "mpi", "--collectives", "allgather", "-o", dir.string()});
+  CHECK(unknown.status == 2);
+  CHECK_THAT(unknown.output, ContainsSubstring("unknown collective 'allgather'"));
+  CHECK_THAT(unknown.output, ContainsSubstring("all_gather"));
+  CHECK_FALSE(std::filesystem::exists(dir / "run.json"));
+
+  const Launch size = mpirun_ncclsweep(2, {"run", "--engine", "mpi", "--sizes", "1M:1G:x1", "-o", dir.string()});
+  CHECK(size.status == 2);
+  CHECK_THAT(size.output, ContainsSubstring("factor must be > 1"));
+
+  const Launch bf16 = mpirun_ncclsweep(2, {"run", "--engine", "mpi", "--collectives", "all_reduce", "--dtype",
+                                           "bfloat16", "-o", dir.string()});
+  CHECK(bf16.status == 2);
+  CHECK_THAT(bf16.output, ContainsSubstring("cannot reduce bfloat16"));
+
+  const Launch flag = run_ncclsweep({"run", "--iters", "0"});
+  CHECK(flag.status == 2);
+  const Launch dtype = mpirun_ncclsweep(2, {"run", "--engine", "mpi", "--dtype", "float128"});
+  CHECK(dtype.status == 2);
+  CHECK_THAT(dtype.output, ContainsSubstring("unknown dtype 'float128'"));
+}
+
+TEST_CASE("data movement of 16-bit and fp8 dtypes is checked with the mpi engine too") {
+  const auto dir = scratch_dir("small-types");
+  const Launch run = mpirun_ncclsweep(3, {"run", "--engine", "mpi", "--collectives", "all_gather,alltoall,broadcast",
+                                          "--sizes", "3K", "--dtype", "float16,bfloat16,fp8_e4m3,fp8_e5m2", "--root",
+                                          "1", "--iters", "2", "-o", dir.string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  for (const json& r : read_json(dir / "run.json").at("records")) CHECK(r.at("wrong") == 0);
+}

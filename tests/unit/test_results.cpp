@@ -1,0 +1,103 @@
+#include <filesystem>
+#include <fstream>
+
+#include "catch_compat.hpp"
+#include "core/errors.hpp"
+#include "results/record_json.hpp"
+#include "results/results_directory.hpp"
+
+using namespace ncclsweep;
+namespace fs = std::filesystem;
+
+namespace {
+
+RunDocument sample_run() {
+  RunDocument run;
+  run.name = "smoke";
+  run.status = "complete";
+  run.command_line = {"ncclsweep", "run", "--sizes", "1M"};
+  run.start_time = "2026-11-29T18:00:00Z";
+  run.end_time = "2026-11-29T18:00:05Z";
+  run.versions = {"0.1.0", "abc123", "13.0", "13.0", "2.28.9", "2.28.3", "Open MPI v4.1.4"};
+  run.settings = {"nccl", 5, 20, true};
+  run.hosts = {"node1"};
+  run.ranks = {RankEntry{0, "node1", 0, 0, "NVIDIA H200", "0000:00:06.0", {{"NCCL_PROTO", "Simple"}}}};
+  run.notes = {"rounded"};
+  MeasurementRecord r;
+  r.collective = "all_gather";
+  r.dtype = "float32";
+  r.op = "none";
+  r.size_bytes = 1 << 20;
+  r.requested_bytes = 1 << 20;
+  r.count = 131072;
+  r.placement = "in_place";
+  r.ranks = 2;
+  r.warmup = 5;
+  r.iters = 20;
+  r.time_us = {12.0, 13.0, 14.0};
+  r.algbw_gbps = 74.9;
+  r.busbw_gbps = 37.45;
+  r.wrong = 0;
+  run.records = {r, r};
+  run.records[1].wrong.reset();
+  return run;
+}
+
+fs::path fresh_dir(const char* name) {
+  const fs::path dir = fs::temp_directory_path() / ("ncclsweep-test-" + std::to_string(getpid())) / name;
+  fs::remove_all(dir);
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("run.json round-trips every field") {
+  const RunDocument run = sample_run();
+  const nlohmann::json j = run;
+  const RunDocument back = j.get<RunDocument>();
+  CHECK(nlohmann::json(back) == j);
+  CHECK(back.records[0].wrong == std::optional<std::uint64_t>(0));
+  CHECK_FALSE(back.records[1].wrong.has_value());
+  CHECK(back.ranks[0].environment.at("NCCL_PROTO") == "Simple");
+  CHECK(j.at("records")[1].at("wrong").is_null());
+}
+
+TEST_CASE("a document from a newer schema is refused") {
+  nlohmann::json j = sample_run();
+  j["schema_version"] = kResultsSchemaVersion + 1;
+  CHECK_THROWS_WITH(j.get<RunDocument>(), ContainsSubstring("newer than this ncclsweep reads"));
+}
+
+TEST_CASE("the results directory keeps records as they come and run.json at the end") {
+  const fs::path dir = fresh_dir("writer");
+  const RunDocument run = sample_run();
+  {
+    auto sink = make_results_directory(dir);
+    RunDocument started = run;
+    started.status = "incomplete";
+    started.records.clear();
+    sink->begin(started);
+    CHECK(read_run_document(dir).status == "incomplete");
+    sink->row(run.records);
+    std::ifstream lines(dir / "records.jsonl");
+    std::string line;
+    int count = 0;
+    while (std::getline(lines, line)) ++count;
+    CHECK(count == 2);  // on disk before the run finishes
+    sink->finish(run);
+  }
+  const RunDocument back = read_run_document(dir);
+  CHECK(back.status == "complete");
+  CHECK(back.records.size() == 2);
+  CHECK_THROWS_WITH(make_results_directory(dir), ContainsSubstring("already holds a run"));
+}
+
+TEST_CASE("reading bad results gives a usage error") {
+  const fs::path dir = fresh_dir("bad");
+  fs::create_directories(dir);
+  CHECK_THROWS_WITH(read_run_document(dir), ContainsSubstring("cannot read"));
+  std::ofstream(dir / "run.json") << "{not json";
+  CHECK_THROWS_WITH(read_run_document(dir), ContainsSubstring("not valid JSON"));
+  std::ofstream(dir / "run.json", std::ios::trunc) << R"({"schema_version": 1})";
+  CHECK_THROWS_WITH(read_run_document(dir), ContainsSubstring("not an ncclsweep run.json"));
+}

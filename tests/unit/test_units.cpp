@@ -1,0 +1,64 @@
+#include "catch_compat.hpp"
+#include "core/errors.hpp"
+#include "core/units.hpp"
+
+using namespace ncclsweep;
+
+TEST_CASE("sizes take binary and decimal units") {
+  CHECK(parse_size("1048576") == 1048576);
+  CHECK(parse_size("64K") == 64 * 1024);
+  CHECK(parse_size("1M") == 1024 * 1024);
+  CHECK(parse_size("4G") == 4ull << 30);
+  CHECK(parse_size("2T") == 2ull << 40);
+  CHECK(parse_size("1GiB") == 1ull << 30);
+  CHECK(parse_size("100MB") == 100'000'000);
+  CHECK(parse_size("1KB") == 1000);
+  CHECK(parse_size(" 8B ") == 8);
+}
+
+TEST_CASE("malformed sizes are refused with the reason") {
+  CHECK_THROWS_WITH(parse_size("abc"), ContainsSubstring("does not start with a number"));
+  CHECK_THROWS_WITH(parse_size("-1M"), ContainsSubstring("negative"));
+  CHECK_THROWS_WITH(parse_size("1.5G"), ContainsSubstring("fractions"));
+  CHECK_THROWS_WITH(parse_size("4X"), ContainsSubstring("unknown unit 'X'"));
+  CHECK_THROWS_WITH(parse_size("99999999999T"), ContainsSubstring("overflows"));
+  CHECK_THROWS_WITH(parse_size("99999999999999999999999"), ContainsSubstring("too large"));
+  CHECK_THROWS_AS(parse_size(""), UsageError);
+}
+
+TEST_CASE("a multiplying range expands like nccl-tests -f") {
+  const auto sizes = parse_size_list("1M:4G:x4");
+  REQUIRE(sizes.size() == 7);
+  CHECK(sizes.front() == 1ull << 20);
+  CHECK(sizes[1] == 4ull << 20);
+  CHECK(sizes.back() == 4ull << 30);
+}
+
+TEST_CASE("an adding range, lists and duplicates") {
+  CHECK(parse_size_list("1K:4K:+1K") == std::vector<Bytes>{1024, 2048, 3072, 4096});
+  CHECK(parse_size_list("64M, 1M,64M") == std::vector<Bytes>{1ull << 20, 64ull << 20});
+  CHECK(parse_size_list("1K:4K") == std::vector<Bytes>{1024, 2048, 4096});  // x2 by default
+  CHECK(parse_size_list("1K:3K:x2") == std::vector<Bytes>{1024, 2048});     // stops below the maximum
+}
+
+TEST_CASE("a size range that never grows is refused") {
+  CHECK_THROWS_WITH(parse_size_list("1M:1G:x1"), ContainsSubstring("factor must be > 1"));
+  CHECK_THROWS_WITH(parse_size_list("1M:1G:+0"), ContainsSubstring("step must be > 0"));
+  CHECK_THROWS_WITH(parse_size_list("0:1G:x2"), ContainsSubstring("cannot start at 0"));
+  CHECK_THROWS_WITH(parse_size_list("1G:1M"), ContainsSubstring("minimum is above its maximum"));
+  CHECK_THROWS_WITH(parse_size_list("1M:1G:*2"), ContainsSubstring("xF (multiply) or +STEP"));
+  CHECK_THROWS_WITH(parse_size_list("1:1T:+1"), ContainsSubstring("more than 10000 sizes"));
+  CHECK_THROWS_WITH(parse_size_list("1M,,2M"), ContainsSubstring("empty entry"));
+}
+
+TEST_CASE("a range near the 64-bit limit ends instead of wrapping") {
+  const auto sizes = parse_size_list("4611686018427387904:18446744073709551615:x2");
+  CHECK(sizes == std::vector<Bytes>{1ull << 62, 1ull << 63});
+}
+
+TEST_CASE("sizes print in binary units") {
+  CHECK(format_bytes(1ull << 20) == "1 MiB");
+  CHECK(format_bytes(1536ull << 20) == "1.5 GiB");
+  CHECK(format_bytes(768) == "768 B");
+  CHECK(format_bytes(4ull << 30) == "4 GiB");
+}
