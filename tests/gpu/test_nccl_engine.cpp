@@ -1,0 +1,97 @@
+// GPU tests: run on the GPU machine by scripts/gpu-check (ctest label "gpu"); CI
+// excludes them. Every rank really drives a GPU through the nccl engine.
+#include <cuda_runtime.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "catch_compat.hpp"
+#include "core/collective.hpp"
+#include "core/dtype.hpp"
+#include "integration/launch.hpp"
+
+using namespace ncclsweep::testing;
+using nlohmann::json;
+
+namespace {
+
+int visible_gpus() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
+  return n;
+}
+
+json read_run(const std::filesystem::path& dir) {
+  std::ifstream in(dir / "run.json");
+  REQUIRE(in.good());
+  return json::parse(in);
+}
+
+}  // namespace
+
+TEST_CASE("every collective, dtype and op is exact on all local GPUs") {
+  const int gpus = visible_gpus();
+  REQUIRE(gpus >= 2);
+  const auto dir = scratch_dir("gpu-every-dtype");
+  const Launch run = mpirun_ncclsweep(
+      gpus, {"run", "--collectives", "all", "--sizes", "12345,1M,64M", "--dtype",
+             "int8,uint8,int32,uint32,int64,uint64,float16,float32,float64,bfloat16,fp8_e4m3,fp8_e5m2", "--op",
+             "sum,prod,max,min,avg", "--root", std::to_string(gpus - 1), "--warmup", "1", "--iters", "2", "-o",
+             dir.string()});
+  INFO(run.output.substr(run.output.size() > 4000 ? run.output.size() - 4000 : 0));
+  REQUIRE(run.status == 0);
+  const json doc = read_run(dir);
+  std::size_t expected_records = 0;
+  for (const auto& kind : ncclsweep::all_collectives()) {
+    expected_records += (kind.reduces ? 5 : 1) * 12 * 3 * (kind.supports_in_place ? 2 : 1);
+  }
+  CHECK(doc.at("records").size() == expected_records);
+  std::size_t wrong_records = 0;
+  for (const json& r : doc.at("records")) {
+    if (r.at("wrong") != 0) {
+      ++wrong_records;
+      UNSCOPED_INFO(r.dump());
+    }
+    CHECK(r.at("busbw_gbps").get<double>() > 0);
+  }
+  CHECK(wrong_records == 0);
+}
+
+TEST_CASE("the rank map names a distinct GPU per rank, and the versions") {
+  const int gpus = visible_gpus();
+  const auto dir = scratch_dir("gpu-rank-map");
+  const Launch run = mpirun_ncclsweep(gpus, {"run", "--collectives", "all_reduce", "--sizes", "1M", "-o", dir.string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  const json doc = read_run(dir);
+  std::set<std::string> buses;
+  for (const json& r : doc.at("ranks")) {
+    buses.insert(r.at("pci_bus_id").get<std::string>());
+    CHECK_FALSE(r.at("gpu_name").get<std::string>().empty());
+    CHECK(r.at("environment").at("NCCL_NVLS_ENABLE") == "0");
+  }
+  CHECK(buses.size() == static_cast<std::size_t>(gpus));
+  CHECK_FALSE(doc.at("versions").at("nccl_library").get<std::string>().empty());
+  CHECK_FALSE(doc.at("versions").at("driver").get<std::string>().empty());
+}
+
+TEST_CASE("a corrupted GPU receive buffer is counted by the GPU check") {
+  const auto dir = scratch_dir("gpu-corrupt");
+  const Launch run = mpirun_ncclsweep(visible_gpus(), {"run", "--collectives", "all_gather,reduce_scatter", "--sizes",
+                                                       "1M", "--dtype", "bfloat16", "--inject-corrupt-rank", "1", "-o",
+                                                       dir.string()});
+  INFO(run.output);
+  CHECK(run.status == 3);
+  for (const json& r : read_run(dir).at("records")) CHECK(r.at("wrong") == 1);
+}
+
+TEST_CASE("two ranks on one GPU are refused unless allowed") {
+  setenv("CUDA_VISIBLE_DEVICES", "0", 1);
+  const Launch run = mpirun_ncclsweep(2, {"run", "--sizes", "1M", "-o", scratch_dir("gpu-shared").string()});
+  unsetenv("CUDA_VISIBLE_DEVICES");
+  INFO(run.output);
+  CHECK(run.status == 2);
+  CHECK_THAT(run.output, ContainsSubstring("both drive GPU"));
+  CHECK_THAT(run.output, ContainsSubstring("--allow-shared-gpu"));
+}
