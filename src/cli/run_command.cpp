@@ -128,6 +128,13 @@ int run_launch(const RunArgs& args, CommandContext& context) {
     }
     return kExitUsage;
   }
+  try {
+    engine->connect();
+  } catch (const RuntimeFailure& e) {
+    // A rank that failed to join may leave the others waiting: end them all.
+    std::fprintf(stderr, "ncclsweep: error: %s\n", e.message(session.rank(), session.host()).c_str());
+    session.abort(kExitRuntime);
+  }
 
   RunDocument run;
   if (leader) {

@@ -41,6 +41,10 @@ class Engine {
   virtual ~Engine() = default;
   virtual std::string_view name() const = 0;
   virtual DeviceDescription device() const = 0;
+  // Creates what connects the ranks (the NCCL communicator). Separate from
+  // construction so the runtime can first check every rank's device (two ranks on
+  // one GPU) before any rank waits on the others.
+  virtual void connect() = 0;
   // Empty when this engine can run `call`; otherwise why not (a usage error).
   virtual std::string unsupported_reason(const CollectiveCall& call) const = 0;
   // Runs `call` once on buffers freshly filled with the check pattern and returns the

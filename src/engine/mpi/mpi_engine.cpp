@@ -58,6 +58,8 @@ class MpiEngine final : public Engine {
     return d;
   }
 
+  void connect() override {}  // MPI_COMM_WORLD's duplicate already connects the ranks
+
   std::string unsupported_reason(const CollectiveCall& call) const override {
     if (!call.kind->reduces) return {};
     if (reducible_type(*call.dtype) == MPI_DATATYPE_NULL) {

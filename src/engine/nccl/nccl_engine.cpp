@@ -22,7 +22,8 @@ std::string version_text(int code) {  // 22803 -> "2.28.3"; CUDA 13000 -> "13.0"
 
 class NcclEngine final : public Engine {
  public:
-  explicit NcclEngine(Coordinator& coordinator) : rank_(coordinator.rank()), ranks_(coordinator.size()) {
+  explicit NcclEngine(Coordinator& coordinator)
+      : coordinator_(coordinator), rank_(coordinator.rank()), ranks_(coordinator.size()) {
     int devices = 0;
     const cudaError_t status = cudaGetDeviceCount(&devices);
     const bool have_gpu = status == cudaSuccess && devices > 0;
@@ -34,9 +35,12 @@ class NcclEngine final : public Engine {
     device_.gpu_index = coordinator.local_rank() % devices;
     check_cuda(cudaSetDevice(device_.gpu_index), "cudaSetDevice");
     describe_device();
+  }
+
+  void connect() override {
     ncclUniqueId id{};
     if (rank_ == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
-    coordinator.broadcast(std::as_writable_bytes(std::span(&id, 1)), 0);
+    coordinator_.broadcast(std::as_writable_bytes(std::span(&id, 1)), 0);
     // Created only now, after cudaSetDevice, so every handle lives on this rank's GPU.
     gpu_ = std::make_unique<GpuResources>(ranks_, id, rank_);
   }
@@ -194,6 +198,7 @@ class NcclEngine final : public Engine {
     PinnedCounter wrong;
   };
 
+  Coordinator& coordinator_;
   int rank_, ranks_;
   DeviceDescription device_;
   std::unique_ptr<GpuResources> gpu_;
