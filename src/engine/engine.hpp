@@ -25,6 +25,15 @@ struct CollectiveCall {
   Placement placement = Placement::out_of_place;
 };
 
+// Two clocks over the same iterations. The device clock (CUDA events on the
+// collective's stream) is the measurement; the host clock (launch of the first call
+// to the return of the wait for the last, as nccl-tests times) is kept so small sizes
+// can be compared with nccl-tests like for like.
+struct TimedIterations {
+  double device_seconds = 0;
+  double host_seconds = 0;
+};
+
 // What this rank runs on, for run.json's rank map.
 struct DeviceDescription {
   int gpu_index = -1;  // -1: no GPU (mpi engine)
@@ -51,9 +60,9 @@ class Engine {
   // number of wrong output elements on this rank. `corrupt` flips one output element
   // before checking (fault injection, so tests can see the check fail).
   virtual std::uint64_t run_checked(const CollectiveCall& call, bool corrupt) = 0;
-  // Runs `iters` calls back to back, after a barrier across ranks; returns the seconds
-  // this rank saw from the first launch to the completion of the last.
-  virtual double run_timed(const CollectiveCall& call, int iters) = 0;
+  // Runs `iters` calls back to back, after a barrier across ranks, and returns the
+  // time this rank saw from the first launch to the completion of the last.
+  virtual TimedIterations run_timed(const CollectiveCall& call, int iters) = 0;
 };
 
 // The control plane engines need for set-up, independent of their data plane.

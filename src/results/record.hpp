@@ -31,6 +31,7 @@ struct MeasurementRecord {
   int warmup = 0;
   int iters = 0;
   TimeStatsUs time_us;     // max is the collective's time: the slowest rank bounds it
+  TimeStatsUs host_time_us;  // the same iterations on the host clock, as nccl-tests times
   double algbw_gbps = 0;   // size / max time, 1e9 B/s
   double busbw_gbps = 0;   // algbw * the collective's busbw factor
   std::optional<std::uint64_t> wrong;  // wrong elements summed over ranks; empty when not checked

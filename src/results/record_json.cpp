@@ -26,6 +26,7 @@ void to_json(json& j, const MeasurementRecord& r) {
            {"warmup", r.warmup},
            {"iters", r.iters},
            {"time_us", r.time_us},
+           {"host_time_us", r.host_time_us},
            {"algbw_gbps", r.algbw_gbps},
            {"busbw_gbps", r.busbw_gbps},
            {"wrong", r.wrong ? json(*r.wrong) : json(nullptr)}};
@@ -44,6 +45,7 @@ void from_json(const json& j, MeasurementRecord& r) {
   j.at("warmup").get_to(r.warmup);
   j.at("iters").get_to(r.iters);
   j.at("time_us").get_to(r.time_us);
+  j.at("host_time_us").get_to(r.host_time_us);
   j.at("algbw_gbps").get_to(r.algbw_gbps);
   j.at("busbw_gbps").get_to(r.busbw_gbps);
   const json& wrong = j.at("wrong");

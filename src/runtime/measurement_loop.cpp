@@ -38,9 +38,11 @@ std::vector<MeasurementRecord> measure_plan(const MeasurementPlan& plan, const L
       std::optional<std::uint64_t> wrong;
       if (options.check) wrong = session.sum(engine.run_checked(call, corrupt_here));
       if (options.warmup > 0) engine.run_timed(call, options.warmup);
-      const double seconds = engine.run_timed(call, options.iters) / options.iters;
-      const RankTimes t = session.reduce_times(seconds);
+      const TimedIterations timed = engine.run_timed(call, options.iters);
+      const RankTimes t = session.reduce_times(timed.device_seconds / options.iters);
+      const RankTimes host = session.reduce_times(timed.host_seconds / options.iters);
       MeasurementRecord record = make_record(planned, placement, session.size(), options, t.min, t.avg, t.max);
+      record.host_time_us = {host.min * 1e6, host.avg * 1e6, host.max * 1e6};
       record.wrong = wrong;
       row.push_back(record);
     }
