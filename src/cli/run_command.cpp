@@ -1,20 +1,14 @@
 // `ncclsweep run`: launched by mpirun or srun, one rank per GPU.
-#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
 
 #include "cli/command.hpp"
 #include "core/errors.hpp"
-#include "core/utc_time.hpp"
-#include "ncclsweep_version.hpp"
 #include "plan/measurement_plan.hpp"
-#include "report/terminal_table.hpp"
-#include "results/results_directory.hpp"
 #include "runtime/engine_registry.hpp"
-#include "runtime/measurement_loop.hpp"
+#include "runtime/launch.hpp"
 #include "runtime/mpi_session.hpp"
-#include "runtime/rank_environment.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -51,136 +45,25 @@ RunSpec spec_from_args(const RunArgs& args) {
   return spec;
 }
 
-std::vector<std::string> command_line(const CommandContext& context) {
-  return {context.argv, context.argv + context.argc};
-}
-
-// Prints a failure once: rank 0 speaks for errors every rank shares; any other rank
-// only for its own.
-void report_failure(const MpiSession& session, const std::string& message, bool every_rank_has_it) {
-  if (every_rank_has_it && session.rank() != 0) return;
-  if (session.rank() == 0 && every_rank_has_it) {
-    std::fprintf(stderr, "ncclsweep: error: %s\n", message.c_str());
-  } else {
-    std::fprintf(stderr, "ncclsweep: error on rank %d (%s): %s\n", session.rank(), session.host().c_str(),
-                 message.c_str());
-  }
-}
-
-int run_launch(const RunArgs& args, CommandContext& context) {
-  const auto start = std::chrono::system_clock::now();
+int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   MpiSession session(&context.argc, &context.argv);
-  const bool leader = session.rank() == 0;
-
-  // Spec and plan are the same on every rank, so every rank fails alike and exits.
-  RunSpec spec;
-  MeasurementPlan plan;
+  LaunchRequest request;
+  // The spec and plan are the same on every rank, so every rank fails alike and exits.
   try {
-    spec = spec_from_args(args);
-    plan = plan_measurements(spec, session.size());
+    request.spec = spec_from_args(args);
+    request.plan = plan_measurements(request.spec, session.size());
   } catch (const UsageError& e) {
-    report_failure(session, e.message(), true);
+    if (session.rank() == 0) std::fprintf(stderr, "ncclsweep: error: %s\n", e.message().c_str());
     return kExitUsage;
   }
-
-  // Set-up can fail on one rank alone (no GPU, an unwritable directory); the ranks
-  // agree on the outcome before anyone waits in a collective.
-  std::unique_ptr<Engine> engine;
-  SinkFanout sinks;
-  std::string results_dir;
-  int local_status = kExitOk;
-  std::string local_error;
-  try {
-    engine = make_engine(spec.engine, session);
-    for (const auto& planned : plan.calls) {
-      const std::string reason = engine->unsupported_reason(planned.call);
-      if (!reason.empty()) throw UsageError(reason);
-    }
-    if (leader) {
-      sinks.add(make_terminal_table(stdout));
-      results_dir = !args.output.empty() ? args.output
-                                                    : default_results_dir(args.results_root, spec.name,
-                                                                          compact_utc(start))
-                                                          .string();
-      sinks.add(make_results_directory(results_dir));
-    }
-  } catch (const UsageError& e) {
-    local_status = kExitUsage;
-    local_error = e.message();
-  } catch (const RuntimeFailure& e) {
-    local_status = kExitRuntime;
-    local_error = e.call() + " failed: " + e.what();
-  }
-  const int setup_status = session.max_across_ranks(local_status);
-  if (setup_status != kExitOk) {
-    if (local_status != kExitOk) report_failure(session, local_error, false);
-    return setup_status;
-  }
-
-  const std::vector<RankEntry> ranks = gather_rank_entries(session, engine->device(), context.envp);
-  std::vector<std::string> conflicts = leader ? shared_gpu_conflicts(ranks) : std::vector<std::string>{};
-  if (session.max_across_ranks(!conflicts.empty() && !args.allow_shared_gpu ? 1 : 0) != 0) {
-    if (leader) {
-      report_failure(session,
-                     conflicts.front() + " (" + std::to_string(conflicts.size()) + " conflict(s))" +
-                         "\n  fix: give each rank its own GPU (one rank per GPU), or pass --allow-shared-gpu",
-                     true);
-    }
-    return kExitUsage;
-  }
-  try {
-    engine->connect();
-  } catch (const RuntimeFailure& e) {
-    // A rank that failed to join may leave the others waiting: end them all.
-    std::fprintf(stderr, "ncclsweep: error: %s\n", e.message(session.rank(), session.host()).c_str());
-    session.abort(kExitRuntime);
-  }
-
-  RunDocument run;
-  if (leader) {
-    run.name = spec.name;
-    run.status = "incomplete";
-    run.command_line = command_line(context);
-    run.start_time = iso_utc(start);
-    const DeviceDescription device = engine->device();
-    run.versions = {NCCLSWEEP_VERSION,           NCCLSWEEP_GIT_SHA,          device.driver_version,
-                    device.cuda_runtime_version, device.nccl_header_version, device.nccl_library_version,
-                    session.library_version()};
-    run.settings = {spec.engine, spec.warmup, spec.iters, spec.check};
-    run.hosts = distinct_hosts(ranks);
-    run.ranks = ranks;
-    run.notes = plan.notes;
-    if (!conflicts.empty()) run.notes.push_back("--allow-shared-gpu: " + conflicts.front());
-    sinks.begin(run);
-  }
-
-  const LoopOptions options{spec.warmup, spec.iters, spec.check, args.corrupt_rank};
-  std::vector<MeasurementRecord> records;
-  try {
-    records = measure_plan(plan, options, *engine, session, leader ? &sinks : nullptr);
-  } catch (const UsageError& e) {
-    report_failure(session, e.message(), false);
-    session.abort(kExitUsage);
-  } catch (const RuntimeFailure& e) {
-    // Other ranks may be waiting inside a collective: end them all.
-    std::fprintf(stderr, "ncclsweep: error: %s\n", e.message(session.rank(), session.host()).c_str());
-    session.abort(kExitRuntime);
-  }
-
-  std::uint64_t wrong = 0;
-  for (const auto& r : records) wrong += r.wrong.value_or(0);
-  if (leader) {
-    run.records = std::move(records);
-    run.status = "complete";
-    run.end_time = iso_utc(std::chrono::system_clock::now());
-    sinks.finish(run);
-    std::printf("# results: %s\n", results_dir.c_str());
-    if (wrong > 0) {
-      std::fprintf(stderr, "ncclsweep: error: %llu output elements held wrong values (see #wrong)\n",
-                   static_cast<unsigned long long>(wrong));
-    }
-  }
-  return wrong > 0 ? kExitRuntime : kExitOk;
+  request.groups = default_groups();
+  request.output_dir = args.output;
+  request.results_root = args.results_root;
+  request.allow_shared_gpu = args.allow_shared_gpu;
+  request.corrupt_rank = args.corrupt_rank;
+  request.command_line = {context.argv, context.argv + context.argc};
+  request.envp = context.envp;
+  return run_launch(session, request);
 }
 
 }  // namespace
@@ -216,7 +99,8 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_flag("--allow-shared-gpu", args->allow_shared_gpu, "Allow two ranks on one GPU (results are then shared)");
   run->add_option("--inject-corrupt-rank", args->corrupt_rank,
                   "Testing aid: this rank corrupts one output element before each check");
-  run->callback([args, &chosen] { chosen = [args](CommandContext& context) { return run_launch(*args, context); }; });
+  run->callback(
+      [args, &chosen] { chosen = [args](CommandContext& context) { return run_launch_from_args(*args, context); }; });
 }
 
 }  // namespace ncclsweep

@@ -45,15 +45,28 @@ struct DeviceDescription {
   std::string nccl_library_version;
 };
 
+struct RankTimes {
+  double min = 0, avg = 0, max = 0;
+};
+
+// A communicator setting passed through the API (ncclConfig_t field, snake_case name).
+struct ConfigSetting {
+  std::string field;  // "max_ctas"
+  std::string value;  // "8"
+};
+
 class Engine {
  public:
   virtual ~Engine() = default;
   virtual std::string_view name() const = 0;
   virtual DeviceDescription device() const = 0;
-  // Creates what connects the ranks (the NCCL communicator). Separate from
-  // construction so the runtime can first check every rank's device (two ranks on
-  // one GPU) before any rank waits on the others.
-  virtual void connect() = 0;
+  // Creates what connects the ranks (a freshly initialised NCCL communicator with
+  // these config fields). Separate from construction so the runtime can first check
+  // every rank's device (two ranks on one GPU) before any rank waits on the others.
+  // Throws UsageError for a config field the engine does not know.
+  virtual void connect(const std::vector<ConfigSetting>& config) = 0;
+  // Destroys what connect made; connect may be called again.
+  virtual void disconnect() = 0;
   // Empty when this engine can run `call`; otherwise why not (a usage error).
   virtual std::string unsupported_reason(const CollectiveCall& call) const = 0;
   // Runs `call` once on buffers freshly filled with the check pattern and returns the
@@ -65,7 +78,9 @@ class Engine {
   virtual TimedIterations run_timed(const CollectiveCall& call, int iters) = 0;
 };
 
-// The control plane engines need for set-up, independent of their data plane.
+// The control plane: what the runtime and engines need from the other ranks,
+// independent of the engine's data plane. MPI ranks implement it with MPI; worker
+// processes by relaying through their MPI rank.
 class Coordinator {
  public:
   virtual ~Coordinator() = default;
@@ -76,6 +91,10 @@ class Coordinator {
   // True on every rank when `ok` is true on every rank: lets a rank that cannot go on
   // stop the others before they wait for it in a collective.
   virtual bool all_ranks_agree(bool ok) = 0;
+  virtual RankTimes reduce_times(double seconds) = 0;  // min, avg, max over ranks
+  virtual std::uint64_t sum(std::uint64_t value) = 0;
+  // Element-wise maximum of small status codes over ranks (the worst status wins).
+  virtual std::vector<std::uint8_t> max_codes(std::vector<std::uint8_t> codes) = 0;
 };
 
 }  // namespace ncclsweep

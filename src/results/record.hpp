@@ -35,6 +35,27 @@ struct MeasurementRecord {
   double algbw_gbps = 0;   // size / max time, 1e9 B/s
   double busbw_gbps = 0;   // algbw * the collective's busbw factor
   std::optional<std::uint64_t> wrong;  // wrong elements summed over ranks; empty when not checked
+  std::string point = "default";       // label of the sweep point (RunDocument::points)
+};
+
+// One setting of a sweep point and whether it reached NCCL on every rank.
+struct SettingOutcome {
+  std::string name;    // "NCCL_PROTO" or a config field "max_ctas"
+  std::string value;
+  std::string kind;    // "config" | "env_reread" | "env_process"
+  std::string status;  // "applied" | "not-read" | "mismatch" | "by-config" (worst over ranks)
+};
+
+// One sweep point: its settings, isolation group, verification and communicator set-up.
+struct PointOutcome {
+  std::string label;
+  int group = 0;
+  std::string status;  // "ok" | "mismatch" (a setting did not apply; not measured) | "failed"
+  std::string error;   // why it failed, with the rank
+  std::vector<SettingOutcome> settings;
+  TimeStatsUs init_time_us;  // communicator init across ranks
+  int coll_channels = -1;    // as NCCL logged it on rank 0; -1 when not logged
+  std::vector<std::string> transports;  // "P2P/CUMEM/read", ... as rank 0 logged them
 };
 
 struct RankEntry {
@@ -76,6 +97,7 @@ struct RunDocument {
   std::vector<std::string> hosts;  // distinct, in rank order of first appearance
   std::vector<RankEntry> ranks;
   std::vector<std::string> notes;  // e.g. sizes rounded down
+  std::vector<PointOutcome> points;  // empty for the mpi engine without a sweep
   std::vector<MeasurementRecord> records;
 };
 

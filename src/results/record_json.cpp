@@ -29,7 +29,8 @@ void to_json(json& j, const MeasurementRecord& r) {
            {"host_time_us", r.host_time_us},
            {"algbw_gbps", r.algbw_gbps},
            {"busbw_gbps", r.busbw_gbps},
-           {"wrong", r.wrong ? json(*r.wrong) : json(nullptr)}};
+           {"wrong", r.wrong ? json(*r.wrong) : json(nullptr)},
+           {"point", r.point}};
 }
 
 void from_json(const json& j, MeasurementRecord& r) {
@@ -50,6 +51,7 @@ void from_json(const json& j, MeasurementRecord& r) {
   j.at("busbw_gbps").get_to(r.busbw_gbps);
   const json& wrong = j.at("wrong");
   r.wrong = wrong.is_null() ? std::nullopt : std::optional<std::uint64_t>(wrong.get<std::uint64_t>());
+  j.at("point").get_to(r.point);
 }
 
 void to_json(json& j, const RankEntry& r) {
@@ -92,6 +94,32 @@ void from_json(const json& j, RunSettings& s) {
   j.at("check").get_to(s.check);
 }
 
+void to_json(json& j, const SettingOutcome& s) {
+  j = json{{"name", s.name}, {"value", s.value}, {"kind", s.kind}, {"status", s.status}};
+}
+void from_json(const json& j, SettingOutcome& s) {
+  j.at("name").get_to(s.name);
+  j.at("value").get_to(s.value);
+  j.at("kind").get_to(s.kind);
+  j.at("status").get_to(s.status);
+}
+
+void to_json(json& j, const PointOutcome& p) {
+  j = json{{"label", p.label},   {"group", p.group},          {"status", p.status},
+           {"error", p.error},   {"settings", p.settings},    {"init_time_us", p.init_time_us},
+           {"coll_channels", p.coll_channels}, {"transports", p.transports}};
+}
+void from_json(const json& j, PointOutcome& p) {
+  j.at("label").get_to(p.label);
+  j.at("group").get_to(p.group);
+  j.at("status").get_to(p.status);
+  j.at("error").get_to(p.error);
+  j.at("settings").get_to(p.settings);
+  j.at("init_time_us").get_to(p.init_time_us);
+  j.at("coll_channels").get_to(p.coll_channels);
+  j.at("transports").get_to(p.transports);
+}
+
 void to_json(json& j, const RunDocument& d) {
   j = json{{"schema_version", d.schema_version},
            {"name", d.name},
@@ -104,6 +132,7 @@ void to_json(json& j, const RunDocument& d) {
            {"hosts", d.hosts},
            {"ranks", d.ranks},
            {"notes", d.notes},
+           {"points", d.points},
            {"records", d.records}};
 }
 
@@ -125,6 +154,7 @@ void from_json(const json& j, RunDocument& d) {
   j.at("hosts").get_to(d.hosts);
   j.at("ranks").get_to(d.ranks);
   j.at("notes").get_to(d.notes);
+  j.at("points").get_to(d.points);
   j.at("records").get_to(d.records);
 }
 

@@ -16,6 +16,10 @@ void to_json(nlohmann::json& j, const Versions& v);
 void from_json(const nlohmann::json& j, Versions& v);
 void to_json(nlohmann::json& j, const RunSettings& s);
 void from_json(const nlohmann::json& j, RunSettings& s);
+void to_json(nlohmann::json& j, const SettingOutcome& s);
+void from_json(const nlohmann::json& j, SettingOutcome& s);
+void to_json(nlohmann::json& j, const PointOutcome& p);
+void from_json(const nlohmann::json& j, PointOutcome& p);
 void to_json(nlohmann::json& j, const RunDocument& d);
 // Throws UsageError for a document from a newer schema or with missing fields.
 void from_json(const nlohmann::json& j, RunDocument& d);

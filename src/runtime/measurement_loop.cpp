@@ -1,6 +1,5 @@
 #include "runtime/measurement_loop.hpp"
 
-#include "runtime/mpi_session.hpp"
 
 namespace ncclsweep {
 
@@ -19,6 +18,7 @@ MeasurementRecord make_record(const PlannedCall& planned, Placement placement, i
   r.ranks = ranks;
   r.warmup = options.warmup;
   r.iters = options.iters;
+  r.point = options.point;
   r.time_us = {min_s * 1e6, avg_s * 1e6, max_s * 1e6};
   r.algbw_gbps = max_s > 0 ? static_cast<double>(planned.total_bytes) / max_s / 1e9 : 0.0;
   r.busbw_gbps = r.algbw_gbps * call.kind->busbw_factor(ranks);
@@ -26,9 +26,9 @@ MeasurementRecord make_record(const PlannedCall& planned, Placement placement, i
 }
 
 std::vector<MeasurementRecord> measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine,
-                                            MpiSession& session, ResultSink* sink) {
+                                            Coordinator& ranks, ResultSink* sink) {
   std::vector<MeasurementRecord> records;
-  const bool corrupt_here = options.corrupt_rank == session.rank();
+  const bool corrupt_here = options.corrupt_rank == ranks.rank();
   for (const PlannedCall& planned : plan.calls) {
     std::vector<MeasurementRecord> row;
     for (const Placement placement : {Placement::out_of_place, Placement::in_place}) {
@@ -36,12 +36,12 @@ std::vector<MeasurementRecord> measure_plan(const MeasurementPlan& plan, const L
       CollectiveCall call = planned.call;
       call.placement = placement;
       std::optional<std::uint64_t> wrong;
-      if (options.check) wrong = session.sum(engine.run_checked(call, corrupt_here));
+      if (options.check) wrong = ranks.sum(engine.run_checked(call, corrupt_here));
       if (options.warmup > 0) engine.run_timed(call, options.warmup);
       const TimedIterations timed = engine.run_timed(call, options.iters);
-      const RankTimes t = session.reduce_times(timed.device_seconds / options.iters);
-      const RankTimes host = session.reduce_times(timed.host_seconds / options.iters);
-      MeasurementRecord record = make_record(planned, placement, session.size(), options, t.min, t.avg, t.max);
+      const RankTimes t = ranks.reduce_times(timed.device_seconds / options.iters);
+      const RankTimes host = ranks.reduce_times(timed.host_seconds / options.iters);
+      MeasurementRecord record = make_record(planned, placement, ranks.size(), options, t.min, t.avg, t.max);
       record.host_time_us = {host.min * 1e6, host.avg * 1e6, host.max * 1e6};
       record.wrong = wrong;
       row.push_back(record);

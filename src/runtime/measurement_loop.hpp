@@ -9,13 +9,12 @@
 
 namespace ncclsweep {
 
-class MpiSession;
-
 struct LoopOptions {
   int warmup = 5;
   int iters = 20;
   bool check = true;
   int corrupt_rank = -1;  // fault injection: this rank corrupts one output element per checked run
+  std::string point = "default";  // the sweep point these measurements belong to
 };
 
 // The record of one placement from the per-call times of every rank.
@@ -24,6 +23,6 @@ MeasurementRecord make_record(const PlannedCall& planned, Placement placement, i
 
 // Every rank calls this; `sink` (rank 0's, null elsewhere) gets each size's row as it completes.
 std::vector<MeasurementRecord> measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine,
-                                            MpiSession& session, ResultSink* sink);
+                                            Coordinator& ranks, ResultSink* sink);
 
 }  // namespace ncclsweep

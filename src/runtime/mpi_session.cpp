@@ -75,6 +75,21 @@ std::uint64_t MpiSession::sum(std::uint64_t value) {
   return total;
 }
 
+std::vector<std::uint8_t> MpiSession::max_codes(std::vector<std::uint8_t> codes) {
+  std::vector<std::uint8_t> out(codes.size());
+  check_mpi(MPI_Allreduce(codes.data(), out.data(), static_cast<int>(codes.size()), MPI_UINT8_T, MPI_MAX, world_),
+            "MPI_Allreduce");
+  return out;
+}
+
+std::string MpiSession::broadcast_string(std::string value, int root) {
+  unsigned long long length = value.size();
+  check_mpi(MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, root, world_), "MPI_Bcast");
+  value.resize(length);
+  check_mpi(MPI_Bcast(value.data(), static_cast<int>(length), MPI_CHAR, root, world_), "MPI_Bcast");
+  return value;
+}
+
 std::vector<std::string> MpiSession::gather(const std::string& value, int root) {
   if (value.size() > static_cast<std::size_t>(INT_MAX)) throw RuntimeFailure("MPI_Gatherv", "string too long");
   const int length = static_cast<int>(value.size());

@@ -12,10 +12,6 @@
 
 namespace ncclsweep {
 
-struct RankTimes {
-  double min = 0, avg = 0, max = 0;
-};
-
 class MpiSession final : public Coordinator {
  public:
   MpiSession(int* argc, char*** argv);
@@ -35,8 +31,11 @@ class MpiSession final : public Coordinator {
   int max_across_ranks(int value);
   std::string library_version() const;  // first line of MPI_Get_library_version
   void barrier();
-  RankTimes reduce_times(double seconds);        // on every rank
-  std::uint64_t sum(std::uint64_t value);        // on every rank
+  RankTimes reduce_times(double seconds) override;
+  std::uint64_t sum(std::uint64_t value) override;
+  std::vector<std::uint8_t> max_codes(std::vector<std::uint8_t> codes) override;
+  // `value` of `root`, on every rank.
+  std::string broadcast_string(std::string value, int root = 0);
   // Every rank's string, in rank order, on `root`; empty elsewhere.
   std::vector<std::string> gather(const std::string& value, int root = 0);
   // Ends every rank of the launch; for failures one rank cannot recover from.

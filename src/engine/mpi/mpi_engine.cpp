@@ -58,7 +58,12 @@ class MpiEngine final : public Engine {
     return d;
   }
 
-  void connect() override {}  // MPI_COMM_WORLD's duplicate already connects the ranks
+  // MPI_COMM_WORLD's duplicate already connects the ranks.
+  void connect(const std::vector<ConfigSetting>& config) override {
+    if (!config.empty()) throw UsageError("the mpi engine has no communicator config; '" + config.front().field +
+                                          "' needs --engine nccl");
+  }
+  void disconnect() override {}
 
   std::string unsupported_reason(const CollectiveCall& call) const override {
     if (!call.kind->reduces) return {};

@@ -90,8 +90,8 @@ class PinnedCounter {
 
 class Communicator {
  public:
-  Communicator(int nranks, const ncclUniqueId& id, int rank) {
-    check_nccl(ncclCommInitRank(&comm_, nranks, id, rank), "ncclCommInitRank");
+  Communicator(int nranks, const ncclUniqueId& id, int rank, ncclConfig_t& config) {
+    check_nccl(ncclCommInitRankConfig(&comm_, nranks, id, rank, &config), "ncclCommInitRankConfig");
   }
   ~Communicator() {
     if (comm_) ncclCommDestroy(comm_);

@@ -21,6 +21,54 @@ std::string version_text(int code) {  // 22803 -> "2.28.3"; CUDA 13000 -> "13.0"
   return std::to_string(code / 1000) + "." + std::to_string(code % 1000 / 10);
 }
 
+// ncclConfig_t fields by their snake_case names (nccl-facts.md section 3). `blocking`
+// is not here: ncclsweep's calls assume blocking communicators.
+struct ConfigField {
+  const char* name;
+  int ncclConfig_t::*int_member;
+  const char* ncclConfig_t::*text_member;
+};
+constexpr ConfigField kConfigFields[] = {
+    {"cga_cluster_size", &ncclConfig_t::cgaClusterSize, nullptr},
+    {"min_ctas", &ncclConfig_t::minCTAs, nullptr},
+    {"max_ctas", &ncclConfig_t::maxCTAs, nullptr},
+    {"net_name", nullptr, &ncclConfig_t::netName},
+    {"split_share", &ncclConfig_t::splitShare, nullptr},
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 25, 0)
+    {"traffic_class", &ncclConfig_t::trafficClass, nullptr},
+#endif
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+    {"comm_name", nullptr, &ncclConfig_t::commName},
+    {"collnet_enable", &ncclConfig_t::collnetEnable, nullptr},
+    {"cta_policy", &ncclConfig_t::CTAPolicy, nullptr},
+    {"shrink_share", &ncclConfig_t::shrinkShare, nullptr},
+    {"nvls_ctas", &ncclConfig_t::nvlsCTAs, nullptr},
+#endif
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+    {"n_channels_per_net_peer", &ncclConfig_t::nChannelsPerNetPeer, nullptr},
+    {"nvlink_centric_sched", &ncclConfig_t::nvlinkCentricSched, nullptr},
+#endif
+};
+
+void apply_config_field(const ConfigSetting& setting, ncclConfig_t& config) {
+  for (const ConfigField& field : kConfigFields) {
+    if (setting.field != field.name) continue;
+    if (field.text_member) {
+      config.*field.text_member = setting.value.c_str();
+      return;
+    }
+    try {
+      std::size_t used = 0;
+      config.*field.int_member = std::stoi(setting.value, &used);
+      if (used == setting.value.size()) return;
+    } catch (const std::exception&) {
+    }
+    throw UsageError("config field " + setting.field + " needs an integer, not '" + setting.value + "'");
+  }
+  throw UsageError("ncclConfig_t of NCCL " + std::to_string(NCCL_VERSION_CODE) + " has no field '" + setting.field +
+                   "'", "see docs/sweep-files.md for the config fields");
+}
+
 class NcclEngine final : public Engine {
  public:
   explicit NcclEngine(Coordinator& coordinator)
@@ -36,19 +84,31 @@ class NcclEngine final : public Engine {
     device_.gpu_index = coordinator.local_rank() % devices;
     check_cuda(cudaSetDevice(device_.gpu_index), "cudaSetDevice");
     describe_device();
+    // Created only now, after cudaSetDevice, so every handle lives on this rank's GPU.
+    gpu_ = std::make_unique<GpuResources>();
   }
 
-  void connect() override {
-    ncclUniqueId id{};
+  void connect(const std::vector<ConfigSetting>& config) override {
+    disconnect();
+    // The strings netName and commName point into `config`, which outlives the init.
+    ncclConfig_t nccl_config = NCCL_CONFIG_INITIALIZER;
+    for (const ConfigSetting& setting : config) apply_config_field(setting, nccl_config);
+    ncclUniqueId id{};  // a fresh id for every communicator
     if (rank_ == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
     coordinator_.broadcast(std::as_writable_bytes(std::span(&id, 1)), 0);
-    // Created only now, after cudaSetDevice, so every handle lives on this rank's GPU.
-    gpu_ = std::make_unique<GpuResources>(ranks_, id, rank_);
+    comm_ = std::make_unique<Communicator>(ranks_, id, rank_, nccl_config);
+  }
+
+  void disconnect() override {
+    if (!comm_) return;
+    gpu_->stream.synchronize();
+    comm_.reset();
   }
 
   ~NcclEngine() override {
     // Outstanding work must end before buffers and the communicator go.
     if (gpu_) cudaStreamSynchronize(gpu_->stream.get());
+    comm_.reset();
   }
 
   std::string_view name() const override { return "nccl"; }
@@ -131,7 +191,7 @@ class NcclEngine final : public Engine {
     const auto type = static_cast<ncclDataType_t>(call.dtype->nccl_id);
     const auto op = static_cast<ncclRedOp_t>(nccl_id(call.op));
     const size_t n = call.count;
-    ncclComm_t c = gpu_->comm.get();
+    ncclComm_t c = comm_->get();
     cudaStream_t s = gpu_->stream.get();
     switch (call.kind->layout) {
       case OutputLayout::gathered:
@@ -165,8 +225,8 @@ class NcclEngine final : public Engine {
 
   // Lines the ranks up before timing: a one-element allreduce, then wait for it.
   void barrier() {
-    check_nccl(ncclAllReduce(gpu_->barrier.data(), gpu_->barrier.data(), 1, ncclFloat32, ncclSum, gpu_->comm.get(), gpu_->stream.get()),
-               "ncclAllReduce", gpu_->comm.get());
+    check_nccl(ncclAllReduce(gpu_->barrier.data(), gpu_->barrier.data(), 1, ncclFloat32, ncclSum, comm_->get(), gpu_->stream.get()),
+               "ncclAllReduce", comm_->get());
     gpu_->stream.synchronize();
   }
 
@@ -188,14 +248,12 @@ class NcclEngine final : public Engine {
     device_.nccl_library_version = version_text(nccl);
   }
 
-  // Members are destroyed in reverse order: buffers, then the communicator, then the stream.
   struct GpuResources {
-    GpuResources(int nranks, const ncclUniqueId& id, int rank) : comm(nranks, id, rank) {
+    GpuResources() {
       barrier.reserve(sizeof(float));
       counter.reserve(sizeof(unsigned long long));
     }
     Stream stream;
-    Communicator comm;
     Event start, stop;
     DeviceBuffer send, recv, barrier, counter;
     PinnedCounter wrong;
@@ -204,7 +262,8 @@ class NcclEngine final : public Engine {
   Coordinator& coordinator_;
   int rank_, ranks_;
   DeviceDescription device_;
-  std::unique_ptr<GpuResources> gpu_;
+  std::unique_ptr<GpuResources> gpu_;     // lives as long as the engine: buffers are reused
+  std::unique_ptr<Communicator> comm_;    // one per connect()
 };
 
 }  // namespace

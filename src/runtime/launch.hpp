@@ -1,0 +1,34 @@
+#pragma once
+// One `ncclsweep run` on this MPI rank, from a validated spec to a finished results
+// directory. The mpi engine measures in this process; the nccl engine measures in
+// worker processes, one per rank and isolation group, so this process never touches
+// CUDA or NCCL and every group's settings reach a NCCL that has never been initialised.
+#include <string>
+#include <vector>
+
+#include "plan/measurement_plan.hpp"
+#include "runtime/worker_protocol.hpp"
+
+namespace ncclsweep {
+
+class MpiSession;
+
+struct LaunchRequest {
+  RunSpec spec;
+  MeasurementPlan plan;
+  std::vector<WorkerGroup> groups;  // nccl engine: at least one group with one point
+  std::string output_dir;           // empty: results/<name>/<UTC start>/ under results_root
+  std::string results_root = "results";
+  bool allow_shared_gpu = false;
+  int corrupt_rank = -1;
+  std::vector<std::string> command_line;
+  char** envp = nullptr;
+};
+
+// The whole run; returns the exit status (README: exit codes).
+int run_launch(MpiSession& session, const LaunchRequest& request);
+
+// The single group and point of a run without a sweep.
+std::vector<WorkerGroup> default_groups();
+
+}  // namespace ncclsweep

@@ -1,0 +1,84 @@
+#include "runtime/message_channel.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "core/errors.hpp"
+
+namespace ncclsweep {
+namespace {
+
+// false when the peer closed before the first byte; throws on a short read after it.
+bool read_exactly(int fd, void* buffer, std::size_t size) {
+  auto* p = static_cast<char*>(buffer);
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = read(fd, p + done, size - done);
+    if (n == 0) {
+      if (done == 0) return false;
+      throw RuntimeFailure("read", "worker channel closed inside a message");
+    }
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == ECONNRESET && done == 0) return false;
+      throw RuntimeFailure("read", std::strerror(errno));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+void write_exactly(int fd, const void* buffer, std::size_t size) {
+  const auto* p = static_cast<const char*>(buffer);
+  std::size_t done = 0;
+  while (done < size) {
+    // MSG_NOSIGNAL: a worker that died must not take its MPI rank down with SIGPIPE.
+    const ssize_t n = send(fd, p + done, size - done, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw RuntimeFailure("write", std::string("worker channel: ") + std::strerror(errno));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+MessageChannel::~MessageChannel() {
+  if (fd_ >= 0) close(fd_);
+}
+
+MessageChannel& MessageChannel::operator=(MessageChannel&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+void MessageChannel::send(const nlohmann::json& message) {
+  const std::string text = message.dump();
+  const auto length = static_cast<std::uint32_t>(text.size());
+  write_exactly(fd_, &length, sizeof length);
+  write_exactly(fd_, text.data(), text.size());
+}
+
+std::optional<nlohmann::json> MessageChannel::receive() {
+  std::uint32_t length = 0;
+  if (!read_exactly(fd_, &length, sizeof length)) return std::nullopt;
+  if (length > kMaxMessageBytes) throw RuntimeFailure("read", "worker message of " + std::to_string(length) + " bytes");
+  std::string text(length, '\0');
+  if (!read_exactly(fd_, text.data(), length)) throw RuntimeFailure("read", "worker channel closed inside a message");
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw RuntimeFailure("read", std::string("malformed worker message: ") + e.what());
+  }
+}
+
+}  // namespace ncclsweep

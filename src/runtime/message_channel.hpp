@@ -1,0 +1,33 @@
+#pragma once
+// Length-prefixed JSON messages over a socket between an MPI rank and its worker
+// process. Owns the descriptor.
+#include <nlohmann/json.hpp>
+
+#include <optional>
+
+namespace ncclsweep {
+
+class MessageChannel {
+ public:
+  explicit MessageChannel(int fd) : fd_(fd) {}
+  ~MessageChannel();
+  MessageChannel(MessageChannel&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  MessageChannel& operator=(MessageChannel&& other) noexcept;
+  MessageChannel(const MessageChannel&) = delete;
+  MessageChannel& operator=(const MessageChannel&) = delete;
+
+  // Throws RuntimeFailure when the peer is gone.
+  void send(const nlohmann::json& message);
+  // The next message, or nothing when the peer closed its end (exited or crashed).
+  // Throws RuntimeFailure on a malformed frame.
+  std::optional<nlohmann::json> receive();
+  int fd() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Largest message accepted: a row of records is far smaller.
+inline constexpr std::uint32_t kMaxMessageBytes = 64u << 20;
+
+}  // namespace ncclsweep

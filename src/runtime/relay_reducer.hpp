@@ -1,0 +1,25 @@
+#pragma once
+// The MPI side of RelayStep: one MPI_Allreduce with a user-defined operation.
+#include <mpi.h>
+
+#include "runtime/mpi_session.hpp"
+#include "runtime/relay_step.hpp"
+
+namespace ncclsweep {
+
+class RelayReducer {
+ public:
+  explicit RelayReducer(MpiSession& session);
+  ~RelayReducer();
+  RelayReducer(const RelayReducer&) = delete;
+  RelayReducer& operator=(const RelayReducer&) = delete;
+
+  RelayStep all_reduce(const RelayStep& mine);
+
+ private:
+  MpiSession& session_;
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  MPI_Op op_ = MPI_OP_NULL;
+};
+
+}  // namespace ncclsweep

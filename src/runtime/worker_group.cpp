@@ -1,0 +1,71 @@
+#include "runtime/worker_group.hpp"
+
+#include "core/errors.hpp"
+#include "results/record_json.hpp"
+#include "runtime/worker_process.hpp"
+
+namespace ncclsweep {
+namespace {
+
+// Marks the group failed when a combined step says so.
+void note_step(const RelayStep& combined, GroupResult& result, bool& aborted) {
+  if (!combined.failed()) return;
+  result.failed = true;
+  result.failed_rank = combined.failed_rank;
+  aborted = true;
+}
+
+}  // namespace
+
+GroupResult run_worker_group(RelayReducer& relay, const WorkerStart& start,
+                             const std::map<std::string, std::string>& environment, GroupCallbacks& callbacks) {
+  GroupResult result;
+  bool aborted = false;  // a combined step failed: no rank waits for this one any more
+  WorkerProcess worker(current_executable(), environment);
+  MessageChannel& channel = worker.channel();
+  try {
+    channel.send(start);
+    while (const auto message = channel.receive()) {
+      const std::string type = message->at("type");
+      if (type == "step") {
+        const RelayStep combined = relay.all_reduce(message->at("step").get<RelayStep>());
+        note_step(combined, result, aborted);
+        channel.send({{"type", "step"}, {"step", combined}});
+      } else if (type == "device") {
+        // All workers must be up before the collective on_device: agree first.
+        const RelayStep combined = relay.all_reduce(RelayStep{});
+        note_step(combined, result, aborted);
+        const bool go = !aborted && callbacks.on_device(message->at("device").get<DeviceDescription>());
+        result.stopped = !aborted && !go;
+        channel.send({{"type", go ? "go" : "stop"}});
+      } else if (type == "row") {
+        const auto records = message->at("records").get<std::vector<MeasurementRecord>>();
+        callbacks.on_row(records);
+      } else if (type == "point") {
+        callbacks.on_point(message->at("outcome").get<PointOutcome>());
+      } else if (type == "error") {
+        result.local_error = message->at("message").get<std::string>();
+        result.local_status = message->at("status").get<int>();
+      }
+    }
+  } catch (const RuntimeFailure& e) {
+    // A broken channel: the worker is as good as dead.
+    if (result.local_error.empty()) result.local_error = e.call() + " failed: " + e.what();
+  } catch (const nlohmann::json::exception& e) {
+    if (result.local_error.empty()) result.local_error = std::string("malformed worker message: ") + e.what();
+  }
+  const std::string exit = worker.wait();
+  if (exit != "exit 0" && !aborted) {
+    // The others are waiting in this worker's next step: join it as failed.
+    RelayStep failed;
+    failed.failed_rank = start.rank;
+    note_step(relay.all_reduce(failed), result, aborted);
+    if (result.local_error.empty()) result.local_error = "worker ended with " + exit;
+    if (result.local_status == 0) result.local_status = kExitRuntime;
+  } else if (exit != "exit 0" && result.local_error.empty() && result.failed_rank == start.rank) {
+    result.local_error = "worker ended with " + exit;
+  }
+  return result;
+}
+
+}  // namespace ncclsweep

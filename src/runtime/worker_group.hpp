@@ -1,0 +1,35 @@
+#pragma once
+// The MPI rank's side of one isolation group: start a worker process with the group's
+// environment, relay its cross-rank steps through MPI, pass its rows and point
+// outcomes on, and make sure a worker that dies takes its group down cleanly on every
+// rank (see relay_step.hpp).
+#include <functional>
+#include <map>
+#include <span>
+#include <string>
+
+#include "runtime/relay_reducer.hpp"
+#include "runtime/worker_protocol.hpp"
+
+namespace ncclsweep {
+
+struct GroupCallbacks {
+  // Called on every rank, at the same point of every group, once all workers are up:
+  // a collective that returns whether the workers go on (e.g. no two ranks on a GPU).
+  std::function<bool(const DeviceDescription&)> on_device;
+  std::function<void(std::span<const MeasurementRecord>)> on_row;  // rank 0's worker only
+  std::function<void(const PointOutcome&)> on_point;                // rank 0's worker only
+};
+
+struct GroupResult {
+  bool failed = false;       // some rank's worker failed: the group stopped on every rank
+  int failed_rank = -1;      // the lowest rank that failed
+  std::string local_error;   // what this rank's worker said or how it ended; empty when fine
+  int local_status = 0;      // the exit status this rank's worker asked for (2 usage, 3 runtime)
+  bool stopped = false;      // on_device said stop
+};
+
+GroupResult run_worker_group(RelayReducer& relay, const WorkerStart& start,
+                             const std::map<std::string, std::string>& environment, GroupCallbacks& callbacks);
+
+}  // namespace ncclsweep

@@ -1,0 +1,42 @@
+#pragma once
+// A worker process: the same binary started as `ncclsweep worker`, with a chosen
+// environment passed through execve (never a shell), talking over a socket pair.
+// The destructor kills and reaps a worker still running, so nothing outlives its owner.
+#include <sys/types.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/message_channel.hpp"
+
+namespace ncclsweep {
+
+class WorkerProcess {
+ public:
+  // `environment` is the whole environment the worker gets.
+  WorkerProcess(const std::string& executable, const std::map<std::string, std::string>& environment);
+  ~WorkerProcess();
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  MessageChannel& channel() { return channel_; }
+  pid_t pid() const { return pid_; }
+  // Waits for the worker to exit; returns a description of how ("exit 0", "signal 9 (Killed)").
+  std::string wait();
+
+ private:
+  pid_t pid_ = -1;
+  MessageChannel channel_;
+};
+
+// The worker's end of the socket pair, as the parent places it.
+inline constexpr int kWorkerChannelFd = 3;
+
+// This process's environment as a map, from an envp-style array.
+std::map<std::string, std::string> environment_map(char** envp);
+
+// The path of the running executable (/proc/self/exe), for starting workers.
+std::string current_executable();
+
+}  // namespace ncclsweep

@@ -1,0 +1,61 @@
+#pragma once
+// What an MPI rank and its worker process say to each other (over MessageChannel).
+//
+// parent -> worker: {"type":"start", ...WorkerStart}
+// worker -> parent:
+//   {"type":"device","device":{...}}  first; answered {"type":"go"} or {"type":"stop"}
+//   {"type":"step","step":{...}}      a cross-rank operation; answered {"type":"step","step":{...}}
+//   {"type":"row","records":[...]}    one size's records (rank 0's worker only)
+//   {"type":"point","outcome":{...}}  one point done (rank 0's worker only)
+//   {"type":"error","status":2|3,"message":"..."}  then the worker exits
+// The worker's last step is an "end" step; after it the worker exits 0.
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "plan/run_spec.hpp"
+#include "results/record.hpp"
+
+namespace ncclsweep {
+
+// One sweep point as a worker runs it.
+struct PointSpec {
+  std::string label;
+  std::vector<SettingOutcome> settings;  // what to verify (status left empty)
+  std::vector<ConfigSetting> config;     // ncclConfig_t fields for the communicator
+  // Variables the worker sets with setenv before the point's communicator init: the
+  // re-read ones, and under --isolation reinit the process-cached ones too.
+  std::vector<std::pair<std::string, std::string>> env;
+};
+
+// Points that share one process-level environment, run by one worker per rank.
+struct WorkerGroup {
+  int index = 0;
+  std::map<std::string, std::string> process_env;  // the process-cached variables, fixed for the group
+  std::vector<PointSpec> points;
+};
+
+struct WorkerStart {
+  int rank = 0;
+  int ranks = 1;
+  int local_rank = 0;
+  int group = 0;
+  RunSpec spec;
+  int corrupt_rank = -1;
+  std::string nccl_log_path;  // this worker's NCCL_DEBUG_FILE
+  std::vector<PointSpec> points;
+};
+
+void to_json(nlohmann::json& j, const RunSpec& s);
+void from_json(const nlohmann::json& j, RunSpec& s);
+void to_json(nlohmann::json& j, const PointSpec& p);
+void from_json(const nlohmann::json& j, PointSpec& p);
+void to_json(nlohmann::json& j, const WorkerStart& w);
+void from_json(const nlohmann::json& j, WorkerStart& w);
+void to_json(nlohmann::json& j, const DeviceDescription& d);
+void from_json(const nlohmann::json& j, DeviceDescription& d);
+
+}  // namespace ncclsweep

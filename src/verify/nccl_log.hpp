@@ -1,0 +1,34 @@
+#pragma once
+// Reads NCCL's own INFO log (NCCL_DEBUG=INFO, subsystems INIT and ENV) to tell whether
+// a setting reached NCCL, and what NCCL built. nccl-facts.md section 2 lists the lines.
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace ncclsweep {
+
+struct NcclLogFacts {
+  // "NCCL_X set by environment to V" lines: variable -> value (the last one seen).
+  std::map<std::string, std::string> set_by_environment;
+  // "Invalid value X for NCCL_Y, using default Z." lines: variable -> the rejected value.
+  std::map<std::string, std::string> invalid;
+  std::set<std::string> transports;  // "via P2P/CUMEM/read", "via NET/IB/0", "via SHM/direct/direct"
+  int coll_channels = -1;            // "<n> coll channels", -1 when not logged
+};
+
+// Adds what `text` (a piece of one process's log) says to `facts`.
+void scan_nccl_log(std::string_view text, NcclLogFacts& facts);
+
+enum class SettingStatus {
+  applied,     // NCCL logged the setting with the wanted value
+  not_read,    // NCCL never logged the variable: it did not read it (e.g. an IB knob without IB)
+  mismatch,    // NCCL logged another value, or rejected it as invalid
+  by_config,   // an ncclConfig_t field: passed through the API, nothing to cache
+};
+std::string_view name_of(SettingStatus status);
+
+// What the log says about one environment setting.
+SettingStatus verify_env_setting(const NcclLogFacts& facts, const std::string& variable, const std::string& value);
+
+}  // namespace ncclsweep

@@ -1,0 +1,93 @@
+#include "worker/point_runner.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "verify/nccl_log.hpp"
+
+namespace ncclsweep {
+namespace {
+
+// Status codes ordered so the maximum over ranks is the status to report.
+enum Code : std::uint8_t { kApplied = 0, kByConfig = 0, kNotRead = 1, kMismatch = 2 };
+
+NcclLogFacts read_log(const std::string& path) {
+  NcclLogFacts facts;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  scan_nccl_log(text.str(), facts);
+  return facts;
+}
+
+std::vector<std::uint8_t> local_codes(const PointSpec& point, const NcclLogFacts& facts) {
+  std::vector<std::uint8_t> codes;
+  for (const SettingOutcome& s : point.settings) {
+    if (s.kind == "config") {
+      codes.push_back(kByConfig);
+      continue;
+    }
+    switch (verify_env_setting(facts, s.name, s.value)) {
+      case SettingStatus::applied: codes.push_back(kApplied); break;
+      case SettingStatus::not_read: codes.push_back(kNotRead); break;
+      default: codes.push_back(kMismatch);
+    }
+  }
+  return codes;
+}
+
+std::string status_of(const SettingOutcome& s, std::uint8_t code) {
+  if (code == kMismatch) return "mismatch";
+  if (code == kNotRead) return "not-read";
+  return s.kind == "config" ? "by-config" : "applied";
+}
+
+// Verifies on every rank and fills the outcome's settings; true when none mismatched.
+bool verify(const PointSpec& point, PointContext& context, PointOutcome& outcome) {
+  const NcclLogFacts facts = read_log(context.nccl_log_path);
+  const std::vector<std::uint8_t> worst = context.ranks.max_codes(local_codes(point, facts));
+  bool ok = true;
+  outcome.settings = point.settings;
+  for (std::size_t i = 0; i < outcome.settings.size(); ++i) {
+    outcome.settings[i].status = status_of(outcome.settings[i], worst[i]);
+    ok = ok && worst[i] != kMismatch;
+  }
+  outcome.coll_channels = facts.coll_channels;
+  outcome.transports.assign(facts.transports.begin(), facts.transports.end());
+  return ok;
+}
+
+}  // namespace
+
+PointOutcome run_point(const PointSpec& point, PointContext& context) {
+  PointOutcome outcome;
+  outcome.label = point.label;
+  // Only re-read variables (and, under --isolation reinit, the rest) change here; the
+  // process-cached ones came with the worker's environment.
+  for (const auto& [name, value] : point.env) setenv(name.c_str(), value.c_str(), 1);
+
+  const auto start = std::chrono::steady_clock::now();
+  context.engine.connect(point.config);
+  const std::chrono::duration<double> init = std::chrono::steady_clock::now() - start;
+  const RankTimes t = context.ranks.reduce_times(init.count());
+  outcome.init_time_us = {t.min * 1e6, t.avg * 1e6, t.max * 1e6};
+
+  if (!verify(point, context, outcome)) {
+    // Never measure a point whose setting did not reach NCCL.
+    outcome.status = "mismatch";
+    outcome.error = "a setting did not reach NCCL (see settings); not measured";
+    context.engine.disconnect();
+    return outcome;
+  }
+  LoopOptions options = context.options;
+  options.point = point.label;
+  measure_plan(context.plan, options, context.engine, context.ranks, context.rows);
+  // Variables NCCL reads lazily (at the first collective) show up only now.
+  outcome.status = verify(point, context, outcome) ? "ok" : "mismatch";
+  context.engine.disconnect();
+  return outcome;
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,58 @@
+#include "worker/relay_coordinator.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/errors.hpp"
+
+namespace ncclsweep {
+
+RelayStep RelayCoordinator::exchange(const RelayStep& mine) {
+  channel_.send({{"type", "step"}, {"step", mine}});
+  const auto reply = channel_.receive();
+  if (!reply) throw RuntimeFailure("relay", "the MPI rank closed the worker channel");
+  const RelayStep combined = reply->at("step").get<RelayStep>();
+  if (combined.failed()) throw PeerFailure(combined.failed_rank);
+  return combined;
+}
+
+void RelayCoordinator::broadcast(std::span<std::byte> data, int root) {
+  RelayStep step;
+  if (data.size() > step.bytes.size()) throw RuntimeFailure("relay", "broadcast larger than a relay step");
+  if (rank_ == root) std::memcpy(step.bytes.data(), data.data(), data.size());
+  const RelayStep combined = exchange(step);  // max with zeros elsewhere = the root's bytes
+  std::memcpy(data.data(), combined.bytes.data(), data.size());
+}
+
+bool RelayCoordinator::all_ranks_agree(bool ok) {
+  RelayStep step;
+  step.flag = ok ? 0 : 1;
+  return exchange(step).flag == 0;
+}
+
+RankTimes RelayCoordinator::reduce_times(double seconds) {
+  RelayStep step;
+  step.min = step.max = step.sum = seconds;
+  const RelayStep combined = exchange(step);
+  return {combined.min, combined.sum / size_, combined.max};
+}
+
+std::uint64_t RelayCoordinator::sum(std::uint64_t value) {
+  RelayStep step;
+  step.count = value;
+  return exchange(step).count;
+}
+
+std::vector<std::uint8_t> RelayCoordinator::max_codes(std::vector<std::uint8_t> codes) {
+  RelayStep step;
+  if (codes.size() > step.bytes.size()) throw RuntimeFailure("relay", "more status codes than a relay step holds");
+  std::copy(codes.begin(), codes.end(), step.bytes.begin());
+  const RelayStep combined = exchange(step);
+  return {combined.bytes.begin(), combined.bytes.begin() + static_cast<std::ptrdiff_t>(codes.size())};
+}
+
+void RelayCoordinator::end() {
+  exchange(RelayStep{});
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,82 @@
+#include "worker/worker_main.hpp"
+
+#include <cstdio>
+
+#include "core/errors.hpp"
+#include "results/record_json.hpp"
+#include "runtime/worker_process.hpp"
+#include "worker/point_runner.hpp"
+#include "worker/relay_coordinator.hpp"
+#if NCCLSWEEP_HAVE_NCCL
+#include "engine/nccl/nccl_engine.hpp"
+#endif
+
+namespace ncclsweep {
+namespace {
+
+// Rank 0's worker forwards each row to its MPI rank, which owns the sinks.
+class RowForwarder final : public ResultSink {
+ public:
+  explicit RowForwarder(MessageChannel& channel) : channel_(channel) {}
+  void row(std::span<const MeasurementRecord> placements) override {
+    channel_.send({{"type", "row"}, {"records", std::vector<MeasurementRecord>(placements.begin(), placements.end())}});
+  }
+
+ private:
+  MessageChannel& channel_;
+};
+
+std::unique_ptr<Engine> make_worker_engine(Coordinator& ranks) {
+#if NCCLSWEEP_HAVE_NCCL
+  return make_nccl_engine(ranks);
+#else
+  (void)ranks;
+  throw UsageError("this ncclsweep was built without CUDA or NCCL, so it has no nccl engine", "use --engine mpi");
+#endif
+}
+
+int run_group(MessageChannel& channel, const WorkerStart& start) {
+  RelayCoordinator ranks(channel, start.rank, start.ranks, start.local_rank);
+  try {
+    const MeasurementPlan plan = plan_measurements(start.spec, start.ranks);
+    std::unique_ptr<Engine> engine = make_worker_engine(ranks);
+    channel.send({{"type", "device"}, {"device", engine->device()}});
+    const auto reply = channel.receive();
+    if (!reply || reply->at("type") != "go") return kExitOk;  // the MPI ranks decided to stop
+    RowForwarder forwarder(channel);
+    PointContext context{*engine, ranks, plan,
+                         LoopOptions{start.spec.warmup, start.spec.iters, start.spec.check, start.corrupt_rank, ""},
+                         start.nccl_log_path, start.rank == 0 ? &forwarder : nullptr};
+    for (const PointSpec& point : start.points) {
+      const PointOutcome outcome = run_point(point, context);
+      if (start.rank == 0) channel.send({{"type", "point"}, {"outcome", outcome}});
+    }
+    ranks.end();
+    return kExitOk;
+  } catch (const PeerFailure&) {
+    return kExitRuntime;  // another rank's worker failed; its MPI rank reports why
+  } catch (const UsageError& e) {
+    channel.send({{"type", "error"}, {"status", kExitUsage}, {"message", e.message()}});
+    return kExitUsage;
+  } catch (const RuntimeFailure& e) {
+    channel.send({{"type", "error"}, {"status", kExitRuntime}, {"message", e.call() + " failed: " + e.what()}});
+    return kExitRuntime;
+  }
+}
+
+}  // namespace
+
+int worker_main() {
+  MessageChannel channel(kWorkerChannelFd);
+  try {
+    const auto start = channel.receive();
+    if (!start) return kExitRuntime;
+    return run_group(channel, start->get<WorkerStart>());
+  } catch (const std::exception& e) {
+    // The channel itself broke: nobody to tell but stderr.
+    std::fprintf(stderr, "ncclsweep worker: %s\n", e.what());
+    return kExitRuntime;
+  }
+}
+
+}  // namespace ncclsweep
