@@ -142,6 +142,10 @@ GroupSpec group_of(GroupKind kind, const Layout& l) {
 
 int color_of(const GroupSpec& group, const Layout& layout, int world_rank) {
   // The group's stride and size already encode where it sits in the layout.
+  if (group.stride < 1 || group.size < 1) {
+    throw UsageError("the " + name_of(group.kind) + " group has no rank layout (imported sizes name only the group size)",
+                     "derive the workload from a model and layout to get its groups");
+  }
   if (world_rank < 0 || world_rank >= layout.world()) {
     throw UsageError("rank " + std::to_string(world_rank) + " is outside the layout's " +
                      std::to_string(layout.world()) + " ranks");

@@ -108,4 +108,6 @@ TEST_CASE("layout orders and sizes are checked") {
   l.ep = 3;
   CHECK_THAT(usage_error_text([&] { validate_layout(l, 0, "w.yaml"); }), ContainsSubstring("ep 3 does not divide"));
   CHECK_THROWS_AS(color_of(group_of(GroupKind::tp, Layout{}), Layout{}, 1), UsageError);
+  CHECK_THAT(usage_error_text([] { color_of(GroupSpec{GroupKind::unknown, 2, 0}, Layout{}, 0); }),
+             ContainsSubstring("no rank layout"));
 }
