@@ -174,3 +174,35 @@ TEST_CASE("bad workloads are refused naming the file and the problem") {
   CHECK_THAT(usage_error_text([&] { load_workload({}, {{"model", "llama3-8b"}, {"param_dtype", "bf17"}}, kModels); }),
              ContainsSubstring("param_dtype"));
 }
+
+TEST_CASE("HSDP: reduce-scatter over the shard group, all-reduce of a shard over the replicas") {
+  const auto p = derive_collectives(load_workload({}, {{"model", "llama3-8b"}, {"dp", "16"}, {"dp_style", "hsdp"},
+                                                       {"hsdp_shard_size", "8"}, {"grad_dtype", "float32"}}, kModels));
+  const auto rs = find(p, "reduce_scatter", "block (32 blocks)");
+  const auto ar = find(p, "all_reduce", "HSDP grad all-reduce over replicas, block");
+  REQUIRE(rs.size() == 1);
+  REQUIRE(ar.size() == 1);
+  CHECK(rs[0].group.size == 8);
+  CHECK(rs[0].bytes == 872'448'000);  // every Llama 3 8B block dim0 is a multiple of 8: no padding
+  CHECK(ar[0].group.size == 2);
+  CHECK(ar[0].group.stride == 8);
+  CHECK(ar[0].bytes == 872'448'000 / 8);
+  CHECK(ar[0].calls == 32);
+}
+
+TEST_CASE("plain DDP all-reduces each bucket once; FSDP without reshard gathers once per block") {
+  const auto model = tiny_model();
+  const auto ddp = derive_collectives(load_workload({}, {{"model", model}, {"dp", "4"}, {"dp_style", "ddp"},
+                                                         {"overlap_grad_reduce", "false"}}, kModels));
+  CHECK(find(ddp, "reduce_scatter", "").empty());
+  CHECK(find(ddp, "all_gather", "").empty());
+  const auto ar = find(ddp, "all_reduce", "grad bucket 0 of chunk 0");
+  REQUIRE(ar.size() == 1);
+  CHECK(ar[0].calls == 1);
+  const auto fsdp = derive_collectives(load_workload({}, {{"model", model}, {"dp", "4"}, {"dp_style", "fsdp"},
+                                                          {"fsdp_reshard_after_forward", "false"},
+                                                          {"global_batch", "12"}}, kModels));
+  const auto ag = find(fsdp, "all_gather", "block (4 blocks)");
+  REQUIRE(ag.size() == 1);
+  CHECK(ag[0].calls == 4 * 3);  // 4 blocks, once each, 3 micro-batches
+}
