@@ -18,6 +18,7 @@ int main(int argc, char** argv, char** envp) {
   CommandAction chosen;
   add_run_command(app, chosen);
   add_worker_command(app, chosen);
+  add_sizes_command(app, chosen);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

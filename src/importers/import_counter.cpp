@@ -1,0 +1,33 @@
+#include "importers/import_counter.hpp"
+
+namespace ncclsweep {
+
+void ImportCounter::add(const std::string& collective, Bytes bytes, const std::string& dtype, const std::string& op,
+                        int group_size, const std::string& rank) {
+  auto& seen = calls_[{collective, bytes, dtype, op, group_size}];
+  ++seen.calls;
+  seen.ranks.insert(rank);
+  all_ranks_.insert(rank);
+}
+
+CommProfile ImportCounter::profile(const std::string& source, const std::string& what, int iterations) const {
+  CommProfile out;
+  out.source = source;
+  out.per_iteration = iterations > 0;
+  out.basis = iterations > 0 ? "per rank per iteration (" + std::to_string(iterations) + " iterations)"
+                             : "per rank over the whole input (iterations cannot be told apart; pass --iterations N "
+                               "to divide)";
+  for (const auto& [key, seen] : calls_) {
+    const auto& [collective, bytes, dtype, op, group_size] = key;
+    double calls = static_cast<double>(seen.calls) / static_cast<double>(seen.ranks.size());
+    if (iterations > 0) calls /= iterations;
+    out.uses.push_back({collective, bytes, dtype, op, GroupSpec{GroupKind::unknown, group_size, 0}, calls,
+                        what + ": " + std::to_string(seen.calls) + " calls by " + std::to_string(seen.ranks.size()) +
+                            " ranks",
+                        true});
+  }
+  out.notes.push_back(std::to_string(all_ranks_.size()) + " ranks seen in " + source);
+  return out;
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,33 @@
+#pragma once
+// Counting collective calls seen in imported files, per rank, into a CommProfile.
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "workload/comm_use.hpp"
+
+namespace ncclsweep {
+
+class ImportCounter {
+ public:
+  // One call by `rank` (any string naming one process/GPU).
+  void add(const std::string& collective, Bytes bytes, const std::string& dtype, const std::string& op,
+           int group_size, const std::string& rank);
+  bool empty() const { return calls_.empty(); }
+
+  // Calls per rank = calls of a key / ranks that made it, divided by `iterations` when
+  // it is > 0 (then per iteration); otherwise over the whole input, and `basis` says so.
+  CommProfile profile(const std::string& source, const std::string& what, int iterations) const;
+
+ private:
+  using Key = std::tuple<std::string, Bytes, std::string, std::string, int>;
+  struct Seen {
+    long long calls = 0;
+    std::set<std::string> ranks;
+  };
+  std::map<Key, Seen> calls_;
+  std::set<std::string> all_ranks_;
+};
+
+}  // namespace ncclsweep

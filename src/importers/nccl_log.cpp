@@ -1,0 +1,117 @@
+// NCCL COLL lines, e.g.
+//   host:1234:1240 [0] NCCL INFO AllGather: opCount 0 sendbuff 0x.. recvbuff 0x.. count 6298112
+//   datatype 9 op 0 root 0 comm 0x.. [nranks=2] stream 0x..
+// Every rank writes its own lines; count is per rank; datatype and op are NCCL's numbers.
+#include <map>
+#include <sstream>
+
+#include "core/collective.hpp"
+#include "core/dtype.hpp"
+#include "core/errors.hpp"
+#include "importers/import_counter.hpp"
+#include "importers/importers.hpp"
+#include "importers/input_files.hpp"
+
+namespace ncclsweep {
+namespace {
+
+const DataType* dtype_by_nccl_id(long id) {
+  for (const auto& t : all_data_types()) if (t.nccl_id == id) return &t;
+  return nullptr;
+}
+
+const CollectiveKind* collective_by_nccl_name(const std::string& name) {
+  if (name == "Send") return &collective("sendrecv");  // each Send is one message; its Recv is the other end
+  for (const auto& c : all_collectives()) if (c.nccl_name == name) return &c;
+  return nullptr;
+}
+
+struct LineFields {
+  std::string rank;  // "host:pid [dev]"
+  std::string name;  // "AllGather"
+  std::map<std::string, std::string> values;
+  int nranks = 0;
+};
+
+// Splits a COLL line; false when the line is not one.
+bool parse_coll_line(const std::string& line, const std::string& file, LineFields& out) {
+  const auto info = line.find(" NCCL INFO ");
+  if (info == std::string::npos) return false;
+  std::istringstream rest(line.substr(info + 11));
+  std::string name, key;
+  rest >> name >> key;
+  if (name.size() < 2 || name.back() != ':' || key != "opCount") return false;
+  out.name = name.substr(0, name.size() - 1);
+  for (std::string value; rest >> value;) {
+    out.values[key] = value;
+    if (!(rest >> key)) break;
+    if (key.rfind("[nranks=", 0) == 0) {
+      out.nranks = std::atoi(key.c_str() + 8);
+      if (!(rest >> key)) break;
+    }
+  }
+  // The prefix is "host:pid:tid [dev]"; the thread id varies within one rank.
+  const std::string prefix = line.substr(0, info);
+  const auto first = prefix.find(':'), second = prefix.find(':', first + 1), space = prefix.find(' ');
+  out.rank = (first != std::string::npos && second != std::string::npos && space != std::string::npos)
+                 ? prefix.substr(0, second) + prefix.substr(space)
+                 : file;
+  return true;
+}
+
+long number(const LineFields& f, const std::string& key, const std::string& where) {
+  const auto it = f.values.find(key);
+  char* end = nullptr;
+  const long value = it == f.values.end() ? -1 : std::strtol(it->second.c_str(), &end, 10);
+  if (it == f.values.end() || *end != '\0' || value < 0) {
+    throw UsageError("COLL line without a valid '" + key + "'", "pass unmodified NCCL_DEBUG_SUBSYS=COLL logs", {where});
+  }
+  return value;
+}
+
+}  // namespace
+
+CommProfile import_nccl_log(const std::string& pattern, int iterations) {
+  const auto files = expand_pattern(pattern, "NCCL logs");
+  ImportCounter counter;
+  std::map<std::string, long> skipped;
+  for (const auto& file : files) {
+    std::istringstream text(read_text_file(file));
+    int line_number = 0;
+    for (std::string line; std::getline(text, line);) {
+      ++line_number;
+      LineFields f;
+      if (!parse_coll_line(line, file, f)) continue;
+      const std::string where = file + ":" + std::to_string(line_number);
+      const auto* kind = collective_by_nccl_name(f.name);
+      if (kind == nullptr) {
+        ++skipped[f.name];
+        continue;
+      }
+      const auto* type = dtype_by_nccl_id(number(f, "datatype", where));
+      if (type == nullptr) throw UsageError("unknown NCCL datatype " + f.values["datatype"], {}, {where});
+      if (f.nranks < 1) throw UsageError("COLL line without [nranks=N]", "use NCCL 2.19 or later logs", {where});
+      const auto count = static_cast<std::uint64_t>(number(f, "count", where));
+      const long op_id = kind->reduces ? number(f, "op", where) : -1;
+      // Ids past avg are NCCL's custom (pre-multiplied sum) operators.
+      const std::string op = op_id < 0 ? "" : op_id < kReduceOpCount ? std::string(name_of(static_cast<ReduceOp>(op_id)))
+                                                                     : "custom" + std::to_string(op_id);
+      counter.add(std::string(kind->name), total_bytes(*kind, count, f.nranks, type->bytes), std::string(type->name), op,
+                  f.nranks, f.rank);
+    }
+  }
+  if (counter.empty()) {
+    throw UsageError("no NCCL collective lines ('<Collective>: opCount ...') in " + std::to_string(files.size()) +
+                         " file(s) matching '" + pattern + "'",
+                     "run the job with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL (plus NCCL_DEBUG_FILE=dir/nccl.%h.%p.log)",
+                     {files.front()});
+  }
+  auto profile = counter.profile(pattern + " (" + std::to_string(files.size()) + " files)", "NCCL COLL lines", iterations);
+  for (const auto& [name, n] : skipped) {
+    profile.notes.push_back("skipped " + std::to_string(n) + " " + name + " lines" +
+                            (name == "Recv" ? " (the receiving end of Sends, which are counted)" : " (not a collective ncclsweep measures)"));
+  }
+  return profile;
+}
+
+}  // namespace ncclsweep

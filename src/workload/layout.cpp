@@ -1,0 +1,157 @@
+#include "workload/layout.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+
+#include "core/errors.hpp"
+
+namespace ncclsweep {
+namespace {
+
+const std::vector<std::string> kDimensions = {"tp", "cp", "ep", "dp", "pp"};
+
+struct Dimension {
+  std::string name;
+  int size;
+};
+
+std::vector<Dimension> dense_dimensions(const Layout& l) {
+  std::vector<Dimension> dims;
+  for (const auto& name : l.order) {
+    if (name == "tp") dims.push_back({name, l.tp});
+    if (name == "cp") dims.push_back({name, l.cp});
+    if (name == "dp") dims.push_back({name, l.dp});
+    if (name == "pp") dims.push_back({name, l.pp});
+  }
+  return dims;
+}
+
+// Megatron's expert rank generator: same order, cp folded into the data-parallel pool
+// which ep splits; ep sits where the order puts it (default: right after tp).
+std::vector<Dimension> expert_dimensions(const Layout& l) {
+  std::vector<Dimension> dims;
+  auto order = l.order;
+  if (std::find(order.begin(), order.end(), "ep") == order.end()) {
+    order.insert(std::find(order.begin(), order.end(), "dp"), "ep");
+  }
+  for (const auto& name : order) {
+    if (name == "tp") dims.push_back({name, l.tp});
+    if (name == "ep") dims.push_back({name, l.ep});
+    if (name == "dp") dims.push_back({"edp", l.cp * l.dp / l.ep});
+    if (name == "pp") dims.push_back({name, l.pp});
+  }
+  return dims;
+}
+
+// Stride and size of the group spanning the named adjacent dimensions.
+GroupSpec span(GroupKind kind, const std::vector<Dimension>& dims, const std::vector<std::string>& names) {
+  int stride = 1;
+  std::size_t first = 0;
+  while (first < dims.size() && std::find(names.begin(), names.end(), dims[first].name) == names.end()) {
+    stride *= dims[first].size;
+    ++first;
+  }
+  int size = 1;
+  for (std::size_t i = first; i < dims.size() && i < first + names.size(); ++i) {
+    if (std::find(names.begin(), names.end(), dims[i].name) == names.end()) {
+      throw UsageError("the layout order puts " + dims[i].name + " between the dimensions of the " +
+                           name_of(kind) + " group, so that group is not a strided range of ranks",
+                       "use an order in which cp and dp are next to each other, e.g. tp-cp-ep-dp-pp");
+    }
+    size *= dims[i].size;
+  }
+  return {kind, size, stride};
+}
+
+}  // namespace
+
+std::string name_of(GroupKind kind) {
+  switch (kind) {
+    case GroupKind::tp: return "tp";
+    case GroupKind::cp: return "cp";
+    case GroupKind::ep: return "ep";
+    case GroupKind::dp: return "dp";
+    case GroupKind::pp: return "pp";
+    case GroupKind::dp_cp: return "dp-cp";
+    case GroupKind::edp: return "edp";
+    case GroupKind::unknown: break;
+  }
+  return "?";
+}
+
+std::vector<std::string> parse_layout_order(const std::string& text) {
+  std::vector<std::string> order;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, '-');) {
+    if (std::find(kDimensions.begin(), kDimensions.end(), part) == kDimensions.end()) {
+      throw UsageError("layout order '" + text + "' has an unknown dimension '" + part + "'",
+                       "use tp, cp, ep, dp and pp joined by '-', e.g. tp-cp-ep-dp-pp");
+    }
+    if (std::find(order.begin(), order.end(), part) != order.end()) {
+      throw UsageError("layout order '" + text + "' names " + part + " twice", "name each dimension once");
+    }
+    order.push_back(part);
+  }
+  for (const char* needed : {"tp", "cp", "dp", "pp"}) {
+    if (std::find(order.begin(), order.end(), needed) == order.end()) {
+      throw UsageError("layout order '" + text + "' lacks " + needed, "name tp, cp, dp and pp (and ep), e.g. tp-cp-ep-dp-pp");
+    }
+  }
+  return order;
+}
+
+std::string format_layout_order(const std::vector<std::string>& order) {
+  std::string s;
+  for (const auto& part : order) s += (s.empty() ? "" : "-") + part;
+  return s;
+}
+
+void validate_layout(const Layout& l, int world, const std::string& where) {
+  const std::pair<const char*, int> sizes[] = {{"tp", l.tp}, {"cp", l.cp}, {"ep", l.ep}, {"dp", l.dp}, {"pp", l.pp}, {"vp", l.vp}};
+  for (const auto& [name, value] : sizes) {
+    if (value < 1) {
+      throw UsageError(where + ": " + name + " = " + std::to_string(value) + " must be at least 1");
+    }
+  }
+  if ((l.cp * l.dp) % l.ep != 0) {
+    throw UsageError(where + ": ep " + std::to_string(l.ep) + " does not divide cp*dp = " + std::to_string(l.cp * l.dp),
+                     "experts are spread over the data-parallel ranks (with cp): pick ep dividing cp*dp");
+  }
+  if (world > 0 && l.world() != world) {
+    throw UsageError(where + ": tp*cp*dp*pp = " + std::to_string(l.tp) + "*" + std::to_string(l.cp) + "*" +
+                         std::to_string(l.dp) + "*" + std::to_string(l.pp) + " = " + std::to_string(l.world()) +
+                         " is not the rank count " + std::to_string(world),
+                     "make the product of the layout's sizes equal the number of GPUs");
+  }
+}
+
+GroupSpec group_of(GroupKind kind, const Layout& l) {
+  switch (kind) {
+    case GroupKind::tp: return span(kind, dense_dimensions(l), {"tp"});
+    case GroupKind::cp: return span(kind, dense_dimensions(l), {"cp"});
+    case GroupKind::dp: return span(kind, dense_dimensions(l), {"dp"});
+    case GroupKind::pp: return span(kind, dense_dimensions(l), {"pp"});
+    case GroupKind::dp_cp: return span(kind, dense_dimensions(l), {"cp", "dp"});
+    case GroupKind::ep: return span(kind, expert_dimensions(l), {"ep"});
+    case GroupKind::edp: return span(kind, expert_dimensions(l), {"edp"});
+    case GroupKind::unknown: break;
+  }
+  throw UsageError("no group of unknown kind");
+}
+
+int color_of(const GroupSpec& group, const Layout& layout, int world_rank) {
+  // The group's stride and size already encode where it sits in the layout.
+  if (group.stride < 1 || group.size < 1) {
+    throw UsageError("the " + name_of(group.kind) + " group has no rank layout (imported sizes name only the group size)",
+                     "derive the workload from a model and layout to get its groups");
+  }
+  if (world_rank < 0 || world_rank >= layout.world()) {
+    throw UsageError("rank " + std::to_string(world_rank) + " is outside the layout's " +
+                     std::to_string(layout.world()) + " ranks");
+  }
+  const int block = group.stride * group.size;
+  return world_rank % group.stride + (world_rank / block) * group.stride;
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,50 @@
+#pragma once
+// A training job's parallel layout (tp, cp, ep, dp, pp, vp) and the communicator
+// groups it implies. Ranks are numbered in mixed radix over the layout's order,
+// innermost dimension first (Megatron-Core's default order "tp-cp-ep-dp-pp").
+#include <string>
+#include <vector>
+
+namespace ncclsweep {
+
+// The kinds of group a training job communicates over. dp_cp is Megatron's
+// data-parallel group that includes the context-parallel ranks; edp is the expert
+// data-parallel group (the ranks holding the same experts).
+enum class GroupKind { tp, cp, ep, dp, pp, dp_cp, edp, unknown };
+std::string name_of(GroupKind kind);  // "tp", ..., "dp-cp", "edp", "?"
+
+// One communicator group: its members are `size` ranks spaced `stride` apart, starting
+// at the rank whose own coordinate in the group is 0. Every group of a layout is such
+// a strided range, so ncclCommSplit can take color_of() as its colour.
+struct GroupSpec {
+  GroupKind kind = GroupKind::unknown;
+  int size = 1;
+  int stride = 1;
+};
+
+struct Layout {
+  int tp = 1, cp = 1, ep = 1, dp = 1, pp = 1, vp = 1;
+  // Innermost first; a permutation of tp cp ep dp pp (ep may be left out).
+  std::vector<std::string> order = {"tp", "cp", "ep", "dp", "pp"};
+  int world() const { return tp * cp * dp * pp; }
+};
+
+// Parses "tp-cp-ep-dp-pp"; throws UsageError naming the bad part.
+std::vector<std::string> parse_layout_order(const std::string& text);
+std::string format_layout_order(const std::vector<std::string>& order);
+
+// Checks sizes >= 1, ep dividing cp*dp, and (when world > 0) that the product is the
+// rank count. Throws UsageError with `where` (a file or "command line") in the text.
+void validate_layout(const Layout& layout, int world, const std::string& where);
+
+// The group of `kind` in `layout`. Dense groups (tp, cp, dp, pp, dp-cp) follow the order
+// without ep; expert groups (ep, edp) follow Megatron's expert order: cp dropped, tp
+// kept, then ep and edp = cp*dp/ep in the places of ep and dp. Throws UsageError when
+// the order makes the group not a strided range (dp-cp with cp and dp apart).
+GroupSpec group_of(GroupKind kind, const Layout& layout);
+
+// The colour of world_rank's group of `group`: equal for exactly the ranks of one group,
+// in [0, world / group.size).
+int color_of(const GroupSpec& group, const Layout& layout, int world_rank);
+
+}  // namespace ncclsweep

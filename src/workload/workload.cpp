@@ -1,0 +1,121 @@
+#include "workload/workload.hpp"
+
+#include "core/dtype.hpp"
+#include "workload/yaml_fields.hpp"
+
+namespace ncclsweep {
+namespace {
+
+const std::set<std::string> kKeys = {
+    "name", "description", "model", "gpus", "tp", "pp", "cp", "ep", "dp", "vp", "order", "pipeline_rank", "seq",
+    "micro_batch", "global_batch", "dp_style", "bucket_size", "overlap_grad_reduce", "param_dtype", "grad_dtype",
+    "activation_dtype", "sequence_parallel", "tp_comm_overlap", "moe_dispatcher", "moe_fp8_dispatch",
+    "hsdp_shard_size", "fsdp_reshard_after_forward"};
+
+std::string checked_dtype(const YamlFields& f, const std::string& key, const std::string& fallback) {
+  const auto text = f.text(key, fallback);
+  try {
+    return std::string(data_type(text).name);
+  } catch (const UsageError& e) {
+    throw UsageError(key + ": " + e.what(), e.fix(), f.where(key));
+  }
+}
+
+std::string one_of(const YamlFields& f, const std::string& key, const std::string& fallback,
+                   const std::set<std::string>& allowed) {
+  const auto value = f.text(key, fallback);
+  if (allowed.count(value) == 0) {
+    std::string names;
+    for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a;
+    throw UsageError(key + " '" + value + "' is not known", "use one of: " + names, f.where(key));
+  }
+  return value;
+}
+
+void check(bool ok, const Workload& w, const std::string& what, const std::string& fix) {
+  if (!ok) throw UsageError(w.file + ": " + what, fix);
+}
+
+}  // namespace
+
+Workload load_workload(const std::string& path, const WorkloadOverrides& overrides, const std::string& models_dir) {
+  YAML::Node node(YAML::NodeType::Map);
+  std::string file = "command line";
+  if (!path.empty()) {
+    YamlFields(path).reject_unknown(kKeys);  // reports unreadable and malformed files first
+    node = YAML::LoadFile(path);
+    file = path;
+  }
+  for (const auto& [key, value] : overrides) {
+    if (kKeys.count(key) == 0) throw UsageError("unknown workload field '" + key + "'", {}, {"command line"});
+    node[key] = value;
+  }
+  if (!overrides.empty() && !path.empty()) file = path + " (with command-line overrides)";
+  const YamlFields f(node, file);
+  Workload w;
+  w.file = file;
+  if (!f.has("model")) throw UsageError("no model given", "pass --model NAME or set model: in the workload file", {file});
+  try {
+    w.model = load_model(f.text("model", ""), models_dir);
+  } catch (const UsageError& e) {
+    throw UsageError(e.message(), {}, f.where("model"));
+  }
+  w.name = f.text("name", w.model.name);
+  auto& l = w.layout;
+  l.tp = static_cast<int>(f.integer("tp", 1));
+  l.pp = static_cast<int>(f.integer("pp", 1));
+  l.cp = static_cast<int>(f.integer("cp", 1));
+  l.ep = static_cast<int>(f.integer("ep", 1));
+  l.dp = static_cast<int>(f.integer("dp", 1));
+  l.vp = static_cast<int>(f.integer("vp", 1));
+  if (f.has("order")) {
+    try {
+      l.order = parse_layout_order(f.text("order", ""));
+    } catch (const UsageError& e) {
+      throw UsageError(e.what(), e.fix(), f.where("order"));
+    }
+  }
+  w.gpus = static_cast<int>(f.integer("gpus", 0));
+  validate_layout(l, w.gpus, file);
+  w.pipeline_rank = static_cast<int>(f.integer("pipeline_rank", 0));
+  w.seq = f.integer("seq", w.seq);
+  w.micro_batch = f.integer("micro_batch", w.micro_batch);
+  w.global_batch = f.integer("global_batch", w.micro_batch * l.dp);
+  w.dp_style = one_of(f, "dp_style", w.dp_style, {"megatron", "ddp", "fsdp", "hsdp"});
+  w.bucket_size = f.integer("bucket_size", 0);
+  w.overlap_grad_reduce = f.boolean("overlap_grad_reduce", w.overlap_grad_reduce);
+  w.param_dtype = checked_dtype(f, "param_dtype", w.param_dtype);
+  w.grad_dtype = checked_dtype(f, "grad_dtype", w.grad_dtype);
+  w.activation_dtype = checked_dtype(f, "activation_dtype", w.activation_dtype);
+  w.sequence_parallel = f.boolean("sequence_parallel", w.sequence_parallel);
+  w.tp_comm_overlap = f.boolean("tp_comm_overlap", w.tp_comm_overlap);
+  w.moe_dispatcher = one_of(f, "moe_dispatcher", w.moe_dispatcher, {"alltoall", "deepep", "hybridep"});
+  w.moe_fp8_dispatch = f.boolean("moe_fp8_dispatch", w.moe_fp8_dispatch);
+  w.hsdp_shard_size = static_cast<int>(f.integer("hsdp_shard_size", 0));
+  w.fsdp_reshard_after_forward = f.boolean("fsdp_reshard_after_forward", w.fsdp_reshard_after_forward);
+
+  const auto& m = w.model;
+  check(w.pipeline_rank >= 0 && w.pipeline_rank < l.pp, w, "pipeline_rank must be in [0, pp)", "pick a stage below pp");
+  check(w.seq >= 1 && w.micro_batch >= 1, w, "seq and micro_batch must be at least 1", {});
+  check(w.global_batch % (w.micro_batch * l.dp) == 0 && w.global_batch > 0, w,
+        "global_batch " + std::to_string(w.global_batch) + " is not a multiple of micro_batch*dp = " +
+            std::to_string(w.micro_batch * l.dp),
+        "each data-parallel rank runs a whole number of micro-batches");
+  check(w.seq % l.cp == 0, w, "seq is not a multiple of cp", {});
+  check(m.heads % l.tp == 0 && m.kv_heads % l.tp == 0 && m.ffn % l.tp == 0, w,
+        "tp " + std::to_string(l.tp) + " does not divide the model's heads, kv heads and ffn", {});
+  check(m.moe.experts == 0 || m.moe.experts % l.ep == 0, w, "ep does not divide the number of experts", {});
+  check(m.moe.experts > 0 || l.ep == 1, w, "ep > 1 on a model without experts", "set ep: 1");
+  check(m.layers >= static_cast<std::int64_t>(l.pp) * l.vp, w, "fewer layers than pipeline chunks (pp*vp)", {});
+  check(l.vp == 1 || l.pp > 1, w, "vp > 1 needs pp > 1", {});
+  if (w.dp_style == "fsdp" || w.dp_style == "hsdp") {
+    check(l.pp == 1 && l.cp == 1 && l.ep == 1, w, "fsdp and hsdp are modelled with pp = cp = ep = 1 only", {});
+  }
+  if (w.dp_style == "hsdp") {
+    check(w.hsdp_shard_size > 1 && l.dp % w.hsdp_shard_size == 0, w,
+          "hsdp needs hsdp_shard_size > 1 dividing dp", "set hsdp_shard_size (e.g. the GPUs of one node)");
+  }
+  return w;
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,47 @@
+#pragma once
+// A workload: a model, its parallel layout and every modelling assumption the size
+// derivation makes, each a field with a documented default (docs/workloads.md).
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "workload/layout.hpp"
+#include "workload/model.hpp"
+
+namespace ncclsweep {
+
+struct Workload {
+  std::string name;
+  std::string file;  // the workload file, or "command line"
+  ModelSpec model;
+  Layout layout;
+  int gpus = 0;               // 0: not stated (then tp*cp*dp*pp)
+  int pipeline_rank = 0;      // whose view the derivation takes (stages differ)
+  std::int64_t seq = 4096;
+  std::int64_t micro_batch = 1;
+  std::int64_t global_batch = 0;      // 0: dp * micro_batch (one micro-batch per iteration)
+  std::string dp_style = "megatron";  // megatron (distributed optimizer) | ddp | fsdp | hsdp
+  std::int64_t bucket_size = 0;       // elements; 0: Megatron's max(40M, 1M * dp*cp)
+  bool overlap_grad_reduce = true;    // false: one bucket per buffer
+  std::string param_dtype = "bfloat16";       // parameter all-gather
+  std::string grad_dtype = "bfloat16";        // gradient reduce
+  std::string activation_dtype = "bfloat16";  // tp, cp, pp, ep activations
+  bool sequence_parallel = true;      // with tp > 1
+  bool tp_comm_overlap = false;       // TP collectives run in TE userbuffers, not NCCL
+  std::string moe_dispatcher = "alltoall";  // alltoall (NCCL) | deepep | hybridep (not NCCL)
+  bool moe_fp8_dispatch = false;
+  int hsdp_shard_size = 0;            // hsdp: ranks one parameter is sharded over
+  bool fsdp_reshard_after_forward = true;
+
+  std::int64_t micro_batches() const { return global_batch / (micro_batch * layout.dp); }
+};
+
+// Field name -> value text, as given on the command line; they override the file.
+using WorkloadOverrides = std::map<std::string, std::string>;
+
+// Reads `path` (may be empty: then the overrides alone, which must name a model),
+// applies the overrides, loads the model from `models_dir` and checks the whole.
+// Throws UsageError naming the file (or "command line"), the key and the fix.
+Workload load_workload(const std::string& path, const WorkloadOverrides& overrides, const std::string& models_dir);
+
+}  // namespace ncclsweep

@@ -1,0 +1,83 @@
+#include "workload/yaml_fields.hpp"
+
+namespace ncclsweep {
+namespace {
+
+SourcePosition position(const YAML::Mark& mark, const std::string& file) {
+  return {file, mark.line >= 0 ? mark.line + 1 : 0, mark.column >= 0 ? mark.column + 1 : 0};
+}
+
+}  // namespace
+
+YamlFields::YamlFields(const std::string& path) : file_(path) {
+  try {
+    node_ = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw UsageError("cannot read '" + path + "'", "check the path", {path});
+  } catch (const YAML::Exception& e) {
+    throw UsageError("not valid YAML: " + e.msg, "fix the file's syntax", position(e.mark, path));
+  }
+  if (!node_.IsMap()) throw UsageError("expected a mapping of keys to values", {}, {path});
+}
+
+YamlFields::YamlFields(const YAML::Node& node, std::string file) : node_(node), file_(std::move(file)) {
+  if (node_.IsDefined() && !node_.IsNull() && !node_.IsMap()) {
+    throw UsageError("expected a mapping of keys to values", {}, position(node_.Mark(), file_));
+  }
+}
+
+SourcePosition YamlFields::where(const std::string& key) const {
+  const auto value = node_[key];
+  return value.IsDefined() ? position(value.Mark(), file_) : SourcePosition{file_};
+}
+
+std::int64_t YamlFields::integer(const std::string& key, std::int64_t fallback) const {
+  if (!has(key)) return fallback;
+  try {
+    return node_[key].as<std::int64_t>();
+  } catch (const YAML::Exception&) {
+    throw UsageError(key + " must be a whole number", {}, where(key));
+  }
+}
+
+double YamlFields::number(const std::string& key, double fallback) const {
+  if (!has(key)) return fallback;
+  try {
+    return node_[key].as<double>();
+  } catch (const YAML::Exception&) {
+    throw UsageError(key + " must be a number", {}, where(key));
+  }
+}
+
+bool YamlFields::boolean(const std::string& key, bool fallback) const {
+  if (!has(key)) return fallback;
+  try {
+    return node_[key].as<bool>();
+  } catch (const YAML::Exception&) {
+    throw UsageError(key + " must be true or false", {}, where(key));
+  }
+}
+
+std::string YamlFields::text(const std::string& key, const std::string& fallback) const {
+  if (!has(key)) return fallback;
+  if (!node_[key].IsScalar()) throw UsageError(key + " must be a single value", {}, where(key));
+  return node_[key].as<std::string>();
+}
+
+YamlFields YamlFields::mapping(const std::string& key) const {
+  return has(key) ? YamlFields(node_[key], file_) : YamlFields(YAML::Node(YAML::NodeType::Map), file_);
+}
+
+void YamlFields::reject_unknown(const std::set<std::string>& known) const {
+  if (!node_.IsMap()) return;
+  for (const auto& entry : node_) {
+    const auto key = entry.first.as<std::string>();
+    if (known.count(key) == 0) {
+      std::string names;
+      for (const auto& k : known) names += (names.empty() ? "" : ", ") + k;
+      throw UsageError("unknown key '" + key + "'", "use one of: " + names, position(entry.first.Mark(), file_));
+    }
+  }
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,35 @@
+#pragma once
+// Reading a flat YAML mapping of known keys with errors that name file, line and key.
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+#include <string>
+
+#include "core/errors.hpp"
+
+namespace ncclsweep {
+
+class YamlFields {
+ public:
+  // Loads `path`; throws UsageError when it cannot be read or is not a mapping.
+  explicit YamlFields(const std::string& path);
+  YamlFields(const YAML::Node& node, std::string file);
+
+  bool has(const std::string& key) const { return node_[key].IsDefined(); }
+  std::int64_t integer(const std::string& key, std::int64_t fallback) const;
+  double number(const std::string& key, double fallback) const;
+  bool boolean(const std::string& key, bool fallback) const;
+  std::string text(const std::string& key, const std::string& fallback) const;
+  YamlFields mapping(const std::string& key) const;  // an empty mapping when absent
+
+  // Throws UsageError for the first key not in `known`, listing them.
+  void reject_unknown(const std::set<std::string>& known) const;
+  SourcePosition where(const std::string& key) const;
+  const std::string& file() const { return file_; }
+
+ private:
+  YAML::Node node_;
+  std::string file_;
+};
+
+}  // namespace ncclsweep
