@@ -61,8 +61,10 @@ void add_plan_command(CLI::App& app, CommandAction& chosen) {
   CLI::App* plan = app.add_subcommand("plan", "Validate a sweep file and print its points, isolation groups and a rough run time (no MPI, no GPU)");
   plan->add_option("sweep", args->sweep_file, "Sweep file (docs/sweep-files.md)")->required();
   plan->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
-  plan->add_option("--env", args->env_axes, "VAR=v1,v2: add or replace an env axis (repeatable)");
-  plan->add_option("--config", args->config_axes, "field=v1,v2: add or replace a config axis (repeatable)");
+  plan->add_option("--env", args->env_axes, "VAR=v1,v2: add or replace an env axis (repeatable)")
+      ->allow_extra_args(false);
+  plan->add_option("--config", args->config_axes, "field=v1,v2: add or replace a config axis (repeatable)")
+      ->allow_extra_args(false);
   plan->add_option("--isolation", args->isolation, "auto (fresh processes where needed) or reinit (in-process re-init only)")
       ->capture_default_str();
   plan->add_option("--engine", args->engine, "nccl or mpi (default: the sweep file's)");

@@ -70,15 +70,28 @@ void check_config_axis(const SweepAxis& axis, const SweepContext& context) {
   }
 }
 
+// Settings named anywhere in the sweep (axes, and those only include adds), with a place.
+std::vector<std::pair<std::string, SourcePosition>> named_settings(const Sweep& sweep) {
+  std::vector<std::pair<std::string, SourcePosition>> named;
+  for (const auto* axes : {&sweep.env, &sweep.config}) {
+    for (const auto& axis : *axes) named.emplace_back(axis.name, axis.where);
+  }
+  for (const auto& point : sweep.include) {
+    for (const auto& kv : point.values) named.emplace_back(kv.first, point.where);
+  }
+  return named;
+}
+
 void check_overrides(const Sweep& sweep) {
-  for (const auto& axis : sweep.config) {
-    const ConfigField* field = find_config_field(axis.name);
+  const auto named = named_settings(sweep);
+  for (const auto& [field_name, field_where] : named) {
+    const ConfigField* field = find_config_field(field_name);
     if (!field || field->override_env.empty()) continue;
-    for (const auto& env : sweep.env) {
-      if (env.name == field->override_env) {
-        throw UsageError(env.name + " overrides config field " + axis.name + ", which this sweep varies",
-                         "sweep one of them: remove " + env.name + " from env or " + axis.name + " from config",
-                         env.where);
+    for (const auto& [env_name, env_where] : named) {
+      if (env_name == field->override_env) {
+        throw UsageError(env_name + " overrides config field " + field_name + ", which this sweep varies",
+                         "sweep one of them: remove " + env_name + " from env or " + field_name + " from config",
+                         env_where);
       }
     }
   }

@@ -109,3 +109,10 @@ TEST_CASE("suggestions pick the nearest name and stay quiet for unrelated words"
   CHECK(closest_name("SIZES", names) == "sizes");
   CHECK(closest_name("bandwidth", names).empty());
 }
+
+TEST_CASE("a variable that include adds may not override a swept config field either") {
+  CHECK_THAT(usage_error_text([] {
+               load_sweep_text("config:\n  min_ctas: [4, 8]\ninclude:\n  - {min_ctas: 4, NCCL_MIN_CTAS: 2}\n", "i.yaml");
+             }),
+             ContainsSubstring("i.yaml:4:5: NCCL_MIN_CTAS overrides config field min_ctas"));
+}
