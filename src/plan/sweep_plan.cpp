@@ -1,6 +1,7 @@
 #include "plan/sweep_plan.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "spec/config_fields.hpp"
 #include "spec/nccl_variables.hpp"
@@ -50,6 +51,21 @@ std::vector<Dimension> dimensions_of(const Sweep& sweep) {
     dims.push_back(std::move(dim));
   }
   return dims;
+}
+
+// Refuses a grid too large to run before expanding it (10 axes of 10 values is 1e10 points).
+void check_grid_size(const std::vector<Dimension>& dims) {
+  std::size_t points = 1;
+  std::string shape;
+  for (const Dimension& dim : dims) {
+    shape += (shape.empty() ? "" : " x ") + std::to_string(dim.length());
+    points = points > kMaxSweepPoints ? points : points * dim.length();
+  }
+  if (points > kMaxSweepPoints) {
+    throw UsageError("the grid has more than " + std::to_string(kMaxSweepPoints) + " points (" + shape + ")",
+                     "zip axes that vary together, exclude combinations, or split the sweep into files",
+                     dims.front().axes.front()->where);
+  }
 }
 
 // The cartesian grid, the first dimension varying slowest.
@@ -112,6 +128,7 @@ std::map<std::string, std::string> process_cached_env(const SweepPoint& point) {
 }
 
 void group_points(SweepPlan& plan, bool reinit) {
+  std::map<std::map<std::string, std::string>, int> group_of_env;
   for (auto& point : plan.points) {
     const auto env = process_cached_env(point);
     if (reinit && !plan.groups.empty()) {
@@ -120,13 +137,10 @@ void group_points(SweepPlan& plan, bool reinit) {
       plan.groups[0].points.push_back(point.index);
       continue;
     }
-    auto it = std::find_if(plan.groups.begin(), plan.groups.end(), [&](const auto& g) { return g.process_env == env; });
-    if (it == plan.groups.end()) {
-      plan.groups.push_back({static_cast<int>(plan.groups.size()), env, {}});
-      it = plan.groups.end() - 1;
-    }
-    point.group = it->index;
-    it->points.push_back(point.index);
+    const auto [it, fresh] = group_of_env.emplace(env, static_cast<int>(plan.groups.size()));
+    if (fresh) plan.groups.push_back({it->second, env, {}});
+    point.group = it->second;
+    plan.groups[static_cast<std::size_t>(it->second)].points.push_back(point.index);
   }
 }
 
@@ -171,6 +185,7 @@ SweepPlan plan_sweep(const Sweep& input, const PlanOptions& options) {
     for (const auto* a : d.axes) axis_names.push_back(a->name);
   }
 
+  check_grid_size(dims);
   std::vector<Values> values = grid_of(dims);
   for (const PartialPoint& entry : sweep.exclude) {
     std::erase_if(values, [&](const Values& v) { return matches(v, entry); });
@@ -187,12 +202,12 @@ SweepPlan plan_sweep(const Sweep& input, const PlanOptions& options) {
   plan.order = sweep.order;
   plan.seed = sweep.seed;
   plan.isolation = options.isolation;
+  std::set<std::string> labels;
   for (const Values& v : values) {
     SweepPoint point;
     for (const auto& [name, value] : v) point.settings.push_back({name, value, classify_setting(name)});
     point.label = label_of(point.settings);
-    const bool duplicate = std::any_of(plan.points.begin(), plan.points.end(), [&](const SweepPoint& p) { return p.label == point.label; });
-    if (duplicate) continue;
+    if (!labels.insert(point.label).second) continue;  // include repeated a point
     point.index = static_cast<int>(plan.points.size());
     plan.points.push_back(std::move(point));
   }

@@ -52,6 +52,9 @@ struct SweepPlan {
   std::vector<std::string> notes;
 };
 
+// The most points one grid may expand to; more is almost always a mistake.
+inline constexpr std::size_t kMaxSweepPoints = 10000;
+
 struct PlanOptions {
   std::string isolation = "auto";       // auto | reinit
   std::string engine;                   // "" = the sweep's
