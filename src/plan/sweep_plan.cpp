@@ -177,6 +177,22 @@ SettingKind classify_setting(const std::string& name) {
                                                                 : SettingKind::env_process_cached;
 }
 
+std::map<std::string, std::string> env_of(const SweepPoint& point) {
+  std::map<std::string, std::string> env;
+  for (const auto& s : point.settings) {
+    if (s.kind != SettingKind::config_field) env[s.name] = s.value;
+  }
+  return env;
+}
+
+std::map<std::string, std::string> config_of(const SweepPoint& point) {
+  std::map<std::string, std::string> config;
+  for (const auto& s : point.settings) {
+    if (s.kind == SettingKind::config_field) config[s.name] = s.value;
+  }
+  return config;
+}
+
 SweepPlan plan_sweep(const Sweep& input, const PlanOptions& options) {
   const Sweep sweep = with_options(input, options);
   const auto dims = dimensions_of(sweep);

@@ -65,6 +65,11 @@ struct PlanOptions {
 
 SettingKind classify_setting(const std::string& name);
 
+// For the runtime: the variables a point sets (re-read and process-cached alike) and its
+// config fields, by name.
+std::map<std::string, std::string> env_of(const SweepPoint& point);
+std::map<std::string, std::string> config_of(const SweepPoint& point);
+
 // Throws UsageError for bad options or command-line axes, an exclude that removes every
 // point, or a baseline no point matches.
 SweepPlan plan_sweep(const Sweep& sweep, const PlanOptions& options);

@@ -171,3 +171,10 @@ TEST_CASE("a grid past the point limit is refused before it is expanded") {
   const auto plan = plan_of(yaml + "zip: [[NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE, NCCL_NTHREADS]]\n");
   CHECK(plan.points.size() == 1000);
 }
+
+TEST_CASE("a point splits into the variables it sets and its config fields") {
+  const auto plan = plan_of("env:\n  NCCL_PROTO: [LL]\n  NCCL_MAX_NCHANNELS: [4]\nconfig:\n  max_ctas: [8]\n");
+  const SweepPoint& p = plan.points.at(0);
+  CHECK(env_of(p) == std::map<std::string, std::string>{{"NCCL_MAX_NCHANNELS", "4"}, {"NCCL_PROTO", "LL"}});
+  CHECK(config_of(p) == std::map<std::string, std::string>{{"max_ctas", "8"}});
+}
