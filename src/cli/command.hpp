@@ -19,5 +19,6 @@ using CommandAction = std::function<int(CommandContext&)>;
 void add_run_command(CLI::App& app, CommandAction& chosen);
 void add_worker_command(CLI::App& app, CommandAction& chosen);
 void add_sizes_command(CLI::App& app, CommandAction& chosen);
+void add_plan_command(CLI::App& app, CommandAction& chosen);
 
 }  // namespace ncclsweep

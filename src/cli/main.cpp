@@ -19,6 +19,7 @@ int main(int argc, char** argv, char** envp) {
   add_run_command(app, chosen);
   add_worker_command(app, chosen);
   add_sizes_command(app, chosen);
+  add_plan_command(app, chosen);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

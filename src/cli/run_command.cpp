@@ -1,11 +1,16 @@
 // `ncclsweep run`: launched by mpirun or srun, one rank per GPU.
 #include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <memory>
 #include <string>
 
 #include "cli/command.hpp"
+#include "cli/sweep_context.hpp"
 #include "core/errors.hpp"
 #include "plan/measurement_plan.hpp"
+#include "plan/sweep_plan.hpp"
 #include "runtime/engine_registry.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/mpi_session.hpp"
@@ -28,7 +33,75 @@ struct RunArgs {
   std::string results_root = "results";
   bool allow_shared_gpu = false;
   int corrupt_rank = -1;
+  std::string sweep_file;
+  std::vector<std::string> env_axes;
+  std::vector<std::string> config_axes;
+  std::string isolation = "auto";
+  std::set<std::string> given;  // measurement flags given on the command line: they override the sweep file's
 };
+
+// Sweep points as workers run them: each group's points with what to set and verify.
+std::vector<WorkerGroup> worker_groups(const SweepPlan& plan) {
+  std::vector<WorkerGroup> groups;
+  for (const IsolationGroup& g : plan.groups) {
+    WorkerGroup group;
+    group.index = g.index;
+    group.process_env = g.process_env;
+    for (const int index : g.points) {
+      const SweepPoint& p = plan.points[static_cast<std::size_t>(index)];
+      PointSpec point;
+      point.label = p.label;
+      for (const Setting& s : p.settings) {
+        const bool config = s.kind == SettingKind::config_field;
+        point.settings.push_back({s.name, s.value,
+                                  config                                  ? "config"
+                                  : s.kind == SettingKind::env_reread ? "env_reread"
+                                                                          : "env_process",
+                                  ""});
+        if (config) {
+          point.config.push_back({s.name, s.value});
+        } else {
+          point.env.emplace_back(s.name, s.value);
+        }
+      }
+      group.points.push_back(point);
+    }
+    groups.push_back(group);
+  }
+  return groups;
+}
+
+// Rank 0 reads the sweep file; every rank gets its text (only rank 0 needs the path).
+std::string read_sweep_text(MpiSession& session, const std::string& path) {
+  std::string text, error;
+  if (session.rank() == 0) {
+    std::ifstream in(path);
+    if (!in) {
+      error = "cannot read sweep file " + path;
+    } else {
+      std::stringstream buffer;
+      buffer << in.rdbuf();
+      text = buffer.str();
+    }
+  }
+  if (session.max_across_ranks(error.empty() ? 0 : 1) != 0) {
+    throw UsageError(error.empty() ? "rank 0 cannot read the sweep file" : error, "check the path");
+  }
+  return session.broadcast_string(text);
+}
+
+// The sweep file's measurements, with the flags given on the command line on top.
+void apply_flags(const RunArgs& args, RunSpec& spec) {
+  if (args.given.count("--collectives")) spec.collectives = parse_collective_list(args.collectives);
+  if (args.given.count("--sizes")) spec.sizes = parse_size_list(args.sizes);
+  if (args.given.count("--dtype")) spec.dtypes = parse_dtype_list(args.dtypes);
+  if (args.given.count("--op")) spec.ops = parse_op_list(args.ops);
+  if (args.given.count("--root")) spec.root = args.root;
+  if (args.given.count("--warmup")) spec.warmup = args.warmup;
+  if (args.given.count("--iters")) spec.iters = args.iters;
+  if (args.given.count("--check")) spec.check = args.check != 0;
+  if (args.given.count("--name")) spec.name = args.name;
+}
 
 RunSpec spec_from_args(const RunArgs& args) {
   RunSpec spec;
@@ -50,13 +123,33 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   LaunchRequest request;
   // The spec and plan are the same on every rank, so every rank fails alike and exits.
   try {
-    request.spec = spec_from_args(args);
+    if (args.sweep_file.empty()) {
+      request.spec = spec_from_args(args);
+    } else {
+      std::string version_note;
+      PlanOptions options;
+      options.context = build_sweep_context(version_note);
+      options.isolation = args.isolation;
+      options.engine = args.engine;
+      options.env_axes = args.env_axes;
+      options.config_axes = args.config_axes;
+      Sweep sweep = load_sweep_text(read_sweep_text(session, args.sweep_file), args.sweep_file, options.context);
+      apply_flags(args, sweep.measurements);
+      const SweepPlan sweep_plan = plan_sweep(sweep, options);
+      request.spec = sweep_plan.measurements;
+      if (request.spec.engine.empty()) request.spec.engine = std::string(available_engines().front());
+      if (request.spec.engine == "mpi" && sweep_plan.points.size() > 1) {
+        throw UsageError("the mpi engine cannot apply NCCL settings or communicator config",
+                         "drop the env/config axes, or use --engine nccl");
+      }
+      request.groups = worker_groups(sweep_plan);
+    }
     request.plan = plan_measurements(request.spec, session.size());
   } catch (const UsageError& e) {
     if (session.rank() == 0) std::fprintf(stderr, "ncclsweep: error: %s\n", e.message().c_str());
     return kExitUsage;
   }
-  request.groups = default_groups();
+  if (args.sweep_file.empty()) request.groups = default_groups();
   request.output_dir = args.output;
   request.results_root = args.results_root;
   request.allow_shared_gpu = args.allow_shared_gpu;
@@ -71,6 +164,15 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
 void add_run_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* run = app.add_subcommand("run", "Measure collectives (launch with mpirun or srun, one rank per GPU)");
+  run->add_option("sweep", args->sweep_file, "Sweep file (docs/sweep-files.md); the flags below override its keys");
+  run->add_option("--env", args->env_axes, "VAR=v1,v2: add or replace an env axis (repeatable)")->allow_extra_args(false);
+  run->add_option("--config", args->config_axes, "field=v1,v2: add or replace an ncclConfig_t axis (repeatable)")
+      ->allow_extra_args(false);
+  run->add_option("--isolation", args->isolation,
+                  "auto: a fresh worker per group where settings need one; reinit: re-initialise in one process "
+                  "(process-cached settings are then reported as mismatch)")
+      ->check(CLI::IsMember({"auto", "reinit"}))
+      ->capture_default_str();
   run->add_option("--collectives,-c", args->collectives,
                   "Comma list: all_gather, reduce_scatter, all_reduce, broadcast, reduce, alltoall, sendrecv, or all")
       ->capture_default_str();
@@ -100,7 +202,13 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_option("--inject-corrupt-rank", args->corrupt_rank,
                   "Testing aid: this rank corrupts one output element before each check");
   run->callback(
-      [args, &chosen] { chosen = [args](CommandContext& context) { return run_launch_from_args(*args, context); }; });
+      [args, run, &chosen] {
+        for (const char* flag : {"--collectives", "--sizes", "--dtype", "--op", "--root", "--warmup", "--iters",
+                                 "--check", "--name"}) {
+          if (run->count(flag) > 0) args->given.insert(flag);
+        }
+        chosen = [args](CommandContext& context) { return run_launch_from_args(*args, context); };
+      });
 }
 
 }  // namespace ncclsweep

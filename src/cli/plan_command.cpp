@@ -1,0 +1,63 @@
+// `ncclsweep plan SWEEP.yaml`: validate, expand and group a sweep without MPI or a GPU.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/command.hpp"
+#include "cli/sweep_context.hpp"
+#include "plan/sweep_estimate.hpp"
+#include "plan/sweep_plan.hpp"
+#include "report/sweep_plan_report.hpp"
+#include "spec/sweep.hpp"
+
+namespace ncclsweep {
+namespace {
+
+struct PlanArgs {
+  std::string sweep_file;
+  std::string format = "table";
+  std::vector<std::string> env_axes;
+  std::vector<std::string> config_axes;
+  std::string isolation = "auto";
+  std::string engine;
+};
+
+int run_plan(const PlanArgs& args) {
+  std::string version_note;
+  PlanOptions options;
+  options.context = build_sweep_context(version_note);
+  options.isolation = args.isolation;
+  options.engine = args.engine;
+  options.env_axes = args.env_axes;
+  options.config_axes = args.config_axes;
+  const Sweep sweep = load_sweep_file(args.sweep_file, options.context);
+  SweepPlan plan = plan_sweep(sweep, options);
+  plan.notes.push_back(version_note);
+  const double seconds = estimate_seconds(plan);
+  if (args.format == "json") {
+    std::printf("%s\n", sweep_plan_json(plan, seconds).dump(2).c_str());
+  } else {
+    std::printf("%s", sweep_plan_text(plan, seconds).c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, CommandAction& chosen) {
+  auto args = std::make_shared<PlanArgs>();
+  CLI::App* plan = app.add_subcommand("plan", "Validate a sweep file and print its points, isolation groups and a rough run time (no MPI, no GPU)");
+  plan->add_option("sweep", args->sweep_file, "Sweep file (docs/sweep-files.md)")->required();
+  plan->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  plan->add_option("--env", args->env_axes, "VAR=v1,v2: add or replace an env axis (repeatable)")
+      ->allow_extra_args(false);
+  plan->add_option("--config", args->config_axes, "field=v1,v2: add or replace a config axis (repeatable)")
+      ->allow_extra_args(false);
+  plan->add_option("--isolation", args->isolation, "auto (fresh processes where needed) or reinit (in-process re-init only)")
+      ->capture_default_str();
+  plan->add_option("--engine", args->engine, "nccl or mpi (default: the sweep file's)");
+  plan->callback([args, &chosen] { chosen = [args](CommandContext&) { return run_plan(*args); }; });
+}
+
+}  // namespace ncclsweep

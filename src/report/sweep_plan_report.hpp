@@ -1,0 +1,18 @@
+#pragma once
+// `ncclsweep plan` output: a readable table, or JSON with one object per point.
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "plan/sweep_plan.hpp"
+
+namespace ncclsweep {
+
+// {"measurements": {...}, "points": [{"index", "label", "group", "baseline", "expected_mismatch",
+//  "settings": [{"name", "value", "kind"}]}], "groups": [{"index", "process_env", "points"}],
+//  "repeats", "order", "seed", "isolation", "estimated_seconds", "notes"}
+nlohmann::json sweep_plan_json(const SweepPlan& plan, double estimated_seconds);
+
+std::string sweep_plan_text(const SweepPlan& plan, double estimated_seconds);
+
+}  // namespace ncclsweep

@@ -1,0 +1,216 @@
+#include "spec/nccl_variables.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace ncclsweep {
+namespace {
+
+constexpr VariableKind R = VariableKind::reread_each_init;
+constexpr VariableKind C = VariableKind::process_cached;
+
+// Names from the NCCL "Environment Variables" documentation and NCCL 2.28.9's source
+// (NCCL_PARAM declarations and ncclGetEnv calls). Only the six re-read at each init are
+// R (measured and read in source: nccl-facts.md section 1); everything else is C.
+constexpr std::array kVariables = std::to_array<NcclVariable>({
+    {"NCCL_ALGO", R, "algorithms NCCL may use (Ring, Tree, CollnetDirect, CollnetChain, NVLS, NVLSTree, PAT)"},
+    {"NCCL_ALLOC_P2P_NET_LL_BUFFERS", C, "allocate LL buffers for network p2p"},
+    {"NCCL_BUFFSIZE", C, "buffer size per channel and peer (bytes)"},
+    {"NCCL_CGA_CLUSTER_SIZE", C, "CUDA cooperative group array cluster size (overrides config cga_cluster_size)"},
+    {"NCCL_CHECKS_DISABLE", C, "disable argument checks (deprecated)"},
+    {"NCCL_CHECK_POINTERS", C, "check CUDA pointers on every call (debug)"},
+    {"NCCL_CHUNK_SIZE", C, "chunk size of collective steps"},
+    {"NCCL_COLLNET_ENABLE", R, "enable CollNet (SHARP) (overrides config collnet_enable)"},
+    {"NCCL_COLLNET_NODE_THRESHOLD", C, "minimum nodes for CollNet"},
+    {"NCCL_COMM_BLOCKING", C, "blocking or non-blocking communicators (overrides config blocking)"},
+    {"NCCL_COMM_ID", C, "bootstrap root address for ncclCommInitRank without a unique id"},
+    {"NCCL_COMM_SHRINK_SHARE_RESOURCES", C, "share resources with shrunk communicators (overrides config shrink_share)"},
+    {"NCCL_COMM_SPLIT_SHARE_RESOURCES", C, "share resources with split communicators (overrides config split_share)"},
+    {"NCCL_CONF_FILE", C, "configuration file loaded once per process"},
+    {"NCCL_CONNECT_ROUND_MAX_PEERS", C, "peers connected per round at init"},
+    {"NCCL_CREATE_THREAD_CONTEXT", C, "create a CUDA context for NCCL threads"},
+    {"NCCL_CROSS_NIC", C, "allow rings and trees to use different NICs"},
+    {"NCCL_CTA_POLICY", C, "CTA scheduling policy (overrides config cta_policy)"},
+    {"NCCL_CUMEM_ENABLE", C, "use cuMem* allocations"},
+    {"NCCL_CUMEM_HOST_ENABLE", C, "use cuMem host allocations"},
+    {"NCCL_DEBUG", C, "log level: VERSION, WARN, INFO, TRACE"},
+    {"NCCL_DEBUG_FILE", C, "log file (%h host, %p pid), opened once per process"},
+    {"NCCL_DEBUG_SUBSYS", C, "log subsystems (replaces the default mask)"},
+    {"NCCL_DEBUG_TIMESTAMP_FORMAT", C, "log timestamp format"},
+    {"NCCL_DEBUG_TIMESTAMP_LEVELS", C, "log levels that carry timestamps"},
+    {"NCCL_DMABUF_ENABLE", C, "use DMA-BUF for GPUDirect RDMA"},
+    {"NCCL_ENV_PLUGIN", C, "environment plugin library"},
+    {"NCCL_GDRCOPY_ENABLE", C, "use GDRCopy"},
+    {"NCCL_GDRCOPY_FIFO_ENABLE", C, "GDRCopy for the proxy FIFO"},
+    {"NCCL_GDRCOPY_FLUSH_ENABLE", C, "GDRCopy for flushes"},
+    {"NCCL_GDRCOPY_SYNC_ENABLE", C, "GDRCopy for synchronisation"},
+    {"NCCL_GDR_FLUSH_DISABLE", C, "disable the GPUDirect RDMA flush"},
+    {"NCCL_GIN_ENABLE", C, "GPU-initiated networking"},
+    {"NCCL_GIN_TYPE", C, "GPU-initiated networking type"},
+    {"NCCL_GRAPH_DUMP_FILE", C, "dump the search graphs to this file"},
+    {"NCCL_GRAPH_DUMP_FILE_RANK", C, "rank that dumps the graphs"},
+    {"NCCL_GRAPH_FILE", R, "load search graphs from this XML file"},
+    {"NCCL_GRAPH_HELPER_DISABLE", C, "disable the graph helper"},
+    {"NCCL_GRAPH_MIXING_SUPPORT", C, "allow mixing CUDA graph and non-graph launches"},
+    {"NCCL_GRAPH_REGISTER", C, "register user buffers in CUDA graphs"},
+    {"NCCL_GROUP_CUDA_STREAM", C, "use an internal stream for group launches"},
+    {"NCCL_HOSTID", C, "override the host identifier"},
+    {"NCCL_IB_ADAPTIVE_ROUTING", C, "InfiniBand adaptive routing"},
+    {"NCCL_IB_ADDR_FAMILY", C, "IP family of the RoCE GID"},
+    {"NCCL_IB_ADDR_RANGE", C, "IP range of the RoCE GID"},
+    {"NCCL_IB_AR_THRESHOLD", C, "message size above which adaptive routing is used"},
+    {"NCCL_IB_CUDA_SUPPORT", C, "force or disable GPUDirect RDMA (older NCCL)"},
+    {"NCCL_IB_DATA_DIRECT", C, "use Data Direct DMA"},
+    {"NCCL_IB_DISABLE", C, "disable the InfiniBand/RoCE transport"},
+    {"NCCL_IB_ECE_ENABLE", C, "enhanced connection establishment"},
+    {"NCCL_IB_FIFO_TC", C, "traffic class of the control FIFO"},
+    {"NCCL_IB_GID_INDEX", C, "RoCE GID index"},
+    {"NCCL_IB_HCA", C, "which HCAs and ports to use (read once at network init)"},
+    {"NCCL_IB_MERGE_NICS", C, "merge ports of a dual-port NIC"},
+    {"NCCL_IB_MERGE_VFS", C, "merge virtual functions"},
+    {"NCCL_IB_MQP_RETRY_ALL", C, "retry all QP errors"},
+    {"NCCL_IB_MQP_RETRY_CNT", C, "QP error retries"},
+    {"NCCL_IB_MQP_RETRY_SLEEP_MSEC", C, "sleep between QP error retries"},
+    {"NCCL_IB_PCI_RELAXED_ORDERING", C, "PCI relaxed ordering for IB verbs"},
+    {"NCCL_IB_PKEY", C, "InfiniBand partition key"},
+    {"NCCL_IB_QPS_PER_CONNECTION", C, "queue pairs per connection"},
+    {"NCCL_IB_RETRY_CNT", C, "InfiniBand retry count"},
+    {"NCCL_IB_RETURN_ASYNC_EVENTS", C, "report IB asynchronous events as errors"},
+    {"NCCL_IB_ROCE_VERSION_NUM", C, "RoCE version"},
+    {"NCCL_IB_ROUTABLE_FLID_GID_INDEX", C, "GID index for routable FLIDs"},
+    {"NCCL_IB_SL", C, "InfiniBand service level"},
+    {"NCCL_IB_SPLIT_DATA_ON_QPS", C, "split each message over the QPs (1) or round-robin messages (0)"},
+    {"NCCL_IB_TC", C, "InfiniBand traffic class"},
+    {"NCCL_IB_TIMEOUT", C, "InfiniBand verbs timeout"},
+    {"NCCL_IB_USE_INLINE", C, "inline small IB sends"},
+    {"NCCL_IB_WARN_RAIL_LOCAL", C, "warn when NICs are not rail-local"},
+    {"NCCL_IGNORE_CPU_AFFINITY", C, "ignore the process CPU affinity"},
+    {"NCCL_IGNORE_DISABLED_P2P", C, "do not warn about disabled P2P"},
+    {"NCCL_L1_SHARED_MEMORY_CARVEOUT", C, "L1/shared memory carveout of NCCL kernels"},
+    {"NCCL_LAUNCH_MODE", C, "PARALLEL or GROUP kernel launches"},
+    {"NCCL_LAUNCH_ORDER_IMPLICIT", C, "order launches implicitly across communicators"},
+    {"NCCL_LAUNCH_RACE_FATAL", C, "make launch races fatal"},
+    {"NCCL_LEGACY_CUDA_REGISTER", C, "legacy CUDA buffer registration"},
+    {"NCCL_LL128_BUFFSIZE", C, "LL128 buffer size"},
+    {"NCCL_LL128_C2C", C, "LL128 over C2C"},
+    {"NCCL_LL128_NTHREADS", C, "threads per CTA for LL128"},
+    {"NCCL_LL_BUFFSIZE", C, "LL buffer size"},
+    {"NCCL_LL_THRESHOLD", C, "LL protocol size threshold (older NCCL)"},
+    {"NCCL_LOCAL_REGISTER", C, "register user buffers locally"},
+    {"NCCL_MAX_CTAS", C, "maximum CTAs (overrides config max_ctas)"},
+    {"NCCL_MAX_NCHANNELS", C, "maximum channels"},
+    {"NCCL_MAX_NRINGS", C, "maximum rings (old name of NCCL_MAX_NCHANNELS)"},
+    {"NCCL_MAX_P2P_NCHANNELS", C, "maximum channels for send/recv"},
+    {"NCCL_MEM_SYNC_DOMAIN", C, "CUDA memory synchronisation domain"},
+    {"NCCL_MIN_CTAS", C, "minimum CTAs (overrides config min_ctas)"},
+    {"NCCL_MIN_NCHANNELS", C, "minimum channels"},
+    {"NCCL_MIN_NRINGS", C, "minimum rings (old name of NCCL_MIN_NCHANNELS)"},
+    {"NCCL_MIN_P2P_NCHANNELS", C, "minimum channels for send/recv"},
+    {"NCCL_MNNVL_CLIQUE_ID", C, "multi-node NVLink clique id"},
+    {"NCCL_MNNVL_ENABLE", C, "multi-node NVLink support"},
+    {"NCCL_MNNVL_UUID", C, "multi-node NVLink UUID"},
+    {"NCCL_NCHANNELS_PER_NET_PEER", C, "channels per network peer (overrides config n_channels_per_net_peer)"},
+    {"NCCL_NET", R, "network plugin or transport to use, e.g. IB, Socket (overrides config net_name)"},
+    {"NCCL_NETDEVS_POLICY", C, "how network devices are assigned to GPUs"},
+    {"NCCL_NET_DISABLE_INTRA", C, "do not use the network inside a node"},
+    {"NCCL_NET_FORCE_FLUSH", C, "force GPUDirect RDMA flushes"},
+    {"NCCL_NET_FORCE_MERGE", C, "NICs to merge"},
+    {"NCCL_NET_GDR_C2C", C, "GPUDirect RDMA over C2C"},
+    {"NCCL_NET_GDR_LEVEL", C, "maximum GPU-NIC distance for GPUDirect RDMA (read once)"},
+    {"NCCL_NET_GDR_READ", C, "GPUDirect RDMA for sends"},
+    {"NCCL_NET_MERGE_LEVEL", C, "distance at which NICs are merged"},
+    {"NCCL_NET_OVERHEAD", C, "network overhead in the tuning model"},
+    {"NCCL_NET_PLUGIN", C, "network plugin library (loaded once per process)"},
+    {"NCCL_NET_SHARED_BUFFERS", C, "share network buffers between peers"},
+    {"NCCL_NET_SHARED_COMMS", C, "share network communicators (PXN)"},
+    {"NCCL_NSOCKS_PERTHREAD", C, "sockets per socket-transport thread"},
+    {"NCCL_NTHREADS", C, "threads per CTA"},
+    {"NCCL_NVB_DISABLE", C, "disable NVLink-bridged paths through another GPU"},
+    {"NCCL_NVB_PRECONNECT", C, "connect NVB peers at init"},
+    {"NCCL_NVLINK_UTIL_CENTRIC_SCHED_ENABLE", C, "NVLink-centric scheduling (overrides config nvlink_centric_sched)"},
+    {"NCCL_NVLSTREE_MAX_CHUNKSIZE", C, "NVLSTree maximum chunk size"},
+    {"NCCL_NVLS_CHUNKSIZE", C, "NVLS chunk size"},
+    {"NCCL_NVLS_ENABLE", C, "NVLink SHARP (multicast); keep 0 on shared hosts"},
+    {"NCCL_NVLS_NCHANNELS", C, "NVLS channels (overrides config nvls_ctas)"},
+    {"NCCL_NVTX_DISABLE", C, "disable NVTX ranges"},
+    {"NCCL_OOB_NET_ENABLE", C, "use the network for bootstrap"},
+    {"NCCL_OOB_NET_IFNAME", C, "bootstrap network interface"},
+    {"NCCL_P2P_DIRECT_DISABLE", C, "disable direct P2P between GPUs of one process"},
+    {"NCCL_P2P_DISABLE", C, "disable the P2P transport (read once)"},
+    {"NCCL_P2P_LEVEL", C, "maximum GPU distance for P2P: LOC NVL PIX PXB PHB SYS (read once)"},
+    {"NCCL_P2P_LL_THRESHOLD", C, "LL threshold for send/recv"},
+    {"NCCL_P2P_NET_CHUNKSIZE", C, "send/recv chunk size over the network"},
+    {"NCCL_P2P_NVL_CHUNKSIZE", C, "send/recv chunk size over NVLink"},
+    {"NCCL_P2P_PCI_CHUNKSIZE", C, "send/recv chunk size over PCI"},
+    {"NCCL_P2P_PXN_LEVEL", C, "when to use PXN for send/recv"},
+    {"NCCL_P2P_READ_ENABLE", C, "P2P read instead of write"},
+    {"NCCL_P2P_USE_CUDA_MEMCPY", C, "copy engine for P2P"},
+    {"NCCL_PAT_ENABLE", C, "PAT algorithm"},
+    {"NCCL_PROFILER_PLUGIN", C, "profiler plugin library"},
+    {"NCCL_PROGRESS_APPENDOP_FREQ", C, "proxy progress append frequency"},
+    {"NCCL_PROTO", R, "protocols NCCL may use (LL, LL128, Simple)"},
+    {"NCCL_PROXY_APPEND_BATCH_SIZE", C, "proxy append batch size"},
+    {"NCCL_PROXY_CPUSET", C, "CPUs of the proxy thread"},
+    {"NCCL_PROXY_DUMP_SIGNAL", C, "signal that dumps proxy state"},
+    {"NCCL_PXN_C2C", C, "PXN over C2C"},
+    {"NCCL_PXN_DISABLE", C, "disable PXN (NVLink then network via another GPU)"},
+    {"NCCL_RAS_ADDR", C, "RAS listening address"},
+    {"NCCL_RAS_ENABLE", C, "reliability, availability, serviceability subsystem"},
+    {"NCCL_RAS_TIMEOUT_FACTOR", C, "RAS timeout multiplier"},
+    {"NCCL_REPORT_CONNECT_PROGRESS", C, "report connection progress"},
+    {"NCCL_RUNTIME_CONNECT", C, "connect lazily at first use"},
+    {"NCCL_SET_CPU_STACK_SIZE", C, "set the CPU thread stack size"},
+    {"NCCL_SET_STACK_SIZE", C, "set the CUDA stack size"},
+    {"NCCL_SET_THREAD_NAME", C, "name NCCL threads"},
+    {"NCCL_SHM_DISABLE", C, "disable the shared-memory transport"},
+    {"NCCL_SHM_LOCALITY", C, "shared-memory buffer locality"},
+    {"NCCL_SHM_MEMCPY_MODE", C, "shared-memory copy mode"},
+    {"NCCL_SHM_USE_CUDA_MEMCPY", C, "copy engine for shared memory"},
+    {"NCCL_SINGLE_RING_THRESHOLD", C, "single-ring threshold (older NCCL)"},
+    {"NCCL_SOCKET_FAMILY", C, "IP family of the socket transport"},
+    {"NCCL_SOCKET_IFNAME", C, "IP interfaces to use (read once at network init)"},
+    {"NCCL_SOCKET_NTHREADS", C, "socket-transport threads per connection"},
+    {"NCCL_SOCKET_RETRY_CNT", C, "socket connection retries"},
+    {"NCCL_SOCKET_RETRY_SLEEP_MSEC", C, "sleep between socket retries"},
+    {"NCCL_SYM_CTAS", C, "CTAs of symmetric kernels"},
+    {"NCCL_SYM_KERNEL", C, "symmetric kernels to use"},
+    {"NCCL_THREAD_THRESHOLDS", C, "per-algorithm thread thresholds"},
+    {"NCCL_TOPO_DUMP_FILE", C, "dump the detected topology to this file"},
+    {"NCCL_TOPO_DUMP_FILE_RANK", C, "rank that dumps the topology"},
+    {"NCCL_TOPO_FILE", R, "load the topology from this XML file"},
+    {"NCCL_TREE_THRESHOLD", C, "tree size threshold (older NCCL)"},
+    {"NCCL_TUNER_PLUGIN", C, "tuner plugin library"},
+    {"NCCL_UID_STAGGER_RATE", C, "unique-id bootstrap stagger rate"},
+    {"NCCL_UID_STAGGER_THRESHOLD", C, "unique-id bootstrap stagger threshold"},
+    {"NCCL_UNPACK_DOUBLE_NCHANNELS", C, "double channels for the unpack path"},
+    {"NCCL_WIN_ENABLE", C, "window registration"},
+    {"NCCL_WORK_ARGS_BYTES", C, "kernel argument bytes"},
+    {"NCCL_WORK_FIFO_BYTES", C, "work FIFO size"},
+});
+
+}  // namespace
+
+std::span<const NcclVariable> nccl_variables() { return kVariables; }
+
+const NcclVariable* find_nccl_variable(std::string_view name) {
+  const auto it = std::lower_bound(kVariables.begin(), kVariables.end(), name,
+                                   [](const NcclVariable& v, std::string_view n) { return v.name < n; });
+  return it != kVariables.end() && it->name == name ? &*it : nullptr;
+}
+
+VariableKind variable_kind(std::string_view name) {
+  const NcclVariable* v = find_nccl_variable(name);
+  return v ? v->kind : VariableKind::process_cached;
+}
+
+std::vector<std::string> nccl_variable_names() {
+  std::vector<std::string> names;
+  for (const auto& v : kVariables) names.emplace_back(v.name);
+  return names;
+}
+
+std::string_view name_of(VariableKind kind) {
+  return kind == VariableKind::reread_each_init ? "reread_each_init" : "process_cached";
+}
+
+}  // namespace ncclsweep

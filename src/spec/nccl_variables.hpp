@@ -1,0 +1,35 @@
+#pragma once
+// The NCCL environment variables ncclsweep knows, and whether a change between two
+// communicator inits in one process reaches NCCL (docs/nccl-facts: section 1).
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ncclsweep {
+
+enum class VariableKind {
+  reread_each_init,  // read with ncclGetEnv at every init: re-init in process sees a change
+  process_cached,    // cached (NCCL_PARAM static, read once): needs a fresh process
+};
+
+struct NcclVariable {
+  std::string_view name;  // "NCCL_PROTO"
+  VariableKind kind;
+  std::string_view description;
+};
+
+// Every documented variable plus those NCCL 2.28 reads; sorted by name.
+std::span<const NcclVariable> nccl_variables();
+
+// nullptr when the name is not in the table.
+const NcclVariable* find_nccl_variable(std::string_view name);
+
+// Unknown variables are process_cached: the safe assumption.
+VariableKind variable_kind(std::string_view name);
+
+std::vector<std::string> nccl_variable_names();
+
+std::string_view name_of(VariableKind kind);
+
+}  // namespace ncclsweep

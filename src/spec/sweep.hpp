@@ -1,0 +1,74 @@
+#pragma once
+// A validated sweep file: what to measure (a RunSpec), which NCCL settings to vary
+// (env and config axes), and how to pick, order and repeat the points. Built from YAML
+// by load_sweep_*; every problem is a UsageError with file:line:column and a fix.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "plan/run_spec.hpp"
+#include "spec/config_fields.hpp"
+
+namespace ncclsweep {
+
+// What the checks compare config fields against.
+struct SweepContext {
+  int nccl_version_code = kNewestKnownNcclVersion;
+};
+
+// One swept setting: an environment variable ("NCCL_PROTO") or a config field ("max_ctas").
+struct SweepAxis {
+  std::string name;
+  std::vector<std::string> values;
+  SourcePosition where;  // the key in the file, or the command-line option
+};
+
+// A partial point of include / exclude / baseline: setting name -> value.
+struct PartialPoint {
+  std::vector<std::pair<std::string, std::string>> values;
+  SourcePosition where;
+};
+
+struct Sweep {
+  std::string file;  // where it came from, for messages
+  std::string description;
+  RunSpec measurements;  // name, collectives, sizes, dtypes, ops, root, warmup, iters, check, engine ("" = default)
+  SourcePosition engine_where;
+  std::vector<SweepAxis> env;     // in file order
+  std::vector<SweepAxis> config;  // in file order
+  std::vector<PartialPoint> include;
+  std::vector<PartialPoint> exclude;
+  std::vector<std::vector<std::string>> zip;  // axis names that vary together
+  SourcePosition zip_where;
+  std::optional<PartialPoint> baseline;
+  int repeats = 1;
+  std::string order = "sequential";  // sequential | interleaved | shuffled
+  std::uint64_t seed = 0;
+  bool allow_unknown_env = false;
+};
+
+// The most YAML nodes a sweep file may expand to (aliases included), and how deep it may nest.
+inline constexpr std::size_t kMaxSweepNodes = 100000;
+inline constexpr int kMaxSweepDepth = 32;
+
+Sweep load_sweep_file(const std::string& path, const SweepContext& context = {});
+Sweep load_sweep_text(const std::string& text, const std::string& name, const SweepContext& context = {});
+
+// The top-level keys a sweep file may use (sweeps/schema.json lists the same).
+const std::vector<std::string>& sweep_file_keys();
+
+// Checks that span keys: variable names, config fields against the NCCL version,
+// variables overriding swept fields, the engine. The loader calls it; call it again
+// after adding command-line axes.
+void check_sweep(const Sweep& sweep, const SweepContext& context);
+
+// "--env NCCL_PROTO=LL,Simple" / "--config max_ctas=8,32" -> an axis (not yet checked).
+SweepAxis parse_axis_argument(const std::string& text, const std::string& option);
+
+// Adds the axis, or replaces the one of the same name.
+void set_axis(std::vector<SweepAxis>& axes, SweepAxis axis);
+
+}  // namespace ncclsweep

@@ -1,0 +1,196 @@
+// Checks across keys of a sweep: names, NCCL version, overrides, engine, zip, and the
+// settings named by include / exclude / baseline.
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <sstream>
+
+#include "spec/nccl_variables.hpp"
+#include "spec/suggest.hpp"
+#include "spec/sweep.hpp"
+
+namespace ncclsweep {
+namespace {
+
+bool is_variable_name(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+const SweepAxis* find_axis(const Sweep& sweep, const std::string& name) {
+  for (const auto* axes : {&sweep.env, &sweep.config}) {
+    for (const auto& axis : *axes) {
+      if (axis.name == name) return &axis;
+    }
+  }
+  return nullptr;
+}
+
+void check_env_axis(const SweepAxis& axis, const Sweep& sweep) {
+  if (!is_variable_name(axis.name)) {
+    throw UsageError("'" + axis.name + "' is not an environment variable name",
+                     "env takes variables like NCCL_PROTO; ncclConfig_t fields go under config", axis.where);
+  }
+  if (find_nccl_variable(axis.name) || sweep.allow_unknown_env) return;
+  const bool nccl = axis.name.rfind("NCCL_", 0) == 0;
+  throw UsageError(std::string(nccl ? "unknown NCCL variable " : "unknown environment variable ") + axis.name +
+                       did_you_mean(axis.name, nccl_variable_names()),
+                   "check the name against the NCCL documentation, or set allow_unknown_env: true to pass it "
+                   "through (it then runs in its own processes, as a process-cached setting)",
+                   axis.where);
+}
+
+void check_config_axis(const SweepAxis& axis, const SweepContext& context) {
+  const ConfigField* field = find_config_field(axis.name);
+  if (!field) {
+    throw UsageError("unknown ncclConfig_t field '" + axis.name + "'" + did_you_mean(axis.name, config_field_names()),
+                     "config takes snake_case fields: max_ctas, min_ctas, cga_cluster_size, net_name, ... "
+                     "(docs/sweep-files.md); environment variables go under env",
+                     axis.where);
+  }
+  if (field->since_version > context.nccl_version_code) {
+    throw UsageError("config field " + axis.name + " needs NCCL " + nccl_version_text(field->since_version) +
+                         " or newer; this NCCL is " + nccl_version_text(context.nccl_version_code),
+                     "remove " + axis.name + ", or build ncclsweep against a newer NCCL", axis.where);
+  }
+  if (field->type != ConfigValueType::integer) return;
+  for (const auto& value : axis.values) {
+    std::size_t used = 0;
+    try {
+      (void)std::stoi(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != value.size()) {
+      throw UsageError("config field " + axis.name + " takes integers, not '" + value + "'",
+                       "write " + axis.name + ": [8, 32]", axis.where);
+    }
+  }
+}
+
+// Settings named anywhere in the sweep (axes, and those only include adds), with a place.
+std::vector<std::pair<std::string, SourcePosition>> named_settings(const Sweep& sweep) {
+  std::vector<std::pair<std::string, SourcePosition>> named;
+  for (const auto* axes : {&sweep.env, &sweep.config}) {
+    for (const auto& axis : *axes) named.emplace_back(axis.name, axis.where);
+  }
+  for (const auto& point : sweep.include) {
+    for (const auto& kv : point.values) named.emplace_back(kv.first, point.where);
+  }
+  return named;
+}
+
+void check_overrides(const Sweep& sweep) {
+  const auto named = named_settings(sweep);
+  for (const auto& [field_name, field_where] : named) {
+    const ConfigField* field = find_config_field(field_name);
+    if (!field || field->override_env.empty()) continue;
+    for (const auto& [env_name, env_where] : named) {
+      if (env_name == field->override_env) {
+        throw UsageError(env_name + " overrides config field " + field_name + ", which this sweep varies",
+                         "sweep one of them: remove " + env_name + " from env or " + field_name + " from config",
+                         env_where);
+      }
+    }
+  }
+}
+
+void check_engine(const Sweep& sweep) {
+  if (sweep.measurements.engine != "mpi") return;
+  if (!sweep.env.empty()) {
+    throw UsageError("the mpi engine cannot apply NCCL variables, and this sweep sets " + sweep.env.front().name,
+                     "use engine nccl, or drop env (collectives, sizes, dtypes and ops still sweep with mpi)",
+                     sweep.env.front().where);
+  }
+  if (!sweep.config.empty()) {
+    throw UsageError("the mpi engine has no ncclConfig_t, and this sweep sets " + sweep.config.front().name,
+                     "use engine nccl, or drop config", sweep.config.front().where);
+  }
+}
+
+void check_zip(const Sweep& sweep) {
+  std::set<std::string> zipped;
+  for (const auto& group : sweep.zip) {
+    if (group.size() < 2) throw UsageError("a zip group needs at least two axes", "write zip: [[A, B]]", sweep.zip_where);
+    const SweepAxis* first = nullptr;
+    for (const auto& name : group) {
+      const SweepAxis* axis = find_axis(sweep, name);
+      if (!axis) throw UsageError("zip names '" + name + "', which is not a swept setting", "zip axes listed under env or config", sweep.zip_where);
+      if (!zipped.insert(name).second) throw UsageError("zip names " + name + " twice", "put each axis in one zip group", sweep.zip_where);
+      if (first && axis->values.size() != first->values.size()) {
+        throw UsageError("zip pairs " + first->name + " (" + std::to_string(first->values.size()) + " values) with " + name +
+                             " (" + std::to_string(axis->values.size()) + " values)",
+                         "zipped axes vary together, so they need equally long value lists", sweep.zip_where);
+      }
+      if (!first) first = axis;
+    }
+  }
+}
+
+void check_partial_point(const PartialPoint& point, const Sweep& sweep, const SweepContext& context, bool axes_only,
+                         const std::string& key) {
+  for (const auto& [name, value] : point.values) {
+    const SweepAxis* axis = find_axis(sweep, name);
+    if (axes_only) {
+      if (!axis) throw UsageError(key + " names " + name + ", which this sweep does not vary", key + " entries name swept settings only", point.where);
+      if (std::find(axis->values.begin(), axis->values.end(), value) == axis->values.end()) {
+        throw UsageError(key + " gives " + name + "=" + value + ", which is not among its values", "use one of the values listed for " + name, point.where);
+      }
+      continue;
+    }
+    if (axis) continue;
+    // A setting only include adds: check it like an axis of one value.
+    SweepAxis single{name, {value}, point.where};
+    if (is_variable_name(name)) {
+      check_env_axis(single, sweep);
+    } else {
+      check_config_axis(single, context);
+    }
+  }
+}
+
+}  // namespace
+
+void check_sweep(const Sweep& sweep, const SweepContext& context) {
+  for (const auto& axis : sweep.env) check_env_axis(axis, sweep);
+  for (const auto& axis : sweep.config) check_config_axis(axis, context);
+  check_overrides(sweep);
+  check_engine(sweep);
+  check_zip(sweep);
+  for (const auto& point : sweep.include) check_partial_point(point, sweep, context, false, "include");
+  for (const auto& point : sweep.exclude) check_partial_point(point, sweep, context, true, "exclude");
+  if (sweep.baseline) check_partial_point(*sweep.baseline, sweep, context, false, "baseline");
+}
+
+SweepAxis parse_axis_argument(const std::string& text, const std::string& option) {
+  const SourcePosition where{option + " " + text, 0, 0};
+  const std::size_t equals = text.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == text.size()) {
+    throw UsageError("expected NAME=v1,v2", option + " NCCL_PROTO=LL,Simple  or  --config max_ctas=8,32", where);
+  }
+  SweepAxis axis{text.substr(0, equals), {}, where};
+  std::stringstream values(text.substr(equals + 1));
+  std::string value;
+  while (std::getline(values, value, ',')) {
+    if (value.empty()) throw UsageError("empty value in " + text, "separate values with single commas", where);
+    if (std::find(axis.values.begin(), axis.values.end(), value) != axis.values.end()) {
+      throw UsageError(axis.name + " lists " + value + " twice", "list each value once", where);
+    }
+    axis.values.push_back(value);
+  }
+  return axis;
+}
+
+void set_axis(std::vector<SweepAxis>& axes, SweepAxis axis) {
+  for (auto& existing : axes) {
+    if (existing.name == axis.name) {
+      existing = std::move(axis);
+      return;
+    }
+  }
+  axes.push_back(std::move(axis));
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,269 @@
+// YAML text -> Sweep. Reads each key with its own small function; every message names
+// the file, line and column of the offending node and says how to fix it.
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include "spec/suggest.hpp"
+#include "spec/sweep.hpp"
+#include "spec/yaml_guard.hpp"
+
+namespace ncclsweep {
+namespace {
+
+class Reader {
+ public:
+  explicit Reader(const std::string& file) : file_(file) {}
+
+  SourcePosition at(const YAML::Node& node) const { return yaml_position(file_, node); }
+
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& what, const std::string& fix) const {
+    throw UsageError(what, fix, at(node));
+  }
+
+  std::string scalar(const YAML::Node& node, const std::string& key) const {
+    if (!node.IsScalar()) fail(node, key + " must be a single value, not a " + shape(node), "write " + key + ": VALUE");
+    return node.Scalar();
+  }
+
+  long long integer(const YAML::Node& node, const std::string& key, long long min, long long max, long long example) const {
+    const std::string text = scalar(node, key);
+    long long value = 0;
+    std::size_t used = 0;
+    try {
+      value = std::stoll(text, &used, 10);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size()) fail(node, key + " must be an integer, not '" + text + "'", "write e.g. " + key + ": " + std::to_string(example));
+    if (value < min || value > max) {
+      fail(node, key + " " + text + " is out of range", key + " takes " + std::to_string(min) + ".." + std::to_string(max));
+    }
+    return value;
+  }
+
+  bool boolean(const YAML::Node& node, const std::string& key) const {
+    const std::string text = scalar(node, key);
+    if (text == "true" || text == "1") return true;
+    if (text == "false" || text == "0") return false;
+    fail(node, key + " must be true or false, not '" + text + "'", "write " + key + ": true");
+  }
+
+  // A YAML list of scalars or one comma-separated string -> "a,b,c" for the run flags' parsers.
+  std::string comma_list(const YAML::Node& node, const std::string& key) const {
+    if (node.IsScalar()) return node.Scalar();
+    if (!node.IsSequence()) fail(node, key + " must be a list or a comma-separated string, not a " + shape(node), "write " + key + ": [a, b] or " + key + ": a,b");
+    if (node.size() == 0) fail(node, key + " is an empty list", "name at least one value, or leave " + key + " out for the default");
+    std::string joined;
+    for (const auto& item : node) {
+      if (!item.IsScalar()) fail(item, key + " entries must be single values, not a " + shape(item), "write " + key + ": [a, b]");
+      if (!joined.empty()) joined += ",";
+      joined += item.Scalar();
+    }
+    return joined;
+  }
+
+  // Calls a run-flag parser; its UsageError gets this node's position.
+  template <typename Parse>
+  auto parsed(const YAML::Node& node, Parse&& parse) const -> decltype(parse()) {
+    try {
+      return parse();
+    } catch (const UsageError& e) {
+      throw UsageError(e.what(), e.fix(), at(node));
+    }
+  }
+
+  // name: [v1, v2] (or one scalar) for env and config maps.
+  std::vector<SweepAxis> axes(const YAML::Node& node, const std::string& key) const {
+    if (!node.IsMap()) fail(node, key + " must be a map of name -> list of values, not a " + shape(node), "write " + key + ": {NAME: [v1, v2]} (or NAME: [v1, v2] on indented lines below)");
+    std::vector<SweepAxis> out;
+    for (const auto& entry : node) {
+      SweepAxis axis{scalar(entry.first, key + " names"), {}, at(entry.first)};
+      const YAML::Node& values = entry.second;
+      if (values.IsScalar()) {
+        axis.values.push_back(values.Scalar());
+      } else if (values.IsSequence()) {
+        if (values.size() == 0) fail(values, axis.name + " has an empty list of values", "give at least one value, or remove " + axis.name);
+        for (const auto& v : values) {
+          const std::string value = scalar(v, axis.name + " values");
+          if (std::find(axis.values.begin(), axis.values.end(), value) != axis.values.end()) {
+            fail(v, axis.name + " lists " + value + " twice", "list each value once");
+          }
+          axis.values.push_back(value);
+        }
+      } else {
+        fail(values, axis.name + " must be a list of values, not a " + shape(values), "write " + axis.name + ": [v1, v2]");
+      }
+      out.push_back(std::move(axis));
+    }
+    if (out.empty()) fail(node, key + " is empty", "name at least one setting, or leave " + key + " out");
+    return out;
+  }
+
+  PartialPoint partial_point(const YAML::Node& node, const std::string& key) const {
+    if (!node.IsMap() || node.size() == 0) fail(node, key + " entries must be maps of setting -> value", "write e.g. - {NCCL_PROTO: LL, max_ctas: 8}");
+    PartialPoint point{{}, at(node)};
+    for (const auto& entry : node) {
+      const std::string name = scalar(entry.first, key + " settings");
+      point.values.emplace_back(name, scalar(entry.second, name));
+    }
+    return point;
+  }
+
+  std::vector<PartialPoint> partial_points(const YAML::Node& node, const std::string& key) const {
+    if (!node.IsSequence()) fail(node, key + " must be a list of partial points, not a " + shape(node), "write " + key + ": [{NCCL_PROTO: LL}], one partial point per entry");
+    std::vector<PartialPoint> out;
+    for (const auto& item : node) out.push_back(partial_point(item, key));
+    return out;
+  }
+
+  std::vector<std::vector<std::string>> zip(const YAML::Node& node) const {
+    const std::string fix = "write zip: [[NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS]] (lists of axes that vary together)";
+    if (!node.IsSequence() || node.size() == 0) fail(node, "zip must be a list of lists of axis names", fix);
+    std::vector<std::vector<std::string>> groups;
+    const bool one_group = node[0].IsScalar();
+    for (const auto& item : node) {
+      if (one_group) {
+        if (groups.empty()) groups.emplace_back();
+        groups.back().push_back(scalar(item, "zip"));
+        continue;
+      }
+      if (!item.IsSequence()) fail(item, "zip entries must be lists of axis names", fix);
+      groups.emplace_back();
+      for (const auto& name : item) groups.back().push_back(scalar(name, "zip"));
+    }
+    return groups;
+  }
+
+ private:
+  static std::string shape(const YAML::Node& node) {
+    if (node.IsMap()) return "map";
+    if (node.IsSequence()) return "list";
+    if (node.IsNull()) return "null";
+    return "value";
+  }
+  const std::string& file_;
+};
+
+using KeyReader = std::function<void(const Reader&, const YAML::Node&, Sweep&)>;
+
+const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
+  static const std::vector<std::pair<std::string, KeyReader>> readers = {
+      {"name", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.name = r.scalar(n, "name"); }},
+      {"description", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.description = r.scalar(n, "description"); }},
+      {"collectives", [](const Reader& r, const YAML::Node& n, Sweep& s) {
+         const std::string text = r.comma_list(n, "collectives");
+         s.measurements.collectives = r.parsed(n, [&] { return parse_collective_list(text); });
+       }},
+      {"sizes", [](const Reader& r, const YAML::Node& n, Sweep& s) {
+         const std::string text = r.comma_list(n, "sizes");
+         s.measurements.sizes = r.parsed(n, [&] { return parse_size_list(text); });
+       }},
+      {"dtypes", [](const Reader& r, const YAML::Node& n, Sweep& s) {
+         const std::string text = r.comma_list(n, "dtypes");
+         s.measurements.dtypes = r.parsed(n, [&] { return parse_dtype_list(text); });
+       }},
+      {"ops", [](const Reader& r, const YAML::Node& n, Sweep& s) {
+         const std::string text = r.comma_list(n, "ops");
+         s.measurements.ops = r.parsed(n, [&] { return parse_op_list(text); });
+       }},
+      {"root", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.root = static_cast<int>(r.integer(n, "root", 0, 1 << 20, 0)); }},
+      {"warmup", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.warmup = static_cast<int>(r.integer(n, "warmup", 0, 1000000, 5)); }},
+      {"iters", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.iters = static_cast<int>(r.integer(n, "iters", 1, 1000000, 20)); }},
+      {"check", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.check = r.boolean(n, "check"); }},
+      {"engine", [](const Reader& r, const YAML::Node& n, Sweep& s) {
+         s.measurements.engine = r.scalar(n, "engine");
+         s.engine_where = r.at(n);
+         if (s.measurements.engine != "nccl" && s.measurements.engine != "mpi") {
+           r.fail(n, "unknown engine '" + s.measurements.engine + "'", "engine is nccl or mpi");
+         }
+       }},
+      {"env", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.env = r.axes(n, "env"); }},
+      {"config", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.config = r.axes(n, "config"); }},
+      {"include", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.include = r.partial_points(n, "include"); }},
+      {"exclude", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.exclude = r.partial_points(n, "exclude"); }},
+      {"zip", [](const Reader& r, const YAML::Node& n, Sweep& s) {
+         s.zip = r.zip(n);
+         s.zip_where = r.at(n);
+       }},
+      {"baseline", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.baseline = r.partial_point(n, "baseline"); }},
+      {"repeats", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.repeats = static_cast<int>(r.integer(n, "repeats", 1, 10000, 3)); }},
+      {"order", [](const Reader& r, const YAML::Node& n, Sweep& s) {
+         s.order = r.scalar(n, "order");
+         if (s.order != "sequential" && s.order != "interleaved" && s.order != "shuffled") {
+           r.fail(n, "unknown order '" + s.order + "'", "order is sequential, interleaved or shuffled");
+         }
+       }},
+      {"seed", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.seed = static_cast<std::uint64_t>(r.integer(n, "seed", 0, 0x7fffffffffffffffLL, 7)); }},
+      {"allow_unknown_env", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.allow_unknown_env = r.boolean(n, "allow_unknown_env"); }},
+  };
+  return readers;
+}
+
+// The run command's defaults, so a sweep file may name only what it changes.
+void set_measurement_defaults(RunSpec& spec) {
+  spec.name = "sweep";
+  spec.collectives = parse_collective_list("all_gather,reduce_scatter,all_reduce");
+  spec.sizes = parse_size_list("1M:1G:x4");
+  spec.dtypes = parse_dtype_list("float32");
+  spec.ops = parse_op_list("sum");
+}
+
+}  // namespace
+
+const std::vector<std::string>& sweep_file_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const auto& [name, reader] : key_readers()) k.push_back(name);
+    return k;
+  }();
+  return keys;
+}
+
+Sweep load_sweep_text(const std::string& text, const std::string& name, const SweepContext& context) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw UsageError("YAML syntax error: " + e.msg, "check the brackets, quotes and indentation here",
+                     yaml_position(name, e.mark));
+  }
+  guard_yaml_document(root, name, kMaxSweepNodes, kMaxSweepDepth);
+  if (root.IsNull()) throw UsageError("the sweep file is empty", "see sweeps/smoke.yaml for a start", {name, 0, 0});
+  if (!root.IsMap()) {
+    throw UsageError("a sweep file must be a map of keys (name, collectives, sizes, env, ...)",
+                     "see docs/sweep-files.md", yaml_position(name, root));
+  }
+  const Reader reader(name);
+  Sweep sweep;
+  sweep.file = name;
+  set_measurement_defaults(sweep.measurements);
+  for (const auto& entry : root) {
+    const std::string key = reader.scalar(entry.first, "keys");
+    const auto& readers = key_readers();
+    const auto it = std::find_if(readers.begin(), readers.end(), [&](const auto& r) { return r.first == key; });
+    if (it == readers.end()) {
+      reader.fail(entry.first, "unknown key '" + key + "'" + did_you_mean(key, sweep_file_keys()),
+                  "sweep files know: " + [] {
+                    std::string all;
+                    for (const auto& k : sweep_file_keys()) all += (all.empty() ? "" : ", ") + k;
+                    return all;
+                  }());
+    }
+    it->second(reader, entry.second, sweep);
+  }
+  check_sweep(sweep, context);
+  return sweep;
+}
+
+Sweep load_sweep_file(const std::string& path, const SweepContext& context) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("cannot read sweep file " + path, "check the path; sweeps/ holds examples");
+  std::stringstream text;
+  text << in.rdbuf();
+  return load_sweep_text(text.str(), path, context);
+}
+
+}  // namespace ncclsweep

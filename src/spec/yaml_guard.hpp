@@ -1,0 +1,22 @@
+#pragma once
+// Safety checks on a parsed YAML document before anything reads it: yaml-cpp shares
+// aliased nodes, so a "billion laughs" file is small in memory but explodes when walked;
+// and yaml-cpp 0.7 keeps both entries of a duplicate key without a word.
+#include <yaml-cpp/yaml.h>
+
+#include <cstddef>
+#include <string>
+
+#include "core/errors.hpp"
+
+namespace ncclsweep {
+
+// 1-based file:line:column of a node or mark (yaml-cpp counts from 0).
+SourcePosition yaml_position(const std::string& file, const YAML::Mark& mark);
+SourcePosition yaml_position(const std::string& file, const YAML::Node& node);
+
+// Throws UsageError when the document expands to more than max_nodes nodes, nests
+// deeper than max_depth, or a map repeats a key.
+void guard_yaml_document(const YAML::Node& root, const std::string& file, std::size_t max_nodes, int max_depth);
+
+}  // namespace ncclsweep

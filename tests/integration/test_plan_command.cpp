@@ -1,0 +1,39 @@
+// `ncclsweep plan` as a user runs it: no mpirun, exit statuses, JSON on stdout.
+#include <nlohmann/json.hpp>
+
+#include "catch_compat.hpp"
+#include "integration/launch.hpp"
+
+using namespace ncclsweep::testing;
+
+namespace {
+const std::string kSweeps = std::string(NCCLSWEEP_SOURCE_DIR) + "/sweeps/";
+const std::string kBad = std::string(NCCLSWEEP_SOURCE_DIR) + "/tests/data/bad-sweeps/";
+}  // namespace
+
+TEST_CASE("plan prints JSON with one object per point and its group, command-line axes included") {
+  const Launch plan = run_ncclsweep({"plan", kSweeps + "nvlink-channels.yaml", "--format", "json", "--env",
+                                     "NCCL_PROTO=LL,Simple", "--config", "max_ctas=8,32"});
+  INFO(plan.output);
+  REQUIRE(plan.status == 0);
+  const auto doc = nlohmann::json::parse(plan.output);
+  CHECK(doc.at("points").size() == 8);
+  CHECK(doc.at("groups").size() == 2);
+  CHECK(doc.at("points")[7].at("label") == "NCCL_MAX_NCHANNELS=32 NCCL_PROTO=Simple max_ctas=32");
+  CHECK(doc.at("points")[7].at("group") == 1);
+}
+
+TEST_CASE("plan refuses a bad sweep file with its place and exit status 2") {
+  const Launch plan = run_ncclsweep({"plan", kBad + "unknown-nccl-variable.yaml"});
+  CHECK(plan.status == 2);
+  CHECK_THAT(plan.output, ContainsSubstring("unknown-nccl-variable.yaml:3:3: unknown NCCL variable"));
+  CHECK_THAT(plan.output, ContainsSubstring("did you mean NCCL_IB_QPS_PER_CONNECTION?"));
+}
+
+TEST_CASE("plan --engine mpi refuses an env grid with exit status 2 and plans the mpi smoke sweep") {
+  CHECK(run_ncclsweep({"plan", kSweeps + "smoke.yaml", "--engine", "mpi"}).status == 2);
+  const Launch ok = run_ncclsweep({"plan", kSweeps + "smoke-mpi.yaml"});
+  INFO(ok.output);
+  CHECK(ok.status == 0);
+  CHECK_THAT(ok.output, ContainsSubstring("estimated run time"));
+}

@@ -1,0 +1,118 @@
+#include <algorithm>
+#include <string>
+
+#include "catch_compat.hpp"
+#include "spec/config_fields.hpp"
+#include "spec/nccl_variables.hpp"
+#include "spec/suggest.hpp"
+#include "spec/sweep.hpp"
+
+using namespace ncclsweep;
+
+TEST_CASE("a sweep file fills the measurement axes and keeps env and config axes in file order") {
+  const Sweep s = load_sweep_text(
+      "name: demo\n"
+      "collectives: all_gather, reduce_scatter\n"
+      "sizes: [1M, 4M:16M:x4, 1073741824]\n"
+      "dtypes: [bfloat16]\n"
+      "iters: 7\nwarmup: 0\n"
+      "env:\n  NCCL_PROTO: [LL, Simple]\n  NCCL_MAX_NCHANNELS: [4, 32]\n"
+      "config:\n  max_ctas: [8, 32]\n"
+      "repeats: 3\norder: shuffled\nseed: 42\n",
+      "demo.yaml");
+  CHECK(s.measurements.name == "demo");
+  REQUIRE(s.measurements.collectives.size() == 2);
+  CHECK(s.measurements.collectives[1]->name == "reduce_scatter");
+  CHECK(s.measurements.sizes == std::vector<Bytes>{1u << 20, 4u << 20, 16u << 20, 1u << 30});
+  CHECK(s.measurements.dtypes.front()->name == "bfloat16");
+  CHECK(s.measurements.iters == 7);
+  CHECK(s.measurements.warmup == 0);
+  REQUIRE(s.env.size() == 2);
+  CHECK(s.env[0].name == "NCCL_PROTO");
+  CHECK(s.env[1].values == std::vector<std::string>{"4", "32"});
+  CHECK(s.env[1].where.str() == "demo.yaml:9:3");
+  REQUIRE(s.config.size() == 1);
+  CHECK(s.config[0].name == "max_ctas");
+  CHECK(s.repeats == 3);
+  CHECK(s.order == "shuffled");
+  CHECK(s.seed == 42);
+}
+
+TEST_CASE("keys left out take the run command's defaults") {
+  const Sweep s = load_sweep_text("name: minimal\n", "m.yaml");
+  CHECK(s.measurements.collectives.size() == 3);
+  CHECK(s.measurements.sizes.size() == 6);  // 1M:1G:x4
+  CHECK(s.measurements.iters == 20);
+  CHECK(s.env.empty());
+  CHECK(s.repeats == 1);
+  CHECK(s.order == "sequential");
+  CHECK_FALSE(s.baseline.has_value());
+}
+
+TEST_CASE("allow_unknown_env passes a variable the table lacks") {
+  const std::string text = "env:\n  NCCL_FUTURE_KNOB: [1, 2]\n";
+  CHECK_THAT(usage_error_text([&] { load_sweep_text(text, "u.yaml"); }), ContainsSubstring("unknown NCCL variable NCCL_FUTURE_KNOB"));
+  const Sweep s = load_sweep_text(text + "allow_unknown_env: true\n", "u.yaml");
+  CHECK(s.env.front().name == "NCCL_FUTURE_KNOB");
+}
+
+TEST_CASE("a config field is checked against the NCCL version in the context") {
+  const std::string text = "config:\n  n_channels_per_net_peer: [2, 4]\n";
+  CHECK_NOTHROW(load_sweep_text(text, "c.yaml", SweepContext{22800}));
+  CHECK_THAT(usage_error_text([&] { load_sweep_text(text, "c.yaml", SweepContext{22703}); }),
+             ContainsSubstring("needs NCCL 2.28.0 or newer; this NCCL is 2.27.3"));
+  CHECK_THAT(usage_error_text([&] { load_sweep_text("config:\n  max_ctas: [eight]\n", "c.yaml"); }),
+             ContainsSubstring("max_ctas takes integers, not 'eight'"));
+}
+
+TEST_CASE("command-line axes parse as NAME=v1,v2 and replace a file axis of the same name") {
+  std::vector<SweepAxis> axes{{"NCCL_PROTO", {"LL"}, {}}, {"NCCL_ALGO", {"Ring"}, {}}};
+  set_axis(axes, parse_axis_argument("NCCL_PROTO=LL128,Simple", "--env"));
+  set_axis(axes, parse_axis_argument("NCCL_MAX_NCHANNELS=8", "--env"));
+  REQUIRE(axes.size() == 3);
+  CHECK(axes[0].values == std::vector<std::string>{"LL128", "Simple"});
+  CHECK(axes[2].name == "NCCL_MAX_NCHANNELS");
+  CHECK_THAT(usage_error_text([] { parse_axis_argument("NCCL_PROTO", "--env"); }), ContainsSubstring("expected NAME=v1,v2"));
+  CHECK_THAT(usage_error_text([] { parse_axis_argument("max_ctas=8,,32", "--config"); }), ContainsSubstring("empty value"));
+}
+
+TEST_CASE("the variable table is sorted, unique, and classifies the re-read variables") {
+  const auto vars = nccl_variables();
+  CHECK(std::is_sorted(vars.begin(), vars.end(), [](const auto& a, const auto& b) { return a.name < b.name; }));
+  CHECK(std::adjacent_find(vars.begin(), vars.end(), [](const auto& a, const auto& b) { return a.name == b.name; }) == vars.end());
+  for (const char* reread : {"NCCL_ALGO", "NCCL_PROTO", "NCCL_TOPO_FILE", "NCCL_GRAPH_FILE", "NCCL_COLLNET_ENABLE", "NCCL_NET"}) {
+    CHECK(variable_kind(reread) == VariableKind::reread_each_init);
+  }
+  const auto reread_count = std::count_if(vars.begin(), vars.end(), [](const auto& v) { return v.kind == VariableKind::reread_each_init; });
+  CHECK(reread_count == 6);
+  // nccl-facts.md section 1: cached ones, and the safe default for unknown ones.
+  for (const char* cached : {"NCCL_IB_QPS_PER_CONNECTION", "NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_MAX_NCHANNELS", "NCCL_BUFFSIZE",
+                             "NCCL_P2P_LEVEL", "NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_NVLS_ENABLE", "NCCL_NO_SUCH_THING"}) {
+    CHECK(variable_kind(cached) == VariableKind::process_cached);
+  }
+}
+
+TEST_CASE("every config field's override variable is in the variable table") {
+  for (const auto& field : config_fields()) {
+    if (field.override_env.empty()) continue;
+    INFO(field.name);
+    CHECK(find_nccl_variable(field.override_env) != nullptr);
+  }
+  CHECK(find_config_field("max_ctas")->override_env == "NCCL_MAX_CTAS");
+  CHECK(find_config_field("net_name")->override_env == "NCCL_NET");
+  CHECK(nccl_version_text(22809) == "2.28.9");
+}
+
+TEST_CASE("suggestions pick the nearest name and stay quiet for unrelated words") {
+  const std::vector<std::string> names{"collectives", "config", "sizes"};
+  CHECK(closest_name("collective", names) == "collectives");
+  CHECK(closest_name("SIZES", names) == "sizes");
+  CHECK(closest_name("bandwidth", names).empty());
+}
+
+TEST_CASE("a variable that include adds may not override a swept config field either") {
+  CHECK_THAT(usage_error_text([] {
+               load_sweep_text("config:\n  min_ctas: [4, 8]\ninclude:\n  - {min_ctas: 4, NCCL_MIN_CTAS: 2}\n", "i.yaml");
+             }),
+             ContainsSubstring("i.yaml:4:5: NCCL_MIN_CTAS overrides config field min_ctas"));
+}
