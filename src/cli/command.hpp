@@ -17,5 +17,6 @@ struct CommandContext {
 using CommandAction = std::function<int(CommandContext&)>;
 
 void add_run_command(CLI::App& app, CommandAction& chosen);
+void add_doctor_command(CLI::App& app, CommandAction& chosen);
 
 }  // namespace ncclsweep

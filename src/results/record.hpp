@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/units.hpp"
+#include "doctor/finding.hpp"
 
 namespace ncclsweep {
 
@@ -75,6 +76,7 @@ struct RunDocument {
   std::vector<std::string> hosts;  // distinct, in rank order of first appearance
   std::vector<RankEntry> ranks;
   std::vector<std::string> notes;  // e.g. sizes rounded down
+  std::vector<doctor::Finding> preflight;  // the cheap doctor checks, run before measuring
   std::vector<MeasurementRecord> records;
 };
 

@@ -102,6 +102,7 @@ void to_json(json& j, const RunDocument& d) {
            {"hosts", d.hosts},
            {"ranks", d.ranks},
            {"notes", d.notes},
+           {"preflight", d.preflight},
            {"records", d.records}};
 }
 
@@ -123,6 +124,7 @@ void from_json(const json& j, RunDocument& d) {
   j.at("hosts").get_to(d.hosts);
   j.at("ranks").get_to(d.ranks);
   j.at("notes").get_to(d.notes);
+  if (j.contains("preflight")) j.at("preflight").get_to(d.preflight);  // absent before preflight existed
   j.at("records").get_to(d.records);
 }
 
