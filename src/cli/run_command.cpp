@@ -7,6 +7,7 @@
 #include "cli/command.hpp"
 #include "core/errors.hpp"
 #include "core/utc_time.hpp"
+#include "doctor/preflight.hpp"
 #include "ncclsweep_version.hpp"
 #include "plan/measurement_plan.hpp"
 #include "report/terminal_table.hpp"
@@ -65,6 +66,20 @@ void report_failure(const MpiSession& session, const std::string& message, bool 
     std::fprintf(stderr, "ncclsweep: error on rank %d (%s): %s\n", session.rank(), session.host().c_str(),
                  message.c_str());
   }
+}
+
+// Warnings and errors one line each; information only counted (run.json has it all).
+void print_preflight(const std::vector<doctor::Finding>& findings) {
+  int info = 0;
+  for (const auto& f : findings) {
+    if (f.severity == doctor::Severity::info) {
+      ++info;
+      continue;
+    }
+    std::printf("# preflight: %s %s ranks %s: %s\n", std::string(doctor::name_of(f.severity)).c_str(), f.check.c_str(),
+                doctor::compact_ranks(f.ranks).c_str(), f.evidence.c_str());
+  }
+  std::printf("# preflight: %d informational finding(s) in run.json; ncclsweep doctor explains each\n", info);
 }
 
 int run_launch(const RunArgs& args, CommandContext& context) {
@@ -129,6 +144,10 @@ int run_launch(const RunArgs& args, CommandContext& context) {
     return kExitUsage;
   }
 
+  // The cheap doctor checks (docs/doctor.md): recorded, printed, never fatal here.
+  const auto preflight = doctor::cheap_checks(session, context.envp, engine->device().pci_bus_id);
+  if (leader) print_preflight(preflight);
+
   RunDocument run;
   if (leader) {
     run.name = spec.name;
@@ -143,6 +162,7 @@ int run_launch(const RunArgs& args, CommandContext& context) {
     run.hosts = distinct_hosts(ranks);
     run.ranks = ranks;
     run.notes = plan.notes;
+    run.preflight = preflight;
     if (!conflicts.empty()) run.notes.push_back("--allow-shared-gpu: " + conflicts.front());
     sinks.begin(run);
   }
