@@ -1,5 +1,6 @@
 // `ncclsweep doctor` under a real mpirun: an MPMD launch gives the two ranks different
 // environments, and the doctor must name both problems with the ranks affected.
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "catch_compat.hpp"
@@ -66,4 +67,22 @@ TEST_CASE("doctor exits 0 when every rank agrees and nothing is an error") {
   CHECK(run.status == 0);
   CHECK_THAT(run.output, ContainsSubstring("placement.affinity"));
   CHECK_THAT(run.output, ContainsSubstring("gpu.visible"));
+}
+
+TEST_CASE("run records the cheap checks in run.json and prints errors as # preflight lines") {
+  const auto dir = scratch_dir("preflight");
+  const std::vector<std::string> args{"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes", "1K",
+                                      "--warmup", "0", "--iters", "1", "-o", dir.string()};
+  const Launch run = mpirun_mpmd({{1, {"NCCL_ALGO=Ring"}, args}, {1, {"NCCL_ALGO=Tree"}, args}});
+  INFO(run.output);
+  REQUIRE(run.status == 0);  // findings are recorded, never fatal in run
+  CHECK_THAT(run.output, ContainsSubstring("# preflight: error env.uniform ranks 1: NCCL_ALGO differs"));
+  std::ifstream in(dir / "run.json");
+  REQUIRE(in.good());
+  const json doc = json::parse(in);
+  bool uniform = false;
+  for (const json& f : doc.at("preflight")) {
+    if (f.at("check") == "env.uniform") uniform = f.at("ranks") == json::array({1});
+  }
+  CHECK(uniform);
 }
