@@ -20,5 +20,6 @@ void add_run_command(CLI::App& app, CommandAction& chosen);
 void add_worker_command(CLI::App& app, CommandAction& chosen);
 void add_sizes_command(CLI::App& app, CommandAction& chosen);
 void add_plan_command(CLI::App& app, CommandAction& chosen);
+void add_doctor_command(CLI::App& app, CommandAction& chosen);
 
 }  // namespace ncclsweep

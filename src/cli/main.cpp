@@ -20,6 +20,7 @@ int main(int argc, char** argv, char** envp) {
   add_worker_command(app, chosen);
   add_sizes_command(app, chosen);
   add_plan_command(app, chosen);
+  add_doctor_command(app, chosen);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

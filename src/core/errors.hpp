@@ -10,6 +10,7 @@ namespace ncclsweep {
 enum ExitStatus : int {
   kExitOk = 0,
   kExitRegression = 1,  // compare: a row below the threshold
+  kExitFindings = 1,    // doctor: an error-level finding
   kExitUsage = 2,       // bad input: command line, sweep file, results file
   kExitRuntime = 3,     // CUDA, NCCL or MPI failed
 };

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/units.hpp"
+#include "doctor/finding.hpp"
 
 namespace ncclsweep {
 
@@ -98,6 +99,7 @@ struct RunDocument {
   std::vector<RankEntry> ranks;
   std::vector<std::string> notes;  // e.g. sizes rounded down
   std::vector<PointOutcome> points;  // empty for the mpi engine without a sweep
+  std::vector<doctor::Finding> preflight;  // the cheap doctor checks, run before measuring
   std::vector<MeasurementRecord> records;
 };
 

@@ -133,6 +133,7 @@ void to_json(json& j, const RunDocument& d) {
            {"ranks", d.ranks},
            {"notes", d.notes},
            {"points", d.points},
+           {"preflight", d.preflight},
            {"records", d.records}};
 }
 
@@ -155,6 +156,7 @@ void from_json(const json& j, RunDocument& d) {
   j.at("ranks").get_to(d.ranks);
   j.at("notes").get_to(d.notes);
   j.at("points").get_to(d.points);
+  if (j.contains("preflight")) j.at("preflight").get_to(d.preflight);  // absent before preflight existed
   j.at("records").get_to(d.records);
 }
 

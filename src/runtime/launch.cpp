@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/utc_time.hpp"
+#include "doctor/preflight.hpp"
 #include "ncclsweep_version.hpp"
 #include "report/terminal_table.hpp"
 #include "results/results_directory.hpp"
@@ -27,6 +28,20 @@ void print_error(const MpiSession& session, const std::string& message, bool sha
     std::fprintf(stderr, "ncclsweep: error on rank %d (%s): %s\n", session.rank(), session.host().c_str(),
                  message.c_str());
   }
+}
+
+// Warnings and errors one line each; information only counted (run.json has it all).
+void print_preflight(const std::vector<doctor::Finding>& findings) {
+  int info = 0;
+  for (const auto& f : findings) {
+    if (f.severity == doctor::Severity::info) {
+      ++info;
+      continue;
+    }
+    std::printf("# preflight: %s %s ranks %s: %s\n", std::string(doctor::name_of(f.severity)).c_str(),
+                f.check.c_str(), doctor::compact_ranks(f.ranks).c_str(), f.evidence.c_str());
+  }
+  std::printf("# preflight: %d informational finding(s) in run.json; ncclsweep doctor explains each\n", info);
 }
 
 // State of one launch on this rank; the sinks and the document live on rank 0.
@@ -78,7 +93,11 @@ class Launch {
                   true);
       return false;
     }
+    const std::vector<doctor::Finding> preflight =
+        doctor::cheap_checks(session_, request_.envp, device.pci_bus_id);  // collective
     if (!leader_) return true;
+    print_preflight(preflight);
+    run_.preflight = preflight;
     const RunSpec& spec = request_.spec;
     run_.name = spec.name;
     run_.status = "incomplete";

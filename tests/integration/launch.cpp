@@ -43,6 +43,19 @@ Launch mpirun_ncclsweep(int ranks, const std::vector<std::string>& args) {
   return run_process(argv);
 }
 
+Launch mpirun_mpmd(const std::vector<AppContext>& apps) {
+  std::vector<std::string> argv{NCCLSWEEP_MPIEXEC, "--oversubscribe"};
+  if (geteuid() == 0) argv.push_back("--allow-run-as-root");
+  for (std::size_t i = 0; i < apps.size(); ++i) {
+    if (i > 0) argv.push_back(":");
+    argv.insert(argv.end(), {"-np", std::to_string(apps[i].ranks)});
+    for (const auto& e : apps[i].exports) argv.insert(argv.end(), {"-x", e});
+    argv.push_back(NCCLSWEEP_BINARY);
+    argv.insert(argv.end(), apps[i].args.begin(), apps[i].args.end());
+  }
+  return run_process(argv);
+}
+
 Launch run_ncclsweep(const std::vector<std::string>& args) {
   std::vector<std::string> argv{NCCLSWEEP_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());

@@ -17,6 +17,17 @@ Launch run_process(const std::vector<std::string>& argv);
 // mpirun -np N [--oversubscribe, --allow-run-as-root as needed] ncclsweep ARGS...
 Launch mpirun_ncclsweep(int ranks, const std::vector<std::string>& args);
 
+// One app context of an MPMD launch: its rank count, its -x NAME=VALUE variables and
+// ncclsweep's arguments.
+struct AppContext {
+  int ranks = 1;
+  std::vector<std::string> exports;  // "NAME=VALUE"
+  std::vector<std::string> args;
+};
+
+// mpirun [options] -np N -x A=1 ncclsweep ARGS : -np M -x A=2 ncclsweep ARGS ...
+Launch mpirun_mpmd(const std::vector<AppContext>& apps);
+
 // ncclsweep ARGS... without a launcher.
 Launch run_ncclsweep(const std::vector<std::string>& args);
 

@@ -23,6 +23,7 @@ RunDocument sample_run() {
   run.hosts = {"node1"};
   run.ranks = {RankEntry{0, "node1", 0, 0, "NVIDIA H200", "0000:00:06.0", {{"NCCL_PROTO", "Simple"}}}};
   run.notes = {"rounded"};
+  run.preflight = {{"env.file", doctor::Severity::error, {0, 1}, {"node1"}, "NCCL_TOPO_FILE=/x: gone", "mount it"}};
   MeasurementRecord r;
   r.collective = "all_gather";
   r.dtype = "float32";
@@ -60,6 +61,15 @@ TEST_CASE("run.json round-trips every field") {
   CHECK_FALSE(back.records[1].wrong.has_value());
   CHECK(back.ranks[0].environment.at("NCCL_PROTO") == "Simple");
   CHECK(j.at("records")[1].at("wrong").is_null());
+  REQUIRE(back.preflight.size() == 1);
+  CHECK(back.preflight[0].ranks == std::vector<int>{0, 1});
+  CHECK(j.at("preflight")[0].at("severity") == "error");
+}
+
+TEST_CASE("run.json from before preflight existed still loads") {
+  nlohmann::json j = sample_run();
+  j.erase("preflight");
+  CHECK(j.get<RunDocument>().preflight.empty());
 }
 
 TEST_CASE("a document from a newer schema is refused") {

@@ -1,0 +1,34 @@
+#include "doctor/preflight.hpp"
+
+#include "doctor/checks.hpp"
+#include "doctor/gpu_probe.hpp"
+#include "doctor/system_reader.hpp"
+#include "runtime/mpi_session.hpp"
+
+namespace ncclsweep::doctor {
+
+RankFacts collect_local_facts(const MpiSession& session, char** envp, GpuFacts gpu) {
+  const auto reader = make_rooted_reader("/");
+  const RankIdentity identity{session.rank(), session.host(), session.local_rank()};
+  RankFacts facts = collect_rank_facts(*reader, identity, doctor_environment(envp), std::move(gpu));
+  add_nccl_versions(facts);
+  return facts;
+}
+
+std::vector<RankFacts> gather_facts(MpiSession& session, const RankFacts& mine) {
+  const std::vector<std::string> all = session.gather(nlohmann::json(mine).dump());
+  std::vector<RankFacts> facts;
+  facts.reserve(all.size());
+  for (const auto& text : all) facts.push_back(nlohmann::json::parse(text).get<RankFacts>());
+  return facts;
+}
+
+std::vector<Finding> cheap_checks(MpiSession& session, char** envp, const std::string& pci_bus_id) {
+  GpuFacts gpu;
+  gpu.bus_id = pci_bus_id;
+  if (pci_bus_id.empty()) gpu.unavailable_reason = "the engine drives no GPU";
+  const auto all = gather_facts(session, collect_local_facts(session, envp, std::move(gpu)));
+  return session.rank() == 0 ? evaluate(all) : std::vector<Finding>{};
+}
+
+}  // namespace ncclsweep::doctor
