@@ -17,5 +17,7 @@ struct CommandContext {
 using CommandAction = std::function<int(CommandContext&)>;
 
 void add_run_command(CLI::App& app, CommandAction& chosen);
+void add_report_command(CLI::App& app, CommandAction& chosen);
+void add_compare_command(CLI::App& app, CommandAction& chosen);
 
 }  // namespace ncclsweep

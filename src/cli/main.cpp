@@ -17,6 +17,8 @@ int main(int argc, char** argv, char** envp) {
   app.set_version_flag("--version", NCCLSWEEP_VERSION " (" NCCLSWEEP_GIT_SHA ") engines:" + engines);
   CommandAction chosen;
   add_run_command(app, chosen);
+  add_report_command(app, chosen);
+  add_compare_command(app, chosen);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -9,6 +9,7 @@
 #include "core/utc_time.hpp"
 #include "ncclsweep_version.hpp"
 #include "plan/measurement_plan.hpp"
+#include "report/summary_file.hpp"
 #include "report/terminal_table.hpp"
 #include "results/results_directory.hpp"
 #include "runtime/engine_registry.hpp"
@@ -103,6 +104,7 @@ int run_launch(const RunArgs& args, CommandContext& context) {
                                                                           compact_utc(start))
                                                           .string();
       sinks.add(make_results_directory(results_dir));
+      sinks.add(make_summary_file(results_dir));
     }
   } catch (const UsageError& e) {
     local_status = kExitUsage;
