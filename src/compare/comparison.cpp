@@ -122,6 +122,13 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
     r.reference_band_gbps = noise_band_gbps(r.reference_row);
     r.verdict = judge(row.busbw_gbps, r.new_band_gbps, r.reference_row.busbw_gbps, r.reference_band_gbps);
     r.fails = r.verdict == Verdict::slower && r.ratio < options.threshold;
+    // Fast wrong answers are no result: say so next to the verdicts.
+    for (const auto& [which, checked] : {std::pair{"NEW", &r.new_row}, std::pair{"REFERENCE", &r.reference_row}}) {
+      if (checked->wrong.value_or(0) > 0) {
+        c.notes.push_back(std::string(which) + ": " + row_label(r.key) + " had " + std::to_string(*checked->wrong) +
+                          " wrong elements");
+      }
+    }
     c.rows.push_back(r);
   }
   if (c.rows.empty()) {

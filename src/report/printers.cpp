@@ -66,10 +66,18 @@ std::vector<RowGroup> group_rows(const Side& side) {
   return groups;
 }
 
-std::string verification(const SideRow* row) {
-  if (!row) return "";
-  if (!row->wrong) return "unchecked";
-  return *row->wrong == 0 ? "ok" : std::to_string(*row->wrong) + " wrong";
+std::string verification(std::span<const SizeRow> sizes) {
+  std::uint64_t wrong = 0;
+  bool unchecked = false;
+  for (const SizeRow& s : sizes) {
+    for (const SideRow* r : {s.out_of_place, s.in_place}) {
+      if (!r) continue;
+      if (r->wrong) wrong += *r->wrong;
+      else unchecked = true;
+    }
+  }
+  if (wrong > 0) return std::to_string(wrong) + " wrong";
+  return unchecked ? "unchecked" : "ok";
 }
 
 }  // namespace ncclsweep

@@ -5,6 +5,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <span>
 #include <string_view>
 
 #include "compare/comparison.hpp"
@@ -50,7 +51,8 @@ struct RowGroup {
 };
 std::vector<RowGroup> group_rows(const Side& side);
 
-// "ok", "3 wrong", "unchecked".
-std::string verification(const SideRow* row);
+// Over every placement of the given sizes: "ok", "3 wrong" (any wrong element wins),
+// or "unchecked".
+std::string verification(std::span<const SizeRow> sizes);
 
 }  // namespace ncclsweep

@@ -22,20 +22,6 @@ std::string peak_share(const SizeRow& s, const PrintStyle& style) {
   return buf;
 }
 
-std::string group_verification(const RowGroup& g) {
-  std::uint64_t wrong = 0;
-  bool unchecked = false;
-  for (const auto& s : g.sizes) {
-    for (const SideRow* r : {s.out_of_place, s.in_place}) {
-      if (!r) continue;
-      if (!r->wrong) unchecked = true;
-      else wrong += *r->wrong;
-    }
-  }
-  if (wrong > 0) return std::to_string(wrong) + " wrong";
-  return unchecked ? "unchecked" : "ok";
-}
-
 const SideRow* best_row(const RowGroup& g) {
   const SideRow* best = nullptr;
   for (const auto& s : g.sizes) {
@@ -60,7 +46,7 @@ void print_side_table(const Side& side, const PrintStyle& style, std::ostream& o
                   "ip us", "ip GB/s", "check", style.link_peak_gbps ? "  % of peak" : "");
     out << line;
     for (const SizeRow& s : g.sizes) {
-      const std::string check = verification(s.out_of_place ? s.out_of_place : s.in_place);
+      const std::string check = verification({&s, 1});
       const bool bad = check.find("wrong") != std::string::npos;
       std::snprintf(line, sizeof line, "%12s %14llu %10s %10s %10s %10s %s%10s%s",
                     format_bytes(s.any().key.size_bytes).c_str(), static_cast<unsigned long long>(s.any().count),
@@ -86,7 +72,7 @@ void print_side_markdown(const Side& side, const PrintStyle& style, std::ostream
     out << "| " << g.title << " | " << format_bytes(g.sizes.front().any().key.size_bytes) << " .. "
         << format_bytes(g.sizes.back().any().key.size_bytes) << " (" << g.sizes.size() << ") | "
         << significant3(best->busbw_gbps) << " | " << format_bytes(best->key.size_bytes)
-        << (best->key.placement == "in_place" ? " in-place" : "") << " | " << group_verification(g) << " |\n";
+        << (best->key.placement == "in_place" ? " in-place" : "") << " | " << verification(g.sizes) << " |\n";
   }
   for (const RowGroup& g : groups) {
     out << "\n<details><summary>" << g.title << ": busbw per size</summary>\n\n";
@@ -95,7 +81,7 @@ void print_side_markdown(const Side& side, const PrintStyle& style, std::ostream
     out << "|---:|---:|---:|---|" << (style.link_peak_gbps ? "---:|" : "") << "\n";
     for (const SizeRow& s : g.sizes) {
       out << "| " << format_bytes(s.any().key.size_bytes) << " | " << busbw_text(s.out_of_place) << " | "
-          << busbw_text(s.in_place) << " | " << verification(s.out_of_place ? s.out_of_place : s.in_place) << " |";
+          << busbw_text(s.in_place) << " | " << verification({&s, 1}) << " |";
       if (style.link_peak_gbps) out << " " << peak_share(s, style) << " |";
       out << "\n";
     }

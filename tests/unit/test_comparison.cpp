@@ -79,6 +79,14 @@ TEST_CASE("only slower rows below the threshold fail, and the summary names them
   CHECK_THAT(lenient.summary(), ContainsSubstring("-> PASS"));
 }
 
+TEST_CASE("wrong elements on either side are named in the notes") {
+  SideRow bad = row(MiB, 100);
+  bad.wrong = 7;
+  const Comparison c = compare_sides(side({bad}), side({row(MiB, 100)}), {});
+  REQUIRE(c.notes.size() == 1);
+  CHECK(c.notes[0] == "NEW: all_gather float32 1 MiB had 7 wrong elements");
+}
+
 TEST_CASE("different rank counts are refused unless allowed, with the reason") {
   const Side a = side({row(MiB, 100)}, 8), b = side({row(MiB, 100)}, 16);
   const std::string text = usage_error_text([&] { compare_sides(a, b, {}); });

@@ -76,6 +76,18 @@ TEST_CASE("summary.md has a fixed row order, 3 significant digits and no volatil
   CHECK(summary_markdown(c) != text);
 }
 
+TEST_CASE("verification counts wrong elements of either placement") {
+  RunDocument run = run_with({record("all_gather", 1 << 20, "out_of_place", 37.5), record("all_gather", 1 << 20, "in_place", 42.1),
+                              record("all_gather", 1 << 21, "out_of_place", 50)});
+  run.records[1].wrong = 3;
+  run.records[2].wrong.reset();
+  const std::string text = summary_markdown(run);
+  CHECK_THAT(text, ContainsSubstring("| 1 MiB | 37.5 | 42.1 | 3 wrong |"));
+  CHECK_THAT(text, ContainsSubstring("| 2 MiB | 50.0 | - | unchecked |"));
+  // The overview: best busbw, where, and the collective's status over every size.
+  CHECK_THAT(text, ContainsSubstring("| all_gather float32 | 1 MiB .. 2 MiB (2) | 50.0 | 2 MiB | 3 wrong |"));
+}
+
 TEST_CASE("CSV has one tidy row per measurement with a header") {
   const Side side = side_from_run(run_with({record("all_gather", 1024, "in_place", 1.25),
                                             record("all_gather", 1024, "out_of_place", 1.5)}),
