@@ -103,7 +103,9 @@ Side side_from_nccl_tests_json(const std::string& text, const std::string& path)
   }
   try {
     return import(doc, path);
-  } catch (const json::exception& e) {
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {  // a missing key, a wrong type, a root that is no number
     throw UsageError(path + " is not nccl-tests -J output: " + e.what(), "give a complete nccl-tests -J file (schema version 3)");
   }
 }

@@ -25,6 +25,12 @@ bool is_unsigned_integer(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
+// Strict: "13x072" is no count (std::stoull alone would read 13).
+std::uint64_t parse_unsigned(const std::string& token) {
+  if (!is_unsigned_integer(token)) throw std::invalid_argument(token);
+  return std::stoull(token);
+}
+
 std::optional<double> parse_number(const std::string& token) {
   if (token == "N/A" || token == "nan" || token == "-nan") return std::nullopt;
   char* end = nullptr;
@@ -120,8 +126,12 @@ class TextImporter {
       if (!block_->layout) throw error(number, "unrecognised nccl-tests table header");
     } else if (text.starts_with("# Collective test concluded") || text.starts_with("# Avg bus bandwidth")) {
       if (block_) block_->concluded = true;
-    } else if (block_ && block_->layout && is_unsigned_integer(words[0])) {
-      data_row(words, number);
+    } else if (block_ && block_->layout && !block_->concluded && is_unsigned_integer(words[0])) {
+      try {
+        data_row(words, number);
+      } catch (const std::logic_error&) {  // std::stoull on a non-number or an overflow
+        throw error(number, "malformed nccl-tests row: '" + text + "'");
+      }
     }
     last_line_ = number;
   }
@@ -171,8 +181,8 @@ class TextImporter {
       if (!busbw) return;  // N/A: nothing measured
       SideRow row;
       row.key = {block_->collective, canonical_dtype(words[t.type]), t.redop >= 0 ? words[t.redop] : "none",
-                 std::stoull(words[t.size]), placement, ""};
-      row.count = std::stoull(words[t.count]);
+                 parse_unsigned(words[t.size]), placement, ""};
+      row.count = parse_unsigned(words[t.count]);
       row.root = t.root >= 0 ? parse_number(words[t.root]).value_or(-1) : -1;
       row.time_us = parse_number(words[c.time]).value_or(0);
       row.algbw_gbps = c.algbw >= 0 ? parse_number(words[c.algbw]).value_or(0) : 0;

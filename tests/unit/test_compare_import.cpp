@@ -145,6 +145,17 @@ TEST_CASE("nccl-tests -J JSON (schema 3) imports results, ranks and per-iteratio
   CHECK(!find_row(side, 4194304, "in_place"));
 }
 
+TEST_CASE("a malformed nccl-tests row is refused with its line, not a crash") {
+  std::string text = slurp(kData / "nccl-tests-all_gather-np2.txt");
+  text.replace(text.find("131072"), 6, "13x072");
+  CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_text(text, "bad.txt"); }),
+             ContainsSubstring("bad.txt:12: malformed nccl-tests row"));
+  std::string json_text = slurp(kData / "all_gather-j.json");
+  json_text.replace(json_text.find("\"    -1\""), 8, "\"root?\"");
+  CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_json(json_text, "bad.json"); }),
+             ContainsSubstring("bad.json is not nccl-tests -J output"));
+}
+
 TEST_CASE("nccl-tests JSON of another schema version is refused") {
   std::string text = slurp(kData / "all_gather-j.json");
   text.replace(text.find("\"version\":3"), 11, "\"version\":4");
