@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "catch_compat.hpp"
+#include "read_file.hpp"
 #include "integration/launch.hpp"
 
 using namespace ncclsweep::testing;
@@ -11,13 +12,6 @@ using namespace ncclsweep::testing;
 namespace {
 
 const std::filesystem::path kData = NCCLSWEEP_TEST_DATA "/nccl-tests";
-
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 void write(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::create_directories(path.parent_path());
@@ -60,7 +54,7 @@ TEST_CASE("compare: one size made 20% slower fails with exit 1 and names that si
   const auto dir = scratch_dir("compare-slower");
   const auto original = kData / "nccl-tests-all_gather-np2.txt";
   const auto slower = dir / "slower.txt";
-  write(slower, make_size_slower(slurp(original), "67108864"));
+  write(slower, make_size_slower(read_file(original), "67108864"));
   for (const char* format : {"table", "md", "json"}) {
     const Launch run = run_ncclsweep({"compare", slower.string(), original.string(), "--format", format});
     INFO(format << "\n" << run.output);
@@ -83,7 +77,7 @@ TEST_CASE("compare: the summary line comes first, and -o writes the document") {
   INFO(run.output);
   REQUIRE(run.status == 0);
   CHECK(run.output == "14 rows: 14 same -> PASS\n");
-  CHECK(slurp(dir / "c.md").starts_with("**14 rows: 14 same -> PASS**\n"));
+  CHECK(read_file(dir / "c.md").starts_with("**14 rows: 14 same -> PASS**\n"));
 }
 
 TEST_CASE("compare: bad input and nothing comparable exit 2 with a reason") {
@@ -121,7 +115,7 @@ TEST_CASE("an mpi-engine run writes summary.md, reports in every format and comp
                                           "64K:1M:x4", "--warmup", "1", "--iters", "3", "-o", (dir / "a").string()});
   INFO(run.output);
   REQUIRE(run.status == 0);
-  const std::string summary = slurp(dir / "a" / "summary.md");
+  const std::string summary = read_file(dir / "a" / "summary.md");
   CHECK_THAT(summary, ContainsSubstring("all_gather float32"));
   CHECK_THAT(summary, ContainsSubstring("| 1 MiB |"));
   CHECK_THAT(summary, ContainsSubstring("2 ranks on 1 host(s)"));
@@ -152,5 +146,5 @@ TEST_CASE("report: colour never reaches a pipe, and -o writes a file") {
   CHECK_THAT(table.output, ContainsSubstring("327"));
   const Launch csv = run_ncclsweep({"report", original, "--format", "csv", "-o", (dir / "r.csv").string()});
   CHECK(csv.status == 0);
-  CHECK(slurp(dir / "r.csv").starts_with("source,name,"));
+  CHECK(read_file(dir / "r.csv").starts_with("source,name,"));
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "catch_compat.hpp"
+#include "read_file.hpp"
 #include "integration/launch.hpp"
 
 using namespace ncclsweep::testing;
@@ -22,13 +23,6 @@ std::string find_chromium() {
     }
   }
   return {};
-}
-
-std::string slurp_binary(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
 }
 
 std::uint32_t big_endian32(const std::string& bytes, std::size_t at) {
@@ -73,8 +67,8 @@ TEST_CASE("the report SVG renders in headless Chromium") {
   INFO(plot_run.output);
   const Launch blank_run = render(chromium, blank, dir / "blank.png");
   INFO(blank_run.output);
-  const std::string png = slurp_binary(dir / "plot.png");
-  const std::string blank_png = slurp_binary(dir / "blank.png");
+  const std::string png = read_file(dir / "plot.png");
+  const std::string blank_png = read_file(dir / "blank.png");
   REQUIRE(png.size() > 24);
   REQUIRE(blank_png.size() > 24);
   CHECK(png.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "catch_compat.hpp"
+#include "read_file.hpp"
 #include "compare/importers.hpp"
 
 using namespace ncclsweep;
@@ -12,13 +13,6 @@ using namespace ncclsweep;
 namespace {
 
 const std::filesystem::path kData = NCCLSWEEP_TEST_DATA "/nccl-tests";
-
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 const SideRow* find_row(const Side& side, Bytes size, const std::string& placement) {
   for (const auto& row : side.rows) {
@@ -36,7 +30,7 @@ TEST_CASE("nccl-tests text imports to exactly the busbw values it prints") {
     const Side side = load_side(kData / name);
     // Read the rows back the simplest way: whitespace columns of this 2.19 layout
     // (size 0, busbw 7 and 11). The first row of a size wins, as in the importer.
-    std::istringstream in(slurp(kData / name));
+    std::istringstream in(read_file(kData / name));
     std::size_t rows = 0;
     std::set<Bytes> seen;
     for (std::string line; std::getline(in, line);) {
@@ -117,7 +111,7 @@ TEST_CASE("truncated nccl-tests text is refused with the line") {
   CHECK_THAT(text, ContainsSubstring("truncated.txt:15"));
   CHECK_THAT(text, ContainsSubstring("truncated"));
   // A file that stops between rows, before the test concluded, is refused too.
-  const std::string whole = slurp(kData / "nccl-tests-all_gather-np2.txt");
+  const std::string whole = read_file(kData / "nccl-tests-all_gather-np2.txt");
   const std::string cut = whole.substr(0, whole.find("# Out of bounds"));
   CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_text(cut, "cut.txt"); }),
              ContainsSubstring("never printed '# Collective test concluded'"));
@@ -146,18 +140,18 @@ TEST_CASE("nccl-tests -J JSON (schema 3) imports results, ranks and per-iteratio
 }
 
 TEST_CASE("a malformed nccl-tests row is refused with its line, not a crash") {
-  std::string text = slurp(kData / "nccl-tests-all_gather-np2.txt");
+  std::string text = read_file(kData / "nccl-tests-all_gather-np2.txt");
   text.replace(text.find("131072"), 6, "13x072");
   CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_text(text, "bad.txt"); }),
              ContainsSubstring("bad.txt:12: malformed nccl-tests row"));
-  std::string json_text = slurp(kData / "all_gather-j.json");
+  std::string json_text = read_file(kData / "all_gather-j.json");
   json_text.replace(json_text.find("\"    -1\""), 8, "\"root?\"");
   CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_json(json_text, "bad.json"); }),
              ContainsSubstring("bad.json is not nccl-tests -J output"));
 }
 
 TEST_CASE("nccl-tests JSON of another schema version is refused") {
-  std::string text = slurp(kData / "all_gather-j.json");
+  std::string text = read_file(kData / "all_gather-j.json");
   text.replace(text.find("\"version\":3"), 11, "\"version\":4");
   CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_json(text, "x.json"); }), ContainsSubstring("schema version 4"));
   CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_json(text.substr(0, 300), "x.json"); }),
