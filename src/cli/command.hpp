@@ -21,5 +21,7 @@ void add_worker_command(CLI::App& app, CommandAction& chosen);
 void add_sizes_command(CLI::App& app, CommandAction& chosen);
 void add_plan_command(CLI::App& app, CommandAction& chosen);
 void add_doctor_command(CLI::App& app, CommandAction& chosen);
+void add_report_command(CLI::App& app, CommandAction& chosen);
+void add_compare_command(CLI::App& app, CommandAction& chosen);
 
 }  // namespace ncclsweep

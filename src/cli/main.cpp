@@ -21,6 +21,8 @@ int main(int argc, char** argv, char** envp) {
   add_sizes_command(app, chosen);
   add_plan_command(app, chosen);
   add_doctor_command(app, chosen);
+  add_report_command(app, chosen);
+  add_compare_command(app, chosen);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -8,6 +8,7 @@
 #include "core/utc_time.hpp"
 #include "doctor/preflight.hpp"
 #include "ncclsweep_version.hpp"
+#include "report/summary_file.hpp"
 #include "report/terminal_table.hpp"
 #include "results/results_directory.hpp"
 #include "runtime/engine_registry.hpp"
@@ -68,6 +69,7 @@ class Launch {
                            : default_results_dir(request_.results_root, request_.spec.name, compact_utc(start_)).string();
         sinks_.add(make_terminal_table(stdout));
         sinks_.add(make_results_directory(results_dir_));
+        sinks_.add(make_summary_file(results_dir_));
       } catch (const UsageError& e) {
         error = e.message();
       }

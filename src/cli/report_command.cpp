@@ -1,0 +1,119 @@
+// `ncclsweep report` and `ncclsweep compare`: read results (ours or nccl-tests'),
+// print them or judge one against a reference. No MPI, no GPU.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "cli/command.hpp"
+#include "compare/comparison.hpp"
+#include "compare/importers.hpp"
+#include "core/errors.hpp"
+#include "report/printers.hpp"
+#include "report/system_links.hpp"
+
+namespace ncclsweep {
+namespace {
+
+struct OutputArgs {
+  std::string format = "table";
+  std::string output;  // empty: stdout
+  std::string systems = "configs/systems";
+};
+
+// Colour only for a terminal table on a TTY, and never with NO_COLOR set (no-color.org).
+bool use_colour(const OutputArgs& args) {
+  const char* no_colour = std::getenv("NO_COLOR");
+  return args.format == "table" && args.output.empty() && isatty(STDOUT_FILENO) && (!no_colour || !*no_colour);
+}
+
+PrintStyle style_for(const OutputArgs& args, const SideIdentity& id) {
+  PrintStyle style;
+  style.colour = use_colour(args);
+  // A link peak bounds busbw only within one node; across nodes the network does.
+  if (id.hosts <= 1) {
+    if (const auto link = find_system_link(args.systems, id.gpu)) {
+      style.link_peak_gbps = link->peak_gbps;
+      style.link_name = link->name;
+    }
+  }
+  return style;
+}
+
+template <typename Print>
+void write_output(const OutputArgs& args, Print print) {
+  if (args.output.empty()) {
+    print(std::cout);
+    std::cout.flush();
+    return;
+  }
+  std::ofstream out(args.output);
+  if (!out) throw UsageError("cannot write " + args.output, "give a writable path to -o");
+  print(out);
+  if (!out) throw UsageError("cannot write " + args.output, "give a writable path to -o");
+}
+
+void add_output_options(CLI::App* command, OutputArgs& args, const std::string& formats) {
+  command->add_option("--format,-f", args.format, formats)->capture_default_str();
+  command->add_option("-o,--output", args.output, "Write to this file instead of stdout");
+  command->add_option("--systems", args.systems, "Directory of system link peaks (configs/systems/*.yaml)")
+      ->capture_default_str();
+}
+
+struct CompareArgs {
+  std::string new_input, reference_input;
+  double threshold = kDefaultThreshold;
+  bool allow_rank_mismatch = false;
+  OutputArgs output;
+};
+
+int run_compare(const CompareArgs& args) {
+  const auto printer = comparison_printer(args.output.format);  // a bad format fails before reading
+  const Side new_side = load_side(args.new_input);
+  const Side reference = load_side(args.reference_input);
+  const Comparison comparison = compare_sides(new_side, reference, {args.threshold, args.allow_rank_mismatch});
+  const PrintStyle style = style_for(args.output, new_side.identity);
+  write_output(args.output, [&](std::ostream& out) { printer(comparison, style, out); });
+  if (!args.output.output.empty()) std::cout << comparison.summary() << "\n";
+  return comparison.passed() ? kExitOk : kExitRegression;
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, CommandAction& chosen) {
+  struct ReportArgs {
+    std::string input;
+    OutputArgs output;
+  };
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* report = app.add_subcommand("report", "Print a results directory or nccl-tests output as a table, Markdown, CSV, JSON or SVG");
+  report->add_option("input", args->input, "ncclsweep results directory, nccl-tests text output or -J JSON")->required();
+  add_output_options(report, args->output, "table, md, csv, json or svg");
+  report->callback([args, &chosen] {
+    chosen = [args](CommandContext&) {
+      const auto printer = side_printer(args->output.format);
+      const Side side = load_side(args->input);
+      const PrintStyle style = style_for(args->output, side.identity);
+      write_output(args->output, [&](std::ostream& out) { printer(side, style, out); });
+      return kExitOk;
+    };
+  });
+}
+
+void add_compare_command(CLI::App& app, CommandAction& chosen) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* compare = app.add_subcommand(
+      "compare", "Judge NEW against REFERENCE (exit 0 pass, 1 a row below the threshold, 2 bad input or nothing comparable)");
+  compare->add_option("new", args->new_input, "ncclsweep results directory, nccl-tests text output or -J JSON")->required();
+  compare->add_option("reference", args->reference_input, "the same kinds of input")->required();
+  compare->add_option("--threshold", args->threshold, "A slower row fails below this share of the reference busbw")
+      ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
+  compare->add_flag("--allow-rank-mismatch", args->allow_rank_mismatch, "Compare sides with different rank counts anyway");
+  add_output_options(compare, args->output, "table, md or json");
+  compare->callback([args, &chosen] { chosen = [args](CommandContext&) { return run_compare(*args); }; });
+}
+
+}  // namespace ncclsweep

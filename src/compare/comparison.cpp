@@ -1,0 +1,177 @@
+#include "compare/comparison.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "core/errors.hpp"
+#include "core/number_format.hpp"
+
+namespace ncclsweep {
+namespace {
+
+std::string text_of(const std::string& s) { return s; }
+std::string text_of(Bytes b) { return format_bytes(b); }
+
+template <typename T>
+std::string join(const std::set<T>& items, std::size_t limit = 8) {
+  std::string s;
+  std::size_t n = 0;
+  for (const auto& item : items) {
+    if (n++ == limit) return s + ", ... (" + std::to_string(items.size()) + " in all)";
+    s += (s.empty() ? "" : ", ") + text_of(item);
+  }
+  return s;
+}
+
+template <typename Field>
+auto values_of(const Side& side, Field field) {
+  std::set<decltype(field(side.rows.front().key))> out;
+  for (const auto& row : side.rows) out.insert(field(row.key));
+  return out;
+}
+
+// "x only in NEW: a, b" for each side, when the sets differ.
+template <typename T>
+void note_one_sided(const std::string& what, const std::set<T>& in_new, const std::set<T>& in_ref,
+                    std::vector<std::string>& out) {
+  std::set<T> only_new, only_ref;
+  std::set_difference(in_new.begin(), in_new.end(), in_ref.begin(), in_ref.end(), std::inserter(only_new, only_new.end()));
+  std::set_difference(in_ref.begin(), in_ref.end(), in_new.begin(), in_new.end(), std::inserter(only_ref, only_ref.end()));
+  if (!only_new.empty()) out.push_back(what + " only in NEW: " + join(only_new));
+  if (!only_ref.empty()) out.push_back(what + " only in REFERENCE: " + join(only_ref));
+}
+
+void note_identity(const std::string& what, const std::string& a, const std::string& b, std::vector<std::string>& out) {
+  if (a != b) out.push_back(what + ": NEW " + (a.empty() ? "unknown" : a) + ", REFERENCE " + (b.empty() ? "unknown" : b));
+}
+
+std::string holdings(const Side& side) {
+  const auto sizes = values_of(side, [](const RowKey& k) { return k.size_bytes; });
+  return std::to_string(side.identity.ranks) + " ranks, " +
+         join(values_of(side, [](const RowKey& k) { return k.collective + " " + k.dtype; })) + ", sizes " +
+         format_bytes(*sizes.begin()) + " .. " + format_bytes(*sizes.rbegin());
+}
+
+Verdict judge(double new_value, double new_band, double ref_value, double ref_band) {
+  const double difference = new_value - ref_value;
+  if (std::abs(difference) <= std::max(new_band, ref_band)) return Verdict::same;
+  if (std::abs(difference) <= new_band + ref_band) return Verdict::ambiguous;  // bands overlap
+  return difference > 0 ? Verdict::faster : Verdict::slower;
+}
+
+}  // namespace
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::same: return "same";
+    case Verdict::faster: return "faster";
+    case Verdict::slower: return "slower";
+    case Verdict::ambiguous: return "ambiguous";
+  }
+  return "?";
+}
+
+double noise_band_gbps(const SideRow& row) {
+  const double relative = std::max(kDefaultNoiseBand, row.measured_spread.value_or(0));
+  return relative * row.busbw_gbps + row.busbw_resolution_gbps;
+}
+
+Comparison compare_sides(const Side& new_side, const Side& reference, const CompareOptions& options) {
+  Comparison c;
+  c.new_side = new_side.identity;
+  c.reference = reference.identity;
+  c.threshold = options.threshold;
+  const SideIdentity& a = new_side.identity;
+  const SideIdentity& b = reference.identity;
+  if (a.ranks != b.ranks) {
+    const std::string what = "NEW ran on " + std::to_string(a.ranks) + " ranks, REFERENCE on " + std::to_string(b.ranks) +
+                             ": busbw at different rank counts is not the same measurement";
+    if (!options.allow_rank_mismatch) {
+      throw UsageError(what, "compare runs at the same rank count, or pass --allow-rank-mismatch to compare anyway");
+    }
+    c.differences.push_back(what + " (allowed)");
+  }
+  note_identity("hosts", std::to_string(a.hosts), std::to_string(b.hosts), c.differences);
+  note_identity("GPU", a.gpu, b.gpu, c.differences);
+  note_identity("NCCL", a.nccl_version, b.nccl_version, c.differences);
+  note_identity("CUDA runtime", a.cuda_version, b.cuda_version, c.differences);
+  note_identity("source", a.source + " (" + a.engine + ")", b.source + " (" + b.engine + ")", c.differences);
+  note_one_sided("collectives", values_of(new_side, [](const RowKey& k) { return k.collective; }),
+                 values_of(reference, [](const RowKey& k) { return k.collective; }), c.differences);
+  note_one_sided("dtypes", values_of(new_side, [](const RowKey& k) { return k.dtype; }),
+                 values_of(reference, [](const RowKey& k) { return k.dtype; }), c.differences);
+  note_one_sided("sizes", values_of(new_side, [](const RowKey& k) { return k.size_bytes; }),
+                 values_of(reference, [](const RowKey& k) { return k.size_bytes; }), c.differences);
+  for (const auto& n : new_side.notes) c.notes.push_back("NEW: " + n);
+  for (const auto& n : reference.notes) c.notes.push_back("REFERENCE: " + n);
+
+  std::map<RowKey, const SideRow*> reference_rows;
+  for (const auto& row : reference.rows) reference_rows.emplace(row.key, &row);
+  for (const auto& row : new_side.rows) {
+    const auto match = reference_rows.find(row.key);
+    if (match == reference_rows.end()) continue;
+    RowComparison r;
+    r.key = row.key;
+    r.new_row = row;
+    r.reference_row = *match->second;
+    r.ratio = r.reference_row.busbw_gbps > 0 ? row.busbw_gbps / r.reference_row.busbw_gbps : 0;
+    r.new_band_gbps = noise_band_gbps(row);
+    r.reference_band_gbps = noise_band_gbps(r.reference_row);
+    r.verdict = judge(row.busbw_gbps, r.new_band_gbps, r.reference_row.busbw_gbps, r.reference_band_gbps);
+    r.fails = r.verdict == Verdict::slower && r.ratio < options.threshold;
+    // Fast wrong answers are no result: say so next to the verdicts.
+    for (const auto& [which, checked] : {std::pair{"NEW", &r.new_row}, std::pair{"REFERENCE", &r.reference_row}}) {
+      if (checked->wrong.value_or(0) > 0) {
+        c.notes.push_back(std::string(which) + ": " + row_label(r.key) + " had " + std::to_string(*checked->wrong) +
+                          " wrong elements");
+      }
+    }
+    c.rows.push_back(r);
+  }
+  if (c.rows.empty()) {
+    if (new_side.rows.empty() || reference.rows.empty()) throw UsageError("one side holds no rows", "give results with measurements");
+    throw UsageError("nothing to compare: no row of NEW (" + holdings(new_side) + ") matches a row of REFERENCE (" +
+                         holdings(reference) + ")",
+                     "rows match on collective, dtype, op, size and placement; compare runs of the same collectives and sizes");
+  }
+  return c;
+}
+
+bool Comparison::passed() const {
+  return std::none_of(rows.begin(), rows.end(), [](const RowComparison& r) { return r.fails; });
+}
+
+std::string Comparison::summary() const {
+  std::map<Verdict, int> counts;
+  const RowComparison* fastest = nullptr;
+  const RowComparison* slowest = nullptr;
+  std::vector<const RowComparison*> failing;
+  for (const auto& r : rows) {
+    ++counts[r.verdict];
+    if (r.verdict == Verdict::faster && (!fastest || r.ratio > fastest->ratio)) fastest = &r;
+    if (r.verdict == Verdict::slower && (!slowest || r.ratio < slowest->ratio)) slowest = &r;
+    if (r.fails) failing.push_back(&r);
+  }
+  std::string s = std::to_string(rows.size()) + " rows: " + std::to_string(counts[Verdict::same]) + " same";
+  if (counts[Verdict::faster]) {
+    s += ", " + std::to_string(counts[Verdict::faster]) + " faster (" + (counts[Verdict::faster] > 1 ? "up to " : "") +
+         percent_change(fastest->ratio) + " at " + row_label(fastest->key) + ")";
+  }
+  if (counts[Verdict::slower]) {
+    s += ", " + std::to_string(counts[Verdict::slower]) + " slower (" + (counts[Verdict::slower] > 1 ? "worst " : "") +
+         percent_change(slowest->ratio) + " at " + row_label(slowest->key) + ")";
+  }
+  if (counts[Verdict::ambiguous]) s += ", " + std::to_string(counts[Verdict::ambiguous]) + " ambiguous";
+  char limit[16];
+  std::snprintf(limit, sizeof limit, "%g%%", threshold * 100);
+  if (failing.empty()) return s + " -> PASS";
+  s += " -> FAIL: below " + std::string(limit) + " of reference at ";
+  for (std::size_t i = 0; i < failing.size() && i < 3; ++i) s += (i ? ", " : "") + row_label(failing[i]->key);
+  if (failing.size() > 3) s += " and " + std::to_string(failing.size() - 3) + " more";
+  return s;
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,52 @@
+#pragma once
+// Judging a NEW side against a REFERENCE: pure, no I/O (docs/compare.md).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/side.hpp"
+
+namespace ncclsweep {
+
+// Relative half-width assumed for a figure with no spread of its own (one nccl-tests
+// table row, one ncclsweep record): +-3%. docs/compare.md says why.
+inline constexpr double kDefaultNoiseBand = 0.03;
+inline constexpr double kDefaultThreshold = 0.95;
+
+struct CompareOptions {
+  double threshold = kDefaultThreshold;  // NEW/REFERENCE busbw below this fails a slower row
+  bool allow_rank_mismatch = false;
+};
+
+enum class Verdict { same, faster, slower, ambiguous };
+const char* verdict_name(Verdict v);
+
+struct RowComparison {
+  RowKey key;
+  SideRow new_row, reference_row;
+  double ratio = 0;          // NEW busbw / REFERENCE busbw; 0 when the reference is 0
+  double new_band_gbps = 0;  // each side's noise half-width, absolute
+  double reference_band_gbps = 0;
+  Verdict verdict = Verdict::same;
+  bool fails = false;        // slower and below the threshold
+};
+
+struct Comparison {
+  SideIdentity new_side, reference;
+  double threshold = kDefaultThreshold;
+  std::vector<std::string> differences;  // the comparability block
+  std::vector<std::string> notes;        // importers' notes, prefixed by side
+  std::vector<RowComparison> rows;       // matched rows, in key order
+  bool passed() const;
+  std::string summary() const;  // "12 rows: 10 same, ... -> PASS" / "-> FAIL: below 95% ... at ..."
+};
+
+// Half-width of one figure's noise band in GB/s: the larger of the default band and
+// its own measured spread, plus half its last printed digit.
+double noise_band_gbps(const SideRow& row);
+
+// Throws UsageError (exit 2) when nothing is comparable: different rank counts (unless
+// allowed) or no row keys in common; the message says what each side holds.
+Comparison compare_sides(const Side& new_side, const Side& reference, const CompareOptions& options);
+
+}  // namespace ncclsweep

@@ -1,0 +1,76 @@
+#pragma once
+// One side of a comparison, or the subject of a report: rows of busbw keyed the same
+// way whatever produced them (an ncclsweep run.json, nccl-tests text or -J JSON), and
+// the identity that decides whether two sides are comparable at all.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace ncclsweep {
+
+// What a row is a measurement of. `point` names a sweep point's settings; empty for a
+// plain run (sweeps do not exist yet, but the key is ready for them).
+struct RowKey {
+  std::string collective;  // "all_gather"
+  std::string dtype;       // canonical: "float32"
+  std::string op;          // "sum", or "none"
+  Bytes size_bytes = 0;    // total buffer, nccl-tests convention
+  std::string placement;   // "out_of_place" | "in_place"
+  std::string point;
+  bool operator==(const RowKey&) const = default;
+};
+// Report order: collective, dtype, op, size, out-of-place before in-place, point.
+bool operator<(const RowKey& a, const RowKey& b);
+
+struct SideRow {
+  RowKey key;
+  std::uint64_t count = 0;
+  int root = -1;
+  double time_us = 0;  // the collective's time (ncclsweep: max over ranks)
+  double algbw_gbps = 0;
+  double busbw_gbps = 0;
+  std::optional<std::uint64_t> wrong;  // empty when not checked
+  // Relative half-width of this figure's own spread (repeats, per-iteration
+  // percentiles), when the source measured one; empty for a single figure.
+  std::optional<double> measured_spread;
+  // Half the last printed digit, in GB/s: a text table rounds busbw to 0.01.
+  double busbw_resolution_gbps = 0;
+};
+
+struct SideIdentity {
+  std::string source;  // "ncclsweep run.json", "nccl-tests text", "nccl-tests JSON"
+  std::string path;
+  std::string name;    // run name or nccl-tests program name
+  int ranks = 0;
+  int hosts = 0;
+  std::string gpu;     // model name; "mixed: A, B" when ranks differ
+  std::string nccl_version;
+  std::string cuda_version;
+  std::string engine;  // ncclsweep engine, or "nccl-tests"
+};
+
+struct Side {
+  SideIdentity identity;
+  std::vector<SideRow> rows;        // sorted by key, keys unique
+  std::vector<std::string> notes;   // what an importer dropped or assumed
+};
+
+// Sorts rows by key and keeps the first of duplicate keys (noted). Every importer
+// ends with this, so printers and the comparison see one canonical order.
+void normalise_rows(Side& side);
+
+// "all_gather float32 64 MiB in-place": the words a user reads in a summary.
+std::string row_label(const RowKey& key);
+
+// nccl-tests' type names (float, half, f8e4m3...) or ours -> canonical dtype name; an
+// unknown name is returned unchanged so two nccl-tests files still match each other.
+std::string canonical_dtype(const std::string& name);
+// "all_gather_perf_mpi", "/opt/bin/all_gather_perf" -> "all_gather".
+std::string collective_from_program(const std::string& program);
+// "22803" or "2.28.3" -> "2.28.3".
+std::string nccl_version_string(const std::string& code);
+
+}  // namespace ncclsweep

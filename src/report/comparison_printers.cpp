@@ -1,0 +1,101 @@
+// A comparison as a terminal table, Markdown (for a pull request comment) and JSON.
+// Every form starts with the one-line summary, then the comparability block.
+#include <algorithm>
+#include <cstdio>
+
+#include "core/number_format.hpp"
+#include "report/json_form.hpp"
+#include "report/printers.hpp"
+
+namespace ncclsweep {
+namespace {
+
+const char* verdict_colour(Verdict v, bool fails) {
+  if (fails) return "\033[1;31m";
+  switch (v) {
+    case Verdict::faster: return "\033[32m";
+    case Verdict::slower: return "\033[31m";
+    case Verdict::ambiguous: return "\033[33m";
+    default: return "";
+  }
+}
+
+std::string ratio_text(const RowComparison& r) {
+  return r.reference_row.busbw_gbps > 0 ? percent_change(r.ratio) : "n/a";
+}
+
+std::string verdict_text(const RowComparison& r) { return std::string(verdict_name(r.verdict)) + (r.fails ? " FAIL" : ""); }
+
+}  // namespace
+
+void print_comparison_table(const Comparison& c, const PrintStyle& style, std::ostream& out) {
+  const char* bold = style.colour ? "\033[1m" : "";
+  const char* plain = style.colour ? "\033[0m" : "";
+  out << bold << c.summary() << plain << "\n";
+  out << "NEW:       " << identity_line(c.new_side) << "\n";
+  out << "REFERENCE: " << identity_line(c.reference) << "\n";
+  for (const auto& d : c.differences) out << "differs: " << d << "\n";
+  for (const auto& n : c.notes) out << "note: " << n << "\n";
+  int width = 3;
+  for (const RowComparison& r : c.rows) width = std::max(width, static_cast<int>(row_label(r.key).size()));
+  char line[512];
+  std::snprintf(line, sizeof line, "\n%-*s %10s %10s %10s %8s  %s\n", width, "row", "new GB/s", "ref GB/s",
+                "band GB/s", "change", "verdict");
+  out << line;
+  for (const RowComparison& r : c.rows) {
+    const std::string band = "+-" + significant3(r.new_band_gbps + r.reference_band_gbps);
+    std::snprintf(line, sizeof line, "%-*s %10s %10s %10s %8s  %s%s%s\n", width, row_label(r.key).c_str(),
+                  significant3(r.new_row.busbw_gbps).c_str(), significant3(r.reference_row.busbw_gbps).c_str(),
+                  band.c_str(), ratio_text(r).c_str(), style.colour ? verdict_colour(r.verdict, r.fails) : "",
+                  verdict_text(r).c_str(), style.colour ? plain : "");
+    out << line;
+  }
+}
+
+void print_comparison_markdown(const Comparison& c, const PrintStyle&, std::ostream& out) {
+  out << "**" << c.summary() << "**\n\n";
+  out << "- NEW: " << identity_line(c.new_side) << "\n";
+  out << "- REFERENCE: " << identity_line(c.reference) << "\n";
+  for (const auto& d : c.differences) out << "- differs: " << d << "\n";
+  for (const auto& n : c.notes) out << "- note: " << n << "\n";
+  const std::string header =
+      "| row | NEW busbw (GB/s) | REFERENCE busbw (GB/s) | change | verdict |\n|---|---:|---:|---:|---|\n";
+  auto print_row = [&](const RowComparison& r) {
+    out << "| " << row_label(r.key) << " | " << significant3(r.new_row.busbw_gbps) << " | "
+        << significant3(r.reference_row.busbw_gbps) << " | " << ratio_text(r) << " | "
+        << (r.fails ? "**" + verdict_text(r) + "**" : verdict_text(r)) << " |\n";
+  };
+  // What needs a reviewer's eye stays open; the rest is folded.
+  bool any_open = false;
+  for (const RowComparison& r : c.rows) {
+    if (r.verdict == Verdict::same) continue;
+    if (!any_open) out << "\n" << header;
+    any_open = true;
+    print_row(r);
+  }
+  out << "\n<details><summary>all " << c.rows.size() << " rows</summary>\n\n" << header;
+  for (const RowComparison& r : c.rows) print_row(r);
+  out << "\n</details>\n";
+}
+
+void print_comparison_json(const Comparison& c, const PrintStyle&, std::ostream& out) {
+  nlohmann::json j{{"summary", c.summary()},
+                   {"passed", c.passed()},
+                   {"threshold", c.threshold},
+                   {"new", identity_json(c.new_side)},
+                   {"reference", identity_json(c.reference)},
+                   {"differences", c.differences},
+                   {"notes", c.notes},
+                   {"rows", nlohmann::json::array()}};
+  for (const RowComparison& r : c.rows) {
+    j["rows"].push_back({{"collective", r.key.collective}, {"dtype", r.key.dtype}, {"op", r.key.op},
+                         {"size_bytes", r.key.size_bytes}, {"placement", r.key.placement}, {"point", r.key.point},
+                         {"new_busbw_gbps", r.new_row.busbw_gbps}, {"reference_busbw_gbps", r.reference_row.busbw_gbps},
+                         {"ratio", r.ratio}, {"new_band_gbps", r.new_band_gbps},
+                         {"reference_band_gbps", r.reference_band_gbps}, {"verdict", verdict_name(r.verdict)},
+                         {"fails", r.fails}});
+  }
+  out << j.dump(2) << "\n";
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,59 @@
+// The report as data: CSV (one tidy row per measurement, for pandas) and JSON.
+#include <nlohmann/json.hpp>
+
+#include "report/json_form.hpp"
+#include "report/printers.hpp"
+
+namespace ncclsweep {
+namespace {
+
+// RFC 4180: quote a field holding a comma, quote or line break.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char ch : s) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return quoted + "\"";
+}
+
+std::string number_text(double v) { return nlohmann::json(v).dump(); }  // shortest round-trip form
+
+}  // namespace
+
+void print_side_csv(const Side& side, const PrintStyle& style, std::ostream& out) {
+  const SideIdentity& id = side.identity;
+  out << "source,name,ranks,hosts,gpu,nccl,collective,dtype,op,root,size_bytes,count,placement,point,time_us,"
+         "algbw_gbps,busbw_gbps,wrong,link_peak_share\n";
+  for (const SideRow& r : side.rows) {
+    out << csv_field(id.source) << ',' << csv_field(id.name) << ',' << id.ranks << ',' << id.hosts << ','
+        << csv_field(id.gpu) << ',' << csv_field(id.nccl_version) << ',' << r.key.collective << ',' << r.key.dtype
+        << ',' << r.key.op << ',' << r.root << ',' << r.key.size_bytes << ',' << r.count << ',' << r.key.placement
+        << ',' << csv_field(r.key.point) << ',' << number_text(r.time_us) << ',' << number_text(r.algbw_gbps) << ','
+        << number_text(r.busbw_gbps) << ',' << (r.wrong ? std::to_string(*r.wrong) : "") << ',';
+    if (style.link_peak_gbps) out << number_text(r.busbw_gbps / *style.link_peak_gbps);
+    out << '\n';
+  }
+}
+
+nlohmann::json identity_json(const SideIdentity& id) {
+  return {{"source", id.source}, {"path", id.path}, {"name", id.name}, {"ranks", id.ranks}, {"hosts", id.hosts},
+          {"gpu", id.gpu}, {"nccl_version", id.nccl_version}, {"cuda_version", id.cuda_version}, {"engine", id.engine}};
+}
+
+nlohmann::json row_json(const SideRow& r) {
+  nlohmann::json j{{"collective", r.key.collective}, {"dtype", r.key.dtype}, {"op", r.key.op},
+                   {"root", r.root}, {"size_bytes", r.key.size_bytes}, {"count", r.count},
+                   {"placement", r.key.placement}, {"point", r.key.point}, {"time_us", r.time_us},
+                   {"algbw_gbps", r.algbw_gbps}, {"busbw_gbps", r.busbw_gbps},
+                   {"wrong", r.wrong ? nlohmann::json(*r.wrong) : nlohmann::json(nullptr)}};
+  if (r.measured_spread) j["measured_spread"] = *r.measured_spread;
+  return j;
+}
+
+void print_side_json(const Side& side, const PrintStyle& style, std::ostream& out) {
+  nlohmann::json j{{"identity", identity_json(side.identity)}, {"notes", side.notes}, {"rows", nlohmann::json::array()}};
+  if (style.link_peak_gbps) j["link_peak_gbps"] = *style.link_peak_gbps;
+  for (const SideRow& r : side.rows) j["rows"].push_back(row_json(r));
+  out << j.dump(2) << "\n";
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,96 @@
+// The report as a terminal table and as Markdown (GitHub tables, details folded).
+#include <cstdio>
+
+#include "core/number_format.hpp"
+#include "report/printers.hpp"
+
+namespace ncclsweep {
+namespace {
+
+std::string busbw_text(const SideRow* row) { return row ? significant3(row->busbw_gbps) : "-"; }
+
+std::string time_text(const SideRow* row) { return row ? significant3(row->time_us) : "-"; }
+
+std::string peak_share(const SizeRow& s, const PrintStyle& style) {
+  if (!style.link_peak_gbps || *style.link_peak_gbps <= 0) return "";
+  double best = 0;
+  for (const SideRow* r : {s.out_of_place, s.in_place}) {
+    if (r) best = std::max(best, r->busbw_gbps);
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * best / *style.link_peak_gbps);
+  return buf;
+}
+
+const SideRow* best_row(const RowGroup& g) {
+  const SideRow* best = nullptr;
+  for (const auto& s : g.sizes) {
+    for (const SideRow* r : {s.out_of_place, s.in_place}) {
+      if (r && (!best || r->busbw_gbps > best->busbw_gbps)) best = r;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+void print_side_table(const Side& side, const PrintStyle& style, std::ostream& out) {
+  const char* bold = style.colour ? "\033[1m" : "";
+  const char* plain = style.colour ? "\033[0m" : "";
+  const char* red = style.colour ? "\033[31m" : "";
+  out << bold << identity_line(side.identity) << plain << "\n";
+  char line[256];
+  for (const RowGroup& g : group_rows(side)) {
+    out << "\n" << bold << g.title << plain << "\n";
+    std::snprintf(line, sizeof line, "%12s %14s %10s %10s %10s %10s %10s%s\n", "size", "count", "oop us", "oop GB/s",
+                  "ip us", "ip GB/s", "check", style.link_peak_gbps ? "  % of peak" : "");
+    out << line;
+    for (const SizeRow& s : g.sizes) {
+      const std::string check = verification({&s, 1});
+      const bool bad = check.find("wrong") != std::string::npos;
+      std::snprintf(line, sizeof line, "%12s %14llu %10s %10s %10s %10s %s%10s%s",
+                    format_bytes(s.any().key.size_bytes).c_str(), static_cast<unsigned long long>(s.any().count),
+                    time_text(s.out_of_place).c_str(), busbw_text(s.out_of_place).c_str(), time_text(s.in_place).c_str(),
+                    busbw_text(s.in_place).c_str(), bad ? red : "", check.c_str(), bad ? plain : "");
+      out << line;
+      if (style.link_peak_gbps) {
+        std::snprintf(line, sizeof line, " %10s", peak_share(s, style).c_str());
+        out << line;
+      }
+      out << "\n";
+    }
+  }
+  for (const auto& note : side.notes) out << "note: " << note << "\n";
+}
+
+void print_side_markdown(const Side& side, const PrintStyle& style, std::ostream& out) {
+  const std::vector<RowGroup> groups = group_rows(side);
+  out << "### " << identity_line(side.identity) << "\n\n";
+  out << "| collective | sizes | best busbw (GB/s) | at | verification |\n|---|---|---:|---|---|\n";
+  for (const RowGroup& g : groups) {
+    const SideRow* best = best_row(g);
+    out << "| " << g.title << " | " << format_bytes(g.sizes.front().any().key.size_bytes) << " .. "
+        << format_bytes(g.sizes.back().any().key.size_bytes) << " (" << g.sizes.size() << ") | "
+        << significant3(best->busbw_gbps) << " | " << format_bytes(best->key.size_bytes)
+        << (best->key.placement == "in_place" ? " in-place" : "") << " | " << verification(g.sizes) << " |\n";
+  }
+  for (const RowGroup& g : groups) {
+    out << "\n<details><summary>" << g.title << ": busbw per size</summary>\n\n";
+    out << "| size | out-of-place busbw (GB/s) | in-place busbw (GB/s) | verification |"
+        << (style.link_peak_gbps ? " % of " + style.link_name + " peak |" : "") << "\n";
+    out << "|---:|---:|---:|---|" << (style.link_peak_gbps ? "---:|" : "") << "\n";
+    for (const SizeRow& s : g.sizes) {
+      out << "| " << format_bytes(s.any().key.size_bytes) << " | " << busbw_text(s.out_of_place) << " | "
+          << busbw_text(s.in_place) << " | " << verification({&s, 1}) << " |";
+      if (style.link_peak_gbps) out << " " << peak_share(s, style) << " |";
+      out << "\n";
+    }
+    out << "\n</details>\n";
+  }
+  if (!side.notes.empty()) {
+    out << "\nNotes:\n";
+    for (const auto& note : side.notes) out << "- " << note << "\n";
+  }
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,150 @@
+// `ncclsweep compare` and `ncclsweep report` as a user runs them: exit statuses 0/1/2,
+// on nccl-tests fixtures and on a real small mpi-engine run.
+#include <fstream>
+#include <sstream>
+
+#include "catch_compat.hpp"
+#include "read_file.hpp"
+#include "integration/launch.hpp"
+
+using namespace ncclsweep::testing;
+
+namespace {
+
+const std::filesystem::path kData = NCCLSWEEP_TEST_DATA "/nccl-tests";
+
+void write(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+// The row of `size` with its time x1.25 and algbw, busbw x0.8 (20% slower), printed
+// as nccl-tests prints them.
+std::string make_size_slower(const std::string& text, const std::string& size) {
+  std::istringstream in(text);
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::vector<std::string> w;
+    for (std::string s; words >> s;) w.push_back(s);
+    if (w.size() == 13 && w[0] == size) {
+      char buf[256];
+      std::snprintf(buf, sizeof buf, "%12s  %12s  %8s  %6s  %6s  %7.2f  %6.2f  %6.2f  %6s  %7.2f  %6.2f  %6.2f  %6s",
+                    w[0].c_str(), w[1].c_str(), w[2].c_str(), w[3].c_str(), w[4].c_str(), std::stod(w[5]) * 1.25,
+                    std::stod(w[6]) * 0.8, std::stod(w[7]) * 0.8, w[8].c_str(), std::stod(w[9]) * 1.25,
+                    std::stod(w[10]) * 0.8, std::stod(w[11]) * 0.8, w[12].c_str());
+      line = buf;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("compare: nccl-tests output against itself passes") {
+  const auto original = (kData / "nccl-tests-all_gather-np2.txt").string();
+  const Launch same = run_ncclsweep({"compare", original, original});
+  INFO(same.output);
+  CHECK(same.status == 0);
+  CHECK_THAT(same.output, ContainsSubstring("14 rows: 14 same -> PASS"));
+}
+
+TEST_CASE("compare: one size made 20% slower fails with exit 1 and names that size") {
+  const auto dir = scratch_dir("compare-slower");
+  const auto original = kData / "nccl-tests-all_gather-np2.txt";
+  const auto slower = dir / "slower.txt";
+  write(slower, make_size_slower(read_file(original), "67108864"));
+  for (const char* format : {"table", "md", "json"}) {
+    const Launch run = run_ncclsweep({"compare", slower.string(), original.string(), "--format", format});
+    INFO(format << "\n" << run.output);
+    CHECK(run.status == 1);
+    CHECK_THAT(run.output, ContainsSubstring("FAIL: below 95% of reference at all_gather float32 64 MiB, all_gather float32 64 MiB in-place"));
+    CHECK_THAT(run.output, ContainsSubstring("-20.0%"));
+  }
+  // The original against the slower copy: that size is faster, which passes.
+  const Launch reverse = run_ncclsweep({"compare", original.string(), slower.string()});
+  INFO(reverse.output);
+  CHECK(reverse.status == 0);
+  CHECK_THAT(reverse.output, ContainsSubstring("2 faster"));
+}
+
+TEST_CASE("compare: the summary line comes first, and -o writes the document") {
+  const auto dir = scratch_dir("compare-output");
+  std::filesystem::create_directories(dir);
+  const auto original = (kData / "nccl-tests-all_gather-np2.txt").string();
+  const Launch run = run_ncclsweep({"compare", original, original, "--format", "md", "-o", (dir / "c.md").string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  CHECK(run.output == "14 rows: 14 same -> PASS\n");
+  CHECK(read_file(dir / "c.md").starts_with("**14 rows: 14 same -> PASS**\n"));
+}
+
+TEST_CASE("compare: bad input and nothing comparable exit 2 with a reason") {
+  const auto dir = scratch_dir("compare-bad");
+  const auto all_gather = (kData / "nccl-tests-all_gather-np2.txt").string();
+  const auto reduce_scatter = (kData / "nccl-tests-reduce_scatter-np2.txt").string();
+  const auto four_ranks = (kData / "all_reduce-nthread2-ngpus2-per-iter.txt").string();
+  write(dir / "empty.txt", "");
+  write(dir / "newer" / "run.json", R"({"schema_version": 99, "records": []})");
+  {
+    std::ofstream binary(dir / "binary.bin", std::ios::binary);
+    binary << std::string("\x89PNG\r\n\x1a\n\0\0\0", 11);
+  }
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"compare", all_gather, reduce_scatter}, "nothing to compare"},
+      {{"compare", four_ranks, all_gather}, "NEW ran on 4 ranks, REFERENCE on 2"},
+      {{"compare", (dir / "missing.txt").string(), all_gather}, "does not exist"},
+      {{"compare", (dir / "empty.txt").string(), all_gather}, "is empty"},
+      {{"compare", (dir / "binary.bin").string(), all_gather}, "binary file"},
+      {{"compare", (dir / "newer").string(), all_gather}, "schema version 99 is newer"},
+      {{"compare", (kData / "truncated.txt").string(), all_gather}, "truncated"},
+      {{"compare", all_gather, all_gather, "--format", "svg"}, "unknown format 'svg'"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Launch run = run_ncclsweep(args);
+    INFO(args[1] << "\n" << run.output);
+    CHECK(run.status == 2);
+    CHECK_THAT(run.output, ContainsSubstring(message));
+  }
+}
+
+TEST_CASE("an mpi-engine run writes summary.md, reports in every format and compares with itself") {
+  const auto dir = scratch_dir("compare-run");
+  const Launch run = mpirun_ncclsweep(2, {"run", "--engine", "mpi", "--collectives", "all_gather,all_reduce", "--sizes",
+                                          "64K:1M:x4", "--warmup", "1", "--iters", "3", "-o", (dir / "a").string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  const std::string summary = read_file(dir / "a" / "summary.md");
+  CHECK_THAT(summary, ContainsSubstring("all_gather float32"));
+  CHECK_THAT(summary, ContainsSubstring("| 1 MiB |"));
+  CHECK_THAT(summary, ContainsSubstring("2 ranks on 1 host(s)"));
+  for (const char* format : {"table", "md", "csv", "json", "svg"}) {
+    const Launch report = run_ncclsweep({"report", (dir / "a").string(), "--format", format});
+    INFO(format << "\n" << report.output);
+    CHECK(report.status == 0);
+    CHECK_THAT(report.output, ContainsSubstring("all_gather"));
+  }
+  const Launch same = run_ncclsweep({"compare", (dir / "a").string(), (dir / "a" / "run.json").string()});
+  INFO(same.output);
+  CHECK(same.status == 0);
+  CHECK_THAT(same.output, ContainsSubstring("-> PASS"));
+  // A run against nccl-tests output of other ranks and sizes: nothing comparable.
+  const Launch other = run_ncclsweep({"compare", (dir / "a").string(), (kData / "all_reduce-old-format.txt").string()});
+  INFO(other.output);
+  CHECK(other.status == 2);
+}
+
+TEST_CASE("report: colour never reaches a pipe, and -o writes a file") {
+  const auto dir = scratch_dir("report-output");
+  std::filesystem::create_directories(dir);
+  const auto original = (kData / "nccl-tests-all_gather-np2.txt").string();
+  const Launch table = run_ncclsweep({"report", original});
+  INFO(table.output);
+  CHECK(table.status == 0);
+  CHECK(table.output.find('\033') == std::string::npos);
+  CHECK_THAT(table.output, ContainsSubstring("327"));
+  const Launch csv = run_ncclsweep({"report", original, "--format", "csv", "-o", (dir / "r.csv").string()});
+  CHECK(csv.status == 0);
+  CHECK(read_file(dir / "r.csv").starts_with("source,name,"));
+}

@@ -1,0 +1,187 @@
+// Importers: nccl-tests text and -J JSON, ncclsweep run.json, and bad input.
+#include <filesystem>
+#include <set>
+#include <fstream>
+#include <sstream>
+
+#include "catch_compat.hpp"
+#include "read_file.hpp"
+#include "compare/importers.hpp"
+
+using namespace ncclsweep;
+
+namespace {
+
+const std::filesystem::path kData = NCCLSWEEP_TEST_DATA "/nccl-tests";
+
+const SideRow* find_row(const Side& side, Bytes size, const std::string& placement) {
+  for (const auto& row : side.rows) {
+    if (row.key.size_bytes == size && row.key.placement == placement) return &row;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("nccl-tests text imports to exactly the busbw values it prints") {
+  for (const char* name : {"nccl-tests-all_gather-np2.txt", "nccl-tests-reduce_scatter-np2.txt",
+                           "nccl-tests-all_gather-g2-8B-8G.txt"}) {
+    INFO(name);
+    const Side side = load_side(kData / name);
+    // Read the rows back the simplest way: whitespace columns of this 2.19 layout
+    // (size 0, busbw 7 and 11). The first row of a size wins, as in the importer.
+    std::istringstream in(read_file(kData / name));
+    std::size_t rows = 0;
+    std::set<Bytes> seen;
+    for (std::string line; std::getline(in, line);) {
+      std::istringstream words(line);
+      std::vector<std::string> w;
+      for (std::string s; words >> s;) w.push_back(s);
+      if (w.size() != 13 || w[0][0] == '#') continue;
+      const Bytes size = std::stoull(w[0]);
+      if (!seen.insert(size).second) continue;
+      const SideRow* oop = find_row(side, size, "out_of_place");
+      const SideRow* ip = find_row(side, size, "in_place");
+      REQUIRE(oop);
+      REQUIRE(ip);
+      CHECK(oop->busbw_gbps == std::stod(w[7]));
+      CHECK(ip->busbw_gbps == std::stod(w[11]));
+      CHECK(oop->time_us == std::stod(w[5]));
+      CHECK(oop->wrong == std::optional<std::uint64_t>(0));
+      rows += 2;
+    }
+    CHECK(rows > 0);
+    CHECK(side.rows.size() == rows);
+    CHECK(side.identity.ranks == 2);
+    CHECK(side.identity.gpu == "NVIDIA H200");
+    CHECK(side.identity.nccl_version.starts_with("2.28."));
+  }
+}
+
+TEST_CASE("nccl-tests text: collective, dtype and op come from the output") {
+  const Side side = load_side(kData / "nccl-tests-reduce_scatter-np2.txt");
+  const SideRow* row = find_row(side, 4294967296ULL, "in_place");
+  REQUIRE(row);
+  CHECK(row->key.collective == "reduce_scatter");
+  CHECK(row->key.dtype == "float32");
+  CHECK(row->key.op == "sum");
+  CHECK(row->busbw_gbps == 310.65);
+  CHECK(row->busbw_resolution_gbps == Approx(0.005));
+  CHECK(side.identity.hosts == 1);
+}
+
+TEST_CASE("nccl-tests text: duplicate sizes keep the first row, and say so") {
+  const Side side = load_side(kData / "nccl-tests-all_gather-g2-8B-8G.txt");
+  const SideRow* zero = find_row(side, 0, "out_of_place");
+  REQUIRE(zero);
+  CHECK(zero->time_us == 0.78);
+  REQUIRE(!side.notes.empty());
+  CHECK_THAT(side.notes.front(), ContainsSubstring("duplicate row"));
+}
+
+TEST_CASE("nccl-tests text of older releases: no root column, error column, collective from the file name") {
+  const Side side = load_side(kData / "all_reduce-old-format.txt");
+  REQUIRE(side.rows.size() == 6);
+  const SideRow* row = find_row(side, 16777216, "in_place");
+  REQUIRE(row);
+  CHECK(row->key.collective == "all_reduce");
+  CHECK(row->busbw_gbps == 69.95);
+  CHECK(row->root == -1);
+  CHECK(!row->wrong);  // "error" was a max error, not a count of wrong elements
+  CHECK(side.identity.ranks == 4);
+  CHECK(side.identity.gpu == "Tesla V100-SXM2-32GB");
+}
+
+TEST_CASE("nccl-tests text with nThread 2 nGpus 2, per-iteration columns and N/A") {
+  const Side side = load_side(kData / "all_reduce-nthread2-ngpus2-per-iter.txt");
+  REQUIRE(side.rows.size() == 4);
+  const SideRow* oop = find_row(side, 4194304, "out_of_place");
+  const SideRow* ip = find_row(side, 4194304, "in_place");
+  REQUIRE(oop);
+  REQUIRE(ip);
+  CHECK(oop->busbw_gbps == 152.08);
+  CHECK(ip->busbw_gbps == 153.38);  // not an i_* column
+  CHECK(ip->time_us == 41.02);
+  CHECK(!oop->wrong);  // N/A: -c 0
+  CHECK(side.identity.ranks == 4);
+}
+
+TEST_CASE("truncated nccl-tests text is refused with the line") {
+  const std::string text = usage_error_text([] { load_side(kData / "truncated.txt"); });
+  CHECK_THAT(text, ContainsSubstring("truncated.txt:15"));
+  CHECK_THAT(text, ContainsSubstring("truncated"));
+  // A file that stops between rows, before the test concluded, is refused too.
+  const std::string whole = read_file(kData / "nccl-tests-all_gather-np2.txt");
+  const std::string cut = whole.substr(0, whole.find("# Out of bounds"));
+  CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_text(cut, "cut.txt"); }),
+             ContainsSubstring("never printed '# Collective test concluded'"));
+}
+
+TEST_CASE("nccl-tests -J JSON (schema 3) imports results, ranks and per-iteration spread") {
+  const Side side = load_side(kData / "all_gather-j.json");
+  CHECK(side.identity.source == "nccl-tests JSON");
+  CHECK(side.identity.ranks == 2);
+  CHECK(side.identity.nccl_version == "2.28.3");
+  CHECK(side.identity.gpu == "NVIDIA H200");
+  REQUIRE(side.rows.size() == 3);  // the 4 MiB in-place figures are "nan"
+  const SideRow* oop = find_row(side, 1048576, "out_of_place");
+  REQUIRE(oop);
+  CHECK(oop->key.collective == "all_gather");
+  CHECK(oop->key.dtype == "float32");
+  CHECK(oop->busbw_gbps == 37.58);
+  CHECK(oop->root == -1);
+  REQUIRE(oop->measured_spread);
+  CHECK(*oop->measured_spread == Approx((14.904 - 13.8) / 13.8));
+  const SideRow* big = find_row(side, 4194304, "out_of_place");
+  REQUIRE(big);
+  CHECK(!big->wrong);
+  CHECK(!big->measured_spread);
+  CHECK(!find_row(side, 4194304, "in_place"));
+}
+
+TEST_CASE("a malformed nccl-tests row is refused with its line, not a crash") {
+  std::string text = read_file(kData / "nccl-tests-all_gather-np2.txt");
+  text.replace(text.find("131072"), 6, "13x072");
+  CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_text(text, "bad.txt"); }),
+             ContainsSubstring("bad.txt:12: malformed nccl-tests row"));
+  std::string json_text = read_file(kData / "all_gather-j.json");
+  json_text.replace(json_text.find("\"    -1\""), 8, "\"root?\"");
+  CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_json(json_text, "bad.json"); }),
+             ContainsSubstring("bad.json is not nccl-tests -J output"));
+}
+
+TEST_CASE("nccl-tests JSON of another schema version is refused") {
+  std::string text = read_file(kData / "all_gather-j.json");
+  text.replace(text.find("\"version\":3"), 11, "\"version\":4");
+  CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_json(text, "x.json"); }), ContainsSubstring("schema version 4"));
+  CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_json(text.substr(0, 300), "x.json"); }),
+             ContainsSubstring("not valid JSON"));
+}
+
+TEST_CASE("missing, empty and binary inputs are refused clearly") {
+  const auto dir = std::filesystem::temp_directory_path() / "ncclsweep-import-test";
+  std::filesystem::create_directories(dir);
+  CHECK_THAT(usage_error_text([&] { load_side(dir / "nope.txt"); }), ContainsSubstring("does not exist"));
+  std::ofstream(dir / "empty.txt") << "\n";
+  CHECK_THAT(usage_error_text([&] { load_side(dir / "empty.txt"); }), ContainsSubstring("is empty"));
+  {
+    std::ofstream binary(dir / "binary.bin", std::ios::binary);
+    binary << std::string("\x7f" "ELF\0\0\x01", 7);
+  }
+  CHECK_THAT(usage_error_text([&] { load_side(dir / "binary.bin"); }), ContainsSubstring("binary file"));
+  std::ofstream(dir / "prose.txt") << "hello\nworld\n";
+  CHECK_THAT(usage_error_text([&] { load_side(dir / "prose.txt"); }), ContainsSubstring("no nccl-tests result rows"));
+  std::filesystem::create_directories(dir / "emptydir");
+  CHECK_THAT(usage_error_text([&] { load_side(dir / "emptydir"); }), ContainsSubstring("without run.json"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("program names and version codes normalise") {
+  CHECK(collective_from_program("/opt/bin/all_gather_perf_mpi") == "all_gather");
+  CHECK(collective_from_program("reduce_scatter_perf") == "reduce_scatter");
+  CHECK(nccl_version_string("22803") == "2.28.3");
+  CHECK(nccl_version_string("2708") == "2.7.8");
+  CHECK(canonical_dtype("half") == "float16");
+  CHECK(canonical_dtype("f8e4m3") == "fp8_e4m3");
+  CHECK(canonical_dtype("float") == "float32");
+}

@@ -1,0 +1,137 @@
+// The comparison: matching, noise-aware verdicts, the threshold, the summary line and
+// the comparability block.
+#include "catch_compat.hpp"
+#include "compare/comparison.hpp"
+#include "core/number_format.hpp"
+
+using namespace ncclsweep;
+
+namespace {
+
+SideRow row(Bytes size, double busbw, const std::string& placement = "out_of_place") {
+  SideRow r;
+  r.key = {"all_gather", "float32", "none", size, placement, ""};
+  r.busbw_gbps = busbw;
+  r.wrong = 0;
+  return r;
+}
+
+Side side(std::vector<SideRow> rows, int ranks = 8) {
+  Side s;
+  s.identity = {"nccl-tests text", "x.txt", "all_gather_perf", ranks, 1, "NVIDIA H200", "2.28.3", "", "nccl-tests"};
+  s.rows = std::move(rows);
+  normalise_rows(s);
+  return s;
+}
+
+constexpr Bytes MiB = 1 << 20;
+
+}  // namespace
+
+TEST_CASE("a side compared with itself is all same and passes") {
+  const Side s = side({row(MiB, 37.5), row(64 * MiB, 214), row(256 * MiB, 245.6)});
+  const Comparison c = compare_sides(s, s, {});
+  REQUIRE(c.rows.size() == 3);
+  for (const auto& r : c.rows) CHECK(r.verdict == Verdict::same);
+  CHECK(c.passed());
+  CHECK(c.summary() == "3 rows: 3 same -> PASS");
+  CHECK(c.differences.empty());
+}
+
+TEST_CASE("verdicts come from both sides' noise bands, not a fixed percentage") {
+  const Side reference = side({row(MiB, 100), row(2 * MiB, 100), row(4 * MiB, 100), row(8 * MiB, 100)});
+  // Default band 3% each side: within 3% same; 3%..6% the bands overlap: ambiguous;
+  // beyond 6% apart.
+  const Side now = side({row(MiB, 102), row(2 * MiB, 95.5), row(4 * MiB, 93), row(8 * MiB, 108)});
+  const Comparison c = compare_sides(now, reference, {});
+  REQUIRE(c.rows.size() == 4);
+  CHECK(c.rows[0].verdict == Verdict::same);
+  CHECK(c.rows[1].verdict == Verdict::ambiguous);
+  CHECK(c.rows[2].verdict == Verdict::slower);
+  CHECK(c.rows[3].verdict == Verdict::faster);
+  // A measured spread wider than the default widens the band: 7% slower is then same.
+  Side noisy = now;
+  noisy.rows[2].measured_spread = 0.08;
+  CHECK(compare_sides(noisy, reference, {}).rows[2].verdict == Verdict::same);
+}
+
+TEST_CASE("the printed precision of tiny figures counts as noise") {
+  // nccl-tests prints 0.01 GB/s for a 128 B all_gather: 0.01 vs 0.02 is rounding.
+  SideRow a = row(128, 0.01), b = row(128, 0.02);
+  a.busbw_resolution_gbps = b.busbw_resolution_gbps = 0.005;
+  CHECK(compare_sides(side({a}), side({b}), {}).rows[0].verdict != Verdict::slower);
+}
+
+TEST_CASE("only slower rows below the threshold fail, and the summary names them") {
+  const Side reference = side({row(MiB, 100), row(64 * MiB, 200), row(256 * MiB, 250)});
+  const Side now = side({row(MiB, 100), row(64 * MiB, 160), row(256 * MiB, 275)});
+  const Comparison c = compare_sides(now, reference, {});
+  CHECK_FALSE(c.passed());
+  CHECK(c.rows[1].fails);
+  CHECK(c.rows[1].ratio == Approx(0.8));
+  CHECK(c.summary() ==
+        "3 rows: 1 same, 1 faster (+10.0% at all_gather float32 256 MiB), 1 slower (-20.0% at all_gather float32 64 MiB)"
+        " -> FAIL: below 95% of reference at all_gather float32 64 MiB");
+  // At a threshold of 0.75 the same slower row is reported but passes.
+  const Comparison lenient = compare_sides(now, reference, {0.75, false});
+  CHECK(lenient.passed());
+  CHECK(lenient.rows[1].verdict == Verdict::slower);
+  CHECK_THAT(lenient.summary(), ContainsSubstring("-> PASS"));
+}
+
+TEST_CASE("wrong elements on either side are named in the notes") {
+  SideRow bad = row(MiB, 100);
+  bad.wrong = 7;
+  const Comparison c = compare_sides(side({bad}), side({row(MiB, 100)}), {});
+  REQUIRE(c.notes.size() == 1);
+  CHECK(c.notes[0] == "NEW: all_gather float32 1 MiB had 7 wrong elements");
+}
+
+TEST_CASE("different rank counts are refused unless allowed, with the reason") {
+  const Side a = side({row(MiB, 100)}, 8), b = side({row(MiB, 100)}, 16);
+  const std::string text = usage_error_text([&] { compare_sides(a, b, {}); });
+  CHECK_THAT(text, ContainsSubstring("NEW ran on 8 ranks, REFERENCE on 16"));
+  CHECK_THAT(text, ContainsSubstring("--allow-rank-mismatch"));
+  const Comparison c = compare_sides(a, b, {kDefaultThreshold, true});
+  CHECK_THAT(c.differences.front(), ContainsSubstring("(allowed)"));
+}
+
+TEST_CASE("no matching rows is refused and says what each side holds") {
+  Side a = side({row(MiB, 100)});
+  Side b = side({row(MiB, 100)});
+  b.rows[0].key.collective = "reduce_scatter";
+  const std::string text = usage_error_text([&] { compare_sides(a, b, {}); });
+  CHECK_THAT(text, ContainsSubstring("nothing to compare"));
+  CHECK_THAT(text, ContainsSubstring("all_gather float32"));
+  CHECK_THAT(text, ContainsSubstring("reduce_scatter float32"));
+}
+
+TEST_CASE("the comparability block names what differs") {
+  Side a = side({row(MiB, 100), row(2 * MiB, 100)});
+  Side b = side({row(MiB, 100), row(4 * MiB, 100)});
+  b.identity.gpu = "NVIDIA H100 80GB HBM3";
+  b.identity.nccl_version = "2.21.5";
+  b.identity.hosts = 2;
+  const Comparison c = compare_sides(a, b, {});
+  const auto has = [&](const std::string& s) {
+    for (const auto& d : c.differences) {
+      if (d.find(s) != std::string::npos) return true;
+    }
+    return false;
+  };
+  CHECK(has("GPU: NEW NVIDIA H200, REFERENCE NVIDIA H100 80GB HBM3"));
+  CHECK(has("NCCL: NEW 2.28.3, REFERENCE 2.21.5"));
+  CHECK(has("hosts: NEW 1, REFERENCE 2"));
+  CHECK(has("sizes only in NEW: 2 MiB"));
+  CHECK(has("sizes only in REFERENCE: 4 MiB"));
+  CHECK(c.rows.size() == 1);
+}
+
+TEST_CASE("numbers print with 3 significant digits and no exponent") {
+  CHECK(significant3(245.62) == "246");
+  CHECK(significant3(37.58) == "37.6");
+  CHECK(significant3(0.014) == "0.0140");
+  CHECK(significant3(1234.5) == "1230");
+  CHECK(significant3(0) == "0");
+  CHECK(percent_change(0.79) == "-21.0%");
+}

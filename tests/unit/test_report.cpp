@@ -1,0 +1,154 @@
+// Report printers and summary.md: canonical order, 3 significant digits, no volatile
+// fields; CSV, JSON and SVG forms.
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "catch_compat.hpp"
+#include "compare/importers.hpp"
+#include "report/printers.hpp"
+#include "report/summary_file.hpp"
+#include "report/system_links.hpp"
+
+using namespace ncclsweep;
+
+namespace {
+
+MeasurementRecord record(const std::string& collective, Bytes size, const std::string& placement, double busbw) {
+  MeasurementRecord r;
+  r.collective = collective;
+  r.dtype = "float32";
+  r.op = collective == "all_gather" ? "none" : "sum";
+  r.size_bytes = r.requested_bytes = size;
+  r.count = size / 8;
+  r.placement = placement;
+  r.ranks = 2;
+  r.time_us = {10, 11, 12.345};
+  r.algbw_gbps = busbw * 2;
+  r.busbw_gbps = busbw;
+  r.wrong = 0;
+  return r;
+}
+
+RunDocument run_with(std::vector<MeasurementRecord> records) {
+  RunDocument run;
+  run.name = "qps";
+  run.status = "complete";
+  run.start_time = "2026-11-29T18:00:00Z";
+  run.end_time = "2026-11-29T18:01:00Z";
+  run.settings = {"nccl", 5, 20, true};
+  run.versions.nccl_library = "2.28.3";
+  run.hosts = {"gpu-node-17"};
+  for (int rank = 0; rank < 2; ++rank) {
+    RankEntry e;
+    e.rank = rank;
+    e.host = "gpu-node-17";
+    e.gpu_name = "NVIDIA H200";
+    run.ranks.push_back(e);
+  }
+  run.records = std::move(records);
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("summary.md has a fixed row order, 3 significant digits and no volatile fields") {
+  const RunDocument a = run_with({record("all_gather", 1 << 20, "out_of_place", 37.5812),
+                                  record("all_gather", 1 << 20, "in_place", 42.14),
+                                  record("all_gather", 1 << 26, "out_of_place", 214.137),
+                                  record("reduce_scatter", 1 << 20, "out_of_place", 37.53)});
+  RunDocument b = a;  // the same results, measured in another order, at another time, elsewhere
+  std::swap(b.records[0], b.records[3]);
+  std::swap(b.records[1], b.records[2]);
+  b.start_time = "2027-01-01T00:00:00Z";
+  b.hosts = {"other-host"};
+  for (auto& r : b.ranks) r.host = "other-host";
+  const std::string text = summary_markdown(a);
+  CHECK(text == summary_markdown(b));
+  CHECK_THAT(text, ContainsSubstring("| 1 MiB | 37.6 | 42.1 | ok |"));
+  CHECK_THAT(text, ContainsSubstring("| 64 MiB | 214 | - | ok |"));
+  CHECK(text.find("gpu-node-17") == std::string::npos);
+  CHECK(text.find("2026-11-29") == std::string::npos);
+  CHECK(text.find("12.345") == std::string::npos);
+  CHECK(text.find("all_gather float32") < text.find("reduce_scatter float32 sum"));
+  // A changed result changes the summary.
+  RunDocument c = a;
+  c.records[2].busbw_gbps = 150;
+  CHECK(summary_markdown(c) != text);
+}
+
+TEST_CASE("verification counts wrong elements of either placement") {
+  RunDocument run = run_with({record("all_gather", 1 << 20, "out_of_place", 37.5), record("all_gather", 1 << 20, "in_place", 42.1),
+                              record("all_gather", 1 << 21, "out_of_place", 50)});
+  run.records[1].wrong = 3;
+  run.records[2].wrong.reset();
+  const std::string text = summary_markdown(run);
+  CHECK_THAT(text, ContainsSubstring("| 1 MiB | 37.5 | 42.1 | 3 wrong |"));
+  CHECK_THAT(text, ContainsSubstring("| 2 MiB | 50.0 | - | unchecked |"));
+  // The overview: best busbw, where, and the collective's status over every size.
+  CHECK_THAT(text, ContainsSubstring("| all_gather float32 | 1 MiB .. 2 MiB (2) | 50.0 | 2 MiB | 3 wrong |"));
+}
+
+TEST_CASE("CSV has one tidy row per measurement with a header") {
+  const Side side = side_from_run(run_with({record("all_gather", 1024, "in_place", 1.25),
+                                            record("all_gather", 1024, "out_of_place", 1.5)}),
+                                  "x");
+  std::ostringstream out;
+  print_side_csv(side, {}, out);
+  std::istringstream lines(out.str());
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(lines, line);) rows.push_back(line);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].starts_with("source,name,ranks,hosts,gpu,nccl,collective,dtype,op,root,size_bytes"));
+  // Out-of-place first, whatever order the records came in.
+  CHECK(rows[1] == "ncclsweep run.json,qps,2,1,NVIDIA H200,2.28.3,all_gather,float32,none,-1,1024,128,out_of_place,,"
+                   "12.345,3.0,1.5,0,");
+  CHECK(rows[2].find(",in_place,") != std::string::npos);
+}
+
+TEST_CASE("JSON report carries identity and every row") {
+  const Side side = side_from_run(run_with({record("all_gather", 1024, "out_of_place", 1.5)}), "x");
+  std::ostringstream out;
+  print_side_json(side, {true, 478.0, "H200 NVLink"}, out);
+  const auto j = nlohmann::json::parse(out.str());
+  CHECK(j.at("identity").at("ranks") == 2);
+  CHECK(j.at("rows").size() == 1);
+  CHECK(j.at("rows")[0].at("busbw_gbps") == 1.5);
+  CHECK(j.at("link_peak_gbps") == 478.0);
+}
+
+TEST_CASE("SVG plots busbw on a log2 size axis with a legend and the run's identity") {
+  const Side side = load_side(NCCLSWEEP_TEST_DATA "/nccl-tests/nccl-tests-all_gather-np2.txt");
+  std::ostringstream out;
+  print_side_svg(side, {false, 478.0, "H200 NVLink"}, out);
+  const std::string svg = out.str();
+  CHECK(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+  CHECK(svg.ends_with("</svg>\n"));
+  for (const char* label : {">1 MiB<", ">4 MiB<", ">64 MiB<", ">1 GiB<", ">4 GiB<", ">all_gather float32 out-of-place<",
+                            ">all_gather float32 in-place<", "all_gather_perf_mpi", "H200 NVLink peak 478 GB/s"}) {
+    CHECK_THAT(svg, ContainsSubstring(label));
+  }
+  CHECK(svg.find("<polyline") != std::string::npos);
+  CHECK(svg.find("<script") == std::string::npos);  // self-contained and inert
+  CHECK(svg.find("href") == std::string::npos);
+}
+
+TEST_CASE("markdown shows busbw as a share of the link peak when the system is known") {
+  const Side side = load_side(NCCLSWEEP_TEST_DATA "/nccl-tests/nccl-tests-all_gather-np2.txt");
+  std::ostringstream out;
+  print_side_markdown(side, {false, 478.0, "H200 NVLink"}, out);
+  // 4 GiB in-place: 327.06 / 478 = 68.4%.
+  CHECK_THAT(out.str(), ContainsSubstring("| 4 GiB | 294 | 327 | ok | 68.4% |"));
+}
+
+TEST_CASE("configs/systems matches the GPU model") {
+  const auto link = find_system_link(NCCLSWEEP_SOURCE_DIR "/configs/systems", "NVIDIA H200");
+  REQUIRE(link);
+  CHECK(link->peak_gbps == 478);
+  CHECK(!find_system_link(NCCLSWEEP_SOURCE_DIR "/configs/systems", "Tesla V100-SXM2-32GB"));
+  CHECK(!find_system_link("/nonexistent", "NVIDIA H200"));
+}
+
+TEST_CASE("an unknown format names the valid ones") {
+  CHECK_THAT(usage_error_text([] { side_printer("html"); }), ContainsSubstring("table, md, csv, json, svg"));
+  CHECK_THAT(usage_error_text([] { comparison_printer("svg"); }), ContainsSubstring("table, md, json"));
+}
