@@ -1,5 +1,6 @@
 #include "runtime/launch.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>

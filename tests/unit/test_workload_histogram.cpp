@@ -1,3 +1,4 @@
+#include <cmath>
 #include "catch_compat.hpp"
 #include "workload/histogram.hpp"
 #include "workload/sizes_output.hpp"
