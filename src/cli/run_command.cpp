@@ -143,6 +143,7 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
                          "drop the env/config axes, or use --engine nccl");
       }
       request.groups = worker_groups(sweep_plan);
+      request.baseline_point = sweep_plan.points[static_cast<std::size_t>(sweep_plan.baseline)].label;
     }
     request.plan = plan_measurements(request.spec, session.size());
   } catch (const UsageError& e) {

@@ -24,7 +24,9 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
   if (run.status != "complete") side.notes.push_back("run status is '" + run.status + "': rows may be missing");
   for (const auto& r : run.records) {
     SideRow row;
-    row.key = {r.collective, r.dtype, r.op, r.size_bytes, r.placement, ""};
+    // A run without a sweep has the one point "default": keep its rows comparable with
+    // nccl-tests output, which has no points.
+    row.key = {r.collective, r.dtype, r.op, r.size_bytes, r.placement, r.point == "default" ? "" : r.point};
     row.count = r.count;
     row.root = r.root;
     row.time_us = r.time_us.max;

@@ -31,10 +31,14 @@ class TerminalTable final : public ResultSink {
 
   void row(std::span<const MeasurementRecord> placements) override {
     const MeasurementRecord& first = placements.front();
-    const std::string block = first.collective + "/" + first.dtype + "/" + first.op;
+    const std::string block = first.point + "/" + first.collective + "/" + first.dtype + "/" + first.op;
     if (block != current_block_) {
       current_block_ = block;
-      std::fprintf(out_, "#\n# %s\n", first.collective.c_str());
+      if (first.point != "default") {
+        std::fprintf(out_, "#\n# %s   [point %s]\n", first.collective.c_str(), first.point.c_str());
+      } else {
+        std::fprintf(out_, "#\n# %s\n", first.collective.c_str());
+      }
       std::fprintf(out_, "#%59s%-35s%s\n", "", "out-of-place", "in-place");
       std::fprintf(out_, "#%11s %13s %9s %7s %7s %8s %7s %7s %7s %8s %7s %7s %7s\n", "size", "count", "type", "redop",
                    "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");

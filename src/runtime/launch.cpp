@@ -10,6 +10,7 @@
 #include "doctor/preflight.hpp"
 #include "ncclsweep_version.hpp"
 #include "report/summary_file.hpp"
+#include "report/sweep_summary.hpp"
 #include "report/terminal_table.hpp"
 #include "results/results_directory.hpp"
 #include "runtime/engine_registry.hpp"
@@ -71,6 +72,7 @@ class Launch {
         sinks_.add(make_terminal_table(stdout));
         sinks_.add(make_results_directory(results_dir_));
         sinks_.add(make_summary_file(results_dir_));
+        sinks_.add(make_sweep_summary(stdout, request_.baseline_point));
       } catch (const UsageError& e) {
         error = e.message();
       }
@@ -90,10 +92,12 @@ class Launch {
     const std::vector<std::string> conflicts = leader_ ? shared_gpu_conflicts(ranks) : std::vector<std::string>{};
     const bool refused = !conflicts.empty() && !request_.allow_shared_gpu;
     if (session_.max_across_ranks(refused ? 1 : 0) != 0) {
-      print_error(session_,
-                  conflicts.front() + " (" + std::to_string(conflicts.size()) + " conflict(s))" +
-                      "\n  fix: give each rank its own GPU (one rank per GPU), or pass --allow-shared-gpu",
-                  true);
+      if (leader_) {  // only rank 0 holds the conflicts
+        print_error(session_,
+                    conflicts.front() + " (" + std::to_string(conflicts.size()) + " conflict(s))" +
+                        "\n  fix: give each rank its own GPU (one rank per GPU), or pass --allow-shared-gpu",
+                    true);
+      }
       return false;
     }
     const std::vector<doctor::Finding> preflight =

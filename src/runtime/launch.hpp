@@ -17,6 +17,7 @@ struct LaunchRequest {
   RunSpec spec;
   MeasurementPlan plan;
   std::vector<WorkerGroup> groups;  // nccl engine: at least one group with one point
+  std::string baseline_point;       // label of the point others are compared with
   std::string output_dir;           // empty: results/<name>/<UTC start>/ under results_root
   std::string results_root = "results";
   bool allow_shared_gpu = false;

@@ -152,3 +152,33 @@ TEST_CASE("an unknown format names the valid ones") {
   CHECK_THAT(usage_error_text([] { side_printer("html"); }), ContainsSubstring("table, md, csv, json, svg"));
   CHECK_THAT(usage_error_text([] { comparison_printer("svg"); }), ContainsSubstring("table, md, json"));
 }
+
+#include "report/sweep_summary.hpp"
+
+TEST_CASE("the sweep summary has a column per point and the change against the baseline") {
+  ncclsweep::RunDocument run;
+  for (const char* label : {"NCCL_PROTO=LL", "NCCL_PROTO=Simple"}) {
+    ncclsweep::PointOutcome p;
+    p.label = label;
+    p.status = "ok";
+    run.points.push_back(p);
+  }
+  run.points[0].settings.push_back({"NCCL_IB_QPS_PER_CONNECTION", "4", "env_process", "not-read"});
+  for (const auto& [label, busbw] : {std::pair{"NCCL_PROTO=LL", 50.0}, std::pair{"NCCL_PROTO=Simple", 200.0}}) {
+    ncclsweep::MeasurementRecord r;
+    r.collective = "all_gather";
+    r.dtype = "bfloat16";
+    r.op = "none";
+    r.size_bytes = 1 << 30;
+    r.placement = "out_of_place";
+    r.point = label;
+    r.busbw_gbps = busbw;
+    run.records.push_back(r);
+  }
+  const std::string text = ncclsweep::sweep_summary_text(run, "NCCL_PROTO=Simple");
+  CHECK_THAT(text, ContainsSubstring("baseline P1"));
+  CHECK_THAT(text, ContainsSubstring("50.0 (  -75%)"));
+  CHECK_THAT(text, ContainsSubstring("NCCL_IB_QPS_PER_CONNECTION NOT READ by NCCL"));
+  run.points.pop_back();
+  CHECK(ncclsweep::sweep_summary_text(run, "").empty());
+}

@@ -1,0 +1,89 @@
+#include "report/sweep_summary.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <tuple>
+#include <vector>
+
+namespace ncclsweep {
+namespace {
+
+class SweepSummary final : public ResultSink {
+ public:
+  SweepSummary(std::FILE* out, std::string baseline) : out_(out), baseline_(std::move(baseline)) {}
+  void row(std::span<const MeasurementRecord>) override {}
+  void finish(const RunDocument& run) override {
+    const std::string text = sweep_summary_text(run, baseline_);
+    std::fputs(text.c_str(), out_);
+    std::fflush(out_);
+  }
+
+ private:
+  std::FILE* out_;
+  std::string baseline_;
+};
+
+}  // namespace
+
+std::unique_ptr<ResultSink> make_sweep_summary(std::FILE* out, std::string baseline_point) {
+  return std::make_unique<SweepSummary>(out, std::move(baseline_point));
+}
+
+std::string sweep_summary_text(const RunDocument& run, const std::string& baseline_point) {
+  if (run.points.size() < 2) return {};
+  std::vector<std::string> labels;
+  for (const auto& p : run.points) labels.push_back(p.label);
+  const auto baseline_at = std::find(labels.begin(), labels.end(), baseline_point);
+  const std::size_t baseline = baseline_at == labels.end() ? 0 : static_cast<std::size_t>(baseline_at - labels.begin());
+
+  // (collective, dtype, op) -> size -> point -> busbw, out-of-place only.
+  using Block = std::tuple<std::string, std::string, std::string>;
+  std::map<Block, std::map<Bytes, std::map<std::string, double>>> blocks;
+  for (const auto& r : run.records) {
+    if (r.placement == "out_of_place") blocks[{r.collective, r.dtype, r.op}][r.size_bytes][r.point] = r.busbw_gbps;
+  }
+  std::string out = "#\n# sweep summary: busbw (GB/s, out-of-place) per point; (+x%) against the baseline P" +
+                    std::to_string(baseline) + "\n";
+  for (std::size_t i = 0; i < run.points.size(); ++i) {
+    const PointOutcome& p = run.points[i];
+    std::string verdict = p.status;
+    for (const auto& s : p.settings) {
+      if (s.status == "not-read") verdict += ", " + s.name + " NOT READ by NCCL";
+    }
+    out += "#  P" + std::to_string(i) + " = " + p.label + "  [" + verdict + "]\n";
+  }
+  for (const auto& [block, sizes] : blocks) {
+    out += "#\n# " + std::get<0>(block) + " " + std::get<1>(block) +
+           (std::get<2>(block) == "none" ? "" : " " + std::get<2>(block)) + "\n#";
+    char head[32];
+    std::snprintf(head, sizeof head, "%12s", "size");
+    out += head;
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      std::snprintf(head, sizeof head, " %16s", ("P" + std::to_string(i)).c_str());
+      out += head;
+    }
+    out += "\n";
+    for (const auto& [size, by_point] : sizes) {
+      char cell[64];
+      std::snprintf(cell, sizeof cell, " %12llu", static_cast<unsigned long long>(size));
+      out += cell;
+      const auto base = by_point.find(labels[baseline]);
+      for (std::size_t i = 0; i < labels.size(); ++i) {
+        const auto it = by_point.find(labels[i]);
+        if (it == by_point.end()) {
+          std::snprintf(cell, sizeof cell, " %16s", "-");
+        } else if (i == baseline || base == by_point.end() || base->second <= 0) {
+          std::snprintf(cell, sizeof cell, " %16.1f", it->second);
+        } else {
+          std::snprintf(cell, sizeof cell, " %7.1f (%+5.0f%%)", it->second, (it->second / base->second - 1) * 100);
+        }
+        out += cell;
+      }
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace ncclsweep
