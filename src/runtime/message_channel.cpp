@@ -48,13 +48,16 @@ void write_exactly(int fd, const void* buffer, std::size_t size) {
 
 }  // namespace
 
-MessageChannel::~MessageChannel() {
-  if (fd_ >= 0) close(fd_);
+MessageChannel::~MessageChannel() { close(); }
+
+void MessageChannel::close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
 }
 
 MessageChannel& MessageChannel::operator=(MessageChannel&& other) noexcept {
   if (this != &other) {
-    if (fd_ >= 0) close(fd_);
+    close();
     fd_ = other.fd_;
     other.fd_ = -1;
   }

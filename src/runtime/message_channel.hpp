@@ -22,6 +22,8 @@ class MessageChannel {
   // Throws RuntimeFailure on a malformed frame.
   std::optional<nlohmann::json> receive();
   int fd() const { return fd_; }
+  // Closes this end now; the peer reads the end of the stream.
+  void close();
 
  private:
   int fd_;

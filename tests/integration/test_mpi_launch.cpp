@@ -133,3 +133,27 @@ TEST_CASE("data movement of 16-bit and fp8 dtypes is checked with the mpi engine
   REQUIRE(run.status == 0);
   for (const json& r : read_json(dir / "run.json").at("records")) CHECK(r.at("wrong") == 0);
 }
+
+TEST_CASE("a sweep with the nccl engine runs in worker processes: verified on a GPU, refused without one") {
+  const auto dir = scratch_dir("nccl-sweep");
+  const Launch run = mpirun_ncclsweep(2, {"run", std::string(NCCLSWEEP_SOURCE_DIR) + "/sweeps/smoke.yaml", "-o",
+                                          dir.string()});
+  INFO(run.output);
+  if (run.output.find("no GPU visible") != std::string::npos) {
+    // CI: both workers exit early; the ranks agree, say it once and measure nothing.
+    CHECK(run.status == 2);
+    CHECK(run.output.find("no GPU visible") == run.output.rfind("no GPU visible"));
+    CHECK_THAT(run.output, ContainsSubstring("use --engine mpi"));
+    CHECK_FALSE(std::filesystem::exists(dir / "run.json"));
+  } else {
+    // The GPU machine: both points measured, NCCL_PROTO verified from NCCL's own log.
+    REQUIRE(run.status == 0);
+    const json doc = read_json(dir / "run.json");
+    REQUIRE(doc.at("points").size() == 2);
+    for (const json& p : doc.at("points")) {
+      CHECK(p.at("status") == "ok");
+      CHECK(p.at("settings")[0].at("status") == "applied");
+    }
+    CHECK_THAT(run.output, ContainsSubstring("sweep summary"));
+  }
+}

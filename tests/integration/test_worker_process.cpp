@@ -1,0 +1,55 @@
+// A real `ncclsweep worker` process, driven by the test as its MPI rank would drive it.
+#include "catch_compat.hpp"
+#include "runtime/relay_step.hpp"
+#include "runtime/worker_process.hpp"
+#include "runtime/worker_protocol.hpp"
+
+using namespace ncclsweep;
+
+namespace {
+
+WorkerStart two_rank_start() {
+  WorkerStart start;
+  start.rank = 0;
+  start.ranks = 2;
+  start.spec.collectives = {&collective("all_reduce")};
+  start.spec.dtypes = {&data_type("float32")};
+  start.spec.ops = {ReduceOp::sum};
+  start.spec.sizes = {1 << 20};
+  start.nccl_log_path = "/dev/null";
+  PointSpec point;
+  point.label = "default";
+  start.points = {point};
+  return start;
+}
+
+}  // namespace
+
+TEST_CASE("a worker stops cleanly when another rank's worker failed") {
+  WorkerProcess worker(NCCLSWEEP_BINARY, {{"PATH", "/usr/bin:/bin"}});
+  worker.channel().send(two_rank_start());
+  // Its first cross-rank step (whether it sees a GPU): answer that rank 1 failed.
+  const auto message = worker.channel().receive();
+  REQUIRE(message.has_value());
+  REQUIRE(message->at("type") == "step");
+  RelayStep combined = message->at("step").get<RelayStep>();
+  combined.failed_rank = 1;
+  worker.channel().send({{"type", "step"}, {"step", combined}});
+  CHECK_FALSE(worker.channel().receive().has_value());  // no error of its own to report
+  CHECK(worker.wait() == "exit 3");
+}
+
+TEST_CASE("a worker whose MPI rank goes away exits instead of hanging") {
+  WorkerProcess worker(NCCLSWEEP_BINARY, {{"PATH", "/usr/bin:/bin"}});
+  worker.channel().send(two_rank_start());
+  REQUIRE(worker.channel().receive().has_value());  // it waits in its first step...
+  worker.channel().close();  // ...and its MPI rank goes away
+  CHECK(worker.wait() == "exit 3");
+}
+
+TEST_CASE("a worker given a start it cannot read exits with status 3") {
+  WorkerProcess worker(NCCLSWEEP_BINARY, {{"PATH", "/usr/bin:/bin"}});
+  worker.channel().send({{"type", "start"}, {"rank", 0}});
+  CHECK_FALSE(worker.channel().receive().has_value());
+  CHECK(worker.wait() == "exit 3");
+}

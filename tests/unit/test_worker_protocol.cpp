@@ -1,0 +1,94 @@
+// The pieces of the worker protocol that need no MPI: the relay step's combination,
+// its JSON form, the worker's environment, and the framing over a real socket pair.
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "catch_compat.hpp"
+#include "runtime/message_channel.hpp"
+#include "runtime/relay_step.hpp"
+#include "runtime/worker_environment.hpp"
+#include "runtime/worker_protocol.hpp"
+
+using namespace ncclsweep;
+
+TEST_CASE("relay steps combine field by field, and a failure wins") {
+  RelayStep a, b;
+  a.min = a.max = a.sum = 2.0;
+  b.min = b.max = b.sum = 5.0;
+  a.count = 3;
+  b.count = 4;
+  a.flag = 0;
+  b.flag = 1;
+  a.bytes[0] = 7;  // a broadcast: only the root fills the bytes
+  b.bytes[1] = 2;
+  b.failed_rank = 3;
+  combine_steps(a, b);
+  CHECK(b.min == 2.0);
+  CHECK(b.max == 5.0);
+  CHECK(b.sum == 7.0);
+  CHECK(b.count == 7);
+  CHECK(b.flag == 1);
+  CHECK(b.bytes[0] == 7);
+  CHECK(b.bytes[1] == 2);
+  CHECK(b.failed());
+  CHECK(b.failed_rank == 3);
+  RelayStep c;
+  c.failed_rank = 1;
+  combine_steps(c, b);
+  CHECK(b.failed_rank == 1);  // the lowest failing rank
+  CHECK_FALSE(RelayStep{}.failed());
+}
+
+TEST_CASE("a relay step survives its JSON form") {
+  RelayStep s;
+  s.failed_rank = 5;
+  s.min = 1.5;
+  s.count = 9;
+  s.bytes[255] = 200;
+  const RelayStep back = nlohmann::json(s).get<RelayStep>();
+  CHECK(back.failed_rank == 5);
+  CHECK(back.min == 1.5);
+  CHECK(back.count == 9);
+  CHECK(back.bytes[255] == 200);
+}
+
+TEST_CASE("the worker environment adds the group's variables and NCCL's log, keeping the user's wishes") {
+  const auto env = worker_environment({{"PATH", "/bin"}, {"NCCL_DEBUG", "TRACE"}, {"NCCL_DEBUG_SUBSYS", "COLL"}},
+                                      {{"NCCL_MAX_NCHANNELS", "4"}}, "/r/nccl-logs/group0-rank0.log");
+  CHECK(env.at("PATH") == "/bin");
+  CHECK(env.at("NCCL_MAX_NCHANNELS") == "4");
+  CHECK(env.at("NCCL_DEBUG") == "TRACE");  // a higher level than INFO is kept
+  CHECK(env.at("NCCL_DEBUG_SUBSYS") == "COLL,INIT,ENV");
+  CHECK(env.at("NCCL_DEBUG_FILE") == "/r/nccl-logs/group0-rank0.log");
+  const auto plain = worker_environment({{"NCCL_DEBUG", "WARN"}, {"NCCL_DEBUG_SUBSYS", "^COLL"}}, {}, "x");
+  CHECK(plain.at("NCCL_DEBUG") == "INFO");
+  CHECK(plain.at("NCCL_DEBUG_SUBSYS") == "INIT,ENV");  // an exclusion list cannot be merged
+}
+
+TEST_CASE("messages cross a socket pair whole, and a closed peer reads as the end") {
+  int fds[2];
+  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+  MessageChannel parent(fds[0]);
+  {
+    MessageChannel worker(fds[1]);
+    WorkerStart start;
+    start.rank = 1;
+    start.ranks = 4;
+    start.spec.collectives = {&collective("all_gather")};
+    start.spec.dtypes = {&data_type("bfloat16")};
+    start.spec.ops = {ReduceOp::sum};
+    start.spec.sizes = {1 << 20};
+    PointSpec point;
+    point.label = "NCCL_PROTO=LL";
+    point.env = {{"NCCL_PROTO", "LL"}};
+    point.config = {{"max_ctas", "8"}};
+    start.points = {point};
+    parent.send(start);
+    const WorkerStart got = worker.receive()->get<WorkerStart>();
+    CHECK(got.rank == 1);
+    CHECK(got.spec.collectives.front()->name == "all_gather");
+    CHECK(got.points.front().config.front().field == "max_ctas");
+    CHECK(got.points.front().env.front().second == "LL");
+  }
+  CHECK_FALSE(parent.receive().has_value());  // the worker's end closed
+}
