@@ -25,12 +25,8 @@ struct PlanArgs {
 
 int run_plan(const PlanArgs& args) {
   std::string version_note;
-  PlanOptions options;
-  options.context = build_sweep_context(version_note);
-  options.isolation = args.isolation;
-  options.engine = args.engine;
-  options.env_axes = args.env_axes;
-  options.config_axes = args.config_axes;
+  const PlanOptions options =
+      sweep_plan_options(args.isolation, args.engine, args.env_axes, args.config_axes, version_note);
   const Sweep sweep = load_sweep_file(args.sweep_file, options.context);
   SweepPlan plan = plan_sweep(sweep, options);
   plan.notes.push_back(version_note);

@@ -127,12 +127,8 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
       request.spec = spec_from_args(args);
     } else {
       std::string version_note;
-      PlanOptions options;
-      options.context = build_sweep_context(version_note);
-      options.isolation = args.isolation;
-      options.engine = args.engine;
-      options.env_axes = args.env_axes;
-      options.config_axes = args.config_axes;
+      const PlanOptions options =
+          sweep_plan_options(args.isolation, args.engine, args.env_axes, args.config_axes, version_note);
       Sweep sweep = load_sweep_text(read_sweep_text(session, args.sweep_file), args.sweep_file, options.context);
       apply_flags(args, sweep.measurements);
       const SweepPlan sweep_plan = plan_sweep(sweep, options);

@@ -3,6 +3,9 @@
 // known (and a note saying so).
 #include <string>
 
+#include <vector>
+
+#include "plan/sweep_plan.hpp"
 #include "spec/sweep.hpp"
 
 namespace ncclsweep {
@@ -16,6 +19,20 @@ inline SweepContext build_sweep_context(std::string& note) {
          nccl_version_text(kNewestKnownNcclVersion);
   return SweepContext{kNewestKnownNcclVersion};
 #endif
+}
+
+// The options `plan` and `run` share: the command line's axes and isolation, checked
+// against this build's NCCL.
+inline PlanOptions sweep_plan_options(const std::string& isolation, const std::string& engine,
+                                      const std::vector<std::string>& env_axes,
+                                      const std::vector<std::string>& config_axes, std::string& note) {
+  PlanOptions options;
+  options.context = build_sweep_context(note);
+  options.isolation = isolation;
+  options.engine = engine;
+  options.env_axes = env_axes;
+  options.config_axes = config_axes;
+  return options;
 }
 
 }  // namespace ncclsweep

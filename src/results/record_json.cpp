@@ -6,13 +6,6 @@ namespace ncclsweep {
 
 using nlohmann::json;
 
-void to_json(json& j, const TimeStatsUs& t) { j = json{{"min", t.min}, {"avg", t.avg}, {"max", t.max}}; }
-void from_json(const json& j, TimeStatsUs& t) {
-  j.at("min").get_to(t.min);
-  j.at("avg").get_to(t.avg);
-  j.at("max").get_to(t.max);
-}
-
 void to_json(json& j, const MeasurementRecord& r) {
   j = json{{"collective", r.collective},
            {"dtype", r.dtype},
@@ -52,72 +45,6 @@ void from_json(const json& j, MeasurementRecord& r) {
   const json& wrong = j.at("wrong");
   r.wrong = wrong.is_null() ? std::nullopt : std::optional<std::uint64_t>(wrong.get<std::uint64_t>());
   j.at("point").get_to(r.point);
-}
-
-void to_json(json& j, const RankEntry& r) {
-  j = json{{"rank", r.rank},           {"host", r.host},         {"local_rank", r.local_rank},
-           {"gpu_index", r.gpu_index}, {"gpu_name", r.gpu_name}, {"pci_bus_id", r.pci_bus_id},
-           {"environment", r.environment}};
-}
-void from_json(const json& j, RankEntry& r) {
-  j.at("rank").get_to(r.rank);
-  j.at("host").get_to(r.host);
-  j.at("local_rank").get_to(r.local_rank);
-  j.at("gpu_index").get_to(r.gpu_index);
-  j.at("gpu_name").get_to(r.gpu_name);
-  j.at("pci_bus_id").get_to(r.pci_bus_id);
-  j.at("environment").get_to(r.environment);
-}
-
-void to_json(json& j, const Versions& v) {
-  j = json{{"ncclsweep", v.ncclsweep},       {"git_sha", v.git_sha},         {"driver", v.driver},
-           {"cuda_runtime", v.cuda_runtime}, {"nccl_header", v.nccl_header}, {"nccl_library", v.nccl_library},
-           {"mpi", v.mpi}};
-}
-void from_json(const json& j, Versions& v) {
-  j.at("ncclsweep").get_to(v.ncclsweep);
-  j.at("git_sha").get_to(v.git_sha);
-  j.at("driver").get_to(v.driver);
-  j.at("cuda_runtime").get_to(v.cuda_runtime);
-  j.at("nccl_header").get_to(v.nccl_header);
-  j.at("nccl_library").get_to(v.nccl_library);
-  j.at("mpi").get_to(v.mpi);
-}
-
-void to_json(json& j, const RunSettings& s) {
-  j = json{{"engine", s.engine}, {"warmup", s.warmup}, {"iters", s.iters}, {"check", s.check}};
-}
-void from_json(const json& j, RunSettings& s) {
-  j.at("engine").get_to(s.engine);
-  j.at("warmup").get_to(s.warmup);
-  j.at("iters").get_to(s.iters);
-  j.at("check").get_to(s.check);
-}
-
-void to_json(json& j, const SettingOutcome& s) {
-  j = json{{"name", s.name}, {"value", s.value}, {"kind", s.kind}, {"status", s.status}};
-}
-void from_json(const json& j, SettingOutcome& s) {
-  j.at("name").get_to(s.name);
-  j.at("value").get_to(s.value);
-  j.at("kind").get_to(s.kind);
-  j.at("status").get_to(s.status);
-}
-
-void to_json(json& j, const PointOutcome& p) {
-  j = json{{"label", p.label},   {"group", p.group},          {"status", p.status},
-           {"error", p.error},   {"settings", p.settings},    {"init_time_us", p.init_time_us},
-           {"coll_channels", p.coll_channels}, {"transports", p.transports}};
-}
-void from_json(const json& j, PointOutcome& p) {
-  j.at("label").get_to(p.label);
-  j.at("group").get_to(p.group);
-  j.at("status").get_to(p.status);
-  j.at("error").get_to(p.error);
-  j.at("settings").get_to(p.settings);
-  j.at("init_time_us").get_to(p.init_time_us);
-  j.at("coll_channels").get_to(p.coll_channels);
-  j.at("transports").get_to(p.transports);
 }
 
 void to_json(json& j, const RunDocument& d) {

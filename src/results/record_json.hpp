@@ -6,20 +6,19 @@
 
 namespace ncclsweep {
 
-void to_json(nlohmann::json& j, const TimeStatsUs& t);
-void from_json(const nlohmann::json& j, TimeStatsUs& t);
+// Plain records: every field, by its name; reading a missing key throws.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TimeStatsUs, min, avg, max)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankEntry, rank, host, local_rank, gpu_index, gpu_name, pci_bus_id, environment)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Versions, ncclsweep, git_sha, driver, cuda_runtime, nccl_header, nccl_library, mpi)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunSettings, engine, warmup, iters, check)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SettingOutcome, name, value, kind, status)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointOutcome, label, group, status, error, settings, init_time_us, coll_channels,
+                                   transports)
+
+// Records (an optional wrong count) and the run (a schema version check) by hand.
+
 void to_json(nlohmann::json& j, const MeasurementRecord& r);
 void from_json(const nlohmann::json& j, MeasurementRecord& r);
-void to_json(nlohmann::json& j, const RankEntry& r);
-void from_json(const nlohmann::json& j, RankEntry& r);
-void to_json(nlohmann::json& j, const Versions& v);
-void from_json(const nlohmann::json& j, Versions& v);
-void to_json(nlohmann::json& j, const RunSettings& s);
-void from_json(const nlohmann::json& j, RunSettings& s);
-void to_json(nlohmann::json& j, const SettingOutcome& s);
-void from_json(const nlohmann::json& j, SettingOutcome& s);
-void to_json(nlohmann::json& j, const PointOutcome& p);
-void from_json(const nlohmann::json& j, PointOutcome& p);
 void to_json(nlohmann::json& j, const RunDocument& d);
 // Throws UsageError for a document from a newer schema or with missing fields.
 void from_json(const nlohmann::json& j, RunDocument& d);

@@ -28,7 +28,6 @@ struct RelayStep {
 // The combination MPI_Allreduce applies: `into` becomes into (+) from, field by field.
 void combine_steps(const RelayStep& from, RelayStep& into);
 
-void to_json(nlohmann::json& j, const RelayStep& s);
-void from_json(const nlohmann::json& j, RelayStep& s);
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RelayStep, failed_rank, flag, min, max, sum, count, bytes)
 
 }  // namespace ncclsweep

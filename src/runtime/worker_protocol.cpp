@@ -7,12 +7,6 @@ namespace ncclsweep {
 
 using nlohmann::json;
 
-void to_json(json& j, const ConfigSetting& c) { j = json{{"field", c.field}, {"value", c.value}}; }
-void from_json(const json& j, ConfigSetting& c) {
-  j.at("field").get_to(c.field);
-  j.at("value").get_to(c.value);
-}
-
 void to_json(json& j, const RunSpec& s) {
   std::vector<std::string> collectives, dtypes, ops;
   for (const auto* c : s.collectives) collectives.emplace_back(c->name);
@@ -39,16 +33,6 @@ void from_json(const json& j, RunSpec& s) {
   j.at("engine").get_to(s.engine);
 }
 
-void to_json(json& j, const PointSpec& p) {
-  j = json{{"label", p.label}, {"settings", p.settings}, {"config", p.config}, {"env", p.env}};
-}
-void from_json(const json& j, PointSpec& p) {
-  j.at("label").get_to(p.label);
-  j.at("settings").get_to(p.settings);
-  j.at("config").get_to(p.config);
-  j.at("env").get_to(p.env);
-}
-
 void to_json(json& j, const WorkerStart& w) {
   j = json{{"type", "start"},        {"rank", w.rank},   {"ranks", w.ranks},
            {"local_rank", w.local_rank}, {"group", w.group}, {"spec", w.spec},
@@ -63,25 +47,6 @@ void from_json(const json& j, WorkerStart& w) {
   j.at("corrupt_rank").get_to(w.corrupt_rank);
   j.at("nccl_log_path").get_to(w.nccl_log_path);
   j.at("points").get_to(w.points);
-}
-
-void to_json(json& j, const DeviceDescription& d) {
-  j = json{{"gpu_index", d.gpu_index},
-           {"gpu_name", d.gpu_name},
-           {"pci_bus_id", d.pci_bus_id},
-           {"driver_version", d.driver_version},
-           {"cuda_runtime_version", d.cuda_runtime_version},
-           {"nccl_header_version", d.nccl_header_version},
-           {"nccl_library_version", d.nccl_library_version}};
-}
-void from_json(const json& j, DeviceDescription& d) {
-  j.at("gpu_index").get_to(d.gpu_index);
-  j.at("gpu_name").get_to(d.gpu_name);
-  j.at("pci_bus_id").get_to(d.pci_bus_id);
-  j.at("driver_version").get_to(d.driver_version);
-  j.at("cuda_runtime_version").get_to(d.cuda_runtime_version);
-  j.at("nccl_header_version").get_to(d.nccl_header_version);
-  j.at("nccl_library_version").get_to(d.nccl_library_version);
 }
 
 }  // namespace ncclsweep

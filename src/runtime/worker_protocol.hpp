@@ -18,6 +18,7 @@
 #include "engine/engine.hpp"
 #include "plan/run_spec.hpp"
 #include "results/record.hpp"
+#include "results/record_json.hpp"
 
 namespace ncclsweep {
 
@@ -49,13 +50,14 @@ struct WorkerStart {
   std::vector<PointSpec> points;
 };
 
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ConfigSetting, field, value)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointSpec, label, settings, config, env)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceDescription, gpu_index, gpu_name, pci_bus_id, driver_version,
+                                   cuda_runtime_version, nccl_header_version, nccl_library_version)
+// RunSpec travels by names (its members point into the collective and dtype tables).
 void to_json(nlohmann::json& j, const RunSpec& s);
 void from_json(const nlohmann::json& j, RunSpec& s);
-void to_json(nlohmann::json& j, const PointSpec& p);
-void from_json(const nlohmann::json& j, PointSpec& p);
 void to_json(nlohmann::json& j, const WorkerStart& w);
 void from_json(const nlohmann::json& j, WorkerStart& w);
-void to_json(nlohmann::json& j, const DeviceDescription& d);
-void from_json(const nlohmann::json& j, DeviceDescription& d);
 
 }  // namespace ncclsweep
