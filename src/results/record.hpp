@@ -57,6 +57,8 @@ struct PointOutcome {
   TimeStatsUs init_time_us;  // communicator init across ranks
   int coll_channels = -1;    // as NCCL logged it on rank 0; -1 when not logged
   std::vector<std::string> transports;  // "P2P/CUMEM/read", ... as rank 0 logged them
+  // "AllGather 1048576 B: RING/SIMPLE, 24 channels": NCCL's choice per size, rank 0's TUNING log
+  std::vector<std::string> algorithms;
 };
 
 struct RankEntry {

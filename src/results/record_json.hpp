@@ -13,7 +13,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Versions, ncclsweep, git_sha, driver, cuda_ru
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunSettings, engine, warmup, iters, check)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SettingOutcome, name, value, kind, status)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointOutcome, label, group, status, error, settings, init_time_us, coll_channels,
-                                   transports)
+                                   transports, algorithms)
 
 // Records (an optional wrong count) and the run (a schema version check) by hand.
 

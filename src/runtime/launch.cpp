@@ -180,7 +180,7 @@ class Launch {
                             .string(),
                         group.points};
       const GroupResult result = run_worker_group(
-          relay, start, worker_environment(base_env, group.process_env, start.nccl_log_path), callbacks);
+          relay, start, worker_environment(base_env, group.process_env, start.nccl_log_path, leader_), callbacks);
       if (result.stopped) return kExitUsage;
       const std::vector<std::string> errors =
           session_.gather(result.local_error.empty() ? "" : session_.host() + ": " + result.local_error);

@@ -10,6 +10,6 @@ namespace ncclsweep {
 // a user's higher log level and extra subsystems.
 std::map<std::string, std::string> worker_environment(std::map<std::string, std::string> base,
                                                       const std::map<std::string, std::string>& group_env,
-                                                      const std::string& nccl_log_path);
+                                                      const std::string& nccl_log_path, bool log_tuning = false);
 
 }  // namespace ncclsweep

@@ -18,6 +18,37 @@ std::string variable_before(std::string_view line, std::size_t end) {
   return word.substr(0, 5) == "NCCL_" ? std::string(word) : std::string();
 }
 
+// "... NCCL INFO AllGather: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..23}"
+void scan_tuning_line(std::string_view line, std::size_t bytes_end, NcclLogFacts& facts) {
+  const std::size_t colon = line.rfind(": ", bytes_end);
+  if (colon == std::string_view::npos) return;
+  std::size_t name_start = colon;
+  while (name_start > 0 && std::isalnum(static_cast<unsigned char>(line[name_start - 1]))) --name_start;
+  const std::string_view name = line.substr(name_start, colon - name_start);
+  const std::string_view bytes = line.substr(colon + 2, bytes_end - colon - 2);
+  std::string_view rest = line.substr(bytes_end + 15);  // after " Bytes -> Algo "
+  const std::string_view algorithm = rest.substr(0, rest.find(' '));
+  const std::size_t proto_at = rest.find("proto ");
+  if (name.empty() || bytes.empty() || proto_at == std::string_view::npos) return;
+  rest = rest.substr(proto_at + 6);
+  const std::string_view protocol = rest.substr(0, rest.find(' '));
+  std::string choice = std::string(algorithm) + "/" + std::string(protocol);
+  // channel{Lo..Hi}={0..23}: 24 channels
+  if (const std::size_t eq = rest.find("={"); eq != std::string_view::npos) {
+    const std::string_view range = rest.substr(eq + 2, rest.find('}', eq) - eq - 2);
+    const std::size_t dots = range.find("..");
+    if (dots != std::string_view::npos) {
+      try {
+        const int lo = std::stoi(std::string(range.substr(0, dots)));
+        const int hi = std::stoi(std::string(range.substr(dots + 2)));
+        choice += ", " + std::to_string(hi - lo + 1) + " channels";
+      } catch (const std::exception&) {
+      }
+    }
+  }
+  facts.algorithms[std::string(name) + " " + std::string(bytes) + " B"] = choice;
+}
+
 void scan_line(std::string_view line, NcclLogFacts& facts) {
   static constexpr std::string_view kSetBy = " set by environment to ";
   static constexpr std::string_view kInvalid = "Invalid value ";
@@ -38,6 +69,10 @@ void scan_line(std::string_view line, NcclLogFacts& facts) {
   if (const std::size_t at = line.find(" via "); at != std::string_view::npos && line.find("Channel") != std::string_view::npos) {
     const std::string_view rest = line.substr(at + 5);
     facts.transports.insert(std::string(rest.substr(0, rest.find(' '))));
+    return;
+  }
+  if (const std::size_t at = line.find(" Bytes -> Algo "); at != std::string_view::npos) {
+    scan_tuning_line(line, at, facts);
     return;
   }
   if (const std::size_t at = line.find(" coll channels"); at != std::string_view::npos) {

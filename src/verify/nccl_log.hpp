@@ -15,6 +15,10 @@ struct NcclLogFacts {
   std::map<std::string, std::string> invalid;
   std::set<std::string> transports;  // "via P2P/CUMEM/read", "via NET/IB/0", "via SHM/direct/direct"
   int coll_channels = -1;            // "<n> coll channels", -1 when not logged
+  // With the TUNING subsystem, per collective and size as NCCL logs them
+  // ("AllGather: 1048576 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..23}"):
+  // "AllGather 1048576 B" -> "RING/SIMPLE, 24 channels" (the last call's choice).
+  std::map<std::string, std::string> algorithms;
 };
 
 // Adds what `text` (a piece of one process's log) says to `facts`.

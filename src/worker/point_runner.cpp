@@ -56,6 +56,8 @@ bool verify(const PointSpec& point, PointContext& context, PointOutcome& outcome
   }
   outcome.coll_channels = facts.coll_channels;
   outcome.transports.assign(facts.transports.begin(), facts.transports.end());
+  outcome.algorithms.clear();
+  for (const auto& [call, choice] : facts.algorithms) outcome.algorithms.push_back(call + ": " + choice);
   return ok;
 }
 

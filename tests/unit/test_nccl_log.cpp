@@ -39,3 +39,13 @@ TEST_CASE("a later re-init's line replaces the earlier value; pieces add up") {
   CHECK(verify_env_setting(facts, "NCCL_PROTO", "Simple") == SettingStatus::applied);
   CHECK(facts.coll_channels == -1);
 }
+
+TEST_CASE("the TUNING line gives the algorithm, protocol and channels per size") {
+  NcclLogFacts facts;
+  scan_nccl_log("vm:1:1 [0] NCCL INFO AllGather: 1073741824 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..23}\n"
+                "vm:1:1 [0] NCCL INFO ReduceScatter: 4096 Bytes -> Algo RING proto LL channel{Lo..Hi}={0..1}\n",
+                facts);
+  REQUIRE(facts.algorithms.size() == 2);
+  CHECK(facts.algorithms.at("AllGather 1073741824 B") == "RING/SIMPLE, 24 channels");
+  CHECK(facts.algorithms.at("ReduceScatter 4096 B") == "RING/LL, 2 channels");
+}

@@ -63,6 +63,7 @@ TEST_CASE("the worker environment adds the group's variables and NCCL's log, kee
   const auto plain = worker_environment({{"NCCL_DEBUG", "WARN"}, {"NCCL_DEBUG_SUBSYS", "^COLL"}}, {}, "x");
   CHECK(plain.at("NCCL_DEBUG") == "INFO");
   CHECK(plain.at("NCCL_DEBUG_SUBSYS") == "INIT,ENV");  // an exclusion list cannot be merged
+  CHECK(worker_environment({}, {}, "x", /*log_tuning=*/true).at("NCCL_DEBUG_SUBSYS") == "INIT,ENV,TUNING");
 }
 
 TEST_CASE("messages cross a socket pair whole, and a closed peer reads as the end") {
