@@ -1,5 +1,7 @@
 #include "doctor/rank_facts.hpp"
 
+#include "core/environment.hpp"
+
 #include <algorithm>
 #include <sstream>
 #include <string_view>
@@ -147,17 +149,7 @@ std::map<std::string, std::string> parse_nccl_conf(const std::string& text) {
 }
 
 std::map<std::string, std::string> doctor_environment(char** envp) {
-  std::map<std::string, std::string> out;
-  for (char** e = envp; e && *e; ++e) {
-    const std::string_view entry(*e);
-    const std::size_t eq = entry.find('=');
-    if (eq == std::string_view::npos) continue;
-    const std::string_view name = entry.substr(0, eq);
-    if (starts_with(name, "NCCL_") || name == "CUDA_VISIBLE_DEVICES" || name == "HOME") {
-      out.emplace(name, entry.substr(eq + 1));
-    }
-  }
-  return out;
+  return environment_with_prefixes(envp, {"NCCL_", "CUDA_VISIBLE_DEVICES", "HOME"});
 }
 
 RankFacts collect_rank_facts(const SystemReader& reader, const RankIdentity& identity,

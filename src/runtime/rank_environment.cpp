@@ -4,32 +4,15 @@
 #include <array>
 #include <string_view>
 
+#include "core/environment.hpp"
 #include "results/record_json.hpp"
 #include "runtime/mpi_session.hpp"
 
 namespace ncclsweep {
-namespace {
-
-constexpr std::array<std::string_view, 6> kCapturedPrefixes{"NCCL_", "OMPI_COMM_WORLD_", "PMIX_RANK", "PMI_",
-                                                            "SLURM_", "CUDA_VISIBLE_DEVICES"};
-
-bool captured(std::string_view name) {
-  return std::any_of(kCapturedPrefixes.begin(), kCapturedPrefixes.end(),
-                     [&](std::string_view prefix) { return name.substr(0, prefix.size()) == prefix; });
-}
-
-}  // namespace
 
 std::map<std::string, std::string> captured_environment(char** envp) {
-  std::map<std::string, std::string> out;
-  for (char** e = envp; e && *e; ++e) {
-    const std::string_view entry(*e);
-    const std::size_t eq = entry.find('=');
-    if (eq == std::string_view::npos) continue;
-    const std::string_view name = entry.substr(0, eq);
-    if (captured(name)) out.emplace(name, entry.substr(eq + 1));
-  }
-  return out;
+  return environment_with_prefixes(
+      envp, {"NCCL_", "OMPI_COMM_WORLD_", "PMIX_RANK", "PMI_", "SLURM_", "CUDA_VISIBLE_DEVICES"});
 }
 
 std::vector<RankEntry> gather_rank_entries(MpiSession& session, const DeviceDescription& device, char** envp) {

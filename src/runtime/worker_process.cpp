@@ -69,15 +69,6 @@ std::string WorkerProcess::wait() {
   return "unknown status";
 }
 
-std::map<std::string, std::string> environment_map(char** envp) {
-  std::map<std::string, std::string> out;
-  for (char** e = envp; e && *e; ++e) {
-    const char* eq = std::strchr(*e, '=');
-    if (eq) out.emplace(std::string(*e, static_cast<std::size_t>(eq - *e)), std::string(eq + 1));
-  }
-  return out;
-}
-
 std::string current_executable() {
   char path[PATH_MAX];
   const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/environment.hpp"
 #include "runtime/message_channel.hpp"
 
 namespace ncclsweep {
@@ -32,9 +33,6 @@ class WorkerProcess {
 
 // The worker's end of the socket pair, as the parent places it.
 inline constexpr int kWorkerChannelFd = 3;
-
-// This process's environment as a map, from an envp-style array.
-std::map<std::string, std::string> environment_map(char** envp);
 
 // The path of the running executable (/proc/self/exe), for starting workers.
 std::string current_executable();
