@@ -141,6 +141,7 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
       request.groups = worker_groups(sweep_plan);
       request.baseline_point = sweep_plan.points[static_cast<std::size_t>(sweep_plan.baseline)].label;
     }
+    check_engine(request.spec.engine);
     request.plan = plan_measurements(request.spec, session.size());
   } catch (const UsageError& e) {
     if (session.rank() == 0) std::fprintf(stderr, "ncclsweep: error: %s\n", e.message().c_str());

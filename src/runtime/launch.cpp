@@ -13,7 +13,7 @@
 #include "report/sweep_summary.hpp"
 #include "report/terminal_table.hpp"
 #include "results/results_directory.hpp"
-#include "runtime/engine_registry.hpp"
+#include "engine/mpi/mpi_engine.hpp"
 #include "runtime/measurement_loop.hpp"
 #include "runtime/mpi_session.hpp"
 #include "runtime/rank_environment.hpp"
@@ -133,7 +133,7 @@ class Launch {
     std::string error;
     int status = kExitOk;
     try {
-      engine = make_engine(request_.spec.engine, session_);
+      engine = make_mpi_engine(session_.world());
       for (const auto& planned : request_.plan.calls) {
         if (const std::string reason = engine->unsupported_reason(planned.call); !reason.empty()) {
           throw UsageError(reason);

@@ -25,9 +25,8 @@ MeasurementRecord make_record(const PlannedCall& planned, Placement placement, i
   return r;
 }
 
-std::vector<MeasurementRecord> measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine,
-                                            Coordinator& ranks, ResultSink* sink) {
-  std::vector<MeasurementRecord> records;
+void measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine, Coordinator& ranks,
+                  ResultSink* sink) {
   const bool corrupt_here = options.corrupt_rank == ranks.rank();
   for (const PlannedCall& planned : plan.calls) {
     std::vector<MeasurementRecord> row;
@@ -47,9 +46,7 @@ std::vector<MeasurementRecord> measure_plan(const MeasurementPlan& plan, const L
       row.push_back(record);
     }
     if (sink) sink->row(row);
-    records.insert(records.end(), row.begin(), row.end());
   }
-  return records;
 }
 
 }  // namespace ncclsweep

@@ -22,7 +22,7 @@ MeasurementRecord make_record(const PlannedCall& planned, Placement placement, i
                               double min_s, double avg_s, double max_s);
 
 // Every rank calls this; `sink` (rank 0's, null elsewhere) gets each size's row as it completes.
-std::vector<MeasurementRecord> measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine,
-                                            Coordinator& ranks, ResultSink* sink);
+void measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine, Coordinator& ranks,
+                  ResultSink* sink);
 
 }  // namespace ncclsweep

@@ -117,6 +117,10 @@ TEST_CASE("bad command lines exit 2 with a message and measure nothing") {
   CHECK(bf16.status == 2);
   CHECK_THAT(bf16.output, ContainsSubstring("cannot reduce bfloat16"));
 
+  const Launch engine = mpirun_ncclsweep(2, {"run", "--engine", "gloo", "-o", dir.string()});
+  CHECK(engine.status == 2);
+  CHECK_THAT(engine.output, ContainsSubstring("unknown engine 'gloo'"));
+
   const Launch flag = run_ncclsweep({"run", "--iters", "0"});
   CHECK(flag.status == 2);
   const Launch dtype = mpirun_ncclsweep(2, {"run", "--engine", "mpi", "--dtype", "float128"});
