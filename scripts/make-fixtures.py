@@ -4,25 +4,29 @@
     python3 scripts/make-fixtures.py OUTDIR
 
 runs two small jobs with torchrun (2 processes, one GPU each):
-  fsdp2/  4 nn.TransformerEncoderLayer(d 1024, ff 4096) under FSDP2 fully_shard,
+  fsdp2/  2 nn.TransformerEncoderLayer(d 1024, ff 4096) under FSDP2 fully_shard,
           bf16 parameters, fp32 gradient reduction (as in the shared notes' measurement)
   ddp/    a 2-layer MLP under DistributedDataParallel
 and writes into OUTDIR/<job>/:
   nccl.<host>.<pid>.log   NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL, one file per rank
-  trace.rank<R>.json.gz   torch.profiler (Kineto) chrome trace of the profiled steps
+  trace.rank<R>.json.gz   torch.profiler (Kineto) chrome trace of every step
   manifest.json           steps run, steps profiled, what ncclsweep sizes should be given
 NCCL_NVLS_ENABLE=0 is forced in every process (NVLink multicast must stay off there).
 Then, for example:
   ncclsweep sizes --from-nccl-log 'OUTDIR/fsdp2/nccl.*.log' --iterations <steps from manifest>
-  ncclsweep sizes --from-torch-trace 'OUTDIR/fsdp2/trace.rank*.json.gz'
+  ncclsweep sizes --from-torch-trace 'OUTDIR/fsdp2/trace.rank*.json.gz' --iterations <the same>
+tests/data/real/ holds the output of one run (logs of both ranks, rank 0's trace).
 """
 import json
 import os
 import subprocess
 import sys
 
-STEPS = 6                 # training steps each job runs (NCCL logs cover all of them)
-PROFILE = dict(wait=1, warmup=1, active=3)  # torch.profiler schedule: steps 3-5 traced
+STEPS = 4                 # training steps each job runs
+# Every step is traced (no profiler schedule: a schedule without warm-up keeps only the last
+# step), so the trace and the NCCL log cover the same steps; DDP's first step differs from
+# the rest (it rebuilds its gradient buckets afterwards).
+PROFILE = "no schedule: all steps"
 JOBS = ("fsdp2", "ddp")
 
 
@@ -41,8 +45,9 @@ def launch(out_dir):
         subprocess.run(command, env=env, check=True)
         manifest = {"job": job, "ranks": 2, "steps_run": STEPS, "profiler_schedule": PROFILE,
                     "nccl_log_iterations": STEPS,
-                    "note": "NCCL logs cover every step (plus DDP's initial broadcast); traces only the active "
-                            "profiler steps (ProfilerStep#N events)"}
+                    "note": "the trace covers every step (without ProfilerStep#N markers: pass --iterations steps_run); the NCCL logs cover the same steps "
+                            "plus what runs outside them: model construction (DDP's parameter broadcast "
+                            "and shape check) and the final barrier"}
         with open(os.path.join(job_dir, "manifest.json"), "w") as f:
             json.dump(manifest, f, indent=2)
     print("make-fixtures: wrote", out_dir)
@@ -54,7 +59,7 @@ def fsdp2_model(torch, device):
     except ImportError:
         from torch.distributed._composable.fsdp import MixedPrecisionPolicy, fully_shard
     layers = torch.nn.Sequential(*[torch.nn.TransformerEncoderLayer(1024, 16, 4096, batch_first=True)
-                                   for _ in range(4)]).to(device)
+                                   for _ in range(2)]).to(device)
     policy = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
     for layer in layers:
         fully_shard(layer, mp_policy=policy)
@@ -80,9 +85,7 @@ def worker(job, job_dir):
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
     trace = os.path.join(job_dir, f"trace.rank{rank}.json.gz")
     activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
-    with torch.profiler.profile(activities=activities, schedule=torch.profiler.schedule(**PROFILE),
-                                record_shapes=True,
-                                on_trace_ready=lambda p: p.export_chrome_trace(trace)) as profiler:
+    with torch.profiler.profile(activities=activities, record_shapes=True) as profiler:
         for _ in range(STEPS):
             loss = model(batch()).float().pow(2).mean()
             loss.backward()
@@ -90,6 +93,7 @@ def worker(job, job_dir):
             optimizer.zero_grad()
             torch.cuda.synchronize()
             profiler.step()
+    profiler.export_chrome_trace(trace)
     dist.barrier()
     dist.destroy_process_group()
 
