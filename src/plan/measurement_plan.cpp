@@ -86,6 +86,10 @@ MeasurementPlan plan_measurements(const RunSpec& spec, int ranks) {
       }
     }
   }
+  for (const CommGroup& g : plan.comms) {
+    plan.notes.push_back("sub-communicators " + g.label() + ": " + std::to_string(ranks / g.size) +
+                         " groups run at once; busbw on a group's ranks, time of the slowest group");
+  }
   if (plan.calls.empty()) {
     throw UsageError("nothing to measure: every size is below one element per rank",
                      "use larger --sizes (e.g. 1M:1G:x4)");
