@@ -90,6 +90,7 @@ TEST_CASE("groups that do not divide the ranks are refused with exit 2") {
 
 TEST_CASE("sizes from a workload run on their own groups and are weighted per iteration") {
   const auto dir = scratch_dir("groups-workload");
+  std::filesystem::create_directories(dir);  // scratch_dir leaves it to ncclsweep -o
   const auto sweep = dir / "tiny.yaml";
   std::ofstream(sweep) << "name: tiny\nengine: mpi\nsizes: {workload: " << (kData / "workloads/tiny-tp2-dp2.yaml").string()
                        << "}\nwarmup: 0\niters: 2\n";
@@ -124,19 +125,26 @@ TEST_CASE("sizes from a workload run on their own groups and are weighted per it
 
 TEST_CASE("a workload that does not fit the ranks runs on the world communicator, saying so") {
   const auto dir = scratch_dir("groups-workload-2");
+  std::filesystem::create_directories(dir);  // scratch_dir leaves it to ncclsweep -o
   const auto sweep = dir / "tiny.yaml";
   std::ofstream(sweep) << "engine: mpi\nsizes: {workload: " << (kData / "workloads/tiny-tp2-dp2.yaml").string()
                        << "}\nwarmup: 0\niters: 1\ncheck: false\n";
-  const Launch run = mpirun_ncclsweep(2, {"run", sweep.string(), "--models-dir", (kData / "models").string(), "-o",
+  // The layout is for 4 ranks; on 3 its groups of 2 cannot be made.
+  const Launch run = mpirun_ncclsweep(3, {"run", sweep.string(), "--models-dir", (kData / "models").string(), "-o",
                                           (dir / "results").string()});
   INFO(run.output);
   REQUIRE(run.status == 0);
+  CHECK_THAT(run.output, ContainsSubstring("layout has 4 ranks, this run 3"));
   CHECK_THAT(run.output, ContainsSubstring("run on the world communicator"));
-  for (const json& r : read_json(dir / "results/run.json").at("records")) CHECK(r.at("ranks") == 2);
+  for (const json& r : read_json(dir / "results/run.json").at("records")) {
+    CHECK(r.at("ranks") == 3);
+    CHECK_FALSE(r.contains("comm_group"));
+  }
 }
 
 TEST_CASE("a sweep file naming a missing workload fails with exit 2 at its line") {
   const auto dir = scratch_dir("groups-missing");
+  std::filesystem::create_directories(dir);  // scratch_dir leaves it to ncclsweep -o
   const auto sweep = dir / "bad.yaml";
   std::ofstream(sweep) << "engine: mpi\n\nsizes: {workload: no/such/workload.yaml}\n";
   const Launch run = mpirun_ncclsweep(2, {"run", sweep.string(), "-o", (dir / "r").string()});

@@ -117,6 +117,8 @@ TEST_CASE("sweep files take sizes from a workload and groups, with positions for
   CHECK_THAT(usage_error_text([] { load_sweep_text("name: x\nsizes: {wrkload: a}\n", "s.yaml"); }),
              ContainsSubstring("s.yaml:2"));
   CHECK_THAT(usage_error_text([] { load_sweep_text("groups: {workload: rows}\n", "s.yaml"); }),
+             ContainsSubstring("s.yaml:1:20: unknown groups 'rows'"));
+  CHECK_THAT(usage_error_text([] { load_sweep_text("groups: {workload: intra-node}\n", "s.yaml"); }),
              ContainsSubstring("not a group kind"));
   CHECK_THAT(usage_error_text([] { load_sweep_text("groups: stride:0\n", "s.yaml"); }), ContainsSubstring("s.yaml:1"));
 }
