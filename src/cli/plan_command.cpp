@@ -1,15 +1,19 @@
 // `ncclsweep plan SWEEP.yaml`: validate, expand and group a sweep without MPI or a GPU.
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/models_dir.hpp"
 #include "cli/sweep_context.hpp"
 #include "plan/sweep_estimate.hpp"
 #include "plan/sweep_plan.hpp"
 #include "report/sweep_plan_report.hpp"
 #include "spec/sweep.hpp"
+#include "workload/sweep_sizes.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -21,7 +25,49 @@ struct PlanArgs {
   std::vector<std::string> config_axes;
   std::string isolation = "auto";
   std::string engine;
+  std::string groups;
+  std::string models_dir;
 };
+
+// Sizes from a workload: the calls a run would measure, on the layout's rank count
+// (imports: their largest communicator), and the groups they run on.
+struct PlannedWorkload {
+  int ranks = 0;
+  WorkloadCalls calls;
+};
+
+std::optional<PlannedWorkload> plan_workload(const PlanArgs& args, const Sweep& sweep) {
+  std::optional<GroupRequest> groups = sweep.groups;
+  if (!args.groups.empty()) groups = parse_group_request(args.groups, {"--groups", 0, 0});
+  if (!sweep.sizes_from) {
+    if (groups && (groups->kind == "workload" || is_workload_group_kind(groups->kind))) {
+      throw UsageError("groups " + groups->kind + " needs a workload's layout",
+                       "take sizes from a workload (sizes: {workload: FILE}), or use plain groups", groups->where);
+    }
+    return std::nullopt;
+  }
+  const SizesInput input = load_sizes_source(*sweep.sizes_from, args.sweep_file, models_directory(args.models_dir));
+  PlannedWorkload planned;
+  if (input.layout) {
+    planned.ranks = input.layout->world();
+  } else {
+    for (const auto& use : input.profile.uses) planned.ranks = std::max(planned.ranks, use.group.size);
+  }
+  // Plain groups depend on the launch (ranks per node): plan as one node.
+  planned.calls = plan_workload_calls(input, groups, sweep.measurements.dtypes, planned.ranks, planned.ranks);
+  return planned;
+}
+
+std::string workload_text(const PlannedWorkload& w) {
+  std::string out = "\nsizes from " + w.calls.weights.source + " (" + w.calls.weights.basis + "), as measured on " +
+                    std::to_string(w.ranks) + " ranks:\n";
+  for (const auto& c : w.calls.calls) {
+    out += "  " + std::string(c.kind->name) + " " + std::to_string(c.bytes) + " B (" + format_bytes(c.bytes) + ") " +
+           std::string(c.dtype->name) + " on " + c.group.label() + "\n";
+  }
+  for (const auto& note : w.calls.notes) out += "  note: " + note + "\n";
+  return out;
+}
 
 int run_plan(const PlanArgs& args) {
   std::string version_note;
@@ -30,11 +76,21 @@ int run_plan(const PlanArgs& args) {
   const Sweep sweep = load_sweep_file(args.sweep_file, options.context);
   SweepPlan plan = plan_sweep(sweep, options);
   plan.notes.push_back(version_note);
+  const std::optional<PlannedWorkload> workload = plan_workload(args, sweep);
   const double seconds = estimate_seconds(plan);
   if (args.format == "json") {
-    std::printf("%s\n", sweep_plan_json(plan, seconds).dump(2).c_str());
+    nlohmann::json j = sweep_plan_json(plan, seconds);
+    if (workload) {
+      auto& calls = j["workload_calls"] = nlohmann::json::array();
+      for (const auto& c : workload->calls.calls) {
+        calls.push_back({{"collective", std::string(c.kind->name)}, {"bytes", c.bytes},
+                         {"dtype", std::string(c.dtype->name)}, {"group", c.group.label()}});
+      }
+      j["workload_ranks"] = workload->ranks;
+    }
+    std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::printf("%s", sweep_plan_text(plan, seconds).c_str());
+    std::printf("%s%s", sweep_plan_text(plan, seconds).c_str(), workload ? workload_text(*workload).c_str() : "");
   }
   return kExitOk;
 }
@@ -53,6 +109,8 @@ void add_plan_command(CLI::App& app, CommandAction& chosen) {
   plan->add_option("--isolation", args->isolation, "auto (fresh processes where needed) or reinit (in-process re-init only)")
       ->capture_default_str();
   plan->add_option("--engine", args->engine, "nccl or mpi (default: the sweep file's)");
+  plan->add_option("--groups", args->groups, "Sub-communicators (as for run): intra-node, inter-node, stride:K, size:N, workload, dp...");
+  plan->add_option("--models-dir", args->models_dir, "Model catalog for sizes from a workload (default configs/models)");
   plan->callback([args, &chosen] { chosen = [args](CommandContext&) { return run_plan(*args); }; });
 }
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -12,6 +13,8 @@
 #include "compare/importers.hpp"
 #include "core/errors.hpp"
 #include "report/printers.hpp"
+#include "report/sweep_report.hpp"
+#include "results/results_directory.hpp"
 #include "report/system_links.hpp"
 
 namespace ncclsweep {
@@ -93,6 +96,16 @@ void add_report_command(CLI::App& app, CommandAction& chosen) {
   add_output_options(report, args->output, "table, md, csv, json or svg");
   report->callback([args, &chosen] {
     chosen = [args](CommandContext&) {
+      // A sweep's results directory: the per-point report (svg plots it as any run).
+      if (args->output.format != "svg" && std::filesystem::is_directory(args->input) &&
+          std::filesystem::exists(std::filesystem::path(args->input) / "run.json")) {
+        const RunDocument run = read_run_document(args->input);
+        if (is_sweep_run(run)) {
+          const SweepReport report = build_sweep_report(run);
+          write_output(args->output, [&](std::ostream& out) { print_sweep_report(report, args->output.format, out); });
+          return kExitOk;
+        }
+      }
       const auto printer = side_printer(args->output.format);
       const Side side = load_side(args->input);
       const PrintStyle style = style_for(args->output, side.identity);

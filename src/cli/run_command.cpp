@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "cli/models_dir.hpp"
 #include "cli/sweep_context.hpp"
 #include "core/errors.hpp"
 #include "plan/measurement_plan.hpp"
@@ -14,6 +15,7 @@
 #include "runtime/engine_registry.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/mpi_session.hpp"
+#include "workload/sweep_sizes.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -37,6 +39,8 @@ struct RunArgs {
   std::vector<std::string> env_axes;
   std::vector<std::string> config_axes;
   std::string isolation = "auto";
+  std::string groups;      // --groups: overrides the sweep file's groups
+  std::string models_dir;  // for sizes from a workload
   std::set<std::string> given;  // measurement flags given on the command line: they override the sweep file's
 };
 
@@ -118,13 +122,42 @@ RunSpec spec_from_args(const RunArgs& args) {
   return spec;
 }
 
+// Ranks per node when ranks sit in equal blocks per node (rank r on local rank
+// r % n), else 0: intra-node and inter-node groups need that placement.
+int ranks_per_node(MpiSession& session) {
+  const int per_node = session.max_across_ranks(session.local_rank()) + 1;
+  const bool block = session.max_across_ranks(session.local_rank() != session.rank() % per_node ? 1 : 0) == 0;
+  return block && session.size() % per_node == 0 ? per_node : 0;
+}
+
+// Groups and workload-derived sizes: what they make of the spec on this many ranks.
+void apply_groups(const RunArgs& args, const Sweep* sweep, int ranks, int per_node, LaunchRequest& request,
+                  std::vector<std::string>& notes) {
+  std::optional<GroupRequest> groups;
+  if (sweep) groups = sweep->groups;
+  if (!args.groups.empty()) groups = parse_group_request(args.groups, {"--groups", 0, 0});
+  if (sweep && sweep->sizes_from && !args.given.count("--sizes")) {
+    const SizesInput input = load_sizes_source(*sweep->sizes_from, args.sweep_file, models_directory(args.models_dir));
+    WorkloadCalls calls = plan_workload_calls(input, groups, request.spec.dtypes, ranks, per_node);
+    request.spec.calls = std::move(calls.calls);
+    request.workload = std::move(calls.weights);
+    notes.insert(notes.end(), calls.notes.begin(), calls.notes.end());
+    return;
+  }
+  request.spec.group = grid_group(groups, ranks, per_node);
+}
+
 int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   MpiSession session(&context.argc, &context.argv);
+  const int per_node = ranks_per_node(session);
   LaunchRequest request;
+  std::vector<std::string> group_notes;
   // The spec and plan are the same on every rank, so every rank fails alike and exits.
+  std::string error;
   try {
     if (args.sweep_file.empty()) {
       request.spec = spec_from_args(args);
+      apply_groups(args, nullptr, session.size(), per_node, request, group_notes);
     } else {
       std::string version_note;
       const PlanOptions options =
@@ -138,13 +171,21 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
         throw UsageError("the mpi engine cannot apply NCCL settings or communicator config",
                          "drop the env/config axes, or use --engine nccl");
       }
+      apply_groups(args, &sweep, session.size(), per_node, request, group_notes);
       request.groups = worker_groups(sweep_plan);
       request.baseline_point = sweep_plan.points[static_cast<std::size_t>(sweep_plan.baseline)].label;
     }
     check_engine(request.spec.engine);
     request.plan = plan_measurements(request.spec, session.size());
+    request.plan.notes.insert(request.plan.notes.end(), group_notes.begin(), group_notes.end());
   } catch (const UsageError& e) {
-    if (session.rank() == 0) std::fprintf(stderr, "ncclsweep: error: %s\n", e.message().c_str());
+    error = e.message();
+  }
+  // Files a workload names are read on every rank: all stop together if any cannot.
+  if (session.max_across_ranks(error.empty() ? 0 : 1) != 0) {
+    if (session.rank() == 0) {
+      std::fprintf(stderr, "ncclsweep: error: %s\n", error.empty() ? "another rank could not plan the run" : error.c_str());
+    }
     return kExitUsage;
   }
   if (args.sweep_file.empty()) request.groups = default_groups();
@@ -196,6 +237,10 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_option("--name", args->name, "Run name, used in the default results directory")->capture_default_str();
   run->add_option("--results-root", args->results_root, "Where default results directories go")
       ->capture_default_str();
+  run->add_option("--groups", args->groups,
+                  "Sub-communicators, all at once: intra-node, inter-node, stride:K, size:N, world, workload, or a "
+                  "workload group dp|tp|cp|ep|pp (docs/groups.md)");
+  run->add_option("--models-dir", args->models_dir, "Model catalog for sizes from a workload (default configs/models)");
   run->add_flag("--allow-shared-gpu", args->allow_shared_gpu, "Allow two ranks on one GPU (results are then shared)");
   run->add_option("--inject-corrupt-rank", args->corrupt_rank,
                   "Testing aid: this rank corrupts one output element before each check");

@@ -23,6 +23,7 @@ struct CollectiveCall {
   std::uint64_t count = 0;  // per rank, as passed to the call
   int root = 0;
   Placement placement = Placement::out_of_place;
+  int comm = 0;  // 0: the world communicator; i: the i-th sub-communicator of Engine::split
 };
 
 // Two clocks over the same iterations. The device clock (CUDA events on the
@@ -76,6 +77,11 @@ class Engine {
   // Runs `iters` calls back to back, after a barrier across ranks, and returns the
   // time this rank saw from the first launch to the completion of the last.
   virtual TimedIterations run_timed(const CollectiveCall& call, int iters) = 0;
+  // Splits the connected communicator: one sub-communicator per entry of `colors` (this
+  // rank's colour in it); a call with comm == i + 1 then runs on the i-th, every group
+  // at once, while run_timed still lines up all ranks first. disconnect() ends them.
+  // The default refuses: an engine that cannot split says so (a usage error).
+  virtual void split(const std::vector<int>& colors);
 };
 
 // The control plane: what the runtime and engines need from the other ranks,
@@ -95,6 +101,9 @@ class Coordinator {
   virtual std::uint64_t sum(std::uint64_t value) = 0;
   // Element-wise maximum of small status codes over ranks (the worst status wins).
   virtual std::vector<std::uint8_t> max_codes(std::vector<std::uint8_t> codes) = 0;
+  // Every rank's value in rank order, on every rank (per-group times). The default
+  // broadcasts from each rank in turn; implementations may do better.
+  virtual std::vector<double> all_values(double value);
 };
 
 }  // namespace ncclsweep

@@ -1,8 +1,66 @@
 #include "plan/measurement_plan.hpp"
 
+#include <algorithm>
+
 #include "core/errors.hpp"
 
 namespace ncclsweep {
+namespace {
+
+// The index call.comm takes for `group` (adding it to the plan's list), 0 for the world.
+int comm_index(MeasurementPlan& plan, const CommGroup& group, int ranks) {
+  if (group.is_world() || group.size == ranks) return 0;
+  if (group.size < 1 || ranks % group.size != 0 || group.stride < 1 || ranks % (group.size * group.stride) != 0) {
+    throw UsageError("groups " + group.label() + " do not divide the " + std::to_string(ranks) + " ranks evenly",
+                     "choose groups whose size x stride divides the rank count");
+  }
+  const auto same = [&](const CommGroup& g) { return g.size == group.size && g.stride == group.stride; };
+  const auto it = std::find_if(plan.comms.begin(), plan.comms.end(), same);
+  if (it != plan.comms.end()) return static_cast<int>(it - plan.comms.begin()) + 1;
+  plan.comms.push_back(group);
+  return static_cast<int>(plan.comms.size());
+}
+
+// One call of `requested` total bytes on `group`, rounded to what the collective can move.
+void add_call(MeasurementPlan& plan, const RunSpec& spec, int ranks, const CollectiveKind& kind, const DataType& dtype,
+              ReduceOp op, bool first_op, Bytes requested, const CommGroup& group) {
+  const int comm = comm_index(plan, group, ranks);
+  const int members = comm == 0 ? ranks : group.size;
+  if (kind.has_root && spec.root >= members) {
+    throw UsageError("root " + std::to_string(spec.root) + " is not a rank of a " + std::to_string(members) +
+                         "-rank communicator",
+                     "choose --root between 0 and " + std::to_string(members - 1));
+  }
+  const std::uint64_t count = count_per_rank(kind, requested, members, dtype.bytes);
+  const Bytes total = total_bytes(kind, count, members, dtype.bytes);
+  const std::string unit = kind.splits_across_ranks
+                               ? std::to_string(members) + " ranks x " + std::to_string(dtype.bytes) + " B"
+                               : std::to_string(dtype.bytes) + " B";
+  if (count == 0) {
+    plan.notes.push_back(std::string(kind.name) + " " + std::string(dtype.name) + ": " + std::to_string(requested) +
+                         " B is below one element per rank (" + unit + "); skipped");
+    return;
+  }
+  if (total != requested && first_op) {
+    plan.notes.push_back(std::string(kind.name) + " " + std::string(dtype.name) + ": " + std::to_string(requested) +
+                         " B rounded down to " + std::to_string(total) + " B (a multiple of " + unit + ")");
+  }
+  PlannedCall planned;
+  planned.call = CollectiveCall{&kind, &dtype, op, count, kind.has_root ? spec.root : -1, Placement::out_of_place, comm};
+  planned.reduces = kind.reduces;
+  planned.requested_bytes = requested;
+  planned.total_bytes = total;
+  planned.group = comm == 0 ? CommGroup{} : group;
+  plan.calls.push_back(planned);
+}
+
+}  // namespace
+
+std::vector<int> comm_colors(const MeasurementPlan& plan, int rank) {
+  std::vector<int> colors;
+  for (const CommGroup& g : plan.comms) colors.push_back(comm_color(g, rank));
+  return colors;
+}
 
 MeasurementPlan plan_measurements(const RunSpec& spec, int ranks) {
   if (spec.root < 0 || spec.root >= ranks) {
@@ -11,38 +69,26 @@ MeasurementPlan plan_measurements(const RunSpec& spec, int ranks) {
                      "choose --root between 0 and " + std::to_string(ranks - 1));
   }
   MeasurementPlan plan;
-  for (const CollectiveKind* kind : spec.collectives) {
+  if (!spec.calls.empty()) {
+    // Sizes from a workload: each call as the job makes it, on its own group.
+    for (const SizedCall& c : spec.calls) {
+      add_call(plan, spec, ranks, *c.kind, *c.dtype, c.kind->reduces ? c.op : ReduceOp::sum, true, c.bytes, c.group);
+    }
+  }
+  for (const CollectiveKind* kind : spec.calls.empty() ? spec.collectives : std::vector<const CollectiveKind*>{}) {
     for (const DataType* dtype : spec.dtypes) {
       // Collectives that do not reduce ignore the op: measure them once.
       const std::vector<ReduceOp> ops = kind->reduces ? spec.ops : std::vector<ReduceOp>{ReduceOp::sum};
       for (const ReduceOp op : ops) {
         for (const Bytes requested : spec.sizes) {
-          const std::uint64_t count = count_per_rank(*kind, requested, ranks, dtype->bytes);
-          const Bytes total = total_bytes(*kind, count, ranks, dtype->bytes);
-          const std::string unit = kind->splits_across_ranks
-                                       ? std::to_string(ranks) + " ranks x " + std::to_string(dtype->bytes) + " B"
-                                       : std::to_string(dtype->bytes) + " B";
-          if (count == 0) {
-            plan.notes.push_back(std::string(kind->name) + " " + std::string(dtype->name) + ": " +
-                                 std::to_string(requested) + " B is below one element per rank (" + unit +
-                                 "); skipped");
-            continue;
-          }
-          if (total != requested && op == ops.front()) {
-            plan.notes.push_back(std::string(kind->name) + " " + std::string(dtype->name) + ": " +
-                                 std::to_string(requested) + " B rounded down to " + std::to_string(total) +
-                                 " B (a multiple of " + unit + ")");
-          }
-          PlannedCall planned;
-          planned.call = CollectiveCall{kind, dtype, op, count, kind->has_root ? spec.root : -1,
-                                        Placement::out_of_place};
-          planned.reduces = kind->reduces;
-          planned.requested_bytes = requested;
-          planned.total_bytes = total;
-          plan.calls.push_back(planned);
+          add_call(plan, spec, ranks, *kind, *dtype, op, op == ops.front(), requested, spec.group);
         }
       }
     }
+  }
+  for (const CommGroup& g : plan.comms) {
+    plan.notes.push_back("sub-communicators " + g.label() + ": " + std::to_string(ranks / g.size) +
+                         " groups run at once; busbw on a group's ranks, time of the slowest group");
   }
   if (plan.calls.empty()) {
     throw UsageError("nothing to measure: every size is below one element per rank",

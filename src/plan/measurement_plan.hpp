@@ -15,14 +15,20 @@ struct PlannedCall {
   bool reduces = false;
   Bytes requested_bytes = 0;
   Bytes total_bytes = 0;
+  CommGroup group;  // call.comm says which of the plan's sub-communicators it is (0: world)
 };
 
 struct MeasurementPlan {
   std::vector<PlannedCall> calls;  // collective, then dtype, then op, then size
   std::vector<std::string> notes;  // sizes rounded or dropped, said once each
+  std::vector<CommGroup> comms;    // distinct sub-communicators; call.comm == i + 1 runs on comms[i]
 };
 
-// Throws UsageError when the root is not a rank or nothing is left to measure.
+// This rank's colour in each of the plan's sub-communicators (Engine::split's argument).
+std::vector<int> comm_colors(const MeasurementPlan& plan, int rank);
+
+// Throws UsageError when the root is not a rank, a group does not divide the ranks, or
+// nothing is left to measure.
 MeasurementPlan plan_measurements(const RunSpec& spec, int ranks);
 
 }  // namespace ncclsweep

@@ -6,8 +6,18 @@
 #include "core/collective.hpp"
 #include "core/dtype.hpp"
 #include "core/units.hpp"
+#include "plan/comm_group.hpp"
 
 namespace ncclsweep {
+
+// One call a workload makes, measured as it is instead of a grid of sizes.
+struct SizedCall {
+  const CollectiveKind* kind = nullptr;
+  const DataType* dtype = nullptr;
+  ReduceOp op = ReduceOp::sum;
+  Bytes bytes = 0;   // total, nccl-tests convention
+  CommGroup group;   // the communicator it runs on
+};
 
 struct RunSpec {
   std::string name = "run";
@@ -20,6 +30,8 @@ struct RunSpec {
   int iters = 20;
   bool check = true;
   std::string engine;
+  CommGroup group;               // where the grid's collectives run (world by default)
+  std::vector<SizedCall> calls;  // non-empty: measure exactly these (sizes from a workload), not the grid
 };
 
 // Comma-separated lists from the command line; each throws UsageError naming the bad entry.

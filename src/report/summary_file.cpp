@@ -6,6 +6,7 @@
 #include "compare/importers.hpp"
 #include "core/errors.hpp"
 #include "report/printers.hpp"
+#include "report/sweep_report.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -35,7 +36,7 @@ std::string summary_markdown(const RunDocument& run) {
   if (run.records.empty()) return "### " + run.name + ": no measurements\n";
   std::ostringstream text;
   print_side_markdown(side_from_run(run, ""), PrintStyle{}, text);
-  return text.str();
+  return text.str() + iteration_summary_markdown(run, run.baseline);
 }
 
 }  // namespace ncclsweep

@@ -1,5 +1,7 @@
 #include "report/sweep_summary.hpp"
 
+#include "report/sweep_report.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -14,7 +16,8 @@ class SweepSummary final : public ResultSink {
   SweepSummary(std::FILE* out, std::string baseline) : out_(out), baseline_(std::move(baseline)) {}
   void row(std::span<const MeasurementRecord>) override {}
   void finish(const RunDocument& run) override {
-    const std::string text = sweep_summary_text(run, baseline_);
+    // The ranking by time per iteration closes it, also for a run of one point.
+    const std::string text = sweep_summary_text(run, baseline_) + iteration_summary_text(run, baseline_);
     std::fputs(text.c_str(), out_);
     std::fflush(out_);
   }

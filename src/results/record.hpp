@@ -19,6 +19,13 @@ struct TimeStatsUs {
   double min = 0, avg = 0, max = 0;  // per-call time in microseconds, across ranks
 };
 
+// One sub-communicator's view of a measurement: its ranks' times reduced within it.
+struct GroupTime {
+  int group = 0;  // the group's colour (docs/groups.md)
+  TimeStatsUs time_us;
+  double busbw_gbps = 0;
+};
+
 struct MeasurementRecord {
   std::string collective;  // "all_gather"
   std::string dtype;       // "float32"
@@ -37,6 +44,39 @@ struct MeasurementRecord {
   double busbw_gbps = 0;   // algbw * the collective's busbw factor
   std::optional<std::uint64_t> wrong;  // wrong elements summed over ranks; empty when not checked
   std::string point = "default";       // label of the sweep point (RunDocument::points)
+  // The communicator: "world", or sub-communicator groups that all ran at once. `ranks`
+  // is then the ranks of one group (busbw uses it); time_us is across every rank, so its
+  // max is the slowest group's.
+  std::string comm_group = "world";  // world | dp | tp | ... | intra-node | inter-node | stride | size
+  int groups = 1;                    // how many groups ran at once
+  std::vector<GroupTime> per_group;  // empty for the world
+};
+
+// A call a training job makes per iteration (from its workload or imported files),
+// kept in run.json so reports can weigh the measured times by it.
+struct WorkloadCall {
+  std::string collective;
+  Bytes bytes = 0;
+  std::string dtype;
+  std::string group;   // group kind measured on: "dp", "world", ...
+  int group_size = 0;  // ranks of the communicator it was measured on
+  double calls = 0;    // per rank per iteration
+  std::string origin;
+};
+
+struct WorkloadWeights {
+  std::string source;  // the workload file or imported files
+  std::string basis;   // what the calls count (per iteration, or over the whole input)
+  std::vector<WorkloadCall> calls;
+};
+
+// One point's collective time per training iteration: sum of calls x measured time.
+struct PointIterationTime {
+  std::string point;
+  double ms = 0;
+  int measured = 0;      // calls whose size was measured
+  int interpolated = 0;  // between two measured sizes, log-linearly
+  int missing = 0;       // no measurement to use: ms is then a lower bound
 };
 
 // One setting of a sweep point and whether it reached NCCL on every rank.
@@ -103,6 +143,9 @@ struct RunDocument {
   std::vector<PointOutcome> points;  // empty for the mpi engine without a sweep
   std::vector<doctor::Finding> preflight;  // the cheap doctor checks, run before measuring
   std::vector<MeasurementRecord> records;
+  std::string baseline;                            // the sweep point the others are compared with
+  std::optional<WorkloadWeights> workload;         // when the sizes came from a workload
+  std::vector<PointIterationTime> iteration_times;  // per point, with a workload
 };
 
 }  // namespace ncclsweep

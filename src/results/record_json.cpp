@@ -24,6 +24,11 @@ void to_json(json& j, const MeasurementRecord& r) {
            {"busbw_gbps", r.busbw_gbps},
            {"wrong", r.wrong ? json(*r.wrong) : json(nullptr)},
            {"point", r.point}};
+  if (r.comm_group != "world") {  // world records stay as they were
+    j["comm_group"] = r.comm_group;
+    j["groups"] = r.groups;
+    j["per_group"] = r.per_group;
+  }
 }
 
 void from_json(const json& j, MeasurementRecord& r) {
@@ -45,6 +50,11 @@ void from_json(const json& j, MeasurementRecord& r) {
   const json& wrong = j.at("wrong");
   r.wrong = wrong.is_null() ? std::nullopt : std::optional<std::uint64_t>(wrong.get<std::uint64_t>());
   j.at("point").get_to(r.point);
+  if (j.contains("comm_group")) {
+    j.at("comm_group").get_to(r.comm_group);
+    j.at("groups").get_to(r.groups);
+    j.at("per_group").get_to(r.per_group);
+  }
 }
 
 void to_json(json& j, const RunDocument& d) {
@@ -62,6 +72,11 @@ void to_json(json& j, const RunDocument& d) {
            {"points", d.points},
            {"preflight", d.preflight},
            {"records", d.records}};
+  if (!d.baseline.empty()) j["baseline"] = d.baseline;
+  if (d.workload) {
+    j["workload"] = *d.workload;
+    j["iteration_times"] = d.iteration_times;
+  }
 }
 
 void from_json(const json& j, RunDocument& d) {
@@ -85,6 +100,11 @@ void from_json(const json& j, RunDocument& d) {
   j.at("points").get_to(d.points);
   if (j.contains("preflight")) j.at("preflight").get_to(d.preflight);  // absent before preflight existed
   j.at("records").get_to(d.records);
+  if (j.contains("baseline")) j.at("baseline").get_to(d.baseline);
+  if (j.contains("workload")) {
+    d.workload = j.at("workload").get<WorkloadWeights>();
+    j.at("iteration_times").get_to(d.iteration_times);
+  }
 }
 
 }  // namespace ncclsweep

@@ -12,6 +12,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankEntry, rank, host, local_rank, gpu_index,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Versions, ncclsweep, git_sha, driver, cuda_runtime, nccl_header, nccl_library, mpi)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunSettings, engine, warmup, iters, check)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SettingOutcome, name, value, kind, status)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GroupTime, group, time_us, busbw_gbps)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WorkloadCall, collective, bytes, dtype, group, group_size, calls, origin)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WorkloadWeights, source, basis, calls)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointIterationTime, point, ms, measured, interpolated, missing)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointOutcome, label, group, status, error, settings, init_time_us, coll_channels,
                                    transports, algorithms)
 

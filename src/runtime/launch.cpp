@@ -20,6 +20,7 @@
 #include "runtime/worker_environment.hpp"
 #include "runtime/worker_group.hpp"
 #include "runtime/worker_process.hpp"
+#include "workload/sweep_sizes.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -117,6 +118,8 @@ class Launch {
     run_.hosts = distinct_hosts(ranks);
     run_.ranks = ranks;
     run_.notes = request_.plan.notes;
+    run_.workload = request_.workload;
+    run_.baseline = request_.baseline_point;
     if (!conflicts.empty()) run_.notes.push_back("--allow-shared-gpu: " + conflicts.front());
     sinks_.begin(run_);
     return true;
@@ -232,6 +235,7 @@ class Launch {
     if (!leader_ || run_.start_time.empty()) return status;
     run_.status = "complete";
     run_.end_time = iso_utc(std::chrono::system_clock::now());
+    run_.iteration_times = weigh_points(run_);
     sinks_.finish(run_);
     std::printf("# results: %s\n", results_dir_.c_str());
     for (const auto& point : run_.points) {

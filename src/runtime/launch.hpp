@@ -3,6 +3,7 @@
 // directory. The mpi engine measures in this process; the nccl engine measures in
 // worker processes, one per rank and isolation group, so this process never touches
 // CUDA or NCCL and every group's settings reach a NCCL that has never been initialised.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct LaunchRequest {
   int corrupt_rank = -1;
   std::vector<std::string> command_line;
   char** envp = nullptr;
+  std::optional<WorkloadWeights> workload;  // sizes from a workload: weighs points by time per iteration
 };
 
 // The whole run; returns the exit status (README: exit codes).

@@ -1,5 +1,7 @@
 #include "runtime/measurement_loop.hpp"
 
+#include "runtime/group_times.hpp"
+
 
 namespace ncclsweep {
 
@@ -28,6 +30,7 @@ MeasurementRecord make_record(const PlannedCall& planned, Placement placement, i
 void measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine, Coordinator& ranks,
                   ResultSink* sink) {
   const bool corrupt_here = options.corrupt_rank == ranks.rank();
+  if (!plan.comms.empty()) engine.split(comm_colors(plan, ranks.rank()));
   for (const PlannedCall& planned : plan.calls) {
     std::vector<MeasurementRecord> row;
     for (const Placement placement : {Placement::out_of_place, Placement::in_place}) {
@@ -40,7 +43,9 @@ void measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engin
       const TimedIterations timed = engine.run_timed(call, options.iters);
       const RankTimes t = ranks.reduce_times(timed.device_seconds / options.iters);
       const RankTimes host = ranks.reduce_times(timed.host_seconds / options.iters);
-      MeasurementRecord record = make_record(planned, placement, ranks.size(), options, t.min, t.avg, t.max);
+      MeasurementRecord record =
+          make_record(planned, placement, planned.group.ranks_in(ranks.size()), options, t.min, t.avg, t.max);
+      if (call.comm != 0) add_group_times(record, planned, ranks.all_values(timed.device_seconds / options.iters));
       record.host_time_us = {host.min * 1e6, host.avg * 1e6, host.max * 1e6};
       record.wrong = wrong;
       row.push_back(record);

@@ -7,6 +7,15 @@ namespace ncclsweep {
 
 using nlohmann::json;
 
+namespace {
+
+json group_json(const CommGroup& g) { return json{{"kind", g.kind}, {"size", g.size}, {"stride", g.stride}}; }
+CommGroup group_from(const json& j) {
+  return CommGroup{j.at("kind").get<std::string>(), j.at("size").get<int>(), j.at("stride").get<int>()};
+}
+
+}  // namespace
+
 void to_json(json& j, const RunSpec& s) {
   std::vector<std::string> collectives, dtypes, ops;
   for (const auto* c : s.collectives) collectives.emplace_back(c->name);
@@ -15,6 +24,15 @@ void to_json(json& j, const RunSpec& s) {
   j = json{{"name", s.name},   {"collectives", collectives}, {"sizes", s.sizes}, {"dtypes", dtypes},
            {"ops", ops},       {"root", s.root},             {"warmup", s.warmup}, {"iters", s.iters},
            {"check", s.check}, {"engine", s.engine}};
+  // Groups and workload calls only when used, so plain runs' messages stay as they were.
+  if (!s.group.is_world()) j["group"] = group_json(s.group);
+  if (!s.calls.empty()) {
+    json& calls = j["calls"] = json::array();
+    for (const SizedCall& c : s.calls) {
+      calls.push_back({{"collective", std::string(c.kind->name)}, {"dtype", std::string(c.dtype->name)}, {"op", std::string(name_of(c.op))},
+                       {"bytes", c.bytes}, {"group", group_json(c.group)}});
+    }
+  }
 }
 
 void from_json(const json& j, RunSpec& s) {
@@ -31,6 +49,14 @@ void from_json(const json& j, RunSpec& s) {
   j.at("iters").get_to(s.iters);
   j.at("check").get_to(s.check);
   j.at("engine").get_to(s.engine);
+  s.group = j.contains("group") ? group_from(j.at("group")) : CommGroup{};
+  s.calls.clear();
+  if (j.contains("calls")) {
+    for (const auto& c : j.at("calls")) {
+      s.calls.push_back({&collective(c.at("collective").get<std::string>()), &data_type(c.at("dtype").get<std::string>()),
+                         reduce_op(c.at("op").get<std::string>()), c.at("bytes").get<Bytes>(), group_from(c.at("group"))});
+    }
+  }
 }
 
 void to_json(json& j, const WorkerStart& w) {

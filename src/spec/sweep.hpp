@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "plan/comm_group.hpp"
 #include "plan/run_spec.hpp"
 #include "spec/config_fields.hpp"
 
@@ -32,6 +33,15 @@ struct PartialPoint {
   SourcePosition where;
 };
 
+// sizes: {workload: FILE} | {from_nccl_log: GLOB} | {from_torch_trace: GLOB}: the sizes a
+// real job sends, resolved by the run and plan commands (src/cli/workload_sizes.cpp).
+struct SizesSource {
+  std::string kind;  // workload | from_nccl_log | from_torch_trace
+  std::string path;  // as written; relative paths also tried against the sweep file's folder
+  int iterations = 0;  // imports: iterations the files cover (0: unknown)
+  SourcePosition where;
+};
+
 struct Sweep {
   std::string file;  // where it came from, for messages
   std::string description;
@@ -48,6 +58,8 @@ struct Sweep {
   std::string order = "sequential";  // sequential | interleaved | shuffled
   std::uint64_t seed = 0;
   bool allow_unknown_env = false;
+  std::optional<SizesSource> sizes_from;  // instead of a size grid
+  std::optional<GroupRequest> groups;     // sub-communicators (docs/groups.md); none: world, or workload with sizes_from
 };
 
 // The most YAML nodes a sweep file may expand to (aliases included), and how deep it may nest.

@@ -137,6 +137,59 @@ class Reader {
     return groups;
   }
 
+  // sizes: {workload: FILE} or {from_nccl_log | from_torch_trace: GLOB, iterations: N}.
+  SizesSource sizes_source(const YAML::Node& node) const {
+    const std::string fix =
+        "write sizes: {workload: configs/workloads/NAME.yaml}, {from_nccl_log: 'logs/*.log'} or "
+        "{from_torch_trace: trace.json}, or a size list";
+    SizesSource source;
+    source.where = at(node);
+    for (const auto& entry : node) {
+      const std::string key = scalar(entry.first, "sizes keys");
+      if (key == "workload" || key == "from_nccl_log" || key == "from_torch_trace") {
+        if (!source.kind.empty()) fail(entry.first, "sizes names two sources (" + source.kind + ", " + key + ")", fix);
+        source.kind = key;
+        source.path = scalar(entry.second, key);
+        if (source.path.empty()) fail(entry.second, key + " is empty", fix);
+        source.where = at(entry.first);
+      } else if (key == "iterations") {
+        source.iterations = static_cast<int>(integer(entry.second, "iterations", 1, 1000000, 10));
+      } else {
+        fail(entry.first, "unknown sizes key '" + key + "'" +
+                              did_you_mean(key, {"workload", "from_nccl_log", "from_torch_trace", "iterations"}),
+             fix);
+      }
+    }
+    if (source.kind.empty()) fail(node, "sizes names no source", fix);
+    if (source.iterations > 0 && source.kind == "workload") {
+      fail(node, "iterations applies to imported files, not a workload", "drop iterations");
+    }
+    return source;
+  }
+
+  // groups: intra-node | inter-node | workload | world | dp | {stride: K} | {size: N} | {workload: dp}.
+  GroupRequest groups(const YAML::Node& node) const {
+    if (node.IsMap() && node.size() == 1) {
+      const auto entry = *node.begin();
+      const std::string key = scalar(entry.first, "groups keys");
+      const std::string value = scalar(entry.second, key);
+      if (key == "workload") {
+        GroupRequest request = parse_group_request(value, at(entry.second));
+        if (!is_workload_group_kind(request.kind)) {
+          fail(entry.second, "workload group '" + value + "' is not a group kind", "use dp, tp, cp, ep, pp, dp-cp or edp");
+        }
+        return request;
+      }
+      if (key == "stride" || key == "size") return parse_group_request(key + ":" + value, at(entry.second));
+      fail(entry.first, "unknown groups key '" + key + "'", "write groups: {stride: 2}, {size: 4} or {workload: dp}");
+    }
+    if (!node.IsScalar()) {
+      fail(node, "groups must be a name or a one-key map",
+           "write groups: intra-node, inter-node, workload, {stride: K}, {size: N} or {workload: dp}");
+    }
+    return parse_group_request(node.Scalar(), at(node));
+  }
+
  private:
   static std::string shape(const YAML::Node& node) {
     if (node.IsMap()) return "map";
@@ -158,6 +211,10 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
          s.measurements.collectives = r.parsed(n, [&] { return parse_collective_list(text); });
        }},
       {"sizes", [](const Reader& r, const YAML::Node& n, Sweep& s) {
+         if (n.IsMap()) {
+           s.sizes_from = r.sizes_source(n);
+           return;
+         }
          const std::string text = r.comma_list(n, "sizes");
          s.measurements.sizes = r.parsed(n, [&] { return parse_size_list(text); });
        }},
@@ -197,6 +254,7 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
          }
        }},
       {"seed", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.seed = static_cast<std::uint64_t>(r.integer(n, "seed", 0, 0x7fffffffffffffffLL, 7)); }},
+      {"groups", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.groups = r.groups(n); }},
       {"allow_unknown_env", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.allow_unknown_env = r.boolean(n, "allow_unknown_env"); }},
   };
   return readers;

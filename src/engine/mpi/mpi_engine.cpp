@@ -63,7 +63,17 @@ class MpiEngine final : public Engine {
     if (!config.empty()) throw UsageError("the mpi engine has no communicator config; '" + config.front().field +
                                           "' needs --engine nccl");
   }
-  void disconnect() override {}
+  void disconnect() override { free_groups(); }
+  ~MpiEngine() override { free_groups(); }
+
+  void split(const std::vector<int>& colors) override {
+    free_groups();
+    for (const int color : colors) {
+      MPI_Comm group = MPI_COMM_NULL;
+      check_mpi(MPI_Comm_split(comm_, color, rank_, &group), "MPI_Comm_split");
+      groups_.push_back(group);
+    }
+  }
 
   std::string unsupported_reason(const CollectiveCall& call) const override {
     if (!call.kind->reduces) return {};
@@ -76,16 +86,17 @@ class MpiEngine final : public Engine {
   }
 
   std::uint64_t run_checked(const CollectiveCall& call, bool corrupt) override {
-    const Buffers b = prepare(call);
+    const View v = view(call);
+    const Buffers b = prepare(call, v);
     const auto format = element_format(*call.dtype);
     for (std::uint64_t i = 0; i < b.output_elements; ++i) pattern::store(b.output, i, pattern::kPoison, format);
     const bool reduces = call.kind->reduces;
     for (std::uint64_t i = 0; i < b.input_elements; ++i) {
-      pattern::store(b.input, i, pattern::input_value(reduces, rank_, ranks_, i, static_cast<int>(call.op)), format);
+      pattern::store(b.input, i, pattern::input_value(reduces, v.rank, v.ranks, i, static_cast<int>(call.op)), format);
     }
-    launch(call, b);
+    launch(call, b, v);
     if (corrupt && b.output_elements > 0) pattern::store(b.output, 0, pattern::kPoison, format);
-    const auto spec = check_spec(*call.kind, *call.dtype, call.op, call.count, rank_, ranks_, call.root);
+    const auto spec = check_spec(*call.kind, *call.dtype, call.op, call.count, v.rank, v.ranks, call.root);
     std::uint64_t wrong = 0;
     double expected = 0;
     for (std::uint64_t k = 0; k < b.output_elements; ++k) {
@@ -96,15 +107,39 @@ class MpiEngine final : public Engine {
   }
 
   TimedIterations run_timed(const CollectiveCall& call, int iters) override {
-    const Buffers b = prepare(call);
-    check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
+    const View v = view(call);
+    const Buffers b = prepare(call, v);
+    check_mpi(MPI_Barrier(comm_), "MPI_Barrier");  // every rank, so all groups start together
     const double start = MPI_Wtime();
-    for (int i = 0; i < iters; ++i) launch(call, b);
+    for (int i = 0; i < iters; ++i) launch(call, b, v);
     const double seconds = MPI_Wtime() - start;  // the host is the device here
     return {seconds, seconds};
   }
 
  private:
+  // The communicator a call runs on, and this rank's place in it.
+  struct View {
+    MPI_Comm comm;
+    int rank;
+    int ranks;
+  };
+
+  View view(const CollectiveCall& call) const {
+    if (call.comm == 0) return {comm_, rank_, ranks_};
+    if (call.comm < 0 || static_cast<std::size_t>(call.comm) > groups_.size()) {
+      throw UsageError("internal: call on sub-communicator " + std::to_string(call.comm) + " before split");
+    }
+    View v{groups_[static_cast<std::size_t>(call.comm) - 1], 0, 1};
+    MPI_Comm_rank(v.comm, &v.rank);
+    MPI_Comm_size(v.comm, &v.ranks);
+    return v;
+  }
+
+  void free_groups() {
+    for (MPI_Comm& group : groups_) MPI_Comm_free(&group);
+    groups_.clear();
+  }
+
   // Where one call reads and writes, inside buffers that only grow.
   struct Buffers {
     std::byte* send;     // what the call is passed as its send buffer
@@ -115,10 +150,10 @@ class MpiEngine final : public Engine {
     std::uint64_t output_elements;
   };
 
-  Buffers prepare(const CollectiveCall& call) {
+  Buffers prepare(const CollectiveCall& call, const View& v) {
     const std::size_t elem = call.dtype->bytes;
-    const std::uint64_t send_n = send_elements(*call.kind, call.count, ranks_);
-    const std::uint64_t recv_n = recv_elements(*call.kind, call.count, ranks_);
+    const std::uint64_t send_n = send_elements(*call.kind, call.count, v.ranks);
+    const std::uint64_t recv_n = recv_elements(*call.kind, call.count, v.ranks);
     const bool in_place = call.placement == Placement::in_place;
     grow(send_, in_place ? 0 : send_n * elem);
     grow(recv_, (in_place ? std::max(send_n, recv_n) : recv_n) * elem);
@@ -127,9 +162,9 @@ class MpiEngine final : public Engine {
       b.send = b.recv;
       // MPI_IN_PLACE: an allgather's own block sits at its rank's offset; every other
       // in-place collective reads the whole receive buffer and writes from its start.
-      b.input = call.kind->layout == OutputLayout::gathered ? b.recv + rank_ * call.count * elem : b.recv;
+      b.input = call.kind->layout == OutputLayout::gathered ? b.recv + v.rank * call.count * elem : b.recv;
     }
-    if (call.kind->layout == OutputLayout::from_root && !in_place && rank_ == call.root) {
+    if (call.kind->layout == OutputLayout::from_root && !in_place && v.rank == call.root) {
       b.output = b.send;  // MPI_Bcast has one buffer: the root's data never moves
     }
     return b;
@@ -139,7 +174,7 @@ class MpiEngine final : public Engine {
     if (buffer.size() < bytes) buffer.resize(bytes);
   }
 
-  void launch(const CollectiveCall& call, const Buffers& b) {
+  void launch(const CollectiveCall& call, const Buffers& b, const View& v) {
     const bool in_place = call.placement == Placement::in_place;
     const MPI_Datatype reduce_type = reducible_type(*call.dtype);
     const int count = as_int_count(call.count);
@@ -147,33 +182,33 @@ class MpiEngine final : public Engine {
     void* send = in_place ? MPI_IN_PLACE : static_cast<void*>(b.send);
     switch (call.kind->layout) {
       case OutputLayout::gathered:
-        check_mpi(MPI_Allgather(send, bytes, MPI_BYTE, b.recv, bytes, MPI_BYTE, comm_), "MPI_Allgather");
+        check_mpi(MPI_Allgather(send, bytes, MPI_BYTE, b.recv, bytes, MPI_BYTE, v.comm), "MPI_Allgather");
         break;
       case OutputLayout::reduced_slice:
-        check_mpi(MPI_Reduce_scatter_block(send, b.recv, count, reduce_type, mpi_op(call.op), comm_),
+        check_mpi(MPI_Reduce_scatter_block(send, b.recv, count, reduce_type, mpi_op(call.op), v.comm),
                   "MPI_Reduce_scatter_block");
         break;
       case OutputLayout::reduced_whole:
-        check_mpi(MPI_Allreduce(send, b.recv, count, reduce_type, mpi_op(call.op), comm_), "MPI_Allreduce");
+        check_mpi(MPI_Allreduce(send, b.recv, count, reduce_type, mpi_op(call.op), v.comm), "MPI_Allreduce");
         break;
       case OutputLayout::reduced_at_root: {
         // MPI_IN_PLACE is the root's alone; other ranks pass their input as usual.
-        void* reduce_send = in_place && rank_ != call.root ? static_cast<void*>(b.recv) : send;
-        check_mpi(MPI_Reduce(reduce_send, b.recv, count, reduce_type, mpi_op(call.op), call.root, comm_),
+        void* reduce_send = in_place && v.rank != call.root ? static_cast<void*>(b.recv) : send;
+        check_mpi(MPI_Reduce(reduce_send, b.recv, count, reduce_type, mpi_op(call.op), call.root, v.comm),
                   "MPI_Reduce");
         break;
       }
       case OutputLayout::from_root: {
-        std::byte* buffer = (!in_place && rank_ == call.root) ? b.send : b.recv;
-        check_mpi(MPI_Bcast(buffer, bytes, MPI_BYTE, call.root, comm_), "MPI_Bcast");
+        std::byte* buffer = (!in_place && v.rank == call.root) ? b.send : b.recv;
+        check_mpi(MPI_Bcast(buffer, bytes, MPI_BYTE, call.root, v.comm), "MPI_Bcast");
         break;
       }
       case OutputLayout::transposed:
-        check_mpi(MPI_Alltoall(b.send, bytes, MPI_BYTE, b.recv, bytes, MPI_BYTE, comm_), "MPI_Alltoall");
+        check_mpi(MPI_Alltoall(b.send, bytes, MPI_BYTE, b.recv, bytes, MPI_BYTE, v.comm), "MPI_Alltoall");
         break;
       case OutputLayout::from_previous: {
-        const int next = (rank_ + 1) % ranks_, previous = (rank_ + ranks_ - 1) % ranks_;
-        check_mpi(MPI_Sendrecv(b.send, bytes, MPI_BYTE, next, 0, b.recv, bytes, MPI_BYTE, previous, 0, comm_,
+        const int next = (v.rank + 1) % v.ranks, previous = (v.rank + v.ranks - 1) % v.ranks;
+        check_mpi(MPI_Sendrecv(b.send, bytes, MPI_BYTE, next, 0, b.recv, bytes, MPI_BYTE, previous, 0, v.comm,
                                MPI_STATUS_IGNORE),
                   "MPI_Sendrecv");
         break;
@@ -183,6 +218,7 @@ class MpiEngine final : public Engine {
 
   MPI_Comm comm_;
   int rank_ = 0, ranks_ = 1;
+  std::vector<MPI_Comm> groups_;  // from split(); freed by disconnect()
   std::vector<std::byte> send_, recv_;
 };
 

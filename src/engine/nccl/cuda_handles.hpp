@@ -93,6 +93,10 @@ class Communicator {
   Communicator(int nranks, const ncclUniqueId& id, int rank, ncclConfig_t& config) {
     check_nccl(ncclCommInitRankConfig(&comm_, nranks, id, rank, &config), "ncclCommInitRankConfig");
   }
+  // A sub-communicator of `parent` holding the ranks of this colour (collective over parent).
+  Communicator(const Communicator& parent, int color, int key) {
+    check_nccl(ncclCommSplit(parent.get(), color, key, &comm_, nullptr), "ncclCommSplit");
+  }
   ~Communicator() {
     if (comm_) ncclCommDestroy(comm_);
   }

@@ -102,12 +102,22 @@ class NcclEngine final : public Engine {
   void disconnect() override {
     if (!comm_) return;
     gpu_->stream.synchronize();
+    groups_.clear();  // sub-communicators before their parent
     comm_.reset();
+  }
+
+  // ncclCommSplit after init: one sub-communicator per colour set, inheriting the
+  // parent's config (nccl-facts.md: config is per communicator).
+  void split(const std::vector<int>& colors) override {
+    if (!comm_) throw UsageError("internal: split before connect");
+    groups_.clear();
+    for (const int color : colors) groups_.push_back(std::make_unique<Communicator>(*comm_, color, rank_));
   }
 
   ~NcclEngine() override {
     // Outstanding work must end before buffers and the communicator go.
     if (gpu_) cudaStreamSynchronize(gpu_->stream.get());
+    groups_.clear();
     comm_.reset();
   }
 
@@ -122,19 +132,20 @@ class NcclEngine final : public Engine {
   }
 
   std::uint64_t run_checked(const CollectiveCall& call, bool corrupt) override {
-    const Buffers b = prepare(call);
+    const View v = view(call);
+    const Buffers b = prepare(call, v);
     const auto format = element_format(*call.dtype);
     cudaStream_t s = gpu_->stream.get();
     check_cuda(kernels::fill_value(b.output, b.output_elements, format, pattern::kPoison, s), "fill kernel");
-    check_cuda(kernels::fill_input(b.input, b.input_elements, format, call.kind->reduces, rank_, ranks_,
+    check_cuda(kernels::fill_input(b.input, b.input_elements, format, call.kind->reduces, v.rank, v.ranks,
                                    static_cast<int>(call.op), s),
                "fill kernel");
-    launch(call, b);
+    launch(call, b, v);
     if (corrupt && b.output_elements > 0) {
       check_cuda(kernels::fill_value(b.output, 1, format, pattern::kPoison, s), "fill kernel");
     }
     check_cuda(cudaMemsetAsync(gpu_->counter.data(), 0, sizeof(unsigned long long), s), "cudaMemsetAsync");
-    const auto spec = check_spec(*call.kind, *call.dtype, call.op, call.count, rank_, ranks_, call.root);
+    const auto spec = check_spec(*call.kind, *call.dtype, call.op, call.count, v.rank, v.ranks, call.root);
     check_cuda(kernels::count_wrong(b.output, b.output_elements, format, spec,
                                     reinterpret_cast<unsigned long long*>(gpu_->counter.data()), s),
                "check kernel");
@@ -145,11 +156,12 @@ class NcclEngine final : public Engine {
   }
 
   TimedIterations run_timed(const CollectiveCall& call, int iters) override {
-    const Buffers b = prepare(call);
-    barrier();
+    const View v = view(call);
+    const Buffers b = prepare(call, v);
+    barrier();  // on the world communicator, so every group starts together
     const auto host_start = std::chrono::steady_clock::now();
     check_cuda(cudaEventRecord(gpu_->start.get(), gpu_->stream.get()), "cudaEventRecord");
-    for (int i = 0; i < iters; ++i) launch(call, b);
+    for (int i = 0; i < iters; ++i) launch(call, b, v);
     check_cuda(cudaEventRecord(gpu_->stop.get(), gpu_->stream.get()), "cudaEventRecord");
     check_cuda(cudaEventSynchronize(gpu_->stop.get()), "cudaEventSynchronize");
     const std::chrono::duration<double> host = std::chrono::steady_clock::now() - host_start;
@@ -159,6 +171,24 @@ class NcclEngine final : public Engine {
   }
 
  private:
+  // The communicator a call runs on, and this rank's place in it.
+  struct View {
+    ncclComm_t comm;
+    int rank;
+    int ranks;
+  };
+
+  View view(const CollectiveCall& call) const {
+    if (call.comm == 0) return {comm_->get(), rank_, ranks_};
+    if (call.comm < 0 || static_cast<std::size_t>(call.comm) > groups_.size()) {
+      throw UsageError("internal: call on sub-communicator " + std::to_string(call.comm) + " before split");
+    }
+    View v{groups_[static_cast<std::size_t>(call.comm) - 1]->get(), 0, 1};
+    check_nccl(ncclCommUserRank(v.comm, &v.rank), "ncclCommUserRank", v.comm);
+    check_nccl(ncclCommCount(v.comm, &v.ranks), "ncclCommCount", v.comm);
+    return v;
+  }
+
   struct Buffers {
     std::byte* send;
     std::byte* recv;
@@ -168,10 +198,10 @@ class NcclEngine final : public Engine {
     std::uint64_t output_elements;
   };
 
-  Buffers prepare(const CollectiveCall& call) {
+  Buffers prepare(const CollectiveCall& call, const View& v) {
     const std::size_t elem = call.dtype->bytes;
-    const std::uint64_t send_n = send_elements(*call.kind, call.count, ranks_);
-    const std::uint64_t recv_n = recv_elements(*call.kind, call.count, ranks_);
+    const std::uint64_t send_n = send_elements(*call.kind, call.count, v.ranks);
+    const std::uint64_t recv_n = recv_elements(*call.kind, call.count, v.ranks);
     const bool in_place = call.placement == Placement::in_place;
     gpu_->send.reserve(std::max<std::size_t>(send_n * elem, 1));
     gpu_->recv.reserve(std::max<std::size_t>((in_place ? std::max(send_n, recv_n) : recv_n) * elem, 1));
@@ -179,7 +209,7 @@ class NcclEngine final : public Engine {
     if (in_place) {
       // NCCL's in-place conventions: an allgather's input is its rank's block of the
       // output; a reduce-scatter's output is its rank's block of the input.
-      const std::size_t block = static_cast<std::size_t>(rank_) * call.count * elem;
+      const std::size_t block = static_cast<std::size_t>(v.rank) * call.count * elem;
       b.send = b.input = b.recv + (call.kind->layout == OutputLayout::gathered ? block : 0);
       b.output = b.recv + (call.kind->layout == OutputLayout::reduced_slice ? block : 0);
       if (call.kind->layout == OutputLayout::reduced_slice) b.recv = b.output;
@@ -187,11 +217,11 @@ class NcclEngine final : public Engine {
     return b;
   }
 
-  void launch(const CollectiveCall& call, const Buffers& b) {
+  void launch(const CollectiveCall& call, const Buffers& b, const View& v) {
     const auto type = static_cast<ncclDataType_t>(call.dtype->nccl_id);
     const auto op = static_cast<ncclRedOp_t>(nccl_id(call.op));
     const size_t n = call.count;
-    ncclComm_t c = comm_->get();
+    ncclComm_t c = v.comm;
     cudaStream_t s = gpu_->stream.get();
     switch (call.kind->layout) {
       case OutputLayout::gathered:
@@ -213,7 +243,7 @@ class NcclEngine final : public Engine {
         check_nccl(ncclAlltoAll(b.send, b.recv, n, type, c, s), "ncclAlltoAll", c);
         break;
       case OutputLayout::from_previous: {
-        const int next = (rank_ + 1) % ranks_, previous = (rank_ + ranks_ - 1) % ranks_;
+        const int next = (v.rank + 1) % v.ranks, previous = (v.rank + v.ranks - 1) % v.ranks;
         check_nccl(ncclGroupStart(), "ncclGroupStart");
         check_nccl(ncclSend(b.send, n, type, next, c, s), "ncclSend", c);
         check_nccl(ncclRecv(b.recv, n, type, previous, c, s), "ncclRecv", c);
@@ -264,6 +294,7 @@ class NcclEngine final : public Engine {
   DeviceDescription device_;
   std::unique_ptr<GpuResources> gpu_;     // lives as long as the engine: buffers are reused
   std::unique_ptr<Communicator> comm_;    // one per connect()
+  std::vector<std::unique_ptr<Communicator>> groups_;  // split() of comm_; call.comm - 1 indexes it
 };
 
 }  // namespace

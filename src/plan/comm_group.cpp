@@ -1,0 +1,108 @@
+#include "plan/comm_group.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace ncclsweep {
+namespace {
+
+constexpr std::array<std::string_view, 7> kWorkloadKinds = {"dp", "tp", "cp", "ep", "pp", "dp-cp", "edp"};
+
+const char* kGroupForms =
+    "groups is world, workload (each collective on its workload group), intra-node, inter-node, stride:K, size:N, "
+    "or a workload group dp, tp, cp, ep, pp, dp-cp, edp";
+
+int parse_positive(const std::string& text, const std::string& whole, const SourcePosition& where) {
+  std::size_t used = 0;
+  int value = 0;
+  try {
+    value = std::stoi(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || value < 1) {
+    throw UsageError("groups '" + whole + "' needs a positive integer after the colon", kGroupForms, where);
+  }
+  return value;
+}
+
+}  // namespace
+
+std::string CommGroup::label() const {
+  if (is_world()) return "world";
+  return kind + " " + std::to_string(size) + " (stride " + std::to_string(stride) + ")";
+}
+
+int comm_color(const CommGroup& group, int rank) {
+  if (group.is_world()) return 0;
+  const int stride = std::max(group.stride, 1);
+  return rank % stride + rank / (stride * group.size) * stride;
+}
+
+bool is_workload_group_kind(const std::string& kind) {
+  return std::find(kWorkloadKinds.begin(), kWorkloadKinds.end(), kind) != kWorkloadKinds.end();
+}
+
+GroupRequest parse_group_request(const std::string& text, SourcePosition where) {
+  GroupRequest request;
+  request.where = where;
+  const auto colon = text.find_first_of(":=");
+  const std::string head = text.substr(0, colon);
+  if (colon != std::string::npos && (head == "stride" || head == "size")) {
+    request.kind = head;
+    request.value = parse_positive(text.substr(colon + 1), text, where);
+    return request;
+  }
+  if (colon == std::string::npos &&
+      (text == "world" || text == "workload" || text == "intra-node" || text == "inter-node" ||
+       is_workload_group_kind(text))) {
+    request.kind = text;
+    return request;
+  }
+  throw UsageError("unknown groups '" + text + "'", kGroupForms, where);
+}
+
+CommGroup resolve_plain_group(const GroupRequest& request, int ranks, int ranks_per_node) {
+  const auto refuse = [&](const std::string& what, const std::string& fix) -> CommGroup {
+    throw UsageError("groups " + request.kind + (request.value ? ":" + std::to_string(request.value) : "") + ": " + what,
+                     fix, request.where);
+  };
+  CommGroup group;
+  group.kind = request.kind;
+  if (request.kind == "world" || request.kind.empty()) return CommGroup{};
+  if (request.kind == "stride") {
+    // Ranks r, r+k, r+2k, ...: k groups of ranks/k.
+    if (ranks % request.value != 0 || request.value >= ranks) {
+      return refuse(std::to_string(ranks) + " ranks do not split into groups strided " + std::to_string(request.value),
+                    "choose a stride that divides the rank count and is smaller than it");
+    }
+    group.size = ranks / request.value;
+    group.stride = request.value;
+  } else if (request.kind == "size") {
+    if (ranks % request.value != 0 || request.value < 2) {
+      return refuse(std::to_string(ranks) + " ranks do not split into blocks of " + std::to_string(request.value),
+                    "choose a size of at least 2 that divides the rank count");
+    }
+    group.size = request.value;
+  } else if (request.kind == "intra-node" || request.kind == "inter-node") {
+    if (ranks_per_node < 1 || ranks % ranks_per_node != 0) {
+      return refuse("ranks are not placed in equal blocks per node", "launch the same number of ranks on every node");
+    }
+    const int nodes = ranks / ranks_per_node;
+    const bool intra = request.kind == "intra-node";
+    if ((intra ? ranks_per_node : nodes) < 2) {
+      return refuse(std::string("each group would hold one rank (") + std::to_string(nodes) + " node(s) of " +
+                        std::to_string(ranks_per_node) + " ranks)",
+                    intra ? "run several ranks per node" : "run on several nodes");
+    }
+    group.size = intra ? ranks_per_node : nodes;
+    group.stride = intra ? 1 : ranks_per_node;
+  } else {
+    return refuse("needs the layout of a workload", "take sizes from a workload (sizes: {workload: FILE})");
+  }
+  if (group.size == ranks) return CommGroup{};
+  return group;
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,165 @@
+#include "workload/sweep_sizes.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <tuple>
+
+#include "importers/importers.hpp"
+#include "workload/derivation.hpp"
+#include "workload/histogram.hpp"
+#include "workload/workload.hpp"
+
+namespace ncclsweep {
+namespace {
+
+std::string resolve_path(const std::string& path, const std::string& sweep_file) {
+  namespace fs = std::filesystem;
+  if (fs::path(path).is_absolute() || fs::exists(path) || path.find_first_of("*?[") != std::string::npos) return path;
+  const fs::path beside = fs::path(sweep_file).parent_path() / path;
+  return fs::exists(beside) ? beside.string() : path;
+}
+
+GroupKind group_kind_named(const std::string& name) {
+  for (const GroupKind kind : {GroupKind::tp, GroupKind::cp, GroupKind::ep, GroupKind::dp, GroupKind::pp,
+                               GroupKind::dp_cp, GroupKind::edp}) {
+    if (name_of(kind) == name) return kind;
+  }
+  return GroupKind::unknown;
+}
+
+// Where one use runs, or nullopt for "the world, with a note".
+std::optional<CommGroup> own_group(const CommUse& use, const SizesInput& input, int ranks) {
+  if (use.group.size == ranks) return CommGroup{};
+  if (!input.layout || input.layout->world() != ranks || use.group.kind == GroupKind::unknown || use.group.size < 2) {
+    return std::nullopt;
+  }
+  return CommGroup{name_of(use.group.kind), use.group.size, use.group.stride};
+}
+
+}  // namespace
+
+SizesInput load_sizes_source(const SizesSource& source, const std::string& sweep_file, const std::string& models_dir) {
+  const std::string path = resolve_path(source.path, sweep_file);
+  try {
+    SizesInput input;
+    if (source.kind == "workload") {
+      const Workload workload = load_workload(path, {}, models_dir);
+      input.profile = derive_collectives(workload);
+      input.layout = workload.layout;
+    } else if (source.kind == "from_nccl_log") {
+      input.profile = import_nccl_log(path, source.iterations);
+    } else {
+      input.profile = import_torch_trace(path, source.iterations);
+    }
+    return input;
+  } catch (const UsageError& e) {
+    // The sweep file's line says who asked; the source's own place stays in the text.
+    std::string what = e.what();
+    if (!e.where().file.empty()) what = e.where().str() + ": " + what;
+    throw UsageError("sizes " + source.kind + " " + source.path + ": " + what, e.fix(), source.where);
+  }
+}
+
+CommGroup grid_group(const std::optional<GroupRequest>& groups, int ranks, int ranks_per_node) {
+  if (!groups) return CommGroup{};
+  if (groups->kind == "workload" || is_workload_group_kind(groups->kind)) {
+    throw UsageError("groups " + groups->kind + " needs a workload's layout", "take sizes from a workload (sizes: {workload: FILE}), "
+                     "or use intra-node, inter-node, stride:K or size:N", groups->where);
+  }
+  return resolve_plain_group(*groups, ranks, ranks_per_node);
+}
+
+WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<GroupRequest>& groups,
+                                  const std::vector<const DataType*>& fallback_dtypes, int ranks, int ranks_per_node) {
+  WorkloadCalls out;
+  out.weights.source = input.profile.source;
+  out.weights.basis = input.profile.basis;
+  // One group for every call, when the request names one.
+  std::optional<CommGroup> forced;
+  const std::string kind = groups ? groups->kind : "workload";
+  if (kind == "world") {
+    forced = CommGroup{};
+  } else if (is_workload_group_kind(kind)) {
+    if (!input.layout || input.layout->world() != ranks) {
+      throw UsageError("groups " + kind + " needs a workload layout of " + std::to_string(ranks) + " ranks" +
+                           (input.layout ? " (its layout has " + std::to_string(input.layout->world()) + ")" : ""),
+                       "scale the workload's layout to the rank count, or use plain groups", groups->where);
+    }
+    const GroupSpec spec = group_of(group_kind_named(kind), *input.layout);
+    forced = spec.size == ranks ? CommGroup{} : CommGroup{kind, spec.size, spec.stride};
+  } else if (kind != "workload") {
+    forced = resolve_plain_group(*groups, ranks, ranks_per_node);
+  }
+  bool fell_back = false;
+  for (const CommUse& use : input.profile.uses) {
+    if (!use.via_nccl) {
+      out.notes.push_back("not measured (outside NCCL): " + use.collective + " " + std::to_string(use.bytes) + " B, " +
+                          use.origin);
+      continue;
+    }
+    std::optional<CommGroup> group = forced ? forced : own_group(use, input, ranks);
+    if (!group) {
+      fell_back = true;
+      group = CommGroup{};
+    }
+    const DataType* dtype = use.dtype.empty() ? fallback_dtypes.front() : &data_type(use.dtype);
+    const CollectiveKind& coll = collective(use.collective);
+    const ReduceOp op = use.op.empty() || !coll.reduces ? ReduceOp::sum : reduce_op(use.op);
+    SizedCall call{&coll, dtype, op, use.bytes, *group};
+    const auto same = [&](const SizedCall& c) {
+      return std::tie(c.kind, c.dtype, c.op, c.bytes, c.group.size, c.group.stride) ==
+             std::tie(call.kind, call.dtype, call.op, call.bytes, call.group.size, call.group.stride);
+    };
+    if (std::none_of(out.calls.begin(), out.calls.end(), same)) out.calls.push_back(call);
+    const std::string group_name = group->is_world() ? (use.group.size == ranks && use.group.kind != GroupKind::unknown
+                                                            ? name_of(use.group.kind)
+                                                            : std::string("world"))
+                                                     : group->kind;
+    out.weights.calls.push_back({use.collective, use.bytes, std::string(dtype->name), group_name,
+                                 group->ranks_in(ranks), use.calls, use.origin});
+  }
+  if (fell_back) {
+    out.notes.push_back(input.layout
+                            ? "the workload's layout has " + std::to_string(input.layout->world()) + " ranks, this run " +
+                                  std::to_string(ranks) + ": collectives whose group does not fit run on the world communicator"
+                            : "imported files do not give the rank layout: collectives of smaller communicators run "
+                              "on the world communicator");
+  }
+  if (out.calls.empty()) {
+    throw UsageError("the workload sends nothing through NCCL", "check its tp_comm_overlap and moe_dispatcher fields");
+  }
+  return out;
+}
+
+std::vector<PointIterationTime> weigh_points(const RunDocument& run) {
+  std::vector<PointIterationTime> out;
+  if (!run.workload) return out;
+  std::vector<HistogramRow> rows;
+  for (const WorkloadCall& c : run.workload->calls) {
+    rows.push_back({c.collective, c.bytes, c.dtype, "", c.group_size, c.group, c.calls, 0, true, {c.origin}});
+  }
+  std::vector<std::string> points;
+  for (const auto& p : run.points) points.push_back(p.label);
+  if (points.empty()) points.push_back("default");
+  for (const std::string& point : points) {
+    std::vector<MeasuredTime> table;
+    for (const MeasurementRecord& r : run.records) {
+      if (r.point != point || r.placement != "out_of_place") continue;
+      // The requested size: the measured one differs by less than an element per rank.
+      table.push_back({r.collective, r.requested_bytes ? r.requested_bytes : r.size_bytes, r.ranks, r.time_us.max * 1e-6});
+    }
+    const IterationTime t = iteration_time(rows, table);
+    PointIterationTime p;
+    p.point = point;
+    p.ms = t.seconds * 1e3;
+    for (const WeightedRow& w : t.rows) {
+      if (w.source == TimeSource::measured) ++p.measured;
+      if (w.source == TimeSource::interpolated) ++p.interpolated;
+      if (w.source == TimeSource::missing) ++p.missing;
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,47 @@
+#pragma once
+// A sweep's `sizes:` from a workload (or a real job's files) and its `groups:` -> the
+// calls a run measures, each on its communicator, and the weights that turn measured
+// times into collective time per training iteration.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plan/run_spec.hpp"
+#include "results/record.hpp"
+#include "spec/sweep.hpp"
+#include "workload/comm_use.hpp"
+#include "workload/layout.hpp"
+
+namespace ncclsweep {
+
+struct SizesInput {
+  CommProfile profile;
+  std::optional<Layout> layout;  // workloads only: imported files do not say
+};
+
+// Loads the source. A relative path is tried as written, then against the sweep file's
+// folder. Errors keep their own file and name the sweep file's line too.
+SizesInput load_sizes_source(const SizesSource& source, const std::string& sweep_file, const std::string& models_dir);
+
+struct WorkloadCalls {
+  std::vector<SizedCall> calls;  // distinct, in profile order
+  WorkloadWeights weights;
+  std::vector<std::string> notes;  // groups that did not fit, calls outside NCCL
+};
+
+// The calls to measure on `ranks` ranks (placed `ranks_per_node` per node). Without a
+// groups request (or with `workload`) each call runs on its own group kind when the
+// layout's rank count is this run's, else on the world communicator (a note says so).
+// Throws UsageError (at the request's position) for groups that cannot be made.
+WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<GroupRequest>& groups,
+                                  const std::vector<const DataType*>& fallback_dtypes, int ranks, int ranks_per_node);
+
+// The group for a grid (no workload sizes): plain kinds only. Throws UsageError for a
+// workload kind (dp, tp, ...), which needs a workload's layout.
+CommGroup grid_group(const std::optional<GroupRequest>& groups, int ranks, int ranks_per_node);
+
+// Per point: collective time per iteration from the run's out-of-place records
+// (workload/histogram.hpp: iteration_time, log-linear interpolation, marked).
+std::vector<PointIterationTime> weigh_points(const RunDocument& run);
+
+}  // namespace ncclsweep

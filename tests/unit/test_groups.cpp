@@ -1,0 +1,262 @@
+// Sub-communicator groups, workload-derived calls and the weighting by time per
+// iteration: the pure parts, without MPI.
+#include <nlohmann/json.hpp>
+
+#include "catch_compat.hpp"
+#include "plan/comm_group.hpp"
+#include "plan/measurement_plan.hpp"
+#include "report/sweep_report.hpp"
+#include "results/record_json.hpp"
+#include "runtime/group_times.hpp"
+#include "runtime/worker_protocol.hpp"
+#include "spec/sweep.hpp"
+#include "workload/sweep_sizes.hpp"
+
+using namespace ncclsweep;
+
+namespace {
+
+const std::string kData = NCCLSWEEP_TEST_DATA;
+
+std::vector<int> colours(const CommGroup& g, int ranks) {
+  std::vector<int> out;
+  for (int r = 0; r < ranks; ++r) out.push_back(comm_color(g, r));
+  return out;
+}
+
+MeasurementRecord record(const std::string& point, const std::string& collective, Bytes bytes, int ranks, double us,
+                         const std::string& placement = "out_of_place") {
+  MeasurementRecord r;
+  r.point = point;
+  r.collective = collective;
+  r.size_bytes = r.requested_bytes = bytes;
+  r.ranks = ranks;
+  r.time_us = {us, us, us};
+  r.placement = placement;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("strided groups and adjacent blocks get the colours of their members") {
+  CHECK(colours(CommGroup{"stride", 2, 2}, 4) == std::vector<int>{0, 1, 0, 1});
+  CHECK(colours(CommGroup{"size", 2, 1}, 4) == std::vector<int>{0, 0, 1, 1});
+  // dp groups of 2 strided by tp=2 on 8 ranks (tp2 dp2 pp2): {0,2} {1,3} {4,6} {5,7}.
+  CHECK(colours(CommGroup{"dp", 2, 2}, 8) == std::vector<int>{0, 1, 0, 1, 2, 3, 2, 3});
+  CHECK(colours(CommGroup{}, 4) == std::vector<int>{0, 0, 0, 0});
+}
+
+TEST_CASE("plain group requests resolve against the rank count and placement") {
+  const CommGroup stride = resolve_plain_group(parse_group_request("stride:2"), 8, 8);
+  CHECK(stride.size == 4);
+  CHECK(stride.stride == 2);
+  const CommGroup blocks = resolve_plain_group(parse_group_request("size=4"), 8, 8);
+  CHECK(blocks.size == 4);
+  CHECK(blocks.stride == 1);
+  const CommGroup intra = resolve_plain_group(parse_group_request("intra-node"), 16, 8);
+  CHECK(intra.size == 8);
+  CHECK(intra.stride == 1);
+  const CommGroup inter = resolve_plain_group(parse_group_request("inter-node"), 16, 8);
+  CHECK(inter.size == 2);
+  CHECK(inter.stride == 8);
+  CHECK(resolve_plain_group(parse_group_request("intra-node"), 8, 8).is_world());  // one node: the world
+  CHECK_THAT(usage_error_text([] { resolve_plain_group(parse_group_request("size:3"), 8, 8); }),
+             ContainsSubstring("8 ranks do not split into blocks of 3"));
+  CHECK_THAT(usage_error_text([] { resolve_plain_group(parse_group_request("inter-node"), 8, 0); }),
+             ContainsSubstring("equal blocks per node"));
+  CHECK_THAT(usage_error_text([] { parse_group_request("stride:two"); }), ContainsSubstring("positive integer"));
+  CHECK_THAT(usage_error_text([] { parse_group_request("rows"); }), ContainsSubstring("intra-node, inter-node"));
+}
+
+TEST_CASE("a grid on groups of 2 sizes its calls for 2 ranks and names the sub-communicator") {
+  RunSpec spec;
+  spec.collectives = parse_collective_list("all_gather,broadcast");
+  spec.sizes = {1 << 20};
+  spec.dtypes = parse_dtype_list("float32");
+  spec.ops = parse_op_list("sum");
+  spec.group = CommGroup{"stride", 2, 2};
+  const MeasurementPlan plan = plan_measurements(spec, 4);
+  REQUIRE(plan.comms.size() == 1);
+  REQUIRE(plan.calls.size() == 2);
+  CHECK(plan.calls[0].call.comm == 1);
+  CHECK(plan.calls[0].call.count == (1u << 20) / (2 * 4));  // all_gather: per rank of a 2-rank group
+  CHECK(comm_colors(plan, 3) == std::vector<int>{1});
+  spec.root = 2;  // a rank of the world, not of a group of 2
+  CHECK_THAT(usage_error_text([&] { plan_measurements(spec, 4); }), ContainsSubstring("not a rank of a 2-rank"));
+}
+
+TEST_CASE("per-group times reduce within each group; the busbw factor is the group's") {
+  RunSpec spec;
+  spec.calls = {SizedCall{&collective("all_gather"), &data_type("float32"), ReduceOp::sum, 8000, CommGroup{"stride", 2, 2}}};
+  const MeasurementPlan plan = plan_measurements(spec, 4);
+  MeasurementRecord r;
+  r.ranks = 2;
+  add_group_times(r, plan.calls[0], {1e-6, 2e-6, 3e-6, 4e-6});
+  REQUIRE(r.per_group.size() == 2);
+  CHECK(r.groups == 2);
+  CHECK(r.comm_group == "stride");
+  CHECK(r.per_group[0].time_us.max == Approx(3));  // ranks 0 and 2
+  CHECK(r.per_group[0].time_us.min == Approx(1));
+  CHECK(r.per_group[1].time_us.avg == Approx(3));  // ranks 1 and 3
+  // 8000 B in 4 us = 2 GB/s algbw; all_gather on 2 ranks: x 1/2.
+  CHECK(r.per_group[1].busbw_gbps == Approx(1.0));
+}
+
+TEST_CASE("sweep files take sizes from a workload and groups, with positions for errors") {
+  const Sweep sweep = load_sweep_text("sizes: {workload: w.yaml}\ngroups: {stride: 2}\n", "s.yaml");
+  REQUIRE(sweep.sizes_from);
+  CHECK(sweep.sizes_from->kind == "workload");
+  CHECK(sweep.sizes_from->path == "w.yaml");
+  CHECK(sweep.sizes_from->where.line == 1);
+  REQUIRE(sweep.groups);
+  CHECK(sweep.groups->kind == "stride");
+  CHECK(sweep.groups->value == 2);
+  CHECK(load_sweep_text("groups: {workload: dp}\n", "s.yaml").groups->kind == "dp");
+  CHECK_THAT(usage_error_text([] { load_sweep_text("sizes: {workload: a, from_nccl_log: b}\n", "s.yaml"); }),
+             ContainsSubstring("two sources"));
+  CHECK_THAT(usage_error_text([] { load_sweep_text("name: x\nsizes: {wrkload: a}\n", "s.yaml"); }),
+             ContainsSubstring("s.yaml:2"));
+  CHECK_THAT(usage_error_text([] { load_sweep_text("groups: {workload: rows}\n", "s.yaml"); }),
+             ContainsSubstring("s.yaml:1:20: unknown groups 'rows'"));
+  CHECK_THAT(usage_error_text([] { load_sweep_text("groups: {workload: intra-node}\n", "s.yaml"); }),
+             ContainsSubstring("not a group kind"));
+  CHECK_THAT(usage_error_text([] { load_sweep_text("groups: stride:0\n", "s.yaml"); }), ContainsSubstring("s.yaml:1"));
+}
+
+TEST_CASE("workload calls run on their own groups when the layout fits, else on the world") {
+  SizesSource source{"workload", kData + "/workloads/tiny-tp2-dp2.yaml", 0, {"s.yaml", 3, 1}};
+  const SizesInput input = load_sizes_source(source, "s.yaml", kData + "/models");
+  const auto dtypes = parse_dtype_list("float32");
+  const WorkloadCalls fit = plan_workload_calls(input, std::nullopt, dtypes, 4, 4);
+  bool saw_dp = false, saw_tp = false;
+  for (const SizedCall& c : fit.calls) {
+    if (c.group.kind == "dp-cp") {  // Megatron's data-parallel group
+      saw_dp = true;
+      CHECK(c.group.size == 2);
+      CHECK(c.group.stride == 2);  // strided by tp
+    }
+    if (c.group.kind == "tp") {
+      saw_tp = true;
+      CHECK(c.group.stride == 1);  // adjacent
+    }
+  }
+  CHECK(saw_dp);
+  CHECK(saw_tp);
+  CHECK(fit.notes.empty());
+  for (const WorkloadCall& w : fit.weights.calls) CHECK(w.group_size == 2);
+
+  const WorkloadCalls world = plan_workload_calls(input, std::nullopt, dtypes, 8, 8);
+  for (const SizedCall& c : world.calls) CHECK(c.group.is_world());
+  REQUIRE(world.notes.size() == 1);
+  CHECK_THAT(world.notes[0], ContainsSubstring("layout has 4 ranks, this run 8"));
+
+  const WorkloadCalls dp_only = plan_workload_calls(input, parse_group_request("dp"), dtypes, 4, 4);
+  for (const SizedCall& c : dp_only.calls) CHECK(c.group.kind == "dp");
+  CHECK_THAT(usage_error_text([&] { plan_workload_calls(input, parse_group_request("tp"), dtypes, 8, 8); }),
+             ContainsSubstring("needs a workload layout of 8 ranks"));
+}
+
+TEST_CASE("a missing workload names the sweep file's line and the workload path") {
+  SizesSource source{"workload", "no/such.yaml", 0, {"s.yaml", 3, 8}};
+  const std::string text = usage_error_text([&] { load_sizes_source(source, "s.yaml", kData + "/models"); });
+  CHECK_THAT(text, ContainsSubstring("s.yaml:3:8"));
+  CHECK_THAT(text, ContainsSubstring("no/such.yaml"));
+}
+
+TEST_CASE("time per iteration weighs each point's measured times by calls, interpolating between sizes") {
+  RunDocument run;
+  run.points = {PointOutcome{}, PointOutcome{}};
+  run.points[0].label = "A";
+  run.points[1].label = "B";
+  run.workload = WorkloadWeights{"w.yaml", "per rank per iteration",
+                                 {{"all_gather", 3000, "float32", "dp", 2, 2, "params"},
+                                  {"reduce_scatter", 1000, "float32", "dp", 2, 1, "grads"}}};
+  // A: all_gather measured at 1000 B (1 us) and 9000 B (4 us): 3000 B is half-way in log
+  // size, so sqrt(1 x 4) = 2 us per call, x 2 calls; reduce_scatter 5 us measured. 9 us.
+  run.records = {record("A", "all_gather", 1000, 2, 1), record("A", "all_gather", 9000, 2, 4),
+                 record("A", "reduce_scatter", 1000, 2, 5), record("A", "reduce_scatter", 1000, 2, 50, "in_place"),
+                 record("A", "all_gather", 3000, 4, 100),  // another group size: not this call's
+                 // B: reduce_scatter measured, all_gather only above 3000 B: no extrapolation.
+                 record("B", "reduce_scatter", 1000, 2, 2), record("B", "all_gather", 9000, 2, 1)};
+  const auto times = weigh_points(run);
+  REQUIRE(times.size() == 2);
+  CHECK(times[0].point == "A");
+  CHECK(times[0].ms == Approx(0.009));
+  CHECK(times[0].interpolated == 1);
+  CHECK(times[0].measured == 1);
+  CHECK(times[0].missing == 0);
+  CHECK(times[1].ms == Approx(0.002));
+  CHECK(times[1].missing == 1);
+
+  run.iteration_times = times;
+  const std::string text = iteration_summary_text(run, "A");
+  // B is a lower bound (a call unmeasured): it ranks after the complete A.
+  CHECK(text.find("P0 A") < text.find("P1 B"));
+  CHECK_THAT(text, ContainsSubstring("1 interpolated"));
+  CHECK_THAT(text, ContainsSubstring("lower bound"));
+  CHECK_THAT(text, ContainsSubstring("-0.007 ms (-77.8%)"));
+}
+
+TEST_CASE("size bands name the best point per range of sizes, and noise as noise") {
+  const std::vector<Bytes> sizes = {1024, 1 << 20, 64u << 20, 1u << 30};
+  const std::vector<std::vector<std::optional<double>>> busbw = {
+      {10.0, 10.2}, {10.0, 9.9}, {10.0, 14.5}, {10.0, 14.5}};
+  const auto bands = size_bands(sizes, busbw, {"NCCL_MAX_NCHANNELS=4", "NCCL_MAX_NCHANNELS=32"}, 0, 0.05);
+  REQUIRE(bands.size() == 2);
+  CHECK_THAT(bands[0], ContainsSubstring("within noise up to 1 MiB"));
+  CHECK(bands[1] == "NCCL_MAX_NCHANNELS=32 best from 64 MiB: +45%");
+  const auto slower = size_bands({1024}, {{10.0, 5.0}}, {"a", "b"}, 0, 0.05);
+  CHECK(slower == std::vector<std::string>{"baseline best at every size"});
+}
+
+TEST_CASE("group fields and workload weights survive run.json and the worker start message") {
+  RunDocument run;
+  run.workload = WorkloadWeights{"w.yaml", "basis", {{"all_gather", 1000, "bfloat16", "dp", 2, 3, "o"}}};
+  run.iteration_times = {PointIterationTime{"default", 1.5, 1, 0, 0}};
+  run.baseline = "default";
+  MeasurementRecord r = record("default", "all_gather", 1000, 2, 1);
+  r.comm_group = "dp";
+  r.groups = 2;
+  r.per_group = {GroupTime{0, {1, 1, 1}, 2}, GroupTime{1, {1, 2, 3}, 1}};
+  run.records = {r};
+  const RunDocument back = nlohmann::json(run).get<RunDocument>();
+  REQUIRE(back.workload);
+  CHECK(back.workload->calls[0].calls == 3);
+  CHECK(back.iteration_times[0].ms == 1.5);
+  CHECK(back.baseline == "default");
+  CHECK(back.records[0].comm_group == "dp");
+  CHECK(back.records[0].per_group[1].time_us.max == 3);
+
+  RunSpec spec;
+  spec.collectives = parse_collective_list("all_gather");
+  spec.sizes = {1024};
+  spec.dtypes = parse_dtype_list("float32");
+  spec.ops = parse_op_list("sum");
+  spec.group = CommGroup{"size", 2, 1};
+  spec.calls = {SizedCall{&collective("reduce_scatter"), &data_type("bfloat16"), ReduceOp::sum, 4096, CommGroup{"dp", 2, 2}}};
+  const RunSpec spec_back = nlohmann::json(spec).get<RunSpec>();
+  CHECK(spec_back.group.kind == "size");
+  CHECK(spec_back.group.size == 2);
+  REQUIRE(spec_back.calls.size() == 1);
+  CHECK(spec_back.calls[0].kind == &collective("reduce_scatter"));
+  CHECK(spec_back.calls[0].group.stride == 2);
+}
+
+TEST_CASE("the colour of a workload group splits the ranks as the layout's own colour does") {
+  Layout layout;
+  layout.tp = 2;
+  layout.cp = 2;
+  layout.dp = 2;
+  layout.pp = 2;
+  for (const GroupKind kind : {GroupKind::tp, GroupKind::cp, GroupKind::dp, GroupKind::pp, GroupKind::dp_cp}) {
+    const GroupSpec spec = group_of(kind, layout);
+    const CommGroup group{name_of(kind), spec.size, spec.stride};
+    INFO(name_of(kind));
+    for (int a = 0; a < layout.world(); ++a) {
+      for (int b = 0; b < layout.world(); ++b) {
+        CHECK((comm_color(group, a) == comm_color(group, b)) ==
+              (color_of(spec, layout, a) == color_of(spec, layout, b)));
+      }
+    }
+  }
+}
