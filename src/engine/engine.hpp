@@ -29,9 +29,12 @@ struct CollectiveCall {
 // collective's stream) is the measurement; the host clock (launch of the first call
 // to the return of the wait for the last, as nccl-tests times) is kept so small sizes
 // can be compared with nccl-tests like for like.
+// iteration_seconds holds each iteration's time on the device clock (an event pair per
+// iteration), so percentiles and the noise-based stop can look past the average.
 struct TimedIterations {
   double device_seconds = 0;
   double host_seconds = 0;
+  std::vector<double> iteration_seconds;
 };
 
 // What this rank runs on, for run.json's rank map.
@@ -95,6 +98,9 @@ class Coordinator {
   virtual std::uint64_t sum(std::uint64_t value) = 0;
   // Element-wise maximum of small status codes over ranks (the worst status wins).
   virtual std::vector<std::uint8_t> max_codes(std::vector<std::uint8_t> codes) = 0;
+  // Element-wise maximum over ranks of per-iteration times (the slowest rank bounds each
+  // iteration). Every rank passes the same number of values.
+  virtual std::vector<double> max_each(std::vector<double> values) = 0;
 };
 
 }  // namespace ncclsweep

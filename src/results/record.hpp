@@ -19,6 +19,12 @@ struct TimeStatsUs {
   double min = 0, avg = 0, max = 0;  // per-call time in microseconds, across ranks
 };
 
+// Per-iteration times of the slowest rank (each iteration's time is the maximum over
+// ranks), in microseconds.
+struct IterationPercentilesUs {
+  double p50 = 0, p90 = 0, p99 = 0, min = 0, max = 0;
+};
+
 struct MeasurementRecord {
   std::string collective;  // "all_gather"
   std::string dtype;       // "float32"
@@ -37,6 +43,13 @@ struct MeasurementRecord {
   double busbw_gbps = 0;   // algbw * the collective's busbw factor
   std::optional<std::uint64_t> wrong;  // wrong elements summed over ranks; empty when not checked
   std::string point = "default";       // label of the sweep point (RunDocument::points)
+  int repeat = 0;                      // which repeat of this measurement (0-based)
+  std::optional<IterationPercentilesUs> iteration_us;  // empty in files from before per-iteration timing
+  int slowest_rank = -1;          // the rank slowest in most iterations (lowest rank on ties)
+  int slowest_rank_iterations = 0;  // ... in how many of the iters
+  double spread = 0;              // relative standard error of the mean iteration time
+  std::string stopped_by;         // fixed | spread | max_iters | max_time ("" in older files)
+  std::vector<double> rank_time_us;  // each rank's average per-call time, in rank order
 };
 
 // One setting of a sweep point and whether it reached NCCL on every rank.
@@ -88,6 +101,16 @@ struct RunSettings {
   bool check = true;
 };
 
+// A rank slower than the median rank in most measurements (results/stragglers.hpp).
+struct Straggler {
+  int rank = 0;
+  std::string host;
+  int gpu_index = -1;
+  int slower_in = 0;     // measurements where it exceeded the median by more than the threshold
+  int measurements = 0;  // measurements with per-rank times
+  double median_excess = 0;  // its median relative excess over the median rank (0.05 = 5% slower)
+};
+
 struct RunDocument {
   int schema_version = kResultsSchemaVersion;
   std::string name;
@@ -103,6 +126,7 @@ struct RunDocument {
   std::vector<PointOutcome> points;  // empty for the mpi engine without a sweep
   std::vector<doctor::Finding> preflight;  // the cheap doctor checks, run before measuring
   std::vector<MeasurementRecord> records;
+  std::vector<Straggler> stragglers;
 };
 
 }  // namespace ncclsweep

@@ -23,7 +23,19 @@ void to_json(json& j, const MeasurementRecord& r) {
            {"algbw_gbps", r.algbw_gbps},
            {"busbw_gbps", r.busbw_gbps},
            {"wrong", r.wrong ? json(*r.wrong) : json(nullptr)},
-           {"point", r.point}};
+           {"point", r.point},
+           {"repeat", r.repeat},
+           {"iteration_us", r.iteration_us ? json{{"p50", r.iteration_us->p50},
+                                                  {"p90", r.iteration_us->p90},
+                                                  {"p99", r.iteration_us->p99},
+                                                  {"min", r.iteration_us->min},
+                                                  {"max", r.iteration_us->max}}
+                                            : json(nullptr)},
+           {"slowest_rank", r.slowest_rank},
+           {"slowest_rank_iterations", r.slowest_rank_iterations},
+           {"spread", r.spread},
+           {"stopped_by", r.stopped_by},
+           {"rank_time_us", r.rank_time_us}};
 }
 
 void from_json(const json& j, MeasurementRecord& r) {
@@ -45,6 +57,22 @@ void from_json(const json& j, MeasurementRecord& r) {
   const json& wrong = j.at("wrong");
   r.wrong = wrong.is_null() ? std::nullopt : std::optional<std::uint64_t>(wrong.get<std::uint64_t>());
   j.at("point").get_to(r.point);
+  // Fields added with per-iteration timing: absent in older run.json files.
+  r.repeat = j.value("repeat", 0);
+  if (const auto it = j.find("iteration_us"); it != j.end() && !it->is_null()) {
+    IterationPercentilesUs p;
+    it->at("p50").get_to(p.p50);
+    it->at("p90").get_to(p.p90);
+    it->at("p99").get_to(p.p99);
+    it->at("min").get_to(p.min);
+    it->at("max").get_to(p.max);
+    r.iteration_us = p;
+  }
+  r.slowest_rank = j.value("slowest_rank", -1);
+  r.slowest_rank_iterations = j.value("slowest_rank_iterations", 0);
+  r.spread = j.value("spread", 0.0);
+  r.stopped_by = j.value("stopped_by", std::string());
+  r.rank_time_us = j.value("rank_time_us", std::vector<double>());
 }
 
 void to_json(json& j, const RunDocument& d) {
@@ -61,7 +89,8 @@ void to_json(json& j, const RunDocument& d) {
            {"notes", d.notes},
            {"points", d.points},
            {"preflight", d.preflight},
-           {"records", d.records}};
+           {"records", d.records},
+           {"stragglers", d.stragglers}};
 }
 
 void from_json(const json& j, RunDocument& d) {
@@ -85,6 +114,7 @@ void from_json(const json& j, RunDocument& d) {
   j.at("points").get_to(d.points);
   if (j.contains("preflight")) j.at("preflight").get_to(d.preflight);  // absent before preflight existed
   j.at("records").get_to(d.records);
+  if (j.contains("stragglers")) j.at("stragglers").get_to(d.stragglers);  // absent before issue 7
 }
 
 }  // namespace ncclsweep

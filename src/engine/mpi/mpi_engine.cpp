@@ -98,10 +98,18 @@ class MpiEngine final : public Engine {
   TimedIterations run_timed(const CollectiveCall& call, int iters) override {
     const Buffers b = prepare(call);
     check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
+    TimedIterations timed;
+    timed.iteration_seconds.reserve(static_cast<std::size_t>(iters));
     const double start = MPI_Wtime();
-    for (int i = 0; i < iters; ++i) launch(call, b);
-    const double seconds = MPI_Wtime() - start;  // the host is the device here
-    return {seconds, seconds};
+    double mark = start;
+    for (int i = 0; i < iters; ++i) {
+      launch(call, b);
+      const double now = MPI_Wtime();
+      timed.iteration_seconds.push_back(now - mark);
+      mark = now;
+    }
+    timed.device_seconds = timed.host_seconds = mark - start;  // the host is the device here
+    return timed;
   }
 
  private:
