@@ -27,7 +27,11 @@ struct RunArgs {
   std::string ops = "sum";
   int root = 0;
   int warmup = 5;
-  int iters = 20;
+  int iters = 0;  // 0: noise-based stop
+  StoppingRule stopping;
+  int repeats = 1;
+  std::string order = "sequential";
+  std::uint64_t seed = 0;
   int check = 1;
   std::string engine;
   std::string output;
@@ -94,6 +98,19 @@ std::string read_sweep_text(MpiSession& session, const std::string& path) {
   return session.broadcast_string(text);
 }
 
+// The stopping and repeat flags: the sweep file has repeats/order/seed only.
+void apply_measurement_flags(const RunArgs& args, RunSpec& spec) {
+  spec.stopping = args.stopping;
+  if (args.given.count("--repeats")) spec.repeats = args.repeats;
+  if (args.given.count("--order")) spec.order = args.order;
+  if (args.given.count("--seed")) spec.seed = args.seed;
+  if (spec.stopping.min_iters > spec.stopping.max_iters) {
+    throw UsageError("--min-iters " + std::to_string(spec.stopping.min_iters) + " is above --max-iters " +
+                         std::to_string(spec.stopping.max_iters),
+                     "make --min-iters at most --max-iters");
+  }
+}
+
 // The sweep file's measurements, with the flags given on the command line on top.
 void apply_flags(const RunArgs& args, RunSpec& spec) {
   if (args.given.count("--collectives")) spec.collectives = parse_collective_list(args.collectives);
@@ -105,6 +122,7 @@ void apply_flags(const RunArgs& args, RunSpec& spec) {
   if (args.given.count("--iters")) spec.iters = args.iters;
   if (args.given.count("--check")) spec.check = args.check != 0;
   if (args.given.count("--name")) spec.name = args.name;
+  apply_measurement_flags(args, spec);
 }
 
 RunSpec spec_from_args(const RunArgs& args) {
@@ -118,6 +136,7 @@ RunSpec spec_from_args(const RunArgs& args) {
   spec.warmup = args.warmup;
   spec.iters = args.iters;
   spec.check = args.check != 0;
+  apply_measurement_flags(args, spec);
   spec.engine = args.engine.empty() ? std::string(available_engines().front()) : args.engine;
   return spec;
 }
@@ -166,6 +185,9 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
       apply_flags(args, sweep.measurements);
       const SweepPlan sweep_plan = plan_sweep(sweep, options);
       request.spec = sweep_plan.measurements;
+      if (!args.given.count("--repeats")) request.spec.repeats = sweep_plan.repeats;
+      if (!args.given.count("--order")) request.spec.order = sweep_plan.order;
+      if (!args.given.count("--seed")) request.spec.seed = sweep_plan.seed;
       if (request.spec.engine.empty()) request.spec.engine = std::string(available_engines().front());
       if (request.spec.engine == "mpi" && sweep_plan.points.size() > 1) {
         throw UsageError("the mpi engine cannot apply NCCL settings or communicator config",
@@ -226,9 +248,33 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_option("--warmup,-w", args->warmup, "Untimed iterations per size")
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
-  run->add_option("--iters,-n", args->iters, "Timed iterations per size")
-      ->check(CLI::Range(1, 1000000))
+  run->add_option("--iters,-n", args->iters,
+                  "Timed iterations per size, a fixed count; default: until the noise target below is met")
+      ->check(CLI::Range(1, 1000000));
+  run->add_option("--target-spread", args->stopping.target_spread,
+                  "Noise-based stop: relative standard error of the mean iteration time to reach")
+      ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  run->add_option("--min-iters", args->stopping.min_iters, "Noise-based stop: at least this many timed iterations")
+      ->check(CLI::Range(2, 1000000))
+      ->capture_default_str();
+  run->add_option("--max-iters", args->stopping.max_iters, "Noise-based stop: at most this many timed iterations")
+      ->check(CLI::Range(2, 1000000))
+      ->capture_default_str();
+  run->add_option("--min-time", args->stopping.min_seconds, "Noise-based stop: at least this many seconds timed per size")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+  run->add_option("--max-time", args->stopping.max_seconds, "Noise-based stop: at most this many seconds timed per size")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+  run->add_option("--repeats", args->repeats, "Measure everything this many times, each repeat recorded separately")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  run->add_option("--order", args->order,
+                  "Order of the repeats over points (sizes for one point): sequential, interleaved or shuffled")
+      ->check(CLI::IsMember({"sequential", "interleaved", "shuffled"}))
+      ->capture_default_str();
+  run->add_option("--seed", args->seed, "Seed of --order shuffled")->capture_default_str();
   run->add_option("--check", args->check, "1: verify every output element once per size; 0: do not")
       ->check(CLI::IsMember({0, 1}))
       ->capture_default_str();
@@ -247,7 +293,7 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->callback(
       [args, run, &chosen] {
         for (const char* flag : {"--collectives", "--sizes", "--dtype", "--op", "--root", "--warmup", "--iters",
-                                 "--check", "--name"}) {
+                                 "--check", "--name", "--repeats", "--order", "--seed"}) {
           if (run->count(flag) > 0) args->given.insert(flag);
         }
         chosen = [args](CommandContext& context) { return run_launch_from_args(*args, context); };

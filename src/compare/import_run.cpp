@@ -1,9 +1,41 @@
 // An ncclsweep run.json as a Side.
+#include <algorithm>
+#include <map>
 #include <set>
+#include <vector>
 
 #include "compare/importers.hpp"
 
 namespace ncclsweep {
+namespace {
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// The repeats of one row become one: the median busbw and time, and as the row's
+// spread half the repeats' range over the median (so the compare verdicts and their
+// noise band follow what the repeats showed).
+SideRow merge_repeats(const std::vector<SideRow>& repeats) {
+  SideRow row = repeats.front();
+  std::vector<double> busbw, algbw, time;
+  for (const SideRow& r : repeats) {
+    busbw.push_back(r.busbw_gbps);
+    algbw.push_back(r.algbw_gbps);
+    time.push_back(r.time_us);
+    if (r.wrong) row.wrong = row.wrong.value_or(0) + *r.wrong;
+  }
+  row.busbw_gbps = median_of(busbw);
+  row.algbw_gbps = median_of(algbw);
+  row.time_us = median_of(time);
+  const auto [low, high] = std::minmax_element(busbw.begin(), busbw.end());
+  if (row.busbw_gbps > 0) row.measured_spread = (*high - *low) / 2 / row.busbw_gbps;
+  return row;
+}
+
+}  // namespace
 
 Side side_from_run(const RunDocument& run, const std::string& path) {
   Side side;
@@ -22,6 +54,7 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
   id.engine = run.settings.engine;
   side.notes = run.notes;
   if (run.status != "complete") side.notes.push_back("run status is '" + run.status + "': rows may be missing");
+  std::map<RowKey, std::vector<SideRow>> by_key;  // repeats of a row together
   for (const auto& r : run.records) {
     SideRow row;
     // A run without a sweep has the one point "default": keep its rows comparable with
@@ -33,7 +66,12 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
     row.algbw_gbps = r.algbw_gbps;
     row.busbw_gbps = r.busbw_gbps;
     row.wrong = r.wrong;
-    side.rows.push_back(row);
+    // One record's own noise: twice the relative standard error of its mean (about 95%).
+    if (r.spread > 0) row.measured_spread = 2 * r.spread;
+    by_key[row.key].push_back(row);
+  }
+  for (const auto& [key, repeats] : by_key) {
+    side.rows.push_back(repeats.size() > 1 ? merge_repeats(repeats) : repeats.front());
   }
   normalise_rows(side);
   return side;

@@ -30,9 +30,12 @@ struct CollectiveCall {
 // collective's stream) is the measurement; the host clock (launch of the first call
 // to the return of the wait for the last, as nccl-tests times) is kept so small sizes
 // can be compared with nccl-tests like for like.
+// iteration_seconds holds each iteration's time on the device clock (an event pair per
+// iteration), so percentiles and the noise-based stop can look past the average.
 struct TimedIterations {
   double device_seconds = 0;
   double host_seconds = 0;
+  std::vector<double> iteration_seconds;
 };
 
 // What this rank runs on, for run.json's rank map.
@@ -104,6 +107,9 @@ class Coordinator {
   // Every rank's value in rank order, on every rank (per-group times). The default
   // broadcasts from each rank in turn; implementations may do better.
   virtual std::vector<double> all_values(double value);
+  // Element-wise maximum over ranks of per-iteration times (the slowest rank bounds each
+  // iteration). Every rank passes the same number of values.
+  virtual std::vector<double> max_each(std::vector<double> values) = 0;
 };
 
 }  // namespace ncclsweep

@@ -1,10 +1,12 @@
 #pragma once
 // A validated description of what to measure, before any rank or GPU is involved.
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/collective.hpp"
 #include "core/dtype.hpp"
+#include "core/stopping_rule.hpp"
 #include "core/units.hpp"
 #include "plan/comm_group.hpp"
 
@@ -27,7 +29,11 @@ struct RunSpec {
   std::vector<ReduceOp> ops;
   int root = 0;
   int warmup = 5;
-  int iters = 20;
+  int iters = 0;            // > 0: a fixed count of timed iterations; 0: stop by `stopping`
+  StoppingRule stopping;    // the noise-based stop (its fixed_iters is unused here)
+  int repeats = 1;          // each measurement this many times, recorded separately
+  std::string order = "sequential";  // of repeats over points: sequential | interleaved | shuffled
+  std::uint64_t seed = 0;   // for shuffled
   bool check = true;
   std::string engine;
   CommGroup group;               // where the grid's collectives run (world by default)

@@ -10,7 +10,9 @@ double estimate_seconds(const SweepPlan& plan, const EstimateModel& model) {
                             (kind->supports_in_place ? 2.0 : 1.0);
     for (const Bytes size : m.sizes) {
       const double call_s = static_cast<double>(size) / model.assumed_bytes_per_s + model.call_overhead_s;
-      per_point += variants * (m.warmup + m.iters + 1) * call_s;
+      // The noise-based stop runs at least min_iters: the estimate's lower bound.
+      const int iters = m.iters > 0 ? m.iters : m.stopping.min_iters;
+      per_point += variants * (m.warmup + iters + 1) * call_s;
     }
   }
   return static_cast<double>(plan.groups.size()) * model.worker_start_s +

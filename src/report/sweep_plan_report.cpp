@@ -61,7 +61,7 @@ std::string sweep_plan_text(const SweepPlan& plan, double estimated_seconds) {
                     ", order " + plan.order + ", isolation " + plan.isolation + "\n";
   out += "# per point: " + std::to_string(m.collectives.size()) + " collective(s) x " + std::to_string(m.sizes.size()) +
          " size(s) x " + std::to_string(m.dtypes.size()) + " dtype(s), warmup " + std::to_string(m.warmup) + ", iters " +
-         std::to_string(m.iters) + ", engine " + (m.engine.empty() ? "default" : m.engine) + "\n";
+         (m.iters > 0 ? std::to_string(m.iters) : std::string("noise-based")) + ", engine " + (m.engine.empty() ? "default" : m.engine) + "\n";
   for (const auto& g : plan.groups) {
     std::string env;
     for (const auto& [k, v] : g.process_env) env += " " + k + "=" + v;

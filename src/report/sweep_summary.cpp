@@ -3,6 +3,7 @@
 #include "report/sweep_report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <tuple>
@@ -10,6 +11,22 @@
 
 namespace ncclsweep {
 namespace {
+
+// One cell's busbw over the repeats.
+struct RepeatedBusbw {
+  std::vector<double> values;
+  double median() const {
+    std::vector<double> v = values;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  }
+  // max/min - 1: 0 for a single repeat.
+  double range() const {
+    const auto [low, high] = std::minmax_element(values.begin(), values.end());
+    return *low > 0 ? *high / *low - 1 : 0;
+  }
+};
 
 class SweepSummary final : public ResultSink {
  public:
@@ -40,14 +57,21 @@ std::string sweep_summary_text(const RunDocument& run, const std::string& baseli
   const auto baseline_at = std::find(labels.begin(), labels.end(), baseline_point);
   const std::size_t baseline = baseline_at == labels.end() ? 0 : static_cast<std::size_t>(baseline_at - labels.begin());
 
-  // (collective, dtype, op) -> size -> point -> busbw, out-of-place only.
+  // (collective, dtype, op) -> size -> point -> busbw of each repeat, out-of-place only.
   using Block = std::tuple<std::string, std::string, std::string>;
-  std::map<Block, std::map<Bytes, std::map<std::string, double>>> blocks;
+  std::map<Block, std::map<Bytes, std::map<std::string, RepeatedBusbw>>> blocks;
+  bool repeated = false;
   for (const auto& r : run.records) {
-    if (r.placement == "out_of_place") blocks[{r.collective, r.dtype, r.op}][r.size_bytes][r.point] = r.busbw_gbps;
+    if (r.placement != "out_of_place") continue;
+    auto& cell = blocks[{r.collective, r.dtype, r.op}][r.size_bytes][r.point];
+    cell.values.push_back(r.busbw_gbps);
+    repeated = repeated || cell.values.size() > 1;
   }
   std::string out = "#\n# sweep summary: busbw (GB/s, out-of-place) per point; (+x%) against the baseline P" +
                     std::to_string(baseline) + "\n";
+  if (repeated) {
+    out += "# with repeats: the median; '~' marks a change within the repeats' range (max/min - 1) of either point\n";
+  }
   for (std::size_t i = 0; i < run.points.size(); ++i) {
     const PointOutcome& p = run.points[i];
     std::string verdict = p.status;
@@ -76,10 +100,20 @@ std::string sweep_summary_text(const RunDocument& run, const std::string& baseli
         const auto it = by_point.find(labels[i]);
         if (it == by_point.end()) {
           std::snprintf(cell, sizeof cell, " %16s", "-");
-        } else if (i == baseline || base == by_point.end() || base->second <= 0) {
-          std::snprintf(cell, sizeof cell, " %16.1f", it->second);
+          out += cell;
+          continue;
+        }
+        const double value = it->second.median();
+        if (i == baseline || base == by_point.end() || base->second.median() <= 0) {
+          std::snprintf(cell, sizeof cell, " %16.1f", value);
         } else {
-          std::snprintf(cell, sizeof cell, " %7.1f (%+5.0f%%)", it->second, (it->second / base->second - 1) * 100);
+          const double change = value / base->second.median() - 1;
+          const double noise = std::max(it->second.range(), base->second.range());
+          if (std::abs(change) <= noise) {
+            std::snprintf(cell, sizeof cell, " %7.1f (%+4.0f%%~)", value, change * 100);
+          } else {
+            std::snprintf(cell, sizeof cell, " %7.1f (%+5.0f%%)", value, change * 100);
+          }
         }
         out += cell;
       }

@@ -10,9 +10,11 @@ class TerminalTable final : public ResultSink {
   explicit TerminalTable(std::FILE* out) : out_(out) {}
 
   void begin(const RunDocument& run) override {
-    std::fprintf(out_, "# ncclsweep %s: engine %s, %zu ranks on %zu host(s), warmup %d, iters %d, check %s\n",
+    // iters 0: the noise-based stop picks the count per size (each record's iters).
+    const std::string iters = run.settings.iters > 0 ? std::to_string(run.settings.iters) : "noise-based";
+    std::fprintf(out_, "# ncclsweep %s: engine %s, %zu ranks on %zu host(s), warmup %d, iters %s, check %s\n",
                  run.versions.ncclsweep.c_str(), run.settings.engine.c_str(), run.ranks.size(), run.hosts.size(),
-                 run.settings.warmup, run.settings.iters, run.settings.check ? "on" : "off");
+                 run.settings.warmup, iters.c_str(), run.settings.check ? "on" : "off");
     if (!run.versions.nccl_library.empty()) {
       std::fprintf(out_, "# NCCL %s (built with %s), CUDA runtime %s, driver %s\n", run.versions.nccl_library.c_str(),
                    run.versions.nccl_header.c_str(), run.versions.cuda_runtime.c_str(), run.versions.driver.c_str());
@@ -58,6 +60,11 @@ class TerminalTable final : public ResultSink {
     for (const auto& r : run.records) wrong += r.wrong.value_or(0);
     std::fprintf(out_, "#\n# %zu measurements, %llu wrong elements, status %s\n", run.records.size(),
                  static_cast<unsigned long long>(wrong), run.status.c_str());
+    for (const Straggler& s : run.stragglers) {
+      std::fprintf(out_, "# STRAGGLER: rank %d (%s, GPU %d) slower than the median rank by more than 5%% in %d of %d "
+                   "measurements (median +%.1f%%)\n",
+                   s.rank, s.host.c_str(), s.gpu_index, s.slower_in, s.measurements, s.median_excess * 100);
+    }
     std::fflush(out_);
   }
 

@@ -26,6 +26,12 @@ struct GroupTime {
   double busbw_gbps = 0;
 };
 
+// Per-iteration times of the slowest rank (each iteration's time is the maximum over
+// ranks), in microseconds.
+struct IterationPercentilesUs {
+  double p50 = 0, p90 = 0, p99 = 0, min = 0, max = 0;
+};
+
 struct MeasurementRecord {
   std::string collective;  // "all_gather"
   std::string dtype;       // "float32"
@@ -44,6 +50,13 @@ struct MeasurementRecord {
   double busbw_gbps = 0;   // algbw * the collective's busbw factor
   std::optional<std::uint64_t> wrong;  // wrong elements summed over ranks; empty when not checked
   std::string point = "default";       // label of the sweep point (RunDocument::points)
+  int repeat = 0;                      // which repeat of this measurement (0-based)
+  std::optional<IterationPercentilesUs> iteration_us;  // empty in files from before per-iteration timing
+  int slowest_rank = -1;          // the rank slowest in most iterations (lowest rank on ties)
+  int slowest_rank_iterations = 0;  // ... in how many of the iters
+  double spread = 0;              // relative standard error of the mean iteration time
+  std::string stopped_by;         // fixed | spread | max_iters | max_time ("" in older files)
+  std::vector<double> rank_time_us;  // each rank's average per-call time, in rank order
   // The communicator: "world", or sub-communicator groups that all ran at once. `ranks`
   // is then the ranks of one group (busbw uses it); time_us is across every rank, so its
   // max is the slowest group's.
@@ -128,6 +141,16 @@ struct RunSettings {
   bool check = true;
 };
 
+// A rank slower than the median rank in most measurements (results/stragglers.hpp).
+struct Straggler {
+  int rank = 0;
+  std::string host;
+  int gpu_index = -1;
+  int slower_in = 0;     // measurements where it exceeded the median by more than the threshold
+  int measurements = 0;  // measurements with per-rank times
+  double median_excess = 0;  // its median relative excess over the median rank (0.05 = 5% slower)
+};
+
 struct RunDocument {
   int schema_version = kResultsSchemaVersion;
   std::string name;
@@ -146,6 +169,7 @@ struct RunDocument {
   std::string baseline;                            // the sweep point the others are compared with
   std::optional<WorkloadWeights> workload;         // when the sizes came from a workload
   std::vector<PointIterationTime> iteration_times;  // per point, with a workload
+  std::vector<Straggler> stragglers;
 };
 
 }  // namespace ncclsweep

@@ -23,7 +23,19 @@ void to_json(json& j, const MeasurementRecord& r) {
            {"algbw_gbps", r.algbw_gbps},
            {"busbw_gbps", r.busbw_gbps},
            {"wrong", r.wrong ? json(*r.wrong) : json(nullptr)},
-           {"point", r.point}};
+           {"point", r.point},
+           {"repeat", r.repeat},
+           {"iteration_us", r.iteration_us ? json{{"p50", r.iteration_us->p50},
+                                                  {"p90", r.iteration_us->p90},
+                                                  {"p99", r.iteration_us->p99},
+                                                  {"min", r.iteration_us->min},
+                                                  {"max", r.iteration_us->max}}
+                                            : json(nullptr)},
+           {"slowest_rank", r.slowest_rank},
+           {"slowest_rank_iterations", r.slowest_rank_iterations},
+           {"spread", r.spread},
+           {"stopped_by", r.stopped_by},
+           {"rank_time_us", r.rank_time_us}};
   if (r.comm_group != "world") {  // world records stay as they were
     j["comm_group"] = r.comm_group;
     j["groups"] = r.groups;
@@ -55,6 +67,22 @@ void from_json(const json& j, MeasurementRecord& r) {
     j.at("groups").get_to(r.groups);
     j.at("per_group").get_to(r.per_group);
   }
+  // Fields added with per-iteration timing: absent in older run.json files.
+  r.repeat = j.value("repeat", 0);
+  if (const auto it = j.find("iteration_us"); it != j.end() && !it->is_null()) {
+    IterationPercentilesUs p;
+    it->at("p50").get_to(p.p50);
+    it->at("p90").get_to(p.p90);
+    it->at("p99").get_to(p.p99);
+    it->at("min").get_to(p.min);
+    it->at("max").get_to(p.max);
+    r.iteration_us = p;
+  }
+  r.slowest_rank = j.value("slowest_rank", -1);
+  r.slowest_rank_iterations = j.value("slowest_rank_iterations", 0);
+  r.spread = j.value("spread", 0.0);
+  r.stopped_by = j.value("stopped_by", std::string());
+  r.rank_time_us = j.value("rank_time_us", std::vector<double>());
 }
 
 void to_json(json& j, const RunDocument& d) {
@@ -71,7 +99,8 @@ void to_json(json& j, const RunDocument& d) {
            {"notes", d.notes},
            {"points", d.points},
            {"preflight", d.preflight},
-           {"records", d.records}};
+           {"records", d.records},
+           {"stragglers", d.stragglers}};
   if (!d.baseline.empty()) j["baseline"] = d.baseline;
   if (d.workload) {
     j["workload"] = *d.workload;
@@ -105,6 +134,7 @@ void from_json(const json& j, RunDocument& d) {
     d.workload = j.at("workload").get<WorkloadWeights>();
     j.at("iteration_times").get_to(d.iteration_times);
   }
+  if (j.contains("stragglers")) j.at("stragglers").get_to(d.stragglers);  // absent before issue 7
 }
 
 }  // namespace ncclsweep

@@ -10,6 +10,7 @@ namespace ncclsweep {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TimeStatsUs, min, avg, max)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankEntry, rank, host, local_rank, gpu_index, gpu_name, pci_bus_id, environment)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Versions, ncclsweep, git_sha, driver, cuda_runtime, nccl_header, nccl_library, mpi)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Straggler, rank, host, gpu_index, slower_in, measurements, median_excess)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunSettings, engine, warmup, iters, check)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SettingOutcome, name, value, kind, status)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GroupTime, group, time_us, busbw_gbps)

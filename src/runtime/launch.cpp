@@ -13,6 +13,7 @@
 #include "report/sweep_summary.hpp"
 #include "report/terminal_table.hpp"
 #include "results/results_directory.hpp"
+#include "results/stragglers.hpp"
 #include "engine/mpi/mpi_engine.hpp"
 #include "runtime/measurement_loop.hpp"
 #include "runtime/mpi_session.hpp"
@@ -153,9 +154,8 @@ class Launch {
     if (!begin(engine->device())) return kExitUsage;
     engine->connect({});
     ResultSink* rows = leader_ ? &row_sink_ : nullptr;
-    measure_plan(request_.plan, LoopOptions{request_.spec.warmup, request_.spec.iters, request_.spec.check,
-                                            request_.corrupt_rank, "default"},
-                 *engine, session_, rows);
+    measure_plan(request_.plan, loop_options(request_.spec, request_.corrupt_rank, "default"), *engine, session_,
+                 rows);
     return kExitOk;
   }
 
@@ -236,6 +236,7 @@ class Launch {
     run_.status = "complete";
     run_.end_time = iso_utc(std::chrono::system_clock::now());
     run_.iteration_times = weigh_points(run_);
+    run_.stragglers = find_stragglers(run_);
     sinks_.finish(run_);
     std::printf("# results: %s\n", results_dir_.c_str());
     for (const auto& point : run_.points) {

@@ -1,9 +1,101 @@
 #include "runtime/measurement_loop.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "core/iteration_stats.hpp"
+#include "core/repeat_order.hpp"
 #include "runtime/group_times.hpp"
 
-
 namespace ncclsweep {
+namespace {
+
+// One max over ranks finds the rank slowest most often: the count in the high part,
+// the inverted rank in the low part (so ties go to the lowest rank); exact in a double.
+constexpr double kRankSlots = 1 << 20;
+
+int warm_up(const CollectiveCall& call, const LoopOptions& options, Engine& engine, Coordinator& ranks) {
+  if (options.warmup <= 0) return 0;
+  if (options.stopping.fixed_iters > 0) {
+    engine.run_timed(call, options.warmup);
+    return options.warmup;
+  }
+  // Decided from the slowest rank's time, so every rank runs the same count.
+  const double first = ranks.reduce_times(engine.run_timed(call, 1).device_seconds).max;
+  int more = options.warmup - 1;
+  if (first > 0) {
+    more = static_cast<int>(std::min<double>(more, std::floor(options.warmup_budget_seconds / first) - 1));
+  }
+  if (more > 0) engine.run_timed(call, more);
+  return 1 + std::max(more, 0);
+}
+
+MeasurementRecord measure_placement(const PlannedCall& planned, Placement placement, int repeat,
+                                    const LoopOptions& options, Engine& engine, Coordinator& ranks) {
+  CollectiveCall call = planned.call;
+  call.placement = placement;
+  std::optional<std::uint64_t> wrong;
+  if (options.check) wrong = ranks.sum(engine.run_checked(call, options.corrupt_rank == ranks.rank()));
+  const int warmed = warm_up(call, options, engine, ranks);
+
+  IterationTimes times;
+  double device_s = 0, host_s = 0;
+  int slowest_here = 0;
+  while ((times.stopped_by = stop_reason(options.stopping, times.slowest_seconds)) == StopReason::not_yet) {
+    const TimedIterations timed = engine.run_timed(call, next_batch(options.stopping, times.slowest_seconds));
+    device_s += timed.device_seconds;
+    host_s += timed.host_seconds;
+    const std::vector<double> slowest = ranks.max_each(timed.iteration_seconds);
+    for (std::size_t i = 0; i < slowest.size(); ++i) slowest_here += timed.iteration_seconds[i] >= slowest[i];
+    times.slowest_seconds.insert(times.slowest_seconds.end(), slowest.begin(), slowest.end());
+  }
+  const double iters = static_cast<double>(times.slowest_seconds.size());
+  const double code = slowest_here * kRankSlots + (kRankSlots - 1 - ranks.rank());
+  const double top = ranks.max_each({code}).front();
+  times.slowest_rank_iterations = static_cast<int>(std::floor(top / kRankSlots));
+  times.slowest_rank = static_cast<int>(kRankSlots - 1 - (top - times.slowest_rank_iterations * kRankSlots));
+
+  // Every rank's average, for the straggler report: each fills its own slot and the
+  // element-wise maximum over ranks (times are positive) gathers them.
+  std::vector<double> rank_times(static_cast<std::size_t>(ranks.size()), 0.0);
+  rank_times[static_cast<std::size_t>(ranks.rank())] = device_s / iters * 1e6;
+  rank_times = ranks.max_each(std::move(rank_times));
+  const RankTimes t = ranks.reduce_times(device_s / iters);
+  const RankTimes host = ranks.reduce_times(host_s / iters);
+  // On sub-communicators busbw counts one group's ranks; every group ran at once.
+  MeasurementRecord record =
+      make_record(planned, placement, planned.group.ranks_in(ranks.size()), options, t.min, t.avg, t.max);
+  if (call.comm != 0) {
+    std::vector<double> seconds_by_rank(rank_times);
+    for (double& s : seconds_by_rank) s *= 1e-6;
+    add_group_times(record, planned, seconds_by_rank);
+  }
+  record.warmup = warmed;
+  record.iters = static_cast<int>(iters);
+  record.repeat = repeat;
+  record.host_time_us = {host.min * 1e6, host.avg * 1e6, host.max * 1e6};
+  record.wrong = wrong;
+  record.rank_time_us = std::move(rank_times);
+  add_iteration_stats(times, record);
+  return record;
+}
+
+}  // namespace
+
+LoopOptions loop_options(const RunSpec& spec, int corrupt_rank, std::string point) {
+  LoopOptions options;
+  options.warmup = spec.warmup;
+  options.stopping = spec.stopping;
+  options.stopping.fixed_iters = spec.iters;
+  options.check = spec.check;
+  options.corrupt_rank = corrupt_rank;
+  options.point = std::move(point);
+  options.repeats = spec.repeats;
+  options.order = spec.order;
+  options.seed = spec.seed;
+  return options;
+}
 
 MeasurementRecord make_record(const PlannedCall& planned, Placement placement, int ranks, const LoopOptions& options,
                               double min_s, double avg_s, double max_s) {
@@ -19,7 +111,7 @@ MeasurementRecord make_record(const PlannedCall& planned, Placement placement, i
   r.placement = std::string(name_of(placement));
   r.ranks = ranks;
   r.warmup = options.warmup;
-  r.iters = options.iters;
+  r.iters = options.stopping.fixed_iters;
   r.point = options.point;
   r.time_us = {min_s * 1e6, avg_s * 1e6, max_s * 1e6};
   r.algbw_gbps = max_s > 0 ? static_cast<double>(planned.total_bytes) / max_s / 1e9 : 0.0;
@@ -27,28 +119,26 @@ MeasurementRecord make_record(const PlannedCall& planned, Placement placement, i
   return r;
 }
 
+void add_iteration_stats(const IterationTimes& times, MeasurementRecord& record) {
+  const IterationSummary s = summarize_iterations(times.slowest_seconds);
+  record.iteration_us = IterationPercentilesUs{s.p50 * 1e6, s.p90 * 1e6, s.p99 * 1e6, s.min * 1e6, s.max * 1e6};
+  const double spread = relative_standard_error(times.slowest_seconds);
+  record.spread = std::isfinite(spread) ? spread : 0.0;
+  record.slowest_rank = times.slowest_rank;
+  record.slowest_rank_iterations = times.slowest_rank_iterations;
+  record.stopped_by = std::string(name_of(times.stopped_by));
+}
+
 void measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine, Coordinator& ranks,
                   ResultSink* sink) {
-  const bool corrupt_here = options.corrupt_rank == ranks.rank();
   if (!plan.comms.empty()) engine.split(comm_colors(plan, ranks.rank()));
-  for (const PlannedCall& planned : plan.calls) {
+  const auto runs = schedule_repeats(static_cast<int>(plan.calls.size()), options.repeats, options.order, options.seed);
+  for (const ScheduledRun& run : runs) {
+    const PlannedCall& planned = plan.calls[static_cast<std::size_t>(run.item)];
     std::vector<MeasurementRecord> row;
     for (const Placement placement : {Placement::out_of_place, Placement::in_place}) {
       if (placement == Placement::in_place && !planned.call.kind->supports_in_place) continue;
-      CollectiveCall call = planned.call;
-      call.placement = placement;
-      std::optional<std::uint64_t> wrong;
-      if (options.check) wrong = ranks.sum(engine.run_checked(call, corrupt_here));
-      if (options.warmup > 0) engine.run_timed(call, options.warmup);
-      const TimedIterations timed = engine.run_timed(call, options.iters);
-      const RankTimes t = ranks.reduce_times(timed.device_seconds / options.iters);
-      const RankTimes host = ranks.reduce_times(timed.host_seconds / options.iters);
-      MeasurementRecord record =
-          make_record(planned, placement, planned.group.ranks_in(ranks.size()), options, t.min, t.avg, t.max);
-      if (call.comm != 0) add_group_times(record, planned, ranks.all_values(timed.device_seconds / options.iters));
-      record.host_time_us = {host.min * 1e6, host.avg * 1e6, host.max * 1e6};
-      record.wrong = wrong;
-      row.push_back(record);
+      row.push_back(measure_placement(planned, placement, options.first_repeat + run.repeat, options, engine, ranks));
     }
     if (sink) sink->row(row);
   }

@@ -1,25 +1,51 @@
 #pragma once
 // Runs a measurement plan on an engine: for every call and placement, a checked run,
-// warm-up, timed iterations, and the per-rank times reduced across ranks.
+// warm-up, timed iterations until the stopping rule is met, and the times reduced
+// across ranks (per rank for the average, per iteration for the percentiles).
+#include <cstdint>
+#include <string>
 #include <vector>
 
+#include "core/stopping_rule.hpp"
 #include "engine/engine.hpp"
 #include "plan/measurement_plan.hpp"
+#include "plan/run_spec.hpp"
 #include "report/result_sink.hpp"
 
 namespace ncclsweep {
 
 struct LoopOptions {
   int warmup = 5;
-  int iters = 20;
+  StoppingRule stopping;  // fixed_iters > 0 for --iters
   bool check = true;
   int corrupt_rank = -1;  // fault injection: this rank corrupts one output element per checked run
   std::string point = "default";  // the sweep point these measurements belong to
+  int first_repeat = 0;   // repeat numbers run here: first_repeat .. first_repeat + repeats - 1
+  int repeats = 1;
+  std::string order = "sequential";  // of the repeats over the plan's calls
+  std::uint64_t seed = 0;
+  // Under the noise-based stop, warm-up ends early once it has taken this long (after
+  // at least one call): a 1 GiB call at a slow setting is warm after one iteration.
+  double warmup_budget_seconds = 0.05;
+};
+
+// The spec's measurement options for the loop.
+LoopOptions loop_options(const RunSpec& spec, int corrupt_rank, std::string point);
+
+// The per-iteration side of a record, reduced across ranks.
+struct IterationTimes {
+  std::vector<double> slowest_seconds;  // per iteration, the maximum over ranks
+  int slowest_rank = -1;
+  int slowest_rank_iterations = 0;
+  StopReason stopped_by = StopReason::not_yet;
 };
 
 // The record of one placement from the per-call times of every rank.
 MeasurementRecord make_record(const PlannedCall& planned, Placement placement, int ranks, const LoopOptions& options,
                               double min_s, double avg_s, double max_s);
+
+// Adds the percentiles, spread and slowest rank to a record.
+void add_iteration_stats(const IterationTimes& times, MeasurementRecord& record);
 
 // Every rank calls this; `sink` (rank 0's, null elsewhere) gets each size's row as it completes.
 void measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine, Coordinator& ranks,

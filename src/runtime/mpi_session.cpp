@@ -88,6 +88,13 @@ std::vector<std::uint8_t> MpiSession::max_codes(std::vector<std::uint8_t> codes)
   return out;
 }
 
+std::vector<double> MpiSession::max_each(std::vector<double> values) {
+  std::vector<double> out(values.size());
+  check_mpi(MPI_Allreduce(values.data(), out.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX, world_),
+            "MPI_Allreduce");
+  return out;
+}
+
 std::string MpiSession::broadcast_string(std::string value, int root) {
   unsigned long long length = value.size();
   check_mpi(MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, root, world_), "MPI_Bcast");

@@ -12,6 +12,7 @@ void combine_steps(const RelayStep& from, RelayStep& into) {
   into.sum += from.sum;
   into.count += from.count;
   for (std::size_t i = 0; i < into.bytes.size(); ++i) into.bytes[i] = std::max(into.bytes[i], from.bytes[i]);
+  for (std::size_t i = 0; i < into.values.size(); ++i) into.values[i] = std::max(into.values[i], from.values[i]);
 }
 
 }  // namespace ncclsweep

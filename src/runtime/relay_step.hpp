@@ -21,6 +21,7 @@ struct RelayStep {
   double sum = 0;                        // sum over ranks
   std::uint64_t count = 0;               // sum over ranks
   std::array<std::uint8_t, 256> bytes{}; // element-wise max: a broadcast (only the root fills it) or status codes
+  std::array<double, 64> values{};       // element-wise max: per-iteration times, a chunk per step
 
   bool failed() const { return failed_rank != INT32_MAX; }
 };
@@ -28,6 +29,6 @@ struct RelayStep {
 // The combination MPI_Allreduce applies: `into` becomes into (+) from, field by field.
 void combine_steps(const RelayStep& from, RelayStep& into);
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RelayStep, failed_rank, flag, min, max, sum, count, bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RelayStep, failed_rank, flag, min, max, sum, count, bytes, values)
 
 }  // namespace ncclsweep

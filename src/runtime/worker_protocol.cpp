@@ -23,7 +23,11 @@ void to_json(json& j, const RunSpec& s) {
   for (const auto op : s.ops) ops.emplace_back(name_of(op));
   j = json{{"name", s.name},   {"collectives", collectives}, {"sizes", s.sizes}, {"dtypes", dtypes},
            {"ops", ops},       {"root", s.root},             {"warmup", s.warmup}, {"iters", s.iters},
-           {"check", s.check}, {"engine", s.engine}};
+           {"check", s.check}, {"engine", s.engine},
+           {"stopping", {{"target_spread", s.stopping.target_spread}, {"min_iters", s.stopping.min_iters},
+                         {"max_iters", s.stopping.max_iters}, {"min_seconds", s.stopping.min_seconds},
+                         {"max_seconds", s.stopping.max_seconds}}},
+           {"repeats", s.repeats}, {"order", s.order}, {"seed", s.seed}};
   // Groups and workload calls only when used, so plain runs' messages stay as they were.
   if (!s.group.is_world()) j["group"] = group_json(s.group);
   if (!s.calls.empty()) {
@@ -57,6 +61,15 @@ void from_json(const json& j, RunSpec& s) {
                          reduce_op(c.at("op").get<std::string>()), c.at("bytes").get<Bytes>(), group_from(c.at("group"))});
     }
   }
+  const json& stop = j.at("stopping");
+  stop.at("target_spread").get_to(s.stopping.target_spread);
+  stop.at("min_iters").get_to(s.stopping.min_iters);
+  stop.at("max_iters").get_to(s.stopping.max_iters);
+  stop.at("min_seconds").get_to(s.stopping.min_seconds);
+  stop.at("max_seconds").get_to(s.stopping.max_seconds);
+  j.at("repeats").get_to(s.repeats);
+  j.at("order").get_to(s.order);
+  j.at("seed").get_to(s.seed);
 }
 
 void to_json(json& j, const WorkerStart& w) {

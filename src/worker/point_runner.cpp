@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/repeat_order.hpp"
 #include "verify/nccl_log.hpp"
 
 namespace ncclsweep {
@@ -90,6 +91,19 @@ PointOutcome run_point(const PointSpec& point, PointContext& context) {
   outcome.status = verify(point, context, outcome) ? "ok" : "mismatch";
   context.engine.disconnect();
   return outcome;
+}
+
+std::vector<PointVisit> point_visits(std::size_t points, const LoopOptions& options) {
+  std::vector<PointVisit> visits;
+  if (options.order == "sequential" || points <= 1 || options.repeats <= 1) {
+    for (std::size_t p = 0; p < points; ++p) visits.push_back({p, 0, options.repeats});
+    return visits;
+  }
+  for (const ScheduledRun& run : schedule_repeats(static_cast<int>(points), options.repeats, options.order,
+                                                  options.seed)) {
+    visits.push_back({static_cast<std::size_t>(run.item), run.repeat, 1});
+  }
+  return visits;
 }
 
 }  // namespace ncclsweep

@@ -3,6 +3,7 @@
 // communicator, verify from NCCL's own log that every setting applied, measure, and
 // tear the communicator down.
 #include <string>
+#include <vector>
 
 #include "engine/engine.hpp"
 #include "plan/measurement_plan.hpp"
@@ -20,6 +21,18 @@ struct PointContext {
   std::string nccl_log_path;
   ResultSink* rows;  // rank 0's worker forwards rows; null elsewhere
 };
+
+// One run of a point inside its worker: which repeats it measures.
+struct PointVisit {
+  std::size_t point = 0;
+  int first_repeat = 0;
+  int repeats = 1;
+};
+
+// Sequential order, or a single point: each point once with all repeats (the
+// measurement loop orders them over sizes). Interleaved or shuffled over several points:
+// one visit per point and repeat in that order (A B A B), each with a fresh communicator.
+std::vector<PointVisit> point_visits(std::size_t points, const LoopOptions& options);
 
 // The outcome as every rank agrees on it (statuses are the worst over ranks);
 // channels and transports are this rank's view.

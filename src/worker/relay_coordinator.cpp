@@ -51,6 +51,18 @@ std::vector<std::uint8_t> RelayCoordinator::max_codes(std::vector<std::uint8_t> 
   return {combined.bytes.begin(), combined.bytes.begin() + static_cast<std::ptrdiff_t>(codes.size())};
 }
 
+std::vector<double> RelayCoordinator::max_each(std::vector<double> values) {
+  const std::size_t chunk = RelayStep{}.values.size();
+  for (std::size_t first = 0; first < values.size(); first += chunk) {
+    const std::size_t n = std::min(chunk, values.size() - first);
+    RelayStep step;
+    std::copy_n(values.begin() + static_cast<std::ptrdiff_t>(first), n, step.values.begin());
+    const RelayStep combined = exchange(step);
+    std::copy_n(combined.values.begin(), n, values.begin() + static_cast<std::ptrdiff_t>(first));
+  }
+  return values;
+}
+
 void RelayCoordinator::end() {
   exchange(RelayStep{});
 }

@@ -33,6 +33,9 @@ class RelayCoordinator final : public Coordinator {
   RankTimes reduce_times(double seconds) override;
   std::uint64_t sum(std::uint64_t value) override;
   std::vector<std::uint8_t> max_codes(std::vector<std::uint8_t> codes) override;
+  // One step per chunk of RelayStep::values; the chunk count follows from the value
+  // count, which every rank shares, so the steps stay uniform across ranks.
+  std::vector<double> max_each(std::vector<double> values) override;
   // The group's last step: every rank's worker reached the end.
   void end();
 

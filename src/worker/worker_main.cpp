@@ -45,11 +45,14 @@ int run_group(MessageChannel& channel, const WorkerStart& start) {
     if (!reply || reply->at("type") != "go") return kExitOk;  // the MPI ranks decided to stop
     RowForwarder forwarder(channel);
     PointContext context{*engine, ranks, plan,
-                         LoopOptions{start.spec.warmup, start.spec.iters, start.spec.check, start.corrupt_rank, ""},
+                         loop_options(start.spec, start.corrupt_rank, ""),
                          start.nccl_log_path, start.rank == 0 ? &forwarder : nullptr};
-    for (const PointSpec& point : start.points) {
-      const PointOutcome outcome = run_point(point, context);
-      if (start.rank == 0) channel.send({{"type", "point"}, {"outcome", outcome}});
+    for (const PointVisit& visit : point_visits(start.points.size(), context.options)) {
+      context.options.first_repeat = visit.first_repeat;
+      context.options.repeats = visit.repeats;
+      const PointOutcome outcome = run_point(start.points[visit.point], context);
+      // One outcome per point: its first visit's (later visits re-verify and measure).
+      if (start.rank == 0 && visit.first_repeat == 0) channel.send({{"type", "point"}, {"outcome", outcome}});
     }
     ranks.end();
     return kExitOk;

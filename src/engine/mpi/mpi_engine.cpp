@@ -110,10 +110,18 @@ class MpiEngine final : public Engine {
     const View v = view(call);
     const Buffers b = prepare(call, v);
     check_mpi(MPI_Barrier(comm_), "MPI_Barrier");  // every rank, so all groups start together
+    TimedIterations timed;
+    timed.iteration_seconds.reserve(static_cast<std::size_t>(iters));
     const double start = MPI_Wtime();
-    for (int i = 0; i < iters; ++i) launch(call, b, v);
-    const double seconds = MPI_Wtime() - start;  // the host is the device here
-    return {seconds, seconds};
+    double mark = start;
+    for (int i = 0; i < iters; ++i) {
+      launch(call, b, v);
+      const double now = MPI_Wtime();
+      timed.iteration_seconds.push_back(now - mark);
+      mark = now;
+    }
+    timed.device_seconds = timed.host_seconds = mark - start;  // the host is the device here
+    return timed;
   }
 
  private:

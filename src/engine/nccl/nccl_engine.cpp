@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <memory>
 #include <cstring>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "core/pattern_spec.hpp"
 #include "engine/nccl/cuda_handles.hpp"
@@ -160,14 +162,32 @@ class NcclEngine final : public Engine {
     const Buffers b = prepare(call, v);
     barrier();  // on the world communicator, so every group starts together
     const auto host_start = std::chrono::steady_clock::now();
-    check_cuda(cudaEventRecord(gpu_->start.get(), gpu_->stream.get()), "cudaEventRecord");
-    for (int i = 0; i < iters; ++i) launch(call, b, v);
-    check_cuda(cudaEventRecord(gpu_->stop.get(), gpu_->stream.get()), "cudaEventRecord");
-    check_cuda(cudaEventSynchronize(gpu_->stop.get()), "cudaEventSynchronize");
+    // Event i marks the start of iteration i and the end of iteration i-1: one event
+    // per boundary, so the per-iteration times add up to the total exactly.
+    while (gpu_->marks.size() < static_cast<std::size_t>(iters) + 1) gpu_->marks.push_back(std::make_unique<Event>());
+    cudaStream_t s = gpu_->stream.get();
+    check_cuda(cudaEventRecord(gpu_->marks[0]->get(), s), "cudaEventRecord");
+    for (int i = 0; i < iters; ++i) {
+      launch(call, b, v);
+      check_cuda(cudaEventRecord(gpu_->marks[static_cast<std::size_t>(i) + 1]->get(), s), "cudaEventRecord");
+    }
+    const cudaEvent_t last = gpu_->marks[static_cast<std::size_t>(iters)]->get();
+    check_cuda(cudaEventSynchronize(last), "cudaEventSynchronize");
     const std::chrono::duration<double> host = std::chrono::steady_clock::now() - host_start;
-    float ms = 0;
-    check_cuda(cudaEventElapsedTime(&ms, gpu_->start.get(), gpu_->stop.get()), "cudaEventElapsedTime");
-    return {ms / 1e3, host.count()};
+    TimedIterations timed;
+    timed.host_seconds = host.count();
+    timed.iteration_seconds.reserve(static_cast<std::size_t>(iters));
+    for (int i = 0; i < iters; ++i) {
+      float ms = 0;
+      check_cuda(cudaEventElapsedTime(&ms, gpu_->marks[static_cast<std::size_t>(i)]->get(),
+                                      gpu_->marks[static_cast<std::size_t>(i) + 1]->get()),
+                 "cudaEventElapsedTime");
+      timed.iteration_seconds.push_back(ms / 1e3);
+    }
+    float total_ms = 0;
+    check_cuda(cudaEventElapsedTime(&total_ms, gpu_->marks[0]->get(), last), "cudaEventElapsedTime");
+    timed.device_seconds = total_ms / 1e3;
+    return timed;
   }
 
  private:
@@ -284,7 +304,7 @@ class NcclEngine final : public Engine {
       counter.reserve(sizeof(unsigned long long));
     }
     Stream stream;
-    Event start, stop;
+    std::vector<std::unique_ptr<Event>> marks;  // iteration boundaries; grows to the longest batch
     DeviceBuffer send, recv, barrier, counter;
     PinnedCounter wrong;
   };

@@ -1,0 +1,347 @@
+// Per-iteration statistics, the noise-based stopping rule, the order of repeats, and
+// the measurement loop driven by a scripted engine on one rank.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <vector>
+
+#include "catch_compat.hpp"
+#include "compare/importers.hpp"
+#include "report/sweep_summary.hpp"
+#include "core/iteration_stats.hpp"
+#include "core/repeat_order.hpp"
+#include "core/stopping_rule.hpp"
+#include "plan/measurement_plan.hpp"
+#include "results/record_json.hpp"
+#include "results/stragglers.hpp"
+#include "runtime/measurement_loop.hpp"
+#include "worker/point_runner.hpp"
+
+using namespace ncclsweep;
+
+TEST_CASE("quantiles interpolate between the closest ranks") {
+  const std::vector<double> four{1, 2, 3, 4};
+  CHECK(quantile_of_sorted(four, 0.5) == Approx(2.5));
+  CHECK(quantile_of_sorted(four, 0.0) == Approx(1.0));
+  CHECK(quantile_of_sorted(four, 1.0) == Approx(4.0));
+  std::vector<double> ten;
+  for (int i = 1; i <= 10; ++i) ten.push_back(i);
+  CHECK(quantile_of_sorted(ten, 0.9) == Approx(9.1));
+  CHECK(quantile_of_sorted(std::vector<double>{7}, 0.99) == Approx(7.0));
+}
+
+TEST_CASE("a summary sorts its input and keeps the extremes and the mean") {
+  const std::vector<double> times{5, 1, 4, 2, 3};
+  const IterationSummary s = summarize_iterations(times);
+  CHECK(s.min == 1);
+  CHECK(s.max == 5);
+  CHECK(s.p50 == Approx(3));
+  CHECK(s.p90 == Approx(4.6));
+  CHECK(s.mean == Approx(3));
+  CHECK(summarize_iterations(std::vector<double>{}).max == 0);
+}
+
+TEST_CASE("the relative standard error is the sample deviation over sqrt(n), over the mean") {
+  CHECK(relative_standard_error(std::vector<double>{1, 3}) == Approx(0.5));  // sd sqrt(2), se 1, mean 2
+  CHECK(relative_standard_error(std::vector<double>{2, 2, 2, 2}) == 0);
+  CHECK(std::isinf(relative_standard_error(std::vector<double>{1})));
+}
+
+namespace {
+std::vector<double> alternating(int n, double a, double b) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(i % 2 ? b : a);
+  return v;
+}
+}  // namespace
+
+TEST_CASE("a fixed count stops exactly there") {
+  StoppingRule rule;
+  rule.fixed_iters = 7;
+  CHECK(next_batch(rule, {}) == 7);
+  CHECK(stop_reason(rule, alternating(6, 1, 2)) == StopReason::not_yet);
+  CHECK(stop_reason(rule, alternating(7, 1, 2)) == StopReason::fixed);
+}
+
+TEST_CASE("the noise-based stop waits for min_iters and min time, then for the target spread") {
+  StoppingRule rule;
+  rule.min_iters = 4;
+  rule.max_iters = 1000;
+  rule.min_seconds = 0;
+  rule.max_seconds = 100;
+  rule.target_spread = 0.01;
+  CHECK(next_batch(rule, {}) == 4);
+  const std::vector<double> steady(4, 1e-3);
+  CHECK(stop_reason(rule, std::vector<double>(3, 1e-3)) == StopReason::not_yet);
+  CHECK(stop_reason(rule, steady) == StopReason::spread);
+  rule.min_seconds = 0.01;  // 4 ms timed so far
+  CHECK(stop_reason(rule, steady) == StopReason::not_yet);
+  CHECK(next_batch(rule, steady) == 6);  // what the remaining 6 ms need at 1 ms each
+  // 10% alternation: se/mean = 0.05/sqrt(n)/1.05 roughly; 1% needs about 23 iterations.
+  rule.min_seconds = 0;
+  const auto noisy = alternating(8, 1.0e-3, 1.1e-3);
+  CHECK(stop_reason(rule, noisy) == StopReason::not_yet);
+  CHECK(next_batch(rule, noisy) == 8);  // wants more than double: capped at doubling
+  CHECK(stop_reason(rule, alternating(40, 1.0e-3, 1.1e-3)) == StopReason::spread);
+}
+
+TEST_CASE("the noise-based stop ends at max_iters or max time whatever the spread") {
+  StoppingRule rule;
+  rule.min_iters = 2;
+  rule.max_iters = 10;
+  rule.min_seconds = 0;
+  rule.max_seconds = 100;
+  rule.target_spread = 1e-9;
+  const auto noisy = alternating(10, 1, 2);
+  CHECK(stop_reason(rule, noisy) == StopReason::max_iters);
+  CHECK(next_batch(rule, alternating(8, 1, 2)) == 2);  // never past max_iters
+  rule.max_seconds = 5;
+  CHECK(stop_reason(rule, alternating(4, 1, 2)) == StopReason::max_time);  // 6 s timed
+  CHECK(next_batch(rule, alternating(2, 1, 2)) == 2);  // 3 s left at 1.5 s each
+}
+
+TEST_CASE("repeats run sequentially, interleaved, or shuffled by a seed") {
+  using R = ScheduledRun;
+  CHECK(schedule_repeats(2, 2, "sequential", 0) == std::vector<R>{{0, 0}, {0, 1}, {1, 0}, {1, 1}});
+  CHECK(schedule_repeats(2, 3, "interleaved", 0) == std::vector<R>{{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 2}, {1, 2}});
+  const auto a = schedule_repeats(4, 3, "shuffled", 42);
+  CHECK(a == schedule_repeats(4, 3, "shuffled", 42));  // the seed fixes the order
+  CHECK(a != schedule_repeats(4, 3, "shuffled", 43));
+  CHECK(a != schedule_repeats(4, 3, "interleaved", 0));
+  std::set<std::pair<int, int>> seen;
+  std::vector<int> next(4, 0);
+  for (const R& run : a) {
+    seen.insert({run.item, run.repeat});
+    CHECK(run.repeat == next[static_cast<std::size_t>(run.item)]++);  // each item's repeats in order
+  }
+  CHECK(seen.size() == 12);
+  CHECK_THAT(usage_error_text([] { schedule_repeats(2, 2, "random", 0); }), ContainsSubstring("unknown order 'random'"));
+}
+
+TEST_CASE("workers visit several points once per repeat when interleaved") {
+  LoopOptions options;
+  options.repeats = 2;
+  options.order = "interleaved";
+  const auto visits = point_visits(2, options);
+  REQUIRE(visits.size() == 4);
+  CHECK(visits[0].point == 0);
+  CHECK(visits[1].point == 1);
+  CHECK(visits[2].point == 0);
+  CHECK(visits[2].first_repeat == 1);
+  CHECK(visits[3].repeats == 1);
+  options.order = "sequential";
+  const auto once = point_visits(2, options);
+  REQUIRE(once.size() == 2);
+  CHECK(once[1].repeats == 2);
+}
+
+namespace {
+
+// One rank; iteration i of the whole run takes times[i % times.size()] seconds.
+class ScriptedEngine final : public Engine {
+ public:
+  explicit ScriptedEngine(std::vector<double> times) : times_(std::move(times)) {}
+  std::string_view name() const override { return "scripted"; }
+  DeviceDescription device() const override { return {}; }
+  void connect(const std::vector<ConfigSetting>&) override {}
+  void disconnect() override {}
+  std::string unsupported_reason(const CollectiveCall&) const override { return {}; }
+  std::uint64_t run_checked(const CollectiveCall&, bool) override { return 0; }
+  TimedIterations run_timed(const CollectiveCall&, int iters) override {
+    TimedIterations t;
+    for (int i = 0; i < iters; ++i) {
+      const double s = times_[next_++ % times_.size()];
+      t.iteration_seconds.push_back(s);
+      t.device_seconds += s;
+    }
+    t.host_seconds = t.device_seconds;
+    batches.push_back(iters);
+    return t;
+  }
+  std::vector<int> batches;
+
+ private:
+  std::vector<double> times_;
+  std::size_t next_ = 0;
+};
+
+class OneRank final : public Coordinator {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  int local_rank() const override { return 0; }
+  void broadcast(std::span<std::byte>, int) override {}
+  bool all_ranks_agree(bool ok) override { return ok; }
+  RankTimes reduce_times(double s) override { return {s, s, s}; }
+  std::uint64_t sum(std::uint64_t v) override { return v; }
+  std::vector<std::uint8_t> max_codes(std::vector<std::uint8_t> c) override { return c; }
+  std::vector<double> max_each(std::vector<double> v) override { return v; }
+};
+
+class Collect final : public ResultSink {
+ public:
+  void row(std::span<const MeasurementRecord> r) override { records.insert(records.end(), r.begin(), r.end()); }
+  std::vector<MeasurementRecord> records;
+};
+
+MeasurementPlan one_size_plan() {
+  RunSpec spec;
+  spec.collectives = {&collective("all_gather")};
+  spec.sizes = {1 << 20};
+  spec.dtypes = {&data_type("float32")};
+  spec.ops = {ReduceOp::sum};
+  return plan_measurements(spec, 1);
+}
+
+}  // namespace
+
+TEST_CASE("the loop stops noisy iterations between min and max and records their percentiles") {
+  ScriptedEngine engine(alternating(2, 1.0e-3, 1.2e-3));
+  OneRank rank;
+  Collect sink;
+  LoopOptions options;
+  options.warmup = 0;
+  options.check = false;
+  options.stopping = {0, 0.02, 6, 500, 0, 100};
+  measure_plan(one_size_plan(), options, engine, rank, &sink);
+  REQUIRE(sink.records.size() == 2);  // out of place, in place
+  const MeasurementRecord& r = sink.records.front();
+  CHECK(r.stopped_by == "spread");
+  CHECK(r.iters >= 6);
+  CHECK(r.iters < 500);
+  CHECK(r.spread <= 0.02);
+  REQUIRE(r.iteration_us);
+  CHECK(r.iteration_us->min == Approx(1000));
+  CHECK(r.iteration_us->max == Approx(1200));
+  CHECK(r.time_us.avg == Approx(1100).epsilon(0.02));
+  CHECK(r.slowest_rank == 0);
+  CHECK(r.slowest_rank_iterations == r.iters);
+  CHECK(engine.batches.front() == 6);
+}
+
+TEST_CASE("the loop warms up briefly for slow calls and records each repeat in order") {
+  ScriptedEngine engine({0.04});
+  OneRank rank;
+  Collect sink;
+  LoopOptions options;
+  options.warmup = 5;
+  options.check = false;
+  options.stopping = {3, 0.01, 2, 10, 0, 100};  // fixed count of 3
+  options.repeats = 2;
+  measure_plan(one_size_plan(), options, engine, rank, &sink);
+  REQUIRE(sink.records.size() == 4);
+  CHECK(sink.records[0].repeat == 0);
+  CHECK(sink.records[2].repeat == 1);
+  CHECK(sink.records[0].iters == 3);
+  CHECK(sink.records[0].warmup == 5);  // a fixed count keeps the full warm-up
+  options.stopping.fixed_iters = 0;
+  options.repeats = 1;
+  sink.records.clear();
+  measure_plan(one_size_plan(), options, engine, rank, &sink);
+  CHECK(sink.records[0].warmup == 1);  // 40 ms per call: past the 50 ms budget after one
+  CHECK(sink.records[0].stopped_by == "spread");
+}
+
+TEST_CASE("records keep the per-iteration fields through JSON, and older files still load") {
+  MeasurementRecord r;
+  r.repeat = 2;
+  r.iteration_us = IterationPercentilesUs{10, 11, 12, 9, 13};
+  r.slowest_rank = 3;
+  r.slowest_rank_iterations = 17;
+  r.spread = 0.004;
+  r.stopped_by = "spread";
+  nlohmann::json j = r;
+  const auto back = j.get<MeasurementRecord>();
+  CHECK(back.repeat == 2);
+  REQUIRE(back.iteration_us);
+  CHECK(back.iteration_us->p99 == 12);
+  CHECK(back.slowest_rank == 3);
+  CHECK(back.stopped_by == "spread");
+  for (const char* key : {"repeat", "iteration_us", "slowest_rank", "slowest_rank_iterations", "spread", "stopped_by"})
+    j.erase(key);
+  const auto old = j.get<MeasurementRecord>();
+  CHECK(old.repeat == 0);
+  CHECK_FALSE(old.iteration_us);
+}
+
+TEST_CASE("a rank slower than the median in most measurements is a straggler") {
+  RunDocument run;
+  run.ranks = {RankEntry{0, "a", 0, 0, "", "", {}}, RankEntry{1, "a", 1, 1, "", "", {}},
+               RankEntry{2, "b", 0, 3, "", "", {}}, RankEntry{3, "b", 1, 2, "", "", {}}};
+  auto add = [&](std::vector<double> times) {
+    MeasurementRecord r;
+    r.rank_time_us = std::move(times);
+    run.records.push_back(r);
+  };
+  add({100, 101, 110, 100});  // rank 2: +9.5% over the median 100.5
+  add({100, 100, 112, 100});
+  add({100, 106, 112, 100});  // rank 1 above the others, but within 5% of the median 103
+  add({100, 100, 100, 100});  // rank 2 fine once
+  add({100, 100, 120, 101});
+  const auto found = find_stragglers(run);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].rank == 2);
+  CHECK(found[0].host == "b");
+  CHECK(found[0].gpu_index == 3);
+  CHECK(found[0].slower_in == 4);
+  CHECK(found[0].measurements == 5);
+  CHECK(found[0].median_excess == Approx(0.1).epsilon(0.1));
+  StragglerRule strict;
+  strict.min_share = 1.0;  // slow in every measurement: rank 2 was not
+  CHECK(find_stragglers(run, strict).empty());
+  RunDocument two;
+  MeasurementRecord r;
+  r.rank_time_us = {100, 200};
+  for (int i = 0; i < 5; ++i) two.records.push_back(r);
+  CHECK(find_stragglers(two).empty());  // two ranks: no median to stand out from
+}
+
+namespace {
+MeasurementRecord busbw_record(const std::string& point, int repeat, double busbw) {
+  MeasurementRecord r;
+  r.collective = "all_gather";
+  r.dtype = "float32";
+  r.op = "none";
+  r.size_bytes = 1 << 30;
+  r.placement = "out_of_place";
+  r.point = point;
+  r.repeat = repeat;
+  r.busbw_gbps = busbw;
+  r.algbw_gbps = busbw;
+  r.time_us.max = 1e6 / busbw;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("compare merges a run's repeats into the median with their range as the spread") {
+  RunDocument run;
+  run.status = "complete";
+  for (const double busbw : {102.0, 98.0, 100.0}) {
+    run.records.push_back(busbw_record("default", static_cast<int>(run.records.size()), busbw));
+  }
+  const Side side = side_from_run(run, "run.json");
+  REQUIRE(side.rows.size() == 1);
+  CHECK(side.rows[0].busbw_gbps == Approx(100));
+  REQUIRE(side.rows[0].measured_spread);
+  CHECK(*side.rows[0].measured_spread == Approx(0.02));  // (102 - 98) / 2 / 100
+  CHECK(side.notes.empty());                             // repeats are no duplicates
+}
+
+TEST_CASE("the sweep summary shows the repeats' median and marks changes within their range") {
+  RunDocument run;
+  run.points = {PointOutcome{}, PointOutcome{}, PointOutcome{}};
+  run.points[0].label = "A";
+  run.points[1].label = "B";
+  run.points[2].label = "C";
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    run.records.push_back(busbw_record("A", repeat, 100 + repeat * 4));  // 100 104 108: median 104, range 8%
+    run.records.push_back(busbw_record("B", repeat, 107));               // +2.9%: within A's range
+    run.records.push_back(busbw_record("C", repeat, 130));               // +25%: beyond it
+  }
+  const std::string text = sweep_summary_text(run, "A");
+  INFO(text);
+  CHECK_THAT(text, ContainsSubstring("104.0"));
+  CHECK_THAT(text, ContainsSubstring("(  +3%~)"));
+  CHECK_THAT(text, ContainsSubstring("(  +25%)"));
+}
