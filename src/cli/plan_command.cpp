@@ -9,9 +9,12 @@
 #include "cli/command.hpp"
 #include "cli/models_dir.hpp"
 #include "cli/sweep_context.hpp"
+#include "plan/scale_estimate.hpp"
 #include "plan/sweep_estimate.hpp"
 #include "plan/sweep_plan.hpp"
+#include "report/scale_estimate_report.hpp"
 #include "report/sweep_plan_report.hpp"
+#include "results/results_directory.hpp"
 #include "spec/sweep.hpp"
 #include "workload/sweep_sizes.hpp"
 
@@ -27,6 +30,9 @@ struct PlanArgs {
   std::string engine;
   std::string groups;
   std::string models_dir;
+  int ranks = 0;  // 0: no at-scale estimate
+  double busbw_gbps = 0;
+  std::string reference_dir;
 };
 
 // Sizes from a workload: the calls a run would measure, on the layout's rank count
@@ -78,6 +84,13 @@ int run_plan(const PlanArgs& args) {
   plan.notes.push_back(version_note);
   const std::optional<PlannedWorkload> workload = plan_workload(args, sweep);
   const double seconds = estimate_seconds(plan);
+  ScaleModel model;
+  if (args.ranks > 0) {
+    model.ranks = args.ranks;
+    if (args.busbw_gbps > 0) model.busbw_bytes_per_s = args.busbw_gbps * 1e9;
+    if (!args.reference_dir.empty()) model.reference = read_run_document(args.reference_dir).records;
+  }
+  const ScaleEstimate at_scale = estimate_at_scale(plan, model);
   if (args.format == "json") {
     nlohmann::json j = sweep_plan_json(plan, seconds);
     if (workload) {
@@ -88,9 +101,12 @@ int run_plan(const PlanArgs& args) {
       }
       j["workload_ranks"] = workload->ranks;
     }
+    if (args.ranks > 0) j["at_scale"] = scale_estimate_json(at_scale, model);
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::printf("%s%s", sweep_plan_text(plan, seconds).c_str(), workload ? workload_text(*workload).c_str() : "");
+    const int sizes = static_cast<int>(plan.measurements.collectives.size() * plan.measurements.sizes.size());
+    if (args.ranks > 0) std::printf("%s", scale_estimate_text(at_scale, model, sizes).c_str());
   }
   return kExitOk;
 }
@@ -111,6 +127,14 @@ void add_plan_command(CLI::App& app, CommandAction& chosen) {
   plan->add_option("--engine", args->engine, "nccl or mpi (default: the sweep file's)");
   plan->add_option("--groups", args->groups, "Sub-communicators (as for run): intra-node, inter-node, stride:K, size:N, workload, dp...");
   plan->add_option("--models-dir", args->models_dir, "Model catalog for sizes from a workload (default configs/models)");
+  CLI::Option* ranks = plan->add_option("--ranks", args->ranks, "Also estimate the wall time at this many ranks (docs/scale.md)")
+      ->check(CLI::Range(2, 1 << 20));
+  plan->add_option("--busbw", args->busbw_gbps, "With --ranks: assumed bus bandwidth in GB/s (default 100)")
+      ->check(CLI::PositiveNumber)
+      ->needs(ranks);
+  plan->add_option("--reference", args->reference_dir,
+                   "With --ranks: a previous run's results directory; its busbw per collective and size is used")
+      ->needs(ranks);
   plan->callback([args, &chosen] { chosen = [args](CommandContext&) { return run_plan(*args); }; });
 }
 

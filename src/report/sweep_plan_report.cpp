@@ -18,6 +18,8 @@ nlohmann::json measurements_json(const RunSpec& m) {
   return j;
 }
 
+}  // namespace
+
 std::string duration_text(double seconds) {
   char buf[64];
   if (seconds < 120) {
@@ -29,8 +31,6 @@ std::string duration_text(double seconds) {
   }
   return buf;
 }
-
-}  // namespace
 
 nlohmann::json sweep_plan_json(const SweepPlan& plan, double estimated_seconds) {
   nlohmann::json j;

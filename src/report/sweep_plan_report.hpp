@@ -15,4 +15,7 @@ nlohmann::json sweep_plan_json(const SweepPlan& plan, double estimated_seconds);
 
 std::string sweep_plan_text(const SweepPlan& plan, double estimated_seconds);
 
+// "45 s", "12 min", "3.5 h".
+std::string duration_text(double seconds);
+
 }  // namespace ncclsweep

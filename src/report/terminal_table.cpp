@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "results/node_map.hpp"
+
 namespace ncclsweep {
 namespace {
 
@@ -19,6 +21,18 @@ class TerminalTable final : public ResultSink {
       std::fprintf(out_, "# NCCL %s (built with %s), CUDA runtime %s, driver %s\n", run.versions.nccl_library.c_str(),
                    run.versions.nccl_header.c_str(), run.versions.cuda_runtime.c_str(), run.versions.driver.c_str());
     }
+    // Past a few nodes' worth, one line per node: 512 rank lines would bury the table.
+    constexpr std::size_t kRankLinesUpTo = 16;
+    if (run.ranks.size() > kRankLinesUpTo) {
+      for (const auto& node : node_summaries(run.ranks)) std::fprintf(out_, "#  %s\n", node_summary_line(node).c_str());
+    } else {
+      print_rank_lines(run);
+    }
+    for (const auto& note : run.notes) std::fprintf(out_, "# note: %s\n", note.c_str());
+    std::fflush(out_);
+  }
+
+  void print_rank_lines(const RunDocument& run) {
     for (const auto& r : run.ranks) {
       if (r.gpu_index >= 0) {
         std::fprintf(out_, "#  Rank %3d on %s device %d [%s] %s\n", r.rank, r.host.c_str(), r.gpu_index,
@@ -27,8 +41,6 @@ class TerminalTable final : public ResultSink {
         std::fprintf(out_, "#  Rank %3d on %s %s\n", r.rank, r.host.c_str(), r.gpu_name.c_str());
       }
     }
-    for (const auto& note : run.notes) std::fprintf(out_, "# note: %s\n", note.c_str());
-    std::fflush(out_);
   }
 
   void row(std::span<const MeasurementRecord> placements) override {

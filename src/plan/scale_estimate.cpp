@@ -1,0 +1,54 @@
+#include "plan/scale_estimate.hpp"
+
+#include <cmath>
+
+namespace ncclsweep {
+
+double reference_busbw(const std::vector<MeasurementRecord>& reference, std::string_view collective, Bytes size) {
+  double best_distance = INFINITY, busbw = 0;
+  for (const MeasurementRecord& r : reference) {
+    if (r.collective != collective || r.size_bytes == 0 || r.busbw_gbps <= 0) continue;
+    const double distance = std::fabs(std::log2(static_cast<double>(r.size_bytes)) -
+                                      std::log2(static_cast<double>(std::max<Bytes>(size, 1))));
+    // Nearest size wins; at the same size the faster placement (both measure the same link).
+    if (distance < best_distance - 1e-9 || (distance < best_distance + 1e-9 && r.busbw_gbps * 1e9 > busbw)) {
+      best_distance = std::min(best_distance, distance);
+      busbw = r.busbw_gbps * 1e9;
+    }
+  }
+  return busbw;
+}
+
+ScaleEstimate estimate_at_scale(const SweepPlan& plan, const ScaleModel& model) {
+  const RunSpec& m = plan.measurements;
+  const double ranks = std::max(model.ranks, 2);
+  const double runs = static_cast<double>(plan.repeats) * static_cast<double>(plan.points.size());
+  ScaleEstimate e;
+  e.launch_s = static_cast<double>(plan.groups.size()) * (model.launch_base_s + model.launch_per_rank_s * ranks);
+  e.init_s = runs * (model.init_base_s + model.init_per_rank_s * ranks);
+  const double latency_s = model.call_latency_s + model.latency_per_log2_rank_s * std::log2(ranks);
+  double per_point_s = 0;
+  int per_point_measurements = 0;
+  for (const CollectiveKind* kind : m.collectives) {
+    const int variants = static_cast<int>(m.dtypes.size() * (kind->reduces ? m.ops.size() : 1)) *
+                         (kind->supports_in_place ? 2 : 1);
+    for (const Bytes size : m.sizes) {
+      double busbw = reference_busbw(model.reference, kind->name, size);
+      if (busbw > 0) {
+        ++e.sizes_from_reference;
+      } else {
+        busbw = model.busbw_bytes_per_s;
+      }
+      // busbw = algbw x factor, so one call moves size x factor at busbw.
+      const double call_s = latency_s + static_cast<double>(size) * kind->busbw_factor(model.ranks) / busbw;
+      per_point_s += variants * (m.warmup + m.iters + (m.check ? 1 : 0)) * call_s;
+      per_point_measurements += variants;
+    }
+  }
+  e.collectives_s = runs * per_point_s;
+  e.measurements = static_cast<int>(runs) * per_point_measurements;
+  e.coordination_s = e.measurements * (model.coordination_base_s + model.coordination_per_log2_rank_s * std::log2(ranks));
+  return e;
+}
+
+}  // namespace ncclsweep
