@@ -20,6 +20,9 @@ struct RunSpec {
   int iters = 20;
   bool check = true;
   std::string engine;
+  // Deadline in seconds for each communicator init and each measured size; 0: the
+  // default, which scales with the largest size (runtime/deadline.hpp).
+  int timeout_s = 0;
 };
 
 // Comma-separated lists from the command line; each throws UsageError naming the bad entry.

@@ -1,5 +1,7 @@
 #include "runtime/measurement_loop.hpp"
 
+#include "results/resume.hpp"
+
 
 namespace ncclsweep {
 
@@ -25,13 +27,18 @@ MeasurementRecord make_record(const PlannedCall& planned, Placement placement, i
   return r;
 }
 
-void measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine, Coordinator& ranks,
+bool measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine, Coordinator& ranks,
                   ResultSink* sink) {
   const bool corrupt_here = options.corrupt_rank == ranks.rank();
   for (const PlannedCall& planned : plan.calls) {
+    if (options.stop_requested && !ranks.all_ranks_agree(!options.stop_requested())) return false;
     std::vector<MeasurementRecord> row;
     for (const Placement placement : {Placement::out_of_place, Placement::in_place}) {
       if (placement == Placement::in_place && !planned.call.kind->supports_in_place) continue;
+      if (!options.done.empty() &&
+          options.done.count(measurement_key(make_record(planned, placement, ranks.size(), options, 0, 0, 0)))) {
+        continue;  // --resume: recorded by an earlier run
+      }
       CollectiveCall call = planned.call;
       call.placement = placement;
       std::optional<std::uint64_t> wrong;
@@ -45,8 +52,9 @@ void measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engin
       record.wrong = wrong;
       row.push_back(record);
     }
-    if (sink) sink->row(row);
+    if (sink && !row.empty()) sink->row(row);
   }
+  return true;
 }
 
 }  // namespace ncclsweep

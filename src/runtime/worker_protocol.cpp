@@ -14,7 +14,7 @@ void to_json(json& j, const RunSpec& s) {
   for (const auto op : s.ops) ops.emplace_back(name_of(op));
   j = json{{"name", s.name},   {"collectives", collectives}, {"sizes", s.sizes}, {"dtypes", dtypes},
            {"ops", ops},       {"root", s.root},             {"warmup", s.warmup}, {"iters", s.iters},
-           {"check", s.check}, {"engine", s.engine}};
+           {"check", s.check}, {"engine", s.engine}, {"timeout_s", s.timeout_s}};
 }
 
 void from_json(const json& j, RunSpec& s) {
@@ -31,12 +31,14 @@ void from_json(const json& j, RunSpec& s) {
   j.at("iters").get_to(s.iters);
   j.at("check").get_to(s.check);
   j.at("engine").get_to(s.engine);
+  if (j.contains("timeout_s")) j.at("timeout_s").get_to(s.timeout_s);
 }
 
 void to_json(json& j, const WorkerStart& w) {
   j = json{{"type", "start"},        {"rank", w.rank},   {"ranks", w.ranks},
            {"local_rank", w.local_rank}, {"group", w.group}, {"spec", w.spec},
-           {"corrupt_rank", w.corrupt_rank}, {"nccl_log_path", w.nccl_log_path}, {"points", w.points}};
+           {"corrupt_rank", w.corrupt_rank}, {"nccl_log_path", w.nccl_log_path}, {"points", w.points},
+           {"done", w.done}, {"fault", w.fault}};
 }
 void from_json(const json& j, WorkerStart& w) {
   j.at("rank").get_to(w.rank);
@@ -47,6 +49,8 @@ void from_json(const json& j, WorkerStart& w) {
   j.at("corrupt_rank").get_to(w.corrupt_rank);
   j.at("nccl_log_path").get_to(w.nccl_log_path);
   j.at("points").get_to(w.points);
+  if (j.contains("done")) j.at("done").get_to(w.done);
+  if (j.contains("fault")) j.at("fault").get_to(w.fault);
 }
 
 }  // namespace ncclsweep
