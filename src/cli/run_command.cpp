@@ -38,6 +38,10 @@ struct RunArgs {
   std::string name = "run";
   std::string results_root = "results";
   bool allow_shared_gpu = false;
+  std::string resume_dir;
+  bool force = false;
+  std::string fault;
+  int timeout_s = 0;
   int corrupt_rank = -1;
   std::string sweep_file;
   std::vector<std::string> env_axes;
@@ -123,6 +127,7 @@ void apply_flags(const RunArgs& args, RunSpec& spec) {
   if (args.given.count("--check")) spec.check = args.check != 0;
   if (args.given.count("--name")) spec.name = args.name;
   apply_measurement_flags(args, spec);
+  if (args.given.count("--timeout")) spec.timeout_s = args.timeout_s;
 }
 
 RunSpec spec_from_args(const RunArgs& args) {
@@ -138,6 +143,7 @@ RunSpec spec_from_args(const RunArgs& args) {
   spec.check = args.check != 0;
   apply_measurement_flags(args, spec);
   spec.engine = args.engine.empty() ? std::string(available_engines().front()) : args.engine;
+  spec.timeout_s = args.timeout_s;
   return spec;
 }
 
@@ -198,6 +204,14 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
       request.baseline_point = sweep_plan.points[static_cast<std::size_t>(sweep_plan.baseline)].label;
     }
     check_engine(request.spec.engine);
+    if (!args.fault.empty()) {
+      request.fault = parse_fault_injection(args.fault);
+      if (request.spec.engine == "mpi" && request.fault.action == "skip") {
+        throw UsageError("--inject-fault skip needs the nccl engine (its workers have deadlines; the mpi engine "
+                         "would wait forever)",
+                         "use sleep=SECONDS, exit or kill with --engine mpi");
+      }
+    }
     request.plan = plan_measurements(request.spec, session.size());
     request.plan.notes.insert(request.plan.notes.end(), group_notes.begin(), group_notes.end());
   } catch (const UsageError& e) {
@@ -214,6 +228,8 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   request.output_dir = args.output;
   request.results_root = args.results_root;
   request.allow_shared_gpu = args.allow_shared_gpu;
+  request.resume_dir = args.resume_dir;
+  request.force = args.force;
   request.corrupt_rank = args.corrupt_rank;
   request.command_line = {context.argv, context.argv + context.argc};
   request.envp = context.envp;
@@ -279,7 +295,7 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
       ->check(CLI::IsMember({0, 1}))
       ->capture_default_str();
   run->add_option("--engine", args->engine, "nccl (GPU; the default when built) or mpi (host buffers)");
-  run->add_option("--output,-o", args->output, "Results directory (default results/<name>/<UTC time>/)");
+  CLI::Option* output = run->add_option("--output,-o", args->output, "Results directory (default results/<name>/<UTC time>/)");
   run->add_option("--name", args->name, "Run name, used in the default results directory")->capture_default_str();
   run->add_option("--results-root", args->results_root, "Where default results directories go")
       ->capture_default_str();
@@ -287,13 +303,23 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
                   "Sub-communicators, all at once: intra-node, inter-node, stride:K, size:N, world, workload, or a "
                   "workload group dp|tp|cp|ep|pp (docs/groups.md)");
   run->add_option("--models-dir", args->models_dir, "Model catalog for sizes from a workload (default configs/models)");
+  run->add_option("--resume", args->resume_dir,
+                  "Go on with the run in DIR (stopped or killed): skip the measurements its records.jsonl holds; "
+                  "give the same sweep and flags")
+      ->excludes(output);
+  run->add_flag("--force", args->force, "With --resume: go on even though the sweep or rank layout changed");
+  run->add_option("--timeout", args->timeout_s,
+                  "Seconds each communicator init and each size may take (nccl engine); default scales with size")
+      ->check(CLI::Range(1, 604800));
+  run->add_option("--inject-fault", args->fault,
+                  "Testing aid: RANK:sleep=SECONDS|exit|kill|skip[@POINT] (docs/reliability.md)");
   run->add_flag("--allow-shared-gpu", args->allow_shared_gpu, "Allow two ranks on one GPU (results are then shared)");
   run->add_option("--inject-corrupt-rank", args->corrupt_rank,
                   "Testing aid: this rank corrupts one output element before each check");
   run->callback(
       [args, run, &chosen] {
         for (const char* flag : {"--collectives", "--sizes", "--dtype", "--op", "--root", "--warmup", "--iters",
-                                 "--check", "--name", "--repeats", "--order", "--seed"}) {
+                                 "--check", "--name", "--repeats", "--order", "--seed", "--timeout"}) {
           if (run->count(flag) > 0) args->given.insert(flag);
         }
         chosen = [args](CommandContext& context) { return run_launch_from_args(*args, context); };

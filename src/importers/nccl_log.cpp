@@ -2,6 +2,7 @@
 //   host:1234:1240 [0] NCCL INFO AllGather: opCount 0 sendbuff 0x.. recvbuff 0x.. count 6298112
 //   datatype 9 op 0 root 0 comm 0x.. [nranks=2] stream 0x..
 // Every rank writes its own lines; count is per rank; datatype and op are NCCL's numbers.
+#include <cerrno>
 #include <map>
 #include <sstream>
 
@@ -62,8 +63,10 @@ bool parse_coll_line(const std::string& line, const std::string& file, LineField
 long number(const LineFields& f, const std::string& key, const std::string& where) {
   const auto it = f.values.find(key);
   char* end = nullptr;
+  errno = 0;
   const long value = it == f.values.end() ? -1 : std::strtol(it->second.c_str(), &end, 10);
-  if (it == f.values.end() || *end != '\0' || value < 0) {
+  // Past 2^50 (elements, ids) no real log goes; byte totals derived from it must not overflow.
+  if (it == f.values.end() || *end != '\0' || value < 0 || errno == ERANGE || value > (1L << 50)) {
     throw UsageError("COLL line without a valid '" + key + "'", "pass unmodified NCCL_DEBUG_SUBSYS=COLL logs", {where});
   }
   return value;

@@ -38,6 +38,9 @@ struct RunSpec {
   std::string engine;
   CommGroup group;               // where the grid's collectives run (world by default)
   std::vector<SizedCall> calls;  // non-empty: measure exactly these (sizes from a workload), not the grid
+  // Deadline in seconds for each communicator init and each measured size; 0: the
+  // default, which scales with the largest size (runtime/deadline.hpp).
+  int timeout_s = 0;
 };
 
 // Comma-separated lists from the command line; each throws UsageError naming the bad entry.

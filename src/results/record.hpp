@@ -104,7 +104,8 @@ struct SettingOutcome {
 struct PointOutcome {
   std::string label;
   int group = 0;
-  std::string status;  // "ok" | "mismatch" (a setting did not apply; not measured) | "failed"
+  // "ok" | "mismatch" (a setting did not apply; not measured) | "failed" | "interrupted" (a signal stopped it)
+  std::string status;
   std::string error;   // why it failed, with the rank
   std::vector<SettingOutcome> settings;
   TimeStatsUs init_time_us;  // communicator init across ranks
@@ -154,7 +155,10 @@ struct Straggler {
 struct RunDocument {
   int schema_version = kResultsSchemaVersion;
   std::string name;
-  std::string status;  // "complete" | "incomplete"
+  std::string status;  // "complete" | "incomplete" (running, or killed) | "interrupted" (stopped by a signal)
+  // Digest of the expanded plan and the rank layout (ranks and their hosts): --resume
+  // refuses a directory whose fingerprint differs. Empty in runs before it existed.
+  std::string fingerprint;
   std::vector<std::string> command_line;
   std::string start_time;  // UTC, ISO 8601
   std::string end_time;

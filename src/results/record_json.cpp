@@ -89,6 +89,7 @@ void to_json(json& j, const RunDocument& d) {
   j = json{{"schema_version", d.schema_version},
            {"name", d.name},
            {"status", d.status},
+           {"fingerprint", d.fingerprint},
            {"command_line", d.command_line},
            {"start_time", d.start_time},
            {"end_time", d.end_time},
@@ -118,6 +119,7 @@ void from_json(const json& j, RunDocument& d) {
   d.schema_version = version;
   j.at("name").get_to(d.name);
   j.at("status").get_to(d.status);
+  if (j.contains("fingerprint")) j.at("fingerprint").get_to(d.fingerprint);  // absent before --resume existed
   j.at("command_line").get_to(d.command_line);
   j.at("start_time").get_to(d.start_time);
   j.at("end_time").get_to(d.end_time);

@@ -40,6 +40,25 @@ void write_atomically(const fs::path& path, const std::string& text) {
 class ResultsDirectory final : public ResultSink {
  public:
   explicit ResultsDirectory(fs::path dir) : dir_(std::move(dir)) {
+    create();
+    records_ = open_file(dir_ / "records.jsonl", "a");
+  }
+
+  // --resume: the run.json is there; records.jsonl is cut back to its complete lines.
+  ResultsDirectory(fs::path dir, std::uintmax_t keep_bytes) : dir_(std::move(dir)) {
+    if (!fs::exists(dir_ / "run.json")) {
+      throw UsageError("cannot resume " + dir_.string() + ": it holds no run.json",
+                       "give the results directory of an earlier ncclsweep run");
+    }
+    std::error_code ec;
+    if (fs::exists(dir_ / "records.jsonl")) fs::resize_file(dir_ / "records.jsonl", keep_bytes, ec);
+    if (ec) throw UsageError("cannot cut back " + (dir_ / "records.jsonl").string() + ": " + ec.message(),
+                             "check the directory's permissions");
+    records_ = open_file(dir_ / "records.jsonl", "a");
+  }
+
+ private:
+  void create() {
     std::error_code ec;
     fs::create_directories(dir_, ec);
     if (ec) {
@@ -48,10 +67,11 @@ class ResultsDirectory final : public ResultSink {
     }
     if (fs::exists(dir_ / "run.json")) {
       throw UsageError("results directory " + dir_.string() + " already holds a run",
-                       "choose a new directory with -o DIR, or leave -o out for a timestamped one");
+                       "choose a new directory with -o DIR, leave -o out for a timestamped one, or --resume DIR");
     }
-    records_ = open_file(dir_ / "records.jsonl", "a");
   }
+
+ public:
 
   void begin(const RunDocument& run) override { write_atomically(dir_ / "run.json", nlohmann::json(run).dump(2) + "\n"); }
 
@@ -75,11 +95,57 @@ class ResultsDirectory final : public ResultSink {
 
 }  // namespace
 
+namespace {
+
+// Run names end up in JSON, which must be UTF-8 (nlohmann refuses to write anything else).
+bool is_valid_utf8(const std::string& text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    std::size_t extra = 0;  // continuation bytes after the lead byte
+    if (c >= 0x80) {
+      if ((c >> 5) == 0x6) extra = 1;
+      else if ((c >> 4) == 0xe) extra = 2;
+      else if ((c >> 3) == 0x1e) extra = 3;
+      else return false;
+    }
+    if (extra > text.size() - i - 1) return false;
+    for (std::size_t k = 1; k <= extra; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return false;
+    }
+    i += extra + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string unsafe_run_name_reason(const std::string& name) {
+  if (name.empty()) return "the run name is empty";
+  if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos) {
+    return "the run name '" + name + "' holds a path separator";
+  }
+  if (name.front() == '.') return "the run name '" + name + "' starts with a dot";
+  for (const unsigned char c : name) {
+    if (c < 0x20 || c == 0x7f) return "the run name holds a control character";
+  }
+  if (name.size() > 200) return "the run name is longer than 200 bytes";
+  if (!is_valid_utf8(name)) return "the run name is not valid UTF-8";
+  return "";
+}
+
 fs::path default_results_dir(const fs::path& root, const std::string& name, const std::string& utc_timestamp) {
+  if (const std::string reason = unsafe_run_name_reason(name); !reason.empty()) {
+    throw UsageError(reason + " (it names a directory under the results root)",
+                     "use letters, digits, '-', '_' and '.', e.g. --name nvls-sweep");
+  }
   return root / name / utc_timestamp;
 }
 
 std::unique_ptr<ResultSink> make_results_directory(const fs::path& dir) { return std::make_unique<ResultsDirectory>(dir); }
+
+std::unique_ptr<ResultSink> resume_results_directory(const fs::path& dir, std::uintmax_t keep_bytes) {
+  return std::make_unique<ResultsDirectory>(dir, keep_bytes);
+}
 
 RunDocument read_run_document(const fs::path& path) {
   const fs::path file = fs::is_directory(path) ? path / "run.json" : path;
@@ -88,11 +154,13 @@ RunDocument read_run_document(const fs::path& path) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse errors, and numbers past any type (out_of_range)
     throw UsageError(file.string() + " is not valid JSON: " + e.what(), "give an ncclsweep run.json");
   }
   try {
     return j.get<RunDocument>();
+  } catch (const UsageError& e) {
+    throw UsageError(file.string() + ": " + e.what(), e.fix());
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(file.string() + " is not an ncclsweep run.json: " + e.what(), "give an ncclsweep run.json");
   }

@@ -10,13 +10,21 @@
 
 namespace ncclsweep {
 
-// results/<name>/<UTC timestamp>/ below `root`.
+// Why `name` cannot be one directory level of a results path ("" when it can): it
+// must not climb out of the results root (/, .., a leading dot) or hold control bytes.
+std::string unsafe_run_name_reason(const std::string& name);
+
+// results/<name>/<UTC timestamp>/ below `root`; throws UsageError for an unsafe name.
 std::filesystem::path default_results_dir(const std::filesystem::path& root, const std::string& name,
                                           const std::string& utc_timestamp);
 
 // Creates `dir` (and parents). Throws UsageError when it cannot be created or already
 // holds a run.
 std::unique_ptr<ResultSink> make_results_directory(const std::filesystem::path& dir);
+
+// Reopens the directory of an earlier run for --resume: run.json must be there, and
+// records.jsonl is cut back to its first `keep_bytes` (its complete lines) before appending.
+std::unique_ptr<ResultSink> resume_results_directory(const std::filesystem::path& dir, std::uintmax_t keep_bytes);
 
 // Reads DIR/run.json (or a run.json path). Throws UsageError for a missing, empty,
 // malformed or newer-schema file.

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include "core/errors.hpp"
 #include "core/utc_time.hpp"
@@ -13,11 +14,16 @@
 #include "report/sweep_summary.hpp"
 #include "report/terminal_table.hpp"
 #include "results/results_directory.hpp"
+#include "results/resume.hpp"
 #include "results/stragglers.hpp"
 #include "engine/mpi/mpi_engine.hpp"
 #include "runtime/measurement_loop.hpp"
+#include "runtime/deadline.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/mpi_session.hpp"
 #include "runtime/rank_environment.hpp"
+#include "runtime/run_fingerprint.hpp"
+#include "runtime/stop_signals.hpp"
 #include "runtime/worker_environment.hpp"
 #include "runtime/worker_group.hpp"
 #include "runtime/worker_process.hpp"
@@ -66,13 +72,21 @@ class Launch {
   // Rank 0 creates the directory and sinks; every rank learns the directory (NCCL logs go there).
   int open_results() {
     std::string error;
+    std::string done_keys;
     if (leader_) {
       try {
-        results_dir_ = !request_.output_dir.empty()
-                           ? request_.output_dir
-                           : default_results_dir(request_.results_root, request_.spec.name, compact_utc(start_)).string();
+        results_dir_ = !request_.resume_dir.empty()   ? request_.resume_dir
+                       : !request_.output_dir.empty() ? request_.output_dir
+                                                      : default_results_dir(request_.results_root, request_.spec.name,
+                                                                            compact_utc(start_))
+                                                            .string();
         sinks_.add(make_terminal_table(stdout));
-        sinks_.add(make_results_directory(results_dir_));
+        if (request_.resume_dir.empty()) {
+          sinks_.add(make_results_directory(results_dir_));
+        } else {
+          done_keys = read_earlier_run();
+          sinks_.add(resume_results_directory(results_dir_, earlier_.complete_bytes));
+        }
         sinks_.add(make_summary_file(results_dir_));
         sinks_.add(make_sweep_summary(stdout, request_.baseline_point));
       } catch (const UsageError& e) {
@@ -84,7 +98,34 @@ class Launch {
       return kExitUsage;
     }
     results_dir_ = session_.broadcast_string(results_dir_);
+    // Every rank skips the same measurements.
+    done_keys = session_.broadcast_string(done_keys);
+    for (std::size_t start = 0; start < done_keys.size();) {
+      const std::size_t end = std::min(done_keys.find('\n', start), done_keys.size());
+      done_.insert(done_keys.substr(start, end - start));
+      start = end + 1;
+    }
     return kExitOk;
+  }
+
+  // Rank 0, --resume: the earlier run's document and complete records; their keys, one a line.
+  std::string read_earlier_run() {
+    earlier_run_ = read_run_document(results_dir_);
+    earlier_ = read_recorded_measurements(std::filesystem::path(results_dir_) / "records.jsonl");
+    if (!earlier_.dropped_tail.empty()) std::fprintf(stderr, "ncclsweep: note: %s\n", earlier_.dropped_tail.c_str());
+    std::string keys;
+    for (const std::string& key : measurement_keys(earlier_.records)) keys += key + "\n";
+    if (!keys.empty()) keys.pop_back();
+    return keys;
+  }
+
+  // Rank 0, --resume: refuses (a message) when the sweep or rank layout changed, unless --force.
+  std::string resume_refusal() const {
+    if (request_.resume_dir.empty() || request_.force || earlier_run_.fingerprint == run_.fingerprint) return "";
+    return "cannot resume " + results_dir_ + ": the sweep or the rank layout changed since it was started " +
+           "(fingerprint " + earlier_run_.fingerprint + ", now " + run_.fingerprint + ")" +
+           "\n  fix: resume with the same sweep, flags and ranks, or pass --force to add to it anyway, "
+           "or start a new directory";
   }
 
   // Gathers every rank's description, refuses two ranks on one GPU, and starts the
@@ -100,6 +141,17 @@ class Launch {
                         "\n  fix: give each rank its own GPU (one rank per GPU), or pass --allow-shared-gpu",
                     true);
       }
+      return false;
+    }
+    std::string refusal;
+    if (leader_) {
+      std::vector<std::string> rank_hosts;
+      for (const RankEntry& r : ranks) rank_hosts.push_back(r.host);
+      run_.fingerprint = run_fingerprint(request_.spec, request_.groups, rank_hosts);
+      refusal = resume_refusal();
+    }
+    if (session_.max_across_ranks(refusal.empty() ? 0 : 1) != 0) {
+      print_error(session_, refusal, true);
       return false;
     }
     const std::vector<doctor::Finding> preflight =
@@ -122,6 +174,14 @@ class Launch {
     run_.workload = request_.workload;
     run_.baseline = request_.baseline_point;
     if (!conflicts.empty()) run_.notes.push_back("--allow-shared-gpu: " + conflicts.front());
+    if (!request_.resume_dir.empty()) {
+      // One document for the whole run: the earlier invocation's start and records stay.
+      run_.start_time = earlier_run_.start_time;
+      run_.notes.push_back("resumed " + iso_utc(start_) + " keeping " + std::to_string(earlier_.records.size()) +
+                           " measurement(s)" + (request_.force ? " (--force)" : ""));
+      if (!earlier_.dropped_tail.empty()) run_.notes.push_back(earlier_.dropped_tail);
+      run_.records = earlier_.records;
+    }
     sinks_.begin(run_);
     return true;
   }
@@ -154,8 +214,11 @@ class Launch {
     if (!begin(engine->device())) return kExitUsage;
     engine->connect({});
     ResultSink* rows = leader_ ? &row_sink_ : nullptr;
-    measure_plan(request_.plan, loop_options(request_.spec, request_.corrupt_rank, "default"), *engine, session_,
-                 rows);
+    LoopOptions options = loop_options(request_.spec, request_.corrupt_rank, "default");
+    options.done = done_;
+    options.stop_requested = [this] { return signals_.received() != 0; };
+    if (request_.fault.applies(session_.rank(), "default")) inject_fault(request_.fault);  // not skip: refused earlier
+    stopped_ = !measure_plan(request_.plan, options, *engine, session_, rows);
     return kExitOk;
   }
 
@@ -169,27 +232,45 @@ class Launch {
     GroupCallbacks callbacks;
     callbacks.on_device = [&](const DeviceDescription& device) { return begun || (begun = begin(device)); };
     callbacks.on_row = [&](std::span<const MeasurementRecord> row) { on_row(row); };
+    callbacks.stop_requested = [this] { return signals_.received() != 0; };
+    const double deadline_s = progress_deadline_s(request_.spec, request_.plan);
     int worst = kExitOk;
     for (const WorkerGroup& group : request_.groups) {
-      std::vector<PointOutcome> outcomes;
-      callbacks.on_point = [&](const PointOutcome& outcome) {
-        outcomes.push_back(outcome);
-        outcomes.back().group = group.index;
-      };
-      WorkerStart start{session_.rank(), session_.size(), session_.local_rank(), group.index, request_.spec,
-                        request_.corrupt_rank,
-                        (log_dir / ("group" + std::to_string(group.index) + "-rank" +
-                                    std::to_string(session_.rank()) + ".log"))
-                            .string(),
-                        group.points};
-      const GroupResult result = run_worker_group(
-          relay, start, worker_environment(base_env, group.process_env, start.nccl_log_path, leader_), callbacks);
-      if (result.stopped) return kExitUsage;
-      const std::vector<std::string> errors =
-          session_.gather(result.local_error.empty() ? "" : session_.host() + ": " + result.local_error);
-      worst = std::max(worst, session_.max_across_ranks(result.failed ? std::max(result.local_status, 1) : 0));
-      if (leader_) record_group(group, result, errors, outcomes);
-      if (!begun) break;  // the workers never came up: later groups would fail alike
+      std::vector<PointSpec> remaining = group.points;
+      // A failed point costs only itself: the group's workers restart for the points after it.
+      while (!remaining.empty() && !stopped_) {
+        if (session_.max_across_ranks(signals_.received()) != 0) {  // a signal between points
+          stopped_ = true;
+          break;
+        }
+        std::vector<PointOutcome> outcomes;
+        callbacks.on_point = [&](const PointOutcome& outcome) {
+          outcomes.push_back(outcome);
+          outcomes.back().group = group.index;
+        };
+        WorkerStart start{session_.rank(), session_.size(), session_.local_rank(), group.index, request_.spec,
+                          request_.corrupt_rank,
+                          (log_dir / ("group" + std::to_string(group.index) + "-rank" +
+                                      std::to_string(session_.rank()) + ".log"))
+                              .string(),
+                          remaining, {done_.begin(), done_.end()}, to_text(request_.fault)};
+        const GroupResult result =
+            run_worker_group(relay, start, worker_environment(base_env, group.process_env, start.nccl_log_path, leader_),
+                             callbacks, deadline_s);
+        if (result.stopped) return kExitUsage;
+        const std::vector<std::string> errors =
+            session_.gather(result.local_error.empty() ? "" : session_.host() + ": " + result.local_error);
+        worst = std::max(worst, session_.max_across_ranks(result.failed ? std::max(result.local_status, 1) : 0));
+        // Rank 0 alone hears the points' outcomes: it tells the others whether the workers stopped.
+        const bool interrupted = std::any_of(outcomes.begin(), outcomes.end(),
+                                             [](const PointOutcome& o) { return o.status == "interrupted"; });
+        stopped_ = session_.max_across_ranks(leader_ && interrupted ? 1 : 0) != 0;
+        const bool last_try = stopped_ || !begun || !result.failed;
+        const int settled = leader_ ? record_points(group.index, remaining, result, errors, outcomes, last_try) : 0;
+        if (last_try) break;
+        remaining.erase(remaining.begin(), remaining.begin() + session_.max_across_ranks(settled));
+      }
+      if (stopped_ || !begun) break;  // workers that never came up: later groups would fail alike
     }
     if (!begun && leader_) {
       const auto& errors = failed_reasons_;
@@ -199,46 +280,85 @@ class Launch {
     return worst == kExitOk ? static_cast<int>(kExitRuntime) : worst;
   }
 
-  // Rank 0: the group's outcomes, with the points a failure cut off marked failed.
-  void record_group(const WorkerGroup& group, const GroupResult& result, const std::vector<std::string>& errors,
-                    std::vector<PointOutcome>& outcomes) {
-    std::string reason;
+  // Rank 0: why a worker run failed, from every rank's error ("host: text"). Timeouts
+  // name every rank that did not finish.
+  std::string failure_reason(const GroupResult& result, const std::vector<std::string>& errors, bool& timed_out) const {
+    std::string first, late;
     for (std::size_t r = 0; r < errors.size(); ++r) {
-      if (!errors[r].empty()) {
-        reason = "rank " + std::to_string(r) + " on " + errors[r];
-        break;
+      if (errors[r].empty()) continue;
+      const std::string where = "rank " + std::to_string(r) + " (" + errors[r].substr(0, errors[r].find(": ")) + ")";
+      if (errors[r].find(": timeout: ") != std::string::npos) {
+        late += (late.empty() ? "" : ", ") + where;
+        if (first.empty() || first.find("timeout") == std::string::npos) first = errors[r].substr(errors[r].find(": ") + 2);
+      } else if (first.empty()) {
+        first = "rank " + std::to_string(r) + " on " + errors[r];
       }
     }
-    if (result.failed && reason.empty()) reason = "rank " + std::to_string(result.failed_rank) + " failed";
+    timed_out = !late.empty();
+    if (timed_out) return first + "; did not finish: " + late;
+    if (result.failed && first.empty()) return "rank " + std::to_string(result.failed_rank) + " failed";
+    return first;
+  }
+
+  // Rank 0: the outcomes of one worker run over `points`. The first point without an
+  // outcome is the one that failed (or timed out); with `all`, every point without one
+  // is marked (failed, or interrupted after a stop). Returns how many points are settled.
+  int record_points(int group, const std::vector<PointSpec>& points, const GroupResult& result,
+                    const std::vector<std::string>& errors, std::vector<PointOutcome>& outcomes, bool all) {
+    bool timed_out = false;
+    const std::string reason = failure_reason(result, errors, timed_out);
     if (!reason.empty()) failed_reasons_.push_back(reason);
-    for (const PointSpec& point : group.points) {
+    int settled = 0;
+    for (const PointSpec& point : points) {
+      ++settled;
       const bool done = std::any_of(outcomes.begin(), outcomes.end(),
                                     [&](const PointOutcome& o) { return o.label == point.label; });
       if (done) continue;
       PointOutcome failed;
       failed.label = point.label;
-      failed.group = group.index;
-      failed.status = "failed";
-      failed.error = reason;
+      failed.group = group;
+      const bool interrupted = stopped_ && !result.failed;
+      failed.status = interrupted ? "interrupted" : timed_out ? "timeout" : "failed";
+      failed.error = interrupted ? "not run: stopped by a signal" : reason;
       failed.settings = point.settings;
       outcomes.push_back(failed);
-      if (!reason.empty() && !run_.start_time.empty()) {
-        std::fprintf(stderr, "ncclsweep: point %s failed: %s\n", point.label.c_str(), reason.c_str());
+      if (!reason.empty() && !run_.start_time.empty() && !interrupted) {
+        std::fprintf(stderr, "ncclsweep: point %s %s: %s\n", point.label.c_str(), failed.status.c_str(),
+                     reason.c_str());
       }
+      if (!all) break;
     }
     run_.points.insert(run_.points.end(), outcomes.begin(), outcomes.end());
+    return settled;
   }
 
   int finish(int status) {
+    // stopped_ is agreed by every rank; the signal is the largest any rank received.
+    const int signal = stopped_ ? std::max(session_.max_across_ranks(signals_.received()), 1) : 0;
+    if (signal != 0) status = exit_status_for_signal(signal);
+    if (leader_ && !run_.start_time.empty()) status = write_summary(status, signal);
+    // A launcher ends every rank once one exits non-zero (130/143 after a signal): the
+    // others wait here until rank 0 has written the results.
+    session_.barrier();
+    return status;
+  }
+
+  // Rank 0: the final run.json and summaries; the exit status with what they found.
+  int write_summary(int status, int signal) {
     std::uint64_t wrong = 0;
     for (const auto& r : run_.records) wrong += r.wrong.value_or(0);
-    if (!leader_ || run_.start_time.empty()) return status;
-    run_.status = "complete";
+    run_.status = signal != 0 ? "interrupted" : "complete";
     run_.end_time = iso_utc(std::chrono::system_clock::now());
     run_.iteration_times = weigh_points(run_);
     run_.stragglers = find_stragglers(run_);
     sinks_.finish(run_);
     std::printf("# results: %s\n", results_dir_.c_str());
+    if (signal != 0) {
+      std::fprintf(stderr,
+                   "ncclsweep: stopped by signal %d after %zu measurement(s); the rest can be measured with "
+                   "the same command and --resume %s\n",
+                   signal, run_.records.size(), results_dir_.c_str());
+    }
     for (const auto& point : run_.points) {
       if (point.status == "mismatch") {
         std::fprintf(stderr, "ncclsweep: point %s: a setting did not reach NCCL; see run.json points\n",
@@ -273,6 +393,11 @@ class Launch {
   RunDocument run_;
   RowSink row_sink_{*this};
   std::vector<std::string> failed_reasons_;
+  StopSignals signals_;
+  bool stopped_ = false;               // the ranks agreed to stop early (a signal)
+  std::set<std::string> done_;         // --resume: measurement keys recorded earlier, on every rank
+  RunDocument earlier_run_;            // rank 0, --resume: the earlier run.json
+  RecordedMeasurements earlier_;       // rank 0, --resume: its complete records
 };
 
 }  // namespace

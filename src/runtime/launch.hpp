@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "plan/measurement_plan.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/worker_protocol.hpp"
 
 namespace ncclsweep {
@@ -21,8 +22,11 @@ struct LaunchRequest {
   std::string baseline_point;       // label of the point others are compared with
   std::string output_dir;           // empty: results/<name>/<UTC start>/ under results_root
   std::string results_root = "results";
+  std::string resume_dir;           // --resume DIR: skip what DIR's records.jsonl holds, append there
+  bool force = false;               // --force: resume even when the fingerprint differs
   bool allow_shared_gpu = false;
   int corrupt_rank = -1;
+  FaultInjection fault;             // --inject-fault (testing aid)
   std::vector<std::string> command_line;
   char** envp = nullptr;
   std::optional<WorkloadWeights> workload;  // sizes from a workload: weighs points by time per iteration

@@ -6,6 +6,7 @@
 
 #include "core/iteration_stats.hpp"
 #include "core/repeat_order.hpp"
+#include "results/resume.hpp"
 #include "runtime/group_times.hpp"
 
 namespace ncclsweep {
@@ -129,19 +130,28 @@ void add_iteration_stats(const IterationTimes& times, MeasurementRecord& record)
   record.stopped_by = std::string(name_of(times.stopped_by));
 }
 
-void measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine, Coordinator& ranks,
+bool measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine, Coordinator& ranks,
                   ResultSink* sink) {
   if (!plan.comms.empty()) engine.split(comm_colors(plan, ranks.rank()));
   const auto runs = schedule_repeats(static_cast<int>(plan.calls.size()), options.repeats, options.order, options.seed);
   for (const ScheduledRun& run : runs) {
+    if (options.stop_requested && !ranks.all_ranks_agree(!options.stop_requested())) return false;
     const PlannedCall& planned = plan.calls[static_cast<std::size_t>(run.item)];
+    const int repeat = options.first_repeat + run.repeat;
     std::vector<MeasurementRecord> row;
     for (const Placement placement : {Placement::out_of_place, Placement::in_place}) {
       if (placement == Placement::in_place && !planned.call.kind->supports_in_place) continue;
-      row.push_back(measure_placement(planned, placement, options.first_repeat + run.repeat, options, engine, ranks));
+      if (!options.done.empty()) {
+        MeasurementRecord key = make_record(planned, placement, planned.group.ranks_in(ranks.size()), options, 0, 0, 0);
+        key.repeat = repeat;
+        if (planned.call.comm != 0) key.comm_group = planned.group.kind;  // as add_group_times sets it
+        if (options.done.count(measurement_key(key))) continue;  // --resume: recorded by an earlier run
+      }
+      row.push_back(measure_placement(planned, placement, repeat, options, engine, ranks));
     }
-    if (sink) sink->row(row);
+    if (sink && !row.empty()) sink->row(row);
   }
+  return true;
 }
 
 }  // namespace ncclsweep

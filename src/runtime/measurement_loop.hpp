@@ -3,6 +3,8 @@
 // warm-up, timed iterations until the stopping rule is met, and the times reduced
 // across ranks (per rank for the average, per iteration for the percentiles).
 #include <cstdint>
+#include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,11 @@ struct LoopOptions {
   // Under the noise-based stop, warm-up ends early once it has taken this long (after
   // at least one call): a 1 GiB call at a slow setting is warm after one iteration.
   double warmup_budget_seconds = 0.05;
+  // --resume: measurement_key()s already recorded; those measurements are skipped.
+  std::set<std::string> done;
+  // Polled on every rank before each size (this rank's wish to stop, e.g. a signal);
+  // the ranks agree on it collectively, so all stop at the same size. Empty: never.
+  std::function<bool()> stop_requested;
 };
 
 // The spec's measurement options for the loop.
@@ -47,8 +54,9 @@ MeasurementRecord make_record(const PlannedCall& planned, Placement placement, i
 // Adds the percentiles, spread and slowest rank to a record.
 void add_iteration_stats(const IterationTimes& times, MeasurementRecord& record);
 
-// Every rank calls this; `sink` (rank 0's, null elsewhere) gets each size's row as it completes.
-void measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine, Coordinator& ranks,
+// Every rank calls this; `sink` (rank 0's, null elsewhere) gets each size's row as it
+// completes. Returns false when the ranks agreed to stop before the end.
+bool measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine, Coordinator& ranks,
                   ResultSink* sink);
 
 }  // namespace ncclsweep

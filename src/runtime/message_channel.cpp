@@ -1,9 +1,12 @@
 #include "runtime/message_channel.hpp"
 
 #include <sys/socket.h>
+#include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -69,6 +72,18 @@ void MessageChannel::send(const nlohmann::json& message) {
   const auto length = static_cast<std::uint32_t>(text.size());
   write_exactly(fd_, &length, sizeof length);
   write_exactly(fd_, text.data(), text.size());
+}
+
+bool MessageChannel::wait_readable(std::chrono::milliseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    pollfd p{fd_, POLLIN, 0};
+    const int n = poll(&p, 1, static_cast<int>(std::max<std::int64_t>(0, std::min<std::int64_t>(left.count(), INT32_MAX))));
+    if (n > 0) return true;  // readable, closed or broken: receive() tells which
+    if (n == 0) return false;
+    if (errno != EINTR) throw RuntimeFailure("poll", std::strerror(errno));
+  }
 }
 
 std::optional<nlohmann::json> MessageChannel::receive() {

@@ -3,6 +3,7 @@
 // process. Owns the descriptor.
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <optional>
 
 namespace ncclsweep {
@@ -21,6 +22,9 @@ class MessageChannel {
   // The next message, or nothing when the peer closed its end (exited or crashed).
   // Throws RuntimeFailure on a malformed frame.
   std::optional<nlohmann::json> receive();
+  // True once a message (or the end of the stream) can be read; false when `limit`
+  // passed first. The MPI rank bounds how long a worker may go without a word.
+  bool wait_readable(std::chrono::milliseconds limit);
   int fd() const { return fd_; }
   // Closes this end now; the peer reads the end of the stream.
   void close();

@@ -1,5 +1,8 @@
 #include "runtime/worker_group.hpp"
 
+#include <chrono>
+#include <cstdio>
+
 #include "core/errors.hpp"
 #include "results/record_json.hpp"
 #include "runtime/worker_process.hpp"
@@ -18,14 +21,27 @@ void note_step(const RelayStep& combined, GroupResult& result, bool& aborted) {
 }  // namespace
 
 GroupResult run_worker_group(RelayReducer& relay, const WorkerStart& start,
-                             const std::map<std::string, std::string>& environment, GroupCallbacks& callbacks) {
+                             const std::map<std::string, std::string>& environment, GroupCallbacks& callbacks,
+                             double deadline_s) {
   GroupResult result;
   bool aborted = false;  // a combined step failed: no rank waits for this one any more
   WorkerProcess worker(current_executable(), environment);
   MessageChannel& channel = worker.channel();
   try {
     channel.send(start);
-    while (const auto message = channel.receive()) {
+    const auto limit = std::chrono::milliseconds(static_cast<std::int64_t>(deadline_s * 1000));
+    for (;;) {
+      if (!channel.wait_readable(limit)) {
+        // A hung worker (init or collective): kill it; below it joins the others' step as failed.
+        worker.kill_now();
+        result.timed_out = true;
+        char text[64];
+        std::snprintf(text, sizeof text, "%g", deadline_s);
+        result.local_error = std::string("timeout: the worker made no progress within ") + text + " s";
+        break;
+      }
+      const auto message = channel.receive();
+      if (!message) break;
       const std::string type = message->at("type");
       if (type == "step") {
         const RelayStep combined = relay.all_reduce(message->at("step").get<RelayStep>());
@@ -41,6 +57,9 @@ GroupResult run_worker_group(RelayReducer& relay, const WorkerStart& start,
       } else if (type == "row") {
         const auto records = message->at("records").get<std::vector<MeasurementRecord>>();
         callbacks.on_row(records);
+      } else if (type == "poll_stop") {
+        const bool stop = callbacks.stop_requested && callbacks.stop_requested();
+        channel.send({{"type", "stop"}, {"stop", stop}});
       } else if (type == "point") {
         callbacks.on_point(message->at("outcome").get<PointOutcome>());
       } else if (type == "error") {

@@ -19,6 +19,7 @@ struct GroupCallbacks {
   std::function<bool(const DeviceDescription&)> on_device;
   std::function<void(std::span<const MeasurementRecord>)> on_row;  // rank 0's worker only
   std::function<void(const PointOutcome&)> on_point;                // rank 0's worker only
+  std::function<bool()> stop_requested;  // this rank's wish to stop (a signal); empty: never
 };
 
 struct GroupResult {
@@ -27,9 +28,13 @@ struct GroupResult {
   std::string local_error;   // what this rank's worker said or how it ended; empty when fine
   int local_status = 0;      // the exit status this rank's worker asked for (2 usage, 3 runtime)
   bool stopped = false;      // on_device said stop
+  bool timed_out = false;    // this rank's worker said nothing within the deadline and was killed
 };
 
+// `deadline_s`: the longest the worker may go without a message (runtime/deadline.hpp);
+// past it the worker is killed and the group fails on every rank.
 GroupResult run_worker_group(RelayReducer& relay, const WorkerStart& start,
-                             const std::map<std::string, std::string>& environment, GroupCallbacks& callbacks);
+                             const std::map<std::string, std::string>& environment, GroupCallbacks& callbacks,
+                             double deadline_s);
 
 }  // namespace ncclsweep

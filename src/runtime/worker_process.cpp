@@ -57,6 +57,10 @@ WorkerProcess::~WorkerProcess() {
   }
 }
 
+void WorkerProcess::kill_now() {
+  if (pid_ > 0) kill(pid_, SIGKILL);
+}
+
 std::string WorkerProcess::wait() {
   int status = 0;
   while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {

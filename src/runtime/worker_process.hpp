@@ -23,6 +23,9 @@ class WorkerProcess {
 
   MessageChannel& channel() { return channel_; }
   pid_t pid() const { return pid_; }
+  // Ends a worker that missed its deadline (SIGKILL: a hung NCCL call ignores politer
+  // signals); wait() then reaps it.
+  void kill_now();
   // Waits for the worker to exit; returns a description of how ("exit 0", "signal 9 (Killed)").
   std::string wait();
 

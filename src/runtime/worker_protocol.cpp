@@ -27,7 +27,8 @@ void to_json(json& j, const RunSpec& s) {
            {"stopping", {{"target_spread", s.stopping.target_spread}, {"min_iters", s.stopping.min_iters},
                          {"max_iters", s.stopping.max_iters}, {"min_seconds", s.stopping.min_seconds},
                          {"max_seconds", s.stopping.max_seconds}}},
-           {"repeats", s.repeats}, {"order", s.order}, {"seed", s.seed}};
+           {"repeats", s.repeats}, {"order", s.order}, {"seed", s.seed},
+           {"timeout_s", s.timeout_s}};
   // Groups and workload calls only when used, so plain runs' messages stay as they were.
   if (!s.group.is_world()) j["group"] = group_json(s.group);
   if (!s.calls.empty()) {
@@ -70,12 +71,14 @@ void from_json(const json& j, RunSpec& s) {
   j.at("repeats").get_to(s.repeats);
   j.at("order").get_to(s.order);
   j.at("seed").get_to(s.seed);
+  if (j.contains("timeout_s")) j.at("timeout_s").get_to(s.timeout_s);
 }
 
 void to_json(json& j, const WorkerStart& w) {
   j = json{{"type", "start"},        {"rank", w.rank},   {"ranks", w.ranks},
            {"local_rank", w.local_rank}, {"group", w.group}, {"spec", w.spec},
-           {"corrupt_rank", w.corrupt_rank}, {"nccl_log_path", w.nccl_log_path}, {"points", w.points}};
+           {"corrupt_rank", w.corrupt_rank}, {"nccl_log_path", w.nccl_log_path}, {"points", w.points},
+           {"done", w.done}, {"fault", w.fault}};
 }
 void from_json(const json& j, WorkerStart& w) {
   j.at("rank").get_to(w.rank);
@@ -86,6 +89,8 @@ void from_json(const json& j, WorkerStart& w) {
   j.at("corrupt_rank").get_to(w.corrupt_rank);
   j.at("nccl_log_path").get_to(w.nccl_log_path);
   j.at("points").get_to(w.points);
+  if (j.contains("done")) j.at("done").get_to(w.done);
+  if (j.contains("fault")) j.at("fault").get_to(w.fault);
 }
 
 }  // namespace ncclsweep

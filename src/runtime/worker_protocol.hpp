@@ -7,6 +7,8 @@
 //   {"type":"step","step":{...}}      a cross-rank operation; answered {"type":"step","step":{...}}
 //   {"type":"row","records":[...]}    one size's records (rank 0's worker only)
 //   {"type":"point","outcome":{...}}  one point done (rank 0's worker only)
+//   {"type":"poll_stop"}              before each size; answered {"type":"stop","stop":true|false}
+//                                     (the MPI rank's wish, e.g. a signal; the workers then agree in a step)
 //   {"type":"error","status":2|3,"message":"..."}  then the worker exits
 // The worker's last step is an "end" step; after it the worker exits 0.
 #include <nlohmann/json.hpp>
@@ -48,6 +50,8 @@ struct WorkerStart {
   int corrupt_rank = -1;
   std::string nccl_log_path;  // this worker's NCCL_DEBUG_FILE
   std::vector<PointSpec> points;
+  std::vector<std::string> done;  // --resume: measurement_key()s recorded earlier, skipped
+  std::string fault;              // --inject-fault as text (runtime/fault_injection.hpp); "" for none
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ConfigSetting, field, value)

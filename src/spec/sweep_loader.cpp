@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "results/results_directory.hpp"
 #include "spec/suggest.hpp"
 #include "spec/sweep.hpp"
 #include "spec/yaml_guard.hpp"
@@ -204,7 +205,13 @@ using KeyReader = std::function<void(const Reader&, const YAML::Node&, Sweep&)>;
 
 const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
   static const std::vector<std::pair<std::string, KeyReader>> readers = {
-      {"name", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.name = r.scalar(n, "name"); }},
+      {"name", [](const Reader& r, const YAML::Node& n, Sweep& s) {
+         s.measurements.name = r.scalar(n, "name");
+         if (const std::string reason = unsafe_run_name_reason(s.measurements.name); !reason.empty()) {
+           r.fail(n, reason + " (it names a directory under the results root)",
+                  "use letters, digits, '-', '_' and '.', e.g. name: nvls-sweep");
+         }
+       }},
       {"description", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.description = r.scalar(n, "description"); }},
       {"collectives", [](const Reader& r, const YAML::Node& n, Sweep& s) {
          const std::string text = r.comma_list(n, "collectives");
@@ -230,6 +237,7 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
       {"warmup", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.warmup = static_cast<int>(r.integer(n, "warmup", 0, 1000000, 5)); }},
       {"iters", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.iters = static_cast<int>(r.integer(n, "iters", 1, 1000000, 20)); }},  // absent: noise-based
       {"check", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.check = r.boolean(n, "check"); }},
+      {"timeout", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.timeout_s = static_cast<int>(r.integer(n, "timeout", 1, 604800, 600)); }},
       {"engine", [](const Reader& r, const YAML::Node& n, Sweep& s) {
          s.measurements.engine = r.scalar(n, "engine");
          s.engine_where = r.at(n);

@@ -1,12 +1,14 @@
 #include "worker/point_runner.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "core/repeat_order.hpp"
 #include "verify/nccl_log.hpp"
+#include "worker/resource_probe.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -86,10 +88,23 @@ PointOutcome run_point(const PointSpec& point, PointContext& context) {
   }
   LoopOptions options = context.options;
   options.point = point.label;
-  measure_plan(context.plan, options, context.engine, context.ranks, context.rows);
+  if (context.fault.applies(context.ranks.rank(), point.label) && inject_fault(context.fault)) {
+    outcome.status = "ok";  // skip: the other ranks wait in the collectives this one never joins
+    context.engine.disconnect();
+    return outcome;
+  }
+  if (!measure_plan(context.plan, options, context.engine, context.ranks, context.rows)) {
+    outcome.status = "interrupted";  // the ranks agreed to stop (a signal): the sweep ends here
+    outcome.error = "stopped by a signal before all sizes were measured";
+    context.engine.disconnect();
+    return outcome;
+  }
   // Variables NCCL reads lazily (at the first collective) show up only now.
   outcome.status = verify(point, context, outcome) ? "ok" : "mismatch";
   context.engine.disconnect();
+  if (context.log_resources) {
+    std::fprintf(stderr, "%s\n", resource_line(context.ranks.rank(), point.label, current_resource_use()).c_str());
+  }
   return outcome;
 }
 

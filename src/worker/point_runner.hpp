@@ -8,6 +8,7 @@
 #include "engine/engine.hpp"
 #include "plan/measurement_plan.hpp"
 #include "report/result_sink.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/measurement_loop.hpp"
 #include "runtime/worker_protocol.hpp"
 
@@ -20,6 +21,8 @@ struct PointContext {
   LoopOptions options;
   std::string nccl_log_path;
   ResultSink* rows;  // rank 0's worker forwards rows; null elsewhere
+  FaultInjection fault;  // --inject-fault: a testing aid
+  bool log_resources = false;  // NCCLSWEEP_RESOURCE_LOG: print fds and free GPU memory after each point
 };
 
 // One run of a point inside its worker: which repeats it measures.

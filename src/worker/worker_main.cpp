@@ -1,9 +1,11 @@
 #include "worker/worker_main.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "core/errors.hpp"
 #include "results/record_json.hpp"
+#include "runtime/stop_signals.hpp"
 #include "runtime/worker_process.hpp"
 #include "worker/point_runner.hpp"
 #include "worker/relay_coordinator.hpp"
@@ -35,6 +37,14 @@ std::unique_ptr<Engine> make_worker_engine(Coordinator& ranks) {
 #endif
 }
 
+// The MPI rank holds the signal handlers; it answers whether this rank wants to stop.
+bool parent_wants_stop(MessageChannel& channel) {
+  channel.send({{"type", "poll_stop"}});
+  const auto reply = channel.receive();
+  if (!reply) throw RuntimeFailure("relay", "the MPI rank closed the worker channel");
+  return reply->at("stop").get<bool>();
+}
+
 int run_group(MessageChannel& channel, const WorkerStart& start) {
   RelayCoordinator ranks(channel, start.rank, start.ranks, start.local_rank);
   try {
@@ -44,15 +54,19 @@ int run_group(MessageChannel& channel, const WorkerStart& start) {
     const auto reply = channel.receive();
     if (!reply || reply->at("type") != "go") return kExitOk;  // the MPI ranks decided to stop
     RowForwarder forwarder(channel);
-    PointContext context{*engine, ranks, plan,
-                         loop_options(start.spec, start.corrupt_rank, ""),
-                         start.nccl_log_path, start.rank == 0 ? &forwarder : nullptr};
+    LoopOptions options = loop_options(start.spec, start.corrupt_rank, "");
+    options.done.insert(start.done.begin(), start.done.end());
+    options.stop_requested = [&channel] { return parent_wants_stop(channel); };
+    PointContext context{*engine, ranks, plan, options, start.nccl_log_path, start.rank == 0 ? &forwarder : nullptr,
+                         start.fault.empty() ? FaultInjection{} : parse_fault_injection(start.fault),
+                         std::getenv("NCCLSWEEP_RESOURCE_LOG") != nullptr};
     for (const PointVisit& visit : point_visits(start.points.size(), context.options)) {
       context.options.first_repeat = visit.first_repeat;
       context.options.repeats = visit.repeats;
       const PointOutcome outcome = run_point(start.points[visit.point], context);
       // One outcome per point: its first visit's (later visits re-verify and measure).
       if (start.rank == 0 && visit.first_repeat == 0) channel.send({{"type", "point"}, {"outcome", outcome}});
+      if (outcome.status == "interrupted") break;
     }
     ranks.end();
     return kExitOk;
@@ -70,6 +84,7 @@ int run_group(MessageChannel& channel, const WorkerStart& start) {
 }  // namespace
 
 int worker_main() {
+  ignore_stop_signals();
   MessageChannel channel(kWorkerChannelFd);
   try {
     const auto start = channel.receive();

@@ -53,3 +53,25 @@ TEST_CASE("a worker given a start it cannot read exits with status 3") {
   CHECK_FALSE(worker.channel().receive().has_value());
   CHECK(worker.wait() == "exit 3");
 }
+
+TEST_CASE("a worker that says nothing within the deadline is seen as silent and can be killed") {
+  WorkerProcess worker(NCCLSWEEP_BINARY, {{"PATH", "/usr/bin:/bin"}});
+  worker.channel().send(two_rank_start());
+  REQUIRE(worker.channel().wait_readable(std::chrono::seconds(60)));  // its first step comes
+  REQUIRE(worker.channel().receive().has_value());
+  // Unanswered, it waits in that step and says nothing more: the MPI rank's deadline passes.
+  CHECK_FALSE(worker.channel().wait_readable(std::chrono::milliseconds(300)));
+  worker.kill_now();
+  CHECK(worker.wait().rfind("signal 9", 0) == 0);
+}
+
+TEST_CASE("a worker start carries the resume keys, the fault and the timeout") {
+  WorkerStart start = two_rank_start();
+  start.done = {"default|all_reduce|float32|sum|-1|1048576|1048576|in_place"};
+  start.fault = "1:sleep=5@default";
+  start.spec.timeout_s = 77;
+  const WorkerStart back = nlohmann::json(start).get<WorkerStart>();
+  CHECK(back.done == start.done);
+  CHECK(back.fault == start.fault);
+  CHECK(back.spec.timeout_s == 77);
+}

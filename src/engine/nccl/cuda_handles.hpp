@@ -25,6 +25,18 @@ inline void check_nccl(ncclResult_t status, const char* call, ncclComm_t comm = 
   throw RuntimeFailure(call, detail);
 }
 
+// Refuses, before trying, a buffer larger than the GPU's free memory (NCCL's own
+// buffers and other processes take their share), naming the size and what to do.
+inline void check_free_memory(std::size_t bytes) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  if (bytes <= free_bytes) return;
+  const auto mib = [](std::size_t b) { return std::to_string(b >> 20) + " MiB"; };
+  throw RuntimeFailure("cudaMalloc", "a buffer of " + mib(bytes) + " does not fit: " + mib(free_bytes) + " free of " +
+                                         mib(total_bytes) + " on this GPU; fix: measure smaller --sizes, or free the "
+                                         "GPU of other processes (nvidia-smi shows them)");
+}
+
 // A cudaMalloc'd buffer that can only grow; contents are not kept on growth.
 class DeviceBuffer {
  public:
@@ -36,6 +48,7 @@ class DeviceBuffer {
   void reserve(std::size_t bytes) {
     if (bytes <= capacity_) return;
     release();
+    check_free_memory(bytes);
     check_cuda(cudaMalloc(&data_, bytes), "cudaMalloc");
     capacity_ = bytes;
   }

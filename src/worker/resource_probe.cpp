@@ -1,0 +1,31 @@
+#include "worker/resource_probe.hpp"
+
+#include <filesystem>
+#if NCCLSWEEP_HAVE_NCCL
+#include <cuda_runtime.h>
+#endif
+
+namespace ncclsweep {
+
+ResourceUse current_resource_use() {
+  ResourceUse use;
+  std::error_code ec;
+  int fds = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec)) {
+    ++fds;
+  }
+  if (!ec) use.open_fds = fds - 1;  // the iterator's own descriptor
+#if NCCLSWEEP_HAVE_NCCL
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) use.gpu_free_mib = static_cast<std::int64_t>(free_bytes >> 20);
+#endif
+  return use;
+}
+
+std::string resource_line(int rank, const std::string& point, const ResourceUse& use) {
+  return "ncclsweep resources: rank " + std::to_string(rank) + " point " + point + " open_fds " +
+         std::to_string(use.open_fds) + " gpu_free_mib " + std::to_string(use.gpu_free_mib);
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,163 @@
+// SIGTERM in the middle of a sweep, then --resume: under real mpirun -np 4 with the
+// mpi engine. The signal reaches one rank only (as a launcher may deliver it), so the
+// ranks must agree to stop; the resumed run must end with exactly the measurements of
+// an uninterrupted one, none twice.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fcntl.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "catch_compat.hpp"
+#include "integration/launch.hpp"
+#include "read_file.hpp"
+
+using namespace ncclsweep::testing;
+using nlohmann::json;
+
+namespace {
+
+// 24 sizes, small enough for a loaded 2-core CI machine, large enough that the signal
+// lands while most are still to come.
+const std::vector<std::string> kSweep{"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes",
+                                      "128K:3M:+128K", "--warmup", "1", "--iters", "4"};
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+// Every line of records.jsonl parsed (each must be complete JSON); their keys.
+std::vector<std::string> record_keys(const std::filesystem::path& records) {
+  std::vector<std::string> keys;
+  std::ifstream in(records);
+  for (std::string line; std::getline(in, line);) {
+    const json r = json::parse(line);
+    keys.push_back(r.at("point").get<std::string>() + "|" + r.at("collective").get<std::string>() + "|" +
+                   std::to_string(r.at("size_bytes").get<std::uint64_t>()) + "|" + r.at("placement").get<std::string>());
+  }
+  return keys;
+}
+
+std::size_t line_count(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+// The processes whose parent is `parent` (mpirun's ranks on this host).
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string text;
+    std::getline(stat, text);
+    const auto close = text.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    int ppid = 0;
+    if (std::sscanf(text.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == parent) {
+      children.push_back(std::stoi(name));
+    }
+  }
+  return children;
+}
+
+// mpirun -np 4 ncclsweep ARGS in the background, output to `log`.
+pid_t start_mpirun(const std::vector<std::string>& args, const std::filesystem::path& log) {
+  std::vector<std::string> argv{NCCLSWEEP_MPIEXEC, "-np", "4", "--oversubscribe"};
+  if (geteuid() == 0) argv.push_back("--allow-run-as-root");
+  argv.push_back(NCCLSWEEP_BINARY);
+  argv.insert(argv.end(), args.begin(), args.end());
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    std::vector<char*> c;
+    for (auto& a : argv) c.push_back(a.data());
+    c.push_back(nullptr);
+    execvp(c[0], c.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_status(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+TEST_CASE("SIGTERM to one rank stops every rank after its measurement; --resume completes the sweep") {
+  const auto full = scratch_dir("resume-full");
+  const Launch reference = mpirun_ncclsweep(4, with(kSweep, {"-o", full.string()}));
+  INFO(reference.output);
+  REQUIRE(reference.status == 0);
+  const std::vector<std::string> expected = record_keys(full / "records.jsonl");
+  REQUIRE(expected.size() == 24 * 2);
+
+  const auto dir = scratch_dir("resume-interrupted");
+  const auto log = dir.parent_path() / "resume-interrupted.log";
+  const pid_t mpirun = start_mpirun(with(kSweep, {"-o", dir.string()}), log);
+  // Wait (bounded) until a few sizes are recorded, then signal one rank.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (line_count(dir / "records.jsonl") < 4 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const std::vector<pid_t> ranks = children_of(mpirun);
+  REQUIRE(ranks.size() == 4);
+  kill(ranks[2], SIGTERM);
+  const int status = wait_status(mpirun);
+  const std::string output = read_file(log);
+  INFO(output);
+  CHECK(status == 143);
+  CHECK_THAT(output, ContainsSubstring("--resume"));
+  const json stopped = json::parse(read_file(dir / "run.json"));
+  CHECK(stopped.at("status") == "interrupted");
+  const std::vector<std::string> first = record_keys(dir / "records.jsonl");
+  CHECK(first.size() < expected.size());
+  CHECK(stopped.at("records").size() == first.size());
+
+  const Launch resumed = mpirun_ncclsweep(4, with(kSweep, {"--resume", dir.string()}));
+  INFO(resumed.output);
+  REQUIRE(resumed.status == 0);
+  const json done = json::parse(read_file(dir / "run.json"));
+  CHECK(done.at("status") == "complete");
+  const std::vector<std::string> all = record_keys(dir / "records.jsonl");
+  CHECK(std::set<std::string>(all.begin(), all.end()).size() == all.size());  // none twice
+  CHECK(std::set<std::string>(all.begin(), all.end()) == std::set<std::string>(expected.begin(), expected.end()));
+  CHECK(done.at("records").size() == all.size());
+}
+
+TEST_CASE("--resume refuses a directory started by another sweep, unless --force") {
+  const auto dir = scratch_dir("resume-changed");
+  const auto args = std::vector<std::string>{"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes", "4K",
+                                             "--iters", "1", "--warmup", "0"};
+  REQUIRE(mpirun_ncclsweep(2, with(args, {"-o", dir.string()})).status == 0);
+  const std::vector<std::string> changed{"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes", "8K",
+                                         "--iters", "1", "--warmup", "0", "--resume", dir.string()};
+  const Launch refused = mpirun_ncclsweep(2, changed);
+  INFO(refused.output);
+  CHECK(refused.status == 2);
+  CHECK_THAT(refused.output, ContainsSubstring("changed since it was started"));
+  CHECK_THAT(refused.output, ContainsSubstring("--force"));
+  const Launch other_ranks = mpirun_ncclsweep(4, with(args, {"--resume", dir.string()}));
+  CHECK(other_ranks.status == 2);
+
+  const Launch forced = mpirun_ncclsweep(2, with(changed, {"--force"}));
+  INFO(forced.output);
+  CHECK(forced.status == 0);
+  CHECK(record_keys(dir / "records.jsonl").size() == 4);  // 4K and 8K, each out-of-place and in-place
+}

@@ -1,0 +1,51 @@
+// --inject-fault's text and the default deadline.
+#include "catch_compat.hpp"
+#include "plan/measurement_plan.hpp"
+#include "runtime/deadline.hpp"
+#include "runtime/fault_injection.hpp"
+
+using namespace ncclsweep;
+
+TEST_CASE("a fault names its rank, action and point") {
+  const FaultInjection sleep = parse_fault_injection("1:sleep=2.5@p2");
+  CHECK(sleep.rank == 1);
+  CHECK(sleep.action == "sleep");
+  CHECK(sleep.seconds == Approx(2.5));
+  CHECK(sleep.point == "p2");
+  CHECK(sleep.applies(1, "p2"));
+  CHECK_FALSE(sleep.applies(0, "p2"));
+  CHECK_FALSE(sleep.applies(1, "p1"));
+  const FaultInjection kill = parse_fault_injection("3:kill");
+  CHECK(kill.action == "kill");
+  CHECK(kill.point == "default");
+  CHECK(parse_fault_injection(to_text(sleep)).seconds == Approx(2.5));
+  CHECK(parse_fault_injection(to_text(kill)).applies(3, "default"));
+  CHECK(to_text(FaultInjection{}).empty());
+}
+
+TEST_CASE("a malformed fault is refused with the accepted form") {
+  for (const char* bad : {"", "sleep", "x:exit", "-1:exit", "1:", "1:explode", "1:sleep=", "1:sleep=abc",
+                          "1:sleep=-3", "1:sleep=1e9", "1:exit@", "99999999999:exit"}) {
+    INFO(bad);
+    const std::string text = usage_error_text([&] { parse_fault_injection(bad); });
+    CHECK_THAT(text, ContainsSubstring("--inject-fault"));
+    CHECK_THAT(text, ContainsSubstring("RANK:ACTION"));
+  }
+}
+
+TEST_CASE("the deadline is the timeout when given, else scales with the largest size") {
+  RunSpec spec;
+  spec.collectives = {&collective("all_reduce")};
+  spec.dtypes = {&data_type("float32")};
+  spec.ops = {ReduceOp::sum};
+  spec.warmup = 4;
+  spec.iters = 20;
+  spec.sizes = {1 << 20};
+  CHECK(progress_deadline_s(spec, plan_measurements(spec, 2)) == Approx(kDefaultInitDeadlineS));
+  spec.sizes = {1 << 20, 8ull << 30};
+  const double big = progress_deadline_s(spec, plan_measurements(spec, 2));
+  CHECK(big == Approx(kSizeDeadlineSlackS + 2.0 * 25 * (8ull << 30) / kPessimisticBytesPerS));
+  CHECK(big > kDefaultInitDeadlineS);
+  spec.timeout_s = 42;
+  CHECK(progress_deadline_s(spec, plan_measurements(spec, 2)) == Approx(42));
+}

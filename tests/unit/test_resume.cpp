@@ -1,0 +1,117 @@
+// What --resume reads back from an earlier run's records.jsonl.
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "catch_compat.hpp"
+#include "core/errors.hpp"
+#include "results/record_json.hpp"
+#include "results/results_directory.hpp"
+#include "results/resume.hpp"
+
+using namespace ncclsweep;
+namespace fs = std::filesystem;
+
+namespace {
+
+MeasurementRecord record(Bytes size, const std::string& placement) {
+  MeasurementRecord r;
+  r.collective = "all_reduce";
+  r.dtype = "float32";
+  r.op = "sum";
+  r.size_bytes = r.requested_bytes = size;
+  r.placement = placement;
+  r.point = "p1";
+  r.time_us = {1, 2, 3};
+  return r;
+}
+
+fs::path write_records(const std::string& name, const std::string& text) {
+  const fs::path dir = fs::temp_directory_path() / ("ncclsweep-resume-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / name, std::ios::binary) << text;
+  return dir / name;
+}
+
+std::string line(const MeasurementRecord& r) { return nlohmann::json(r).dump() + "\n"; }
+
+}  // namespace
+
+TEST_CASE("a measurement's key names what was measured, not what it measured") {
+  MeasurementRecord a = record(1024, "in_place");
+  MeasurementRecord b = a;
+  b.time_us = {9, 9, 9};
+  b.busbw_gbps = 5;
+  CHECK(measurement_key(a) == measurement_key(b));
+  for (auto change : {+[](MeasurementRecord& r) { r.placement = "out_of_place"; },
+                      +[](MeasurementRecord& r) { r.point = "p2"; }, +[](MeasurementRecord& r) { r.size_bytes = 2048; },
+                      +[](MeasurementRecord& r) { r.dtype = "int8"; }, +[](MeasurementRecord& r) { r.op = "max"; },
+                      +[](MeasurementRecord& r) { r.collective = "all_gather"; }}) {
+    MeasurementRecord c = a;
+    change(c);
+    CHECK(measurement_key(c) != measurement_key(a));
+  }
+}
+
+TEST_CASE("complete lines are kept and a cut-off last line is dropped and noted") {
+  const std::string good = line(record(1024, "in_place")) + line(record(2048, "in_place"));
+  const std::string cut = line(record(4096, "in_place")).substr(0, 30);
+  const fs::path path = write_records("cut.jsonl", good + cut);
+  const RecordedMeasurements found = read_recorded_measurements(path);
+  REQUIRE(found.records.size() == 2);
+  CHECK(found.records[1].size_bytes == 2048);
+  CHECK(found.complete_bytes == good.size());
+  CHECK_THAT(found.dropped_tail, ContainsSubstring("line 3"));
+}
+
+TEST_CASE("a last line that ends in a newline but is not a record is dropped too") {
+  const std::string good = line(record(1024, "in_place"));
+  const RecordedMeasurements found = read_recorded_measurements(write_records("bad-last.jsonl", good + "{\"coll\n"));
+  CHECK(found.records.size() == 1);
+  CHECK(found.complete_bytes == good.size());
+  CHECK_FALSE(found.dropped_tail.empty());
+}
+
+TEST_CASE("an intact file has nothing dropped; a missing one has no records") {
+  const std::string good = line(record(1024, "in_place")) + line(record(1024, "out_of_place"));
+  const RecordedMeasurements found = read_recorded_measurements(write_records("intact.jsonl", good));
+  CHECK(found.records.size() == 2);
+  CHECK(found.complete_bytes == good.size());
+  CHECK(found.dropped_tail.empty());
+  CHECK(measurement_keys(found.records).size() == 2);
+  CHECK(read_recorded_measurements("/nonexistent/records.jsonl").records.empty());
+}
+
+TEST_CASE("a malformed line before the last is refused with its line number") {
+  const fs::path path = write_records("middle.jsonl", line(record(1024, "in_place")) + "garbage\n" +
+                                                          line(record(2048, "in_place")));
+  const std::string text = usage_error_text([&] { read_recorded_measurements(path); });
+  CHECK_THAT(text, ContainsSubstring("line 2"));
+  CHECK_THAT(text, ContainsSubstring("--resume"));
+}
+
+TEST_CASE("the digest is stable and tells texts apart") {
+  CHECK(digest_hex("abc") == digest_hex("abc"));
+  CHECK(digest_hex("abc") != digest_hex("abd"));
+  CHECK(digest_hex("").size() == 16);
+  CHECK(digest_hex("a") == "af63dc4c8601ec8c");  // FNV-1a 64 of "a", the published test vector
+}
+
+TEST_CASE("a run name cannot lead a results directory out of the results root") {
+  CHECK(unsafe_run_name_reason("nvls-sweep_2.28").empty());
+  for (const char* bad : {"", "../etc", "..", ".", "a/b", "/abs", ".hidden", "a\\b", "tab\there"}) {
+    INFO(bad);
+    CHECK_FALSE(unsafe_run_name_reason(bad).empty());
+    CHECK_THAT(usage_error_text([&] { default_results_dir("results", bad, "20261129T000000Z"); }),
+               ContainsSubstring("--name"));
+  }
+  CHECK(default_results_dir("results", "ok", "T") == fs::path("results/ok/T"));
+}
+
+TEST_CASE("a run name must be UTF-8, since run.json holds it") {
+  CHECK(unsafe_run_name_reason("s\xc3\xa9rie-\xe2\x82\xac").empty());  // é and €
+  for (const char* bad : {"\xff", "a\xc3", "\xe2\x82", "\xc3\x28", "\xf8\x88\x80\x80\x80"}) {
+    INFO(bad);
+    CHECK_THAT(unsafe_run_name_reason(bad), ContainsSubstring("UTF-8"));
+  }
+}
