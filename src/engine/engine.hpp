@@ -77,9 +77,12 @@ class Engine {
   // number of wrong output elements on this rank. `corrupt` flips one output element
   // before checking (fault injection, so tests can see the check fail).
   virtual std::uint64_t run_checked(const CollectiveCall& call, bool corrupt) = 0;
-  // Runs `iters` calls back to back, after a barrier across ranks, and returns the
-  // time this rank saw from the first launch to the completion of the last.
-  virtual TimedIterations run_timed(const CollectiveCall& call, int iters) = 0;
+  // Runs `samples` x `calls_per_sample` calls back to back, after a barrier across ranks,
+  // and returns the time this rank saw from the first launch to the completion of the
+  // last, and per sample the time of its calls (iteration_seconds, one per sample). A
+  // timing mark between calls of a few microseconds slows the host's launch rate, so
+  // short calls are timed in samples of several calls.
+  virtual TimedIterations run_timed(const CollectiveCall& call, int samples, int calls_per_sample = 1) = 0;
   // Splits the connected communicator: one sub-communicator per entry of `colors` (this
   // rank's colour in it); a call with comm == i + 1 then runs on the i-th, every group
   // at once, while run_timed still lines up all ranks first. disconnect() ends them.

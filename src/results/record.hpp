@@ -56,6 +56,7 @@ struct MeasurementRecord {
   int slowest_rank_iterations = 0;  // ... in how many of the iters
   double spread = 0;              // relative standard error of the mean iteration time
   std::string stopped_by;         // fixed | spread | max_iters | max_time ("" in older files)
+  int calls_per_sample = 1;       // iteration_us describes samples of this many calls (per call)
   std::vector<double> rank_time_us;  // each rank's average per-call time, in rank order
   // The communicator: "world", or sub-communicator groups that all ran at once. `ranks`
   // is then the ranks of one group (busbw uses it); time_us is across every rank, so its

@@ -35,6 +35,7 @@ void to_json(json& j, const MeasurementRecord& r) {
            {"slowest_rank_iterations", r.slowest_rank_iterations},
            {"spread", r.spread},
            {"stopped_by", r.stopped_by},
+           {"calls_per_sample", r.calls_per_sample},
            {"rank_time_us", r.rank_time_us}};
   if (r.comm_group != "world") {  // world records stay as they were
     j["comm_group"] = r.comm_group;
@@ -82,6 +83,7 @@ void from_json(const json& j, MeasurementRecord& r) {
   r.slowest_rank_iterations = j.value("slowest_rank_iterations", 0);
   r.spread = j.value("spread", 0.0);
   r.stopped_by = j.value("stopped_by", std::string());
+  r.calls_per_sample = j.value("calls_per_sample", 1);
   r.rank_time_us = j.value("rank_time_us", std::vector<double>());
 }
 

@@ -16,11 +16,16 @@ namespace {
 // the inverted rank in the low part (so ties go to the lowest rank); exact in a double.
 constexpr double kRankSlots = 1 << 20;
 
-int warm_up(const CollectiveCall& call, const LoopOptions& options, Engine& engine, Coordinator& ranks) {
-  if (options.warmup <= 0) return 0;
+struct WarmUp {
+  int calls = 0;
+  double call_seconds = 0;  // the slowest rank's time per call; 0 when not warmed up
+};
+
+WarmUp warm_up(const CollectiveCall& call, const LoopOptions& options, Engine& engine, Coordinator& ranks) {
+  if (options.warmup <= 0) return {};
   if (options.stopping.fixed_iters > 0) {
-    engine.run_timed(call, options.warmup);
-    return options.warmup;
+    const double seconds = engine.run_timed(call, options.warmup).device_seconds / options.warmup;
+    return {options.warmup, ranks.reduce_times(seconds).max};
   }
   // Decided from the slowest rank's time, so every rank runs the same count.
   const double first = ranks.reduce_times(engine.run_timed(call, 1).device_seconds).max;
@@ -29,7 +34,20 @@ int warm_up(const CollectiveCall& call, const LoopOptions& options, Engine& engi
     more = static_cast<int>(std::min<double>(more, std::floor(options.warmup_budget_seconds / first) - 1));
   }
   if (more > 0) engine.run_timed(call, more);
-  return 1 + std::max(more, 0);
+  return {1 + std::max(more, 0), first};
+}
+
+// Calls per timed sample: about options.sample_seconds of calls, so timing marks do not
+// slow short calls down (1 MiB takes ~10 us on NVLink). A fixed --iters count stays
+// exact: the largest divisor of it not above that.
+int calls_per_sample(double call_seconds, const LoopOptions& options) {
+  if (call_seconds <= 0 || call_seconds >= options.sample_seconds) return 1;
+  int k = static_cast<int>(std::ceil(options.sample_seconds / call_seconds));
+  if (const int fixed = options.stopping.fixed_iters; fixed > 0) {
+    k = std::min(k, fixed);
+    while (fixed % k != 0) --k;
+  }
+  return std::max(k, 1);
 }
 
 MeasurementRecord measure_placement(const PlannedCall& planned, Placement placement, int repeat,
@@ -38,20 +56,25 @@ MeasurementRecord measure_placement(const PlannedCall& planned, Placement placem
   call.placement = placement;
   std::optional<std::uint64_t> wrong;
   if (options.check) wrong = ranks.sum(engine.run_checked(call, options.corrupt_rank == ranks.rank()));
-  const int warmed = warm_up(call, options, engine, ranks);
+  const WarmUp warmed = warm_up(call, options, engine, ranks);
+  // Same on every rank (from the reduced warm-up time), so every rank sends as many samples.
+  const int per_sample = calls_per_sample(warmed.call_seconds, options);
+  StoppingRule rule = options.stopping;  // counts samples
+  if (rule.fixed_iters > 0) rule.fixed_iters /= per_sample;
 
   IterationTimes times;
   double device_s = 0, host_s = 0;
   int slowest_here = 0;
-  while ((times.stopped_by = stop_reason(options.stopping, times.slowest_seconds)) == StopReason::not_yet) {
-    const TimedIterations timed = engine.run_timed(call, next_batch(options.stopping, times.slowest_seconds));
+  while ((times.stopped_by = stop_reason(rule, times.slowest_seconds)) == StopReason::not_yet) {
+    const TimedIterations timed = engine.run_timed(call, next_batch(rule, times.slowest_seconds), per_sample);
     device_s += timed.device_seconds;
     host_s += timed.host_seconds;
     const std::vector<double> slowest = ranks.max_each(timed.iteration_seconds);
     for (std::size_t i = 0; i < slowest.size(); ++i) slowest_here += timed.iteration_seconds[i] >= slowest[i];
     times.slowest_seconds.insert(times.slowest_seconds.end(), slowest.begin(), slowest.end());
   }
-  const double iters = static_cast<double>(times.slowest_seconds.size());
+  times.calls_per_sample = per_sample;
+  const double iters = static_cast<double>(times.slowest_seconds.size()) * per_sample;
   const double code = slowest_here * kRankSlots + (kRankSlots - 1 - ranks.rank());
   const double top = ranks.max_each({code}).front();
   times.slowest_rank_iterations = static_cast<int>(std::floor(top / kRankSlots));
@@ -72,7 +95,7 @@ MeasurementRecord measure_placement(const PlannedCall& planned, Placement placem
     for (double& s : seconds_by_rank) s *= 1e-6;
     add_group_times(record, planned, seconds_by_rank);
   }
-  record.warmup = warmed;
+  record.warmup = warmed.calls;
   record.iters = static_cast<int>(iters);
   record.repeat = repeat;
   record.host_time_us = {host.min * 1e6, host.avg * 1e6, host.max * 1e6};
@@ -121,7 +144,10 @@ MeasurementRecord make_record(const PlannedCall& planned, Placement placement, i
 }
 
 void add_iteration_stats(const IterationTimes& times, MeasurementRecord& record) {
-  const IterationSummary s = summarize_iterations(times.slowest_seconds);
+  std::vector<double> per_call(times.slowest_seconds);
+  for (double& s : per_call) s /= times.calls_per_sample;
+  const IterationSummary s = summarize_iterations(per_call);
+  record.calls_per_sample = times.calls_per_sample;
   record.iteration_us = IterationPercentilesUs{s.p50 * 1e6, s.p90 * 1e6, s.p99 * 1e6, s.min * 1e6, s.max * 1e6};
   const double spread = relative_standard_error(times.slowest_seconds);
   record.spread = std::isfinite(spread) ? spread : 0.0;

@@ -29,6 +29,8 @@ struct LoopOptions {
   // Under the noise-based stop, warm-up ends early once it has taken this long (after
   // at least one call): a 1 GiB call at a slow setting is warm after one iteration.
   double warmup_budget_seconds = 0.05;
+  // Calls shorter than this are timed in samples of several calls, about this long.
+  double sample_seconds = 1e-3;
   // --resume: measurement_key()s already recorded; those measurements are skipped.
   std::set<std::string> done;
   // Polled on every rank before each size (this rank's wish to stop, e.g. a signal);
@@ -41,7 +43,8 @@ LoopOptions loop_options(const RunSpec& spec, int corrupt_rank, std::string poin
 
 // The per-iteration side of a record, reduced across ranks.
 struct IterationTimes {
-  std::vector<double> slowest_seconds;  // per iteration, the maximum over ranks
+  std::vector<double> slowest_seconds;  // per sample, the maximum over ranks
+  int calls_per_sample = 1;
   int slowest_rank = -1;
   int slowest_rank_iterations = 0;
   StopReason stopped_by = StopReason::not_yet;

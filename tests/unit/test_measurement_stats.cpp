@@ -148,18 +148,21 @@ class ScriptedEngine final : public Engine {
   void disconnect() override {}
   std::string unsupported_reason(const CollectiveCall&) const override { return {}; }
   std::uint64_t run_checked(const CollectiveCall&, bool) override { return 0; }
-  TimedIterations run_timed(const CollectiveCall&, int iters) override {
+  TimedIterations run_timed(const CollectiveCall&, int iters, int calls_per_sample) override {
     TimedIterations t;
     for (int i = 0; i < iters; ++i) {
-      const double s = times_[next_++ % times_.size()];
+      double s = 0;
+      for (int c = 0; c < calls_per_sample; ++c) s += times_[next_++ % times_.size()];
       t.iteration_seconds.push_back(s);
       t.device_seconds += s;
     }
+    samples_of.push_back(calls_per_sample);
     t.host_seconds = t.device_seconds;
     batches.push_back(iters);
     return t;
   }
   std::vector<int> batches;
+  std::vector<int> samples_of;  // calls per sample of each batch
 
  private:
   std::vector<double> times_;
@@ -241,6 +244,35 @@ TEST_CASE("the loop warms up briefly for slow calls and records each repeat in o
   measure_plan(one_size_plan(), options, engine, rank, &sink);
   CHECK(sink.records[0].warmup == 1);  // 40 ms per call: past the 50 ms budget after one
   CHECK(sink.records[0].stopped_by == "spread");
+}
+
+TEST_CASE("short calls are timed in samples of several calls; a fixed count stays exact") {
+  ScriptedEngine engine({10e-6});  // 10 us per call: a timing mark per call would slow it
+  OneRank rank;
+  Collect sink;
+  LoopOptions options;
+  options.warmup = 5;
+  options.check = false;
+  options.stopping = {20, 0.01, 2, 10, 0, 100};  // --iters 20
+  measure_plan(one_size_plan(), options, engine, rank, &sink);
+  REQUIRE(sink.records.size() == 2);
+  CHECK(sink.records[0].iters == 20);              // exactly the calls asked for
+  CHECK(sink.records[0].calls_per_sample == 20);   // the largest divisor of 20 up to 1 ms of calls
+  CHECK(engine.samples_of.back() == 20);
+  CHECK(sink.records[0].iteration_us->p50 == Approx(10));  // per call, not per sample
+  CHECK(sink.records[0].time_us.avg == Approx(10));
+
+  options.stopping = {0, 0.01, 5, 1000, 0, 100};  // noise-based stop
+  sink.records.clear();
+  measure_plan(one_size_plan(), options, engine, rank, &sink);
+  CHECK(sink.records[0].calls_per_sample == 100);  // 1 ms / 10 us
+  CHECK(sink.records[0].iters % 100 == 0);
+  CHECK(sink.records[0].time_us.avg == Approx(10));
+
+  ScriptedEngine slow({2e-3});  // longer than a sample: one call per sample
+  sink.records.clear();
+  measure_plan(one_size_plan(), options, slow, rank, &sink);
+  CHECK(sink.records[0].calls_per_sample == 1);
 }
 
 TEST_CASE("records keep the per-iteration fields through JSON, and older files still load") {

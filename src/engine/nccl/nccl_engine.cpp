@@ -157,18 +157,18 @@ class NcclEngine final : public Engine {
     return *gpu_->wrong.get();
   }
 
-  TimedIterations run_timed(const CollectiveCall& call, int iters) override {
+  TimedIterations run_timed(const CollectiveCall& call, int iters, int calls_per_sample) override {
     const View v = view(call);
     const Buffers b = prepare(call, v);
     barrier();  // on the world communicator, so every group starts together
     const auto host_start = std::chrono::steady_clock::now();
-    // Event i marks the start of iteration i and the end of iteration i-1: one event
-    // per boundary, so the per-iteration times add up to the total exactly.
+    // Event i marks the start of sample i and the end of sample i-1: one event per
+    // boundary, so the per-sample times add up to the total exactly.
     while (gpu_->marks.size() < static_cast<std::size_t>(iters) + 1) gpu_->marks.push_back(std::make_unique<Event>());
     cudaStream_t s = gpu_->stream.get();
     check_cuda(cudaEventRecord(gpu_->marks[0]->get(), s), "cudaEventRecord");
     for (int i = 0; i < iters; ++i) {
-      launch(call, b, v);
+      for (int c = 0; c < calls_per_sample; ++c) launch(call, b, v);
       check_cuda(cudaEventRecord(gpu_->marks[static_cast<std::size_t>(i) + 1]->get(), s), "cudaEventRecord");
     }
     const cudaEvent_t last = gpu_->marks[static_cast<std::size_t>(iters)]->get();
