@@ -126,6 +126,8 @@ std::string format_bytes(Bytes bytes) {
   char buf[32];
   if (value == static_cast<double>(static_cast<Bytes>(value))) {
     std::snprintf(buf, sizeof buf, "%llu %s", static_cast<unsigned long long>(value), kNames[unit].data());
+  } else if (value >= 1000.0) {  // %.3g would print 1000..1023.9 as 1e+03
+    std::snprintf(buf, sizeof buf, "%.0f %s", value, kNames[unit].data());
   } else {
     std::snprintf(buf, sizeof buf, "%.3g %s", value, kNames[unit].data());
   }

@@ -61,4 +61,6 @@ TEST_CASE("sizes print in binary units") {
   CHECK(format_bytes(1536ull << 20) == "1.5 GiB");
   CHECK(format_bytes(768) == "768 B");
   CHECK(format_bytes(4ull << 30) == "4 GiB");
+  CHECK(format_bytes((1ull << 30) - 100000) == "1024 MiB");  // not 1.02e+03 MiB
+  CHECK(format_bytes(1050673152ull) == "1002 MiB");
 }
