@@ -20,6 +20,9 @@ std::string fixed(const char* format, double value) {
   return buffer;
 }
 
+// About 3 significant digits, never an exponent (11580 ms stays 11580).
+std::string sig3(double value) { return fixed(std::fabs(value) >= 100 ? "%.0f" : "%.3g", value); }
+
 std::string percent(double change) { return fixed("%+.0f%%", change * 100); }
 
 std::size_t baseline_index(const std::vector<std::string>& labels, const std::string& baseline) {
@@ -162,8 +165,8 @@ namespace {
 std::string cell(const SweepReport& report, const std::vector<std::optional<double>>& row, std::size_t p) {
   if (!row[p]) return "-";
   const auto& base = row[report.baseline];
-  if (p == report.baseline || !base || *base <= 0) return fixed("%.1f", *row[p]);
-  return fixed("%.1f", *row[p]) + " (" + percent(*row[p] / *base - 1) + ")";
+  if (p == report.baseline || !base || *base <= 0) return sig3(*row[p]);
+  return sig3(*row[p]) + " (" + percent(*row[p] / *base - 1) + ")";
 }
 
 // Points ranked by time per iteration, fastest first, with the change against the baseline.
@@ -364,8 +367,9 @@ std::string iteration_summary_markdown(const RunDocument& run, const std::string
   int place = 0;
   for (const RankedTime& r : ranked(labels, baseline, run.iteration_times)) {
     // 3 significant digits: summary.md is committed and diffed.
-    out += "| " + std::to_string(++place) + " | " + labels[r.point] + " | " + fixed("%.3g", r.time->ms) + " | " +
-           (r.delta_ms ? fixed("%+.3g ms", *r.delta_ms) + " (" + fixed("%+.3g%%", *r.delta_share * 100) + ")" : "baseline") +
+    out += "| " + std::to_string(++place) + " | " + labels[r.point] + " | " + sig3(r.time->ms) + " | " +
+           (r.delta_ms ? (*r.delta_ms >= 0 ? "+" : "") + sig3(*r.delta_ms) + " ms (" + fixed("%+.3g%%", *r.delta_share * 100) + ")"
+                       : "baseline") +
            " | " + marks(*r.time) + " |\n";
   }
   return out;
