@@ -14,14 +14,4 @@ void Engine::split(const std::vector<int>& colors) {
                    "drop groups, or use the nccl or mpi engine");
 }
 
-std::vector<double> Coordinator::all_values(double value) {
-  std::vector<double> values(static_cast<std::size_t>(size()));
-  for (int root = 0; root < size(); ++root) {
-    double v = root == rank() ? value : 0.0;
-    broadcast(std::as_writable_bytes(std::span(&v, 1)), root);
-    values[static_cast<std::size_t>(root)] = v;
-  }
-  return values;
-}
-
 }  // namespace ncclsweep

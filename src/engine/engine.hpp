@@ -107,9 +107,6 @@ class Coordinator {
   virtual std::uint64_t sum(std::uint64_t value) = 0;
   // Element-wise maximum of small status codes over ranks (the worst status wins).
   virtual std::vector<std::uint8_t> max_codes(std::vector<std::uint8_t> codes) = 0;
-  // Every rank's value in rank order, on every rank (per-group times). The default
-  // broadcasts from each rank in turn; implementations may do better.
-  virtual std::vector<double> all_values(double value);
   // Element-wise maximum over ranks of per-iteration times (the slowest rank bounds each
   // iteration). Every rank passes the same number of values.
   virtual std::vector<double> max_each(std::vector<double> values) = 0;

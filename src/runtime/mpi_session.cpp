@@ -69,12 +69,6 @@ RankTimes MpiSession::reduce_times(double seconds) {
   return t;
 }
 
-std::vector<double> MpiSession::all_values(double value) {
-  std::vector<double> values(static_cast<std::size_t>(size_));
-  check_mpi(MPI_Allgather(&value, 1, MPI_DOUBLE, values.data(), 1, MPI_DOUBLE, world_), "MPI_Allgather");
-  return values;
-}
-
 std::uint64_t MpiSession::sum(std::uint64_t value) {
   std::uint64_t total = 0;
   check_mpi(MPI_Allreduce(&value, &total, 1, MPI_UINT64_T, MPI_SUM, world_), "MPI_Allreduce");

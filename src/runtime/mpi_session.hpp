@@ -34,7 +34,6 @@ class MpiSession final : public Coordinator {
   RankTimes reduce_times(double seconds) override;
   std::uint64_t sum(std::uint64_t value) override;
   std::vector<std::uint8_t> max_codes(std::vector<std::uint8_t> codes) override;
-  std::vector<double> all_values(double value) override;  // one MPI_Allgather
   std::vector<double> max_each(std::vector<double> values) override;
   // `value` of `root`, on every rank.
   std::string broadcast_string(std::string value, int root = 0);
