@@ -5,15 +5,10 @@
 #include <vector>
 
 #include "compare/importers.hpp"
+#include "core/iteration_stats.hpp"
 
 namespace ncclsweep {
 namespace {
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 // The repeats of one row become one: the median busbw and time, and as the row's
 // spread half the repeats' range over the median (so the compare verdicts and their

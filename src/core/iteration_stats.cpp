@@ -16,6 +16,11 @@ double quantile_of_sorted(std::span<const double> sorted, double q) {
   return sorted[below] + (sorted[above] - sorted[below]) * fraction;
 }
 
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return quantile_of_sorted(values, 0.5);
+}
+
 IterationSummary summarize_iterations(std::span<const double> seconds) {
   if (seconds.empty()) return {};
   std::vector<double> sorted(seconds.begin(), seconds.end());

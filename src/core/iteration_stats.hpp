@@ -2,6 +2,7 @@
 // Statistics over per-iteration times: percentiles for the record, and the relative
 // standard error of the mean that the noise-based stop aims at.
 #include <span>
+#include <vector>
 
 namespace ncclsweep {
 
@@ -13,6 +14,9 @@ struct IterationSummary {
 // "type 7" rule of R and numpy), so p50 of an even count is the mean of the middle two.
 // `sorted` must be sorted ascending and not empty.
 double quantile_of_sorted(std::span<const double> sorted, double q);
+
+// The median of unsorted values (the mean of the middle two for an even count); not empty.
+double median_of(std::vector<double> values);
 
 // Empty input gives all zeros.
 IterationSummary summarize_iterations(std::span<const double> seconds);

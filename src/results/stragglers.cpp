@@ -2,16 +2,9 @@
 
 #include <algorithm>
 
+#include "core/iteration_stats.hpp"
+
 namespace ncclsweep {
-namespace {
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-}  // namespace
 
 std::vector<Straggler> find_stragglers(const RunDocument& run, const StragglerRule& rule) {
   std::size_t ranks = 0;
