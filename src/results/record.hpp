@@ -32,6 +32,14 @@ struct IterationPercentilesUs {
   double p50 = 0, p90 = 0, p99 = 0, min = 0, max = 0;
 };
 
+// The GPU clocks around one measurement: the lowest over ranks before and after it, and
+// every throttle reason (core/gpu_clocks.hpp) any rank's GPU showed at either reading.
+struct MeasurementClocks {
+  int sm_mhz_before = 0, sm_mhz_after = 0;
+  int mem_mhz_before = 0, mem_mhz_after = 0;
+  std::vector<std::string> throttle;  // empty: not throttled
+};
+
 struct MeasurementRecord {
   std::string collective;  // "all_gather"
   std::string dtype;       // "float32"
@@ -41,6 +49,8 @@ struct MeasurementRecord {
   Bytes requested_bytes = 0;
   std::uint64_t count = 0;    // per rank, as passed to the call
   std::string placement;      // "out_of_place" | "in_place"
+  std::string buffers = "cuda-malloc";  // core/call_modes.hpp; omitted from JSON when the default
+  std::string launch = "stream";
   int ranks = 0;
   int warmup = 0;
   int iters = 0;
@@ -64,6 +74,7 @@ struct MeasurementRecord {
   std::string comm_group = "world";  // world | dp | tp | ... | intra-node | inter-node | stride | size
   int groups = 1;                    // how many groups ran at once
   std::vector<GroupTime> per_group;  // empty for the world
+  std::optional<MeasurementClocks> clocks;  // empty when the engine has no GPU clocks to read
 };
 
 // A call a training job makes per iteration (from its workload or imported files),
@@ -101,6 +112,16 @@ struct SettingOutcome {
   std::string status;  // "applied" | "not-read" | "mismatch" | "by-config" (worst over ranks)
 };
 
+// Where a point's wall time went, on rank 0 (seconds): what the time-to-result benchmark
+// and `plan --ranks` estimates need to see beyond the timed collectives.
+struct PointPhases {
+  double worker_start = 0;  // spawn to every worker up, for the first point a worker run measures; else 0
+  double connect = 0;       // communicator init (and split)
+  double verify = 0;        // reading NCCL's log, both times
+  double measure = 0;       // every size: check, warm-up, timed samples, reductions
+  double disconnect = 0;    // communicator destroy
+};
+
 // One sweep point: its settings, isolation group, verification and communicator set-up.
 struct PointOutcome {
   std::string label;
@@ -114,6 +135,7 @@ struct PointOutcome {
   std::vector<std::string> transports;  // "P2P/CUMEM/read", ... as rank 0 logged them
   // "AllGather 1048576 B: RING/SIMPLE, 24 channels": NCCL's choice per size, rank 0's TUNING log
   std::vector<std::string> algorithms;
+  PointPhases phase_s;
 };
 
 struct RankEntry {

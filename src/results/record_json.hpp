@@ -17,8 +17,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GroupTime, group, time_us, busbw_gbps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WorkloadCall, collective, bytes, dtype, group, group_size, calls, origin)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WorkloadWeights, source, basis, calls)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointIterationTime, point, ms, measured, interpolated, missing)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointOutcome, label, group, status, error, settings, init_time_us, coll_channels,
-                                   transports, algorithms)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PointPhases, worker_start, connect, verify, measure, disconnect)
+// With defaults: run.json files from before a field existed still read.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PointOutcome, label, group, status, error, settings, init_time_us,
+                                                coll_channels, transports, algorithms, phase_s)
 
 // Records (an optional wrong count) and the run (a schema version check) by hand.
 

@@ -265,6 +265,7 @@ class Launch {
         const bool interrupted = std::any_of(outcomes.begin(), outcomes.end(),
                                              [](const PointOutcome& o) { return o.status == "interrupted"; });
         stopped_ = session_.max_across_ranks(leader_ && interrupted ? 1 : 0) != 0;
+        if (!outcomes.empty()) outcomes.front().phase_s.worker_start = result.startup_s;
         const bool last_try = stopped_ || !begun || !result.failed;
         const int settled = leader_ ? record_points(group.index, remaining, result, errors, outcomes, last_try) : 0;
         if (last_try) break;

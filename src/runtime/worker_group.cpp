@@ -25,6 +25,7 @@ GroupResult run_worker_group(RelayReducer& relay, const WorkerStart& start,
                              double deadline_s) {
   GroupResult result;
   bool aborted = false;  // a combined step failed: no rank waits for this one any more
+  const auto spawned = std::chrono::steady_clock::now();
   WorkerProcess worker(current_executable(), environment);
   MessageChannel& channel = worker.channel();
   try {
@@ -51,6 +52,7 @@ GroupResult run_worker_group(RelayReducer& relay, const WorkerStart& start,
         // All workers must be up before the collective on_device: agree first.
         const RelayStep combined = relay.all_reduce(RelayStep{});
         note_step(combined, result, aborted);
+        result.startup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - spawned).count();
         const bool go = !aborted && callbacks.on_device(message->at("device").get<DeviceDescription>());
         result.stopped = !aborted && !go;
         channel.send({{"type", go ? "go" : "stop"}});

@@ -29,6 +29,7 @@ struct GroupResult {
   int local_status = 0;      // the exit status this rank's worker asked for (2 usage, 3 runtime)
   bool stopped = false;      // on_device said stop
   bool timed_out = false;    // this rank's worker said nothing within the deadline and was killed
+  double startup_s = 0;      // spawn until every rank's worker had its GPU (0: never got there)
 };
 
 // `deadline_s`: the longest the worker may go without a message (runtime/deadline.hpp);

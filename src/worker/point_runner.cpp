@@ -66,8 +66,20 @@ bool verify(const PointSpec& point, PointContext& context, PointOutcome& outcome
 
 }  // namespace
 
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
 PointOutcome run_point(const PointSpec& point, PointContext& context) {
   PointOutcome outcome;
+  PointPhases& phase = outcome.phase_s;
+  const auto disconnect = [&] {
+    const auto start = std::chrono::steady_clock::now();
+    context.engine.disconnect();
+    phase.disconnect = seconds_since(start);
+  };
   outcome.label = point.label;
   // Only re-read variables (and, under --isolation reinit, the rest) change here; the
   // process-cached ones came with the worker's environment.
@@ -75,33 +87,41 @@ PointOutcome run_point(const PointSpec& point, PointContext& context) {
 
   const auto start = std::chrono::steady_clock::now();
   context.engine.connect(point.config);
-  const std::chrono::duration<double> init = std::chrono::steady_clock::now() - start;
-  const RankTimes t = context.ranks.reduce_times(init.count());
+  phase.connect = seconds_since(start);
+  const RankTimes t = context.ranks.reduce_times(phase.connect);
   outcome.init_time_us = {t.min * 1e6, t.avg * 1e6, t.max * 1e6};
 
-  if (!verify(point, context, outcome)) {
+  auto phase_start = std::chrono::steady_clock::now();
+  const bool applied = verify(point, context, outcome);
+  phase.verify = seconds_since(phase_start);
+  if (!applied) {
     // Never measure a point whose setting did not reach NCCL.
     outcome.status = "mismatch";
     outcome.error = "a setting did not reach NCCL (see settings); not measured";
-    context.engine.disconnect();
+    disconnect();
     return outcome;
   }
   LoopOptions options = context.options;
   options.point = point.label;
   if (context.fault.applies(context.ranks.rank(), point.label) && inject_fault(context.fault)) {
     outcome.status = "ok";  // skip: the other ranks wait in the collectives this one never joins
-    context.engine.disconnect();
+    disconnect();
     return outcome;
   }
-  if (!measure_plan(context.plan, options, context.engine, context.ranks, context.rows)) {
+  phase_start = std::chrono::steady_clock::now();
+  const bool measured = measure_plan(context.plan, options, context.engine, context.ranks, context.rows);
+  phase.measure = seconds_since(phase_start);
+  if (!measured) {
     outcome.status = "interrupted";  // the ranks agreed to stop (a signal): the sweep ends here
     outcome.error = "stopped by a signal before all sizes were measured";
-    context.engine.disconnect();
+    disconnect();
     return outcome;
   }
   // Variables NCCL reads lazily (at the first collective) show up only now.
+  phase_start = std::chrono::steady_clock::now();
   outcome.status = verify(point, context, outcome) ? "ok" : "mismatch";
-  context.engine.disconnect();
+  phase.verify += seconds_since(phase_start);
+  disconnect();
   if (context.log_resources) {
     std::fprintf(stderr, "%s\n", resource_line(context.ranks.rank(), point.label, current_resource_use()).c_str());
   }
