@@ -25,6 +25,8 @@ struct RunArgs {
   std::string sizes = "1M:1G:x4";
   std::string dtypes = "float32";
   std::string ops = "sum";
+  std::string buffers = "cuda-malloc";
+  std::string launch = "stream";
   int root = 0;
   int warmup = 5;
   int iters = 0;  // 0: noise-based stop
@@ -121,6 +123,8 @@ void apply_flags(const RunArgs& args, RunSpec& spec) {
   if (args.given.count("--sizes")) spec.sizes = parse_size_list(args.sizes);
   if (args.given.count("--dtype")) spec.dtypes = parse_dtype_list(args.dtypes);
   if (args.given.count("--op")) spec.ops = parse_op_list(args.ops);
+  if (args.given.count("--buffers")) spec.buffer_modes = parse_buffer_mode_list(args.buffers);
+  if (args.given.count("--launch")) spec.launch_modes = parse_launch_mode_list(args.launch);
   if (args.given.count("--root")) spec.root = args.root;
   if (args.given.count("--warmup")) spec.warmup = args.warmup;
   if (args.given.count("--iters")) spec.iters = args.iters;
@@ -137,6 +141,8 @@ RunSpec spec_from_args(const RunArgs& args) {
   spec.sizes = parse_size_list(args.sizes);
   spec.dtypes = parse_dtype_list(args.dtypes);
   spec.ops = parse_op_list(args.ops);
+  spec.buffer_modes = parse_buffer_mode_list(args.buffers);
+  spec.launch_modes = parse_launch_mode_list(args.launch);
   spec.root = args.root;
   spec.warmup = args.warmup;
   spec.iters = args.iters;
@@ -260,6 +266,14 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
                   "Comma list: int8 uint8 int32 uint32 int64 uint64 float16 float32 float64 bfloat16 fp8_e4m3 fp8_e5m2")
       ->capture_default_str();
   run->add_option("--op,--ops", args->ops, "Comma list of reduction ops: sum prod max min avg")->capture_default_str();
+  run->add_option("--buffers", args->buffers,
+                  "Comma list of buffer modes (nccl engine): cuda-malloc, nccl-register (ncclMemAlloc + "
+                  "ncclCommRegister), nccl-window (symmetric window, NCCL 2.27+)")
+      ->capture_default_str();
+  run->add_option("--launch", args->launch,
+                  "Comma list of launch modes (nccl engine): stream, graph (CUDA graph replay, like nccl-tests -G), "
+                  "blocking (wait for each call, like nccl-tests -z 1)")
+      ->capture_default_str();
   run->add_option("--root", args->root, "Root rank of broadcast and reduce")->capture_default_str();
   run->add_option("--warmup,-w", args->warmup, "Untimed iterations per size")
       ->check(CLI::Range(0, 1000000))
@@ -319,7 +333,8 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->callback(
       [args, run, &chosen] {
         for (const char* flag : {"--collectives", "--sizes", "--dtype", "--op", "--root", "--warmup", "--iters",
-                                 "--check", "--name", "--repeats", "--order", "--seed", "--timeout"}) {
+                                 "--check", "--name", "--repeats", "--order", "--seed", "--timeout", "--buffers",
+                                 "--launch"}) {
           if (run->count(flag) > 0) args->given.insert(flag);
         }
         chosen = [args](CommandContext& context) { return run_launch_from_args(*args, context); };

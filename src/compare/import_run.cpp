@@ -54,7 +54,12 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
     SideRow row;
     // A run without a sweep has the one point "default": keep its rows comparable with
     // nccl-tests output, which has no points.
-    row.key = {r.collective, r.dtype, r.op, r.size_bytes, r.placement, r.point == "default" ? "" : r.point};
+    // Other buffer or launch modes are rows of their own, tagged like a point.
+    std::string variant = r.point == "default" ? "" : r.point;
+    if (r.buffers != "cuda-malloc" || r.launch != "stream") {
+      variant += (variant.empty() ? "" : " ") + ("buffers=" + r.buffers + " launch=" + r.launch);
+    }
+    row.key = {r.collective, r.dtype, r.op, r.size_bytes, r.placement, variant};
     row.count = r.count;
     row.root = r.root;
     row.time_us = r.time_us.max;

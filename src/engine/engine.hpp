@@ -3,13 +3,16 @@
 // Everything else (sizes, statistics, output) is shared by all engines.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/call_modes.hpp"
 #include "core/collective.hpp"
 #include "core/dtype.hpp"
+#include "core/gpu_clocks.hpp"
 
 namespace ncclsweep {
 
@@ -24,6 +27,8 @@ struct CollectiveCall {
   int root = 0;
   Placement placement = Placement::out_of_place;
   int comm = 0;  // 0: the world communicator; i: the i-th sub-communicator of Engine::split
+  BufferMode buffers = BufferMode::cuda_malloc;
+  LaunchMode launch = LaunchMode::stream;
 };
 
 // Two clocks over the same iterations. The device clock (CUDA events on the
@@ -88,6 +93,9 @@ class Engine {
   // at once, while run_timed still lines up all ranks first. disconnect() ends them.
   // The default refuses: an engine that cannot split says so (a usage error).
   virtual void split(const std::vector<int>& colors);
+  // This rank's GPU clocks now; nothing for engines without a GPU or when unreadable.
+  // Read between measurements only, never while timing.
+  virtual std::optional<GpuClocks> read_clocks() { return std::nullopt; }
 };
 
 // The control plane: what the runtime and engines need from the other ranks,

@@ -62,6 +62,22 @@ std::vector<int> comm_colors(const MeasurementPlan& plan, int rank) {
   return colors;
 }
 
+// Every call once per (buffer mode, launch mode), modes outermost, so each mode's sizes
+// print as one table and a mode's buffers are set up once.
+void expand_call_modes(const RunSpec& spec, MeasurementPlan& plan) {
+  const std::vector<PlannedCall> calls = std::move(plan.calls);
+  plan.calls.clear();
+  for (const BufferMode buffers : spec.buffer_modes) {
+    for (const LaunchMode launch : spec.launch_modes) {
+      for (PlannedCall planned : calls) {
+        planned.call.buffers = buffers;
+        planned.call.launch = launch;
+        plan.calls.push_back(planned);
+      }
+    }
+  }
+}
+
 MeasurementPlan plan_measurements(const RunSpec& spec, int ranks) {
   if (spec.root < 0 || spec.root >= ranks) {
     throw UsageError("root " + std::to_string(spec.root) + " is not a rank of this run (" + std::to_string(ranks) +
@@ -86,6 +102,7 @@ MeasurementPlan plan_measurements(const RunSpec& spec, int ranks) {
       }
     }
   }
+  expand_call_modes(spec, plan);
   for (const CommGroup& g : plan.comms) {
     plan.notes.push_back("sub-communicators " + g.label() + ": " + std::to_string(ranks / g.size) +
                          " groups run at once; busbw on a group's ranks, time of the slowest group");

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/call_modes.hpp"
 #include "core/collective.hpp"
 #include "core/dtype.hpp"
 #include "core/stopping_rule.hpp"
@@ -27,6 +28,9 @@ struct RunSpec {
   std::vector<Bytes> sizes;  // requested totals, nccl-tests convention
   std::vector<const DataType*> dtypes;
   std::vector<ReduceOp> ops;
+  // Each measurement once per buffer mode and launch mode (outermost: one table each).
+  std::vector<BufferMode> buffer_modes{BufferMode::cuda_malloc};
+  std::vector<LaunchMode> launch_modes{LaunchMode::stream};
   int root = 0;
   int warmup = 5;
   int iters = 0;            // > 0: a fixed count of timed iterations; 0: stop by `stopping`

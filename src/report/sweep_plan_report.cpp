@@ -12,6 +12,8 @@ nlohmann::json measurements_json(const RunSpec& m) {
   j["sizes"] = m.sizes;
   for (const auto* d : m.dtypes) j["dtypes"].push_back(std::string(d->name));
   for (const auto op : m.ops) j["ops"].push_back(std::string(name_of(op)));
+  for (const auto b : m.buffer_modes) j["buffers"].push_back(std::string(name_of(b)));
+  for (const auto l : m.launch_modes) j["launch"].push_back(std::string(name_of(l)));
   j["warmup"] = m.warmup;
   j["iters"] = m.iters;
   j["engine"] = m.engine.empty() ? "default" : m.engine;
@@ -60,7 +62,11 @@ std::string sweep_plan_text(const SweepPlan& plan, double estimated_seconds) {
                     std::to_string(plan.groups.size()) + " isolation group(s), repeats " + std::to_string(plan.repeats) +
                     ", order " + plan.order + ", isolation " + plan.isolation + "\n";
   out += "# per point: " + std::to_string(m.collectives.size()) + " collective(s) x " + std::to_string(m.sizes.size()) +
-         " size(s) x " + std::to_string(m.dtypes.size()) + " dtype(s), warmup " + std::to_string(m.warmup) + ", iters " +
+         " size(s) x " + std::to_string(m.dtypes.size()) + " dtype(s)" +
+         (m.buffer_modes.size() * m.launch_modes.size() > 1
+              ? " x " + std::to_string(m.buffer_modes.size() * m.launch_modes.size()) + " buffer/launch mode(s)"
+              : std::string()) +
+         ", warmup " + std::to_string(m.warmup) + ", iters " +
          (m.iters > 0 ? std::to_string(m.iters) : std::string("noise-based")) + ", engine " + (m.engine.empty() ? "default" : m.engine) + "\n";
   for (const auto& g : plan.groups) {
     std::string env;

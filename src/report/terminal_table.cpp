@@ -1,7 +1,10 @@
 #include "report/terminal_table.hpp"
 
+#include <set>
 #include <string>
 
+#include "core/number_format.hpp"
+#include "results/best_mode.hpp"
 #include "results/node_map.hpp"
 
 namespace ncclsweep {
@@ -45,14 +48,16 @@ class TerminalTable final : public ResultSink {
 
   void row(std::span<const MeasurementRecord> placements) override {
     const MeasurementRecord& first = placements.front();
-    const std::string block = first.point + "/" + first.collective + "/" + first.dtype + "/" + first.op;
+    const std::string block = first.point + "/" + first.collective + "/" + first.dtype + "/" + first.op + "/" +
+                              first.buffers + "/" + first.launch;
     if (block != current_block_) {
       current_block_ = block;
-      if (first.point != "default") {
-        std::fprintf(out_, "#\n# %s   [point %s]\n", first.collective.c_str(), first.point.c_str());
-      } else {
-        std::fprintf(out_, "#\n# %s\n", first.collective.c_str());
+      std::string tags;
+      if (first.point != "default") tags += "   [point " + first.point + "]";
+      if (first.buffers != "cuda-malloc" || first.launch != "stream") {
+        tags += "   [buffers " + first.buffers + ", launch " + first.launch + "]";
       }
+      std::fprintf(out_, "#\n# %s%s\n", first.collective.c_str(), tags.c_str());
       std::fprintf(out_, "#%59s%-35s%s\n", "", "out-of-place", "in-place");
       std::fprintf(out_, "#%11s %13s %9s %7s %7s %8s %7s %7s %7s %8s %7s %7s %7s\n", "size", "count", "type", "redop",
                    "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
@@ -72,6 +77,8 @@ class TerminalTable final : public ResultSink {
     for (const auto& r : run.records) wrong += r.wrong.value_or(0);
     std::fprintf(out_, "#\n# %zu measurements, %llu wrong elements, status %s\n", run.records.size(),
                  static_cast<unsigned long long>(wrong), run.status.c_str());
+    print_throttled(run);
+    print_best_modes(run);
     for (const Straggler& s : run.stragglers) {
       std::fprintf(out_, "# STRAGGLER: rank %d (%s, GPU %d) slower than the median rank by more than 5%% in %d of %d "
                    "measurements (median +%.1f%%)\n",
@@ -81,6 +88,41 @@ class TerminalTable final : public ResultSink {
   }
 
  private:
+  // One line: how many measurements ran with a throttled GPU, and why.
+  void print_throttled(const RunDocument& run) {
+    int throttled = 0, read = 0;
+    std::set<std::string> reasons;
+    for (const auto& r : run.records) {
+      if (!r.clocks) continue;
+      ++read;
+      if (r.clocks->throttle.empty()) continue;
+      ++throttled;
+      reasons.insert(r.clocks->throttle.begin(), r.clocks->throttle.end());
+    }
+    if (throttled == 0) return;
+    std::string why;
+    for (const auto& reason : reasons) why += (why.empty() ? "" : ", ") + reason;
+    std::fprintf(out_, "# THROTTLED: %d of %d measurements ran with GPU clocks held down (%s); see records' clocks\n",
+                 throttled, read, why.c_str());
+  }
+
+  // With several buffer/launch modes: per size the best one against the default.
+  void print_best_modes(const RunDocument& run) {
+    const std::vector<BestMode> best = best_modes(run.records);
+    if (best.empty()) return;
+    std::fprintf(out_, "#\n# best mode per size (median busbw over repeats)\n");
+    std::fprintf(out_, "#%-16s %-14s %12s %-13s %-9s %8s %9s\n", " collective", "placement", "size (B)", "buffers",
+                 "launch", "busbw", "vs default");
+    for (const BestMode& b : best) {
+      const std::string gain = b.default_busbw_gbps > 0
+                                   ? percent_change(b.busbw_gbps / b.default_busbw_gbps)
+                                   : std::string("n/a");
+      std::fprintf(out_, "# %-15s %-14s %12llu %-13s %-9s %8.2f %9s%s\n", b.collective.c_str(), b.placement.c_str(),
+                   static_cast<unsigned long long>(b.size_bytes), b.buffers.c_str(), b.launch.c_str(), b.busbw_gbps,
+                   gain.c_str(), b.point == "default" ? "" : ("   [point " + b.point + "]").c_str());
+    }
+  }
+
   void print_placement(const MeasurementRecord* r) {
     if (!r) {
       std::fprintf(out_, " %8s %7s %7s %7s", "n/a", "n/a", "n/a", "n/a");

@@ -37,6 +37,14 @@ void to_json(json& j, const MeasurementRecord& r) {
            {"stopped_by", r.stopped_by},
            {"calls_per_sample", r.calls_per_sample},
            {"rank_time_us", r.rank_time_us}};
+  // Default modes and absent clocks are left out, so records of plain runs stay as they were.
+  if (r.buffers != "cuda-malloc") j["buffers"] = r.buffers;
+  if (r.launch != "stream") j["launch"] = r.launch;
+  if (r.clocks) {
+    j["clocks"] = json{{"sm_mhz", {r.clocks->sm_mhz_before, r.clocks->sm_mhz_after}},
+                       {"mem_mhz", {r.clocks->mem_mhz_before, r.clocks->mem_mhz_after}},
+                       {"throttle", r.clocks->throttle}};
+  }
   if (r.comm_group != "world") {  // world records stay as they were
     j["comm_group"] = r.comm_group;
     j["groups"] = r.groups;
@@ -85,6 +93,19 @@ void from_json(const json& j, MeasurementRecord& r) {
   r.stopped_by = j.value("stopped_by", std::string());
   r.calls_per_sample = j.value("calls_per_sample", 1);
   r.rank_time_us = j.value("rank_time_us", std::vector<double>());
+  r.buffers = j.value("buffers", std::string("cuda-malloc"));
+  r.launch = j.value("launch", std::string("stream"));
+  if (const auto it = j.find("clocks"); it != j.end() && !it->is_null()) {
+    MeasurementClocks c;
+    const auto sm = it->at("sm_mhz").get<std::vector<int>>(), mem = it->at("mem_mhz").get<std::vector<int>>();
+    if (sm.size() != 2 || mem.size() != 2) throw json::other_error::create(501, "clocks need [before, after]", &*it);
+    c.sm_mhz_before = sm[0];
+    c.sm_mhz_after = sm[1];
+    c.mem_mhz_before = mem[0];
+    c.mem_mhz_after = mem[1];
+    it->at("throttle").get_to(c.throttle);
+    r.clocks = c;
+  }
 }
 
 void to_json(json& j, const RunDocument& d) {

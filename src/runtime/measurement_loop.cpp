@@ -1,6 +1,8 @@
 #include "runtime/measurement_loop.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <optional>
 
@@ -15,6 +17,20 @@ namespace {
 // One max over ranks finds the rank slowest most often: the count in the high part,
 // the inverted rank in the low part (so ties go to the lowest rank); exact in a double.
 constexpr double kRankSlots = 1 << 20;
+
+// Wall time between laps, for NCCLSWEEP_TRACE_TIMING.
+class PhaseClock {
+ public:
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    return seconds;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 struct WarmUp {
   int calls = 0;
@@ -50,13 +66,33 @@ int calls_per_sample(double call_seconds, const LoopOptions& options) {
   return std::max(k, 1);
 }
 
+// The clocks around a measurement over every rank (collective: every rank calls it once).
+std::optional<MeasurementClocks> reduce_clocks(const std::optional<GpuClocks>& before,
+                                               const std::optional<GpuClocks>& after, Coordinator& ranks) {
+  if (!ranks.all_ranks_agree(before && after)) return std::nullopt;
+  // The lowest clock over ranks is the largest negated one.
+  const std::vector<double> lowest =
+      ranks.max_each({-double(before->sm_mhz), -double(after->sm_mhz), -double(before->mem_mhz), -double(after->mem_mhz)});
+  std::vector<std::uint8_t> flags(kThrottleReasons);
+  for (std::size_t i = 0; i < kThrottleReasons; ++i) flags[i] = before->throttled[i] || after->throttled[i];
+  flags = ranks.max_codes(flags);
+  std::array<bool, kThrottleReasons> any{};
+  for (std::size_t i = 0; i < kThrottleReasons; ++i) any[i] = flags[i] != 0;
+  return MeasurementClocks{int(-lowest[0]), int(-lowest[1]), int(-lowest[2]), int(-lowest[3]), throttle_names(any)};
+}
+
 MeasurementRecord measure_placement(const PlannedCall& planned, Placement placement, int repeat,
                                     const LoopOptions& options, Engine& engine, Coordinator& ranks) {
   CollectiveCall call = planned.call;
   call.placement = placement;
+  PhaseClock clock;
+  const std::optional<GpuClocks> clocks_before = engine.read_clocks();
+  const double t_clocks = clock.lap();
   std::optional<std::uint64_t> wrong;
   if (options.check) wrong = ranks.sum(engine.run_checked(call, options.corrupt_rank == ranks.rank()));
+  const double t_check = clock.lap();
   const WarmUp warmed = warm_up(call, options, engine, ranks);
+  const double t_warmup = clock.lap();
   // Same on every rank (from the reduced warm-up time), so every rank sends as many samples.
   const int per_sample = calls_per_sample(warmed.call_seconds, options);
   StoppingRule rule = options.stopping;  // counts samples
@@ -65,7 +101,9 @@ MeasurementRecord measure_placement(const PlannedCall& planned, Placement placem
   IterationTimes times;
   double device_s = 0, host_s = 0;
   int slowest_here = 0;
+  int batches = 0;
   while ((times.stopped_by = stop_reason(rule, times.slowest_seconds)) == StopReason::not_yet) {
+    ++batches;
     const TimedIterations timed = engine.run_timed(call, next_batch(rule, times.slowest_seconds), per_sample);
     device_s += timed.device_seconds;
     host_s += timed.host_seconds;
@@ -74,6 +112,9 @@ MeasurementRecord measure_placement(const PlannedCall& planned, Placement placem
     times.slowest_seconds.insert(times.slowest_seconds.end(), slowest.begin(), slowest.end());
   }
   times.calls_per_sample = per_sample;
+  const double t_timed = clock.lap();
+  const std::optional<MeasurementClocks> clocks = reduce_clocks(clocks_before, engine.read_clocks(), ranks);
+  const double t_clocks_after = clock.lap();
   const double iters = static_cast<double>(times.slowest_seconds.size()) * per_sample;
   const double code = slowest_here * kRankSlots + (kRankSlots - 1 - ranks.rank());
   const double top = ranks.max_each({code}).front();
@@ -101,6 +142,15 @@ MeasurementRecord measure_placement(const PlannedCall& planned, Placement placem
   record.host_time_us = {host.min * 1e6, host.avg * 1e6, host.max * 1e6};
   record.wrong = wrong;
   record.rank_time_us = std::move(rank_times);
+  record.clocks = clocks;
+  if (options.trace_timing && ranks.rank() == 0) {
+    std::fprintf(stderr,
+                 "ncclsweep timing: %s %llu B %s: clocks %.2f ms, check %.2f ms, warm-up %.2f ms, timed %.2f ms "
+                 "(device %.2f ms, %d batches), clocks+reduce %.2f+%.2f ms\n",
+                 record.collective.c_str(), static_cast<unsigned long long>(record.size_bytes), record.placement.c_str(),
+                 (t_clocks + t_clocks_after) * 1e3, t_check * 1e3, t_warmup * 1e3, t_timed * 1e3, device_s * 1e3,
+                 batches, t_clocks_after * 1e3, clock.lap() * 1e3);
+  }
   add_iteration_stats(times, record);
   return record;
 }
@@ -133,6 +183,8 @@ MeasurementRecord make_record(const PlannedCall& planned, Placement placement, i
   r.requested_bytes = planned.requested_bytes;
   r.count = call.count;
   r.placement = std::string(name_of(placement));
+  r.buffers = std::string(name_of(call.buffers));
+  r.launch = std::string(name_of(call.launch));
   r.ranks = ranks;
   r.warmup = options.warmup;
   r.iters = options.stopping.fixed_iters;

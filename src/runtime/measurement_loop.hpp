@@ -36,6 +36,9 @@ struct LoopOptions {
   // Polled on every rank before each size (this rank's wish to stop, e.g. a signal);
   // the ranks agree on it collectively, so all stop at the same size. Empty: never.
   std::function<bool()> stop_requested;
+  // NCCLSWEEP_TRACE_TIMING: rank 0 prints where each measurement's wall time went
+  // (check, warm-up, timed samples, reductions, clock reads) to stderr.
+  bool trace_timing = false;
 };
 
 // The spec's measurement options for the loop.

@@ -31,6 +31,13 @@ void to_json(json& j, const RunSpec& s) {
            {"timeout_s", s.timeout_s}};
   // Groups and workload calls only when used, so plain runs' messages stay as they were.
   if (!s.group.is_world()) j["group"] = group_json(s.group);
+  // Modes only when not the defaults, so plain runs' messages and fingerprints stay as they were.
+  if (s.buffer_modes != std::vector<BufferMode>{BufferMode::cuda_malloc}) {
+    for (const BufferMode m : s.buffer_modes) j["buffers"].push_back(std::string(name_of(m)));
+  }
+  if (s.launch_modes != std::vector<LaunchMode>{LaunchMode::stream}) {
+    for (const LaunchMode m : s.launch_modes) j["launch"].push_back(std::string(name_of(m)));
+  }
   if (!s.calls.empty()) {
     json& calls = j["calls"] = json::array();
     for (const SizedCall& c : s.calls) {
@@ -55,6 +62,16 @@ void from_json(const json& j, RunSpec& s) {
   j.at("check").get_to(s.check);
   j.at("engine").get_to(s.engine);
   s.group = j.contains("group") ? group_from(j.at("group")) : CommGroup{};
+  s.buffer_modes = {BufferMode::cuda_malloc};
+  if (j.contains("buffers")) {
+    s.buffer_modes.clear();
+    for (const auto& m : j.at("buffers")) s.buffer_modes.push_back(parse_buffer_mode_list(m.get<std::string>()).front());
+  }
+  s.launch_modes = {LaunchMode::stream};
+  if (j.contains("launch")) {
+    s.launch_modes.clear();
+    for (const auto& m : j.at("launch")) s.launch_modes.push_back(parse_launch_mode_list(m.get<std::string>()).front());
+  }
   s.calls.clear();
   if (j.contains("calls")) {
     for (const auto& c : j.at("calls")) {

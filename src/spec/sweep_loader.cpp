@@ -233,6 +233,14 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
          const std::string text = r.comma_list(n, "ops");
          s.measurements.ops = r.parsed(n, [&] { return parse_op_list(text); });
        }},
+      {"buffers", [](const Reader& r, const YAML::Node& n, Sweep& s) {
+         const std::string text = r.comma_list(n, "buffers");
+         s.measurements.buffer_modes = r.parsed(n, [&] { return parse_buffer_mode_list(text); });
+       }},
+      {"launch", [](const Reader& r, const YAML::Node& n, Sweep& s) {
+         const std::string text = r.comma_list(n, "launch");
+         s.measurements.launch_modes = r.parsed(n, [&] { return parse_launch_mode_list(text); });
+       }},
       {"root", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.root = static_cast<int>(r.integer(n, "root", 0, 1 << 20, 0)); }},
       {"warmup", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.warmup = static_cast<int>(r.integer(n, "warmup", 0, 1000000, 5)); }},
       {"iters", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.iters = static_cast<int>(r.integer(n, "iters", 1, 1000000, 20)); }},  // absent: noise-based

@@ -360,6 +360,20 @@ TEST_CASE("compare merges a run's repeats into the median with their range as th
   CHECK(side.notes.empty());                             // repeats are no duplicates
 }
 
+TEST_CASE("compare keeps other buffer and launch modes as rows of their own") {
+  RunDocument run;
+  run.status = "complete";
+  run.records.push_back(busbw_record("default", 0, 100));
+  run.records.push_back(busbw_record("default", 0, 120));
+  run.records.back().buffers = "nccl-register";
+  const Side side = side_from_run(run, "run.json");
+  REQUIRE(side.rows.size() == 2);
+  CHECK(side.rows[0].key.point.empty());  // the default mode still matches nccl-tests rows
+  CHECK(side.rows[0].busbw_gbps == Approx(100));
+  CHECK(side.rows[1].key.point == "buffers=nccl-register launch=stream");
+  CHECK(side.rows[1].busbw_gbps == Approx(120));
+}
+
 TEST_CASE("the sweep summary shows the repeats' median and marks changes within their range") {
   RunDocument run;
   run.points = {PointOutcome{}, PointOutcome{}, PointOutcome{}};

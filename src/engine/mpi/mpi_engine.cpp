@@ -76,6 +76,10 @@ class MpiEngine final : public Engine {
   }
 
   std::string unsupported_reason(const CollectiveCall& call) const override {
+    if (call.buffers != BufferMode::cuda_malloc || call.launch != LaunchMode::stream) {
+      return "the mpi engine has host buffers and blocking calls only; buffer modes and launch modes other than "
+             "cuda-malloc and stream need --engine nccl";
+    }
     if (!call.kind->reduces) return {};
     if (reducible_type(*call.dtype) == MPI_DATATYPE_NULL) {
       return "the mpi engine cannot reduce " + std::string(call.dtype->name) +

@@ -37,29 +37,43 @@ inline void check_free_memory(std::size_t bytes) {
                                          "GPU of other processes (nvidia-smi shows them)");
 }
 
-// A cudaMalloc'd buffer that can only grow; contents are not kept on growth.
+// A device buffer that can only grow; contents are not kept on growth. From cudaMalloc,
+// or from ncclMemAlloc (VMM memory that NCCL can register and map into peers).
 class DeviceBuffer {
  public:
-  DeviceBuffer() = default;
+  enum class Allocator { cuda, nccl };
+  explicit DeviceBuffer(Allocator allocator = Allocator::cuda) : allocator_(allocator) {}
   ~DeviceBuffer() { release(); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
-  void reserve(std::size_t bytes) {
-    if (bytes <= capacity_) return;
+  // True when it had to allocate anew (registrations of the old memory are then stale).
+  bool reserve(std::size_t bytes) {
+    if (bytes <= capacity_) return false;
+    // ncclMemAlloc maps whole granules (2 MiB on NVLink GPUs): take all of it, so a
+    // registration or window covers the whole mapping.
+    if (allocator_ == Allocator::nccl) bytes = (bytes + kNcclGranule - 1) / kNcclGranule * kNcclGranule;
     release();
     check_free_memory(bytes);
-    check_cuda(cudaMalloc(&data_, bytes), "cudaMalloc");
+    if (allocator_ == Allocator::cuda) {
+      check_cuda(cudaMalloc(&data_, bytes), "cudaMalloc");
+    } else {
+      check_nccl(ncclMemAlloc(&data_, bytes), "ncclMemAlloc");
+    }
     capacity_ = bytes;
+    return true;
   }
   std::byte* data() const { return static_cast<std::byte*>(data_); }
+  std::size_t capacity() const { return capacity_; }
 
  private:
   void release() {
-    if (data_) cudaFree(data_);
+    if (data_) allocator_ == Allocator::cuda ? void(cudaFree(data_)) : void(ncclMemFree(data_));
     data_ = nullptr;
     capacity_ = 0;
   }
+  static constexpr std::size_t kNcclGranule = std::size_t(2) << 20;
+  Allocator allocator_;
   void* data_ = nullptr;
   std::size_t capacity_ = 0;
 };
@@ -99,6 +113,78 @@ class PinnedCounter {
 
  private:
   unsigned long long* host_ = nullptr;
+};
+
+// One buffer registered with one communicator: ncclCommRegister, or a symmetric window
+// (ncclCommWindowRegister, collective over the communicator). Must go before the
+// communicator and before the memory.
+class BufferRegistration {
+ public:
+  BufferRegistration(ncclComm_t comm, void* data, std::size_t bytes, bool window) : comm_(comm), window_(window) {
+    if (!window) {
+      check_nccl(ncclCommRegister(comm, data, bytes, &handle_), "ncclCommRegister", comm);
+      return;
+    }
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+    check_nccl(ncclCommWindowRegister(comm, data, bytes, &window_handle_, NCCL_WIN_COLL_SYMMETRIC),
+               "ncclCommWindowRegister", comm);
+#else
+    (void)data;
+    (void)bytes;
+    throw RuntimeFailure("ncclCommWindowRegister", "needs NCCL 2.27 or later");
+#endif
+  }
+  ~BufferRegistration() {
+    if (!window_) {
+      if (handle_) ncclCommDeregister(comm_, handle_);
+      return;
+    }
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+    if (window_handle_) ncclCommWindowDeregister(comm_, window_handle_);
+#endif
+  }
+  BufferRegistration(const BufferRegistration&) = delete;
+  BufferRegistration& operator=(const BufferRegistration&) = delete;
+
+ private:
+  ncclComm_t comm_;
+  bool window_;
+  void* handle_ = nullptr;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
+  ncclWindow_t window_handle_ = nullptr;
+#endif
+};
+
+// A captured CUDA graph, instantiated; its kernels reference the communicator and
+// buffers they were captured with, so it must go before either.
+class GraphExec {
+ public:
+  // Captures what `issue` launches on `stream` (nothing runs while capturing).
+  template <typename Issue>
+  GraphExec(cudaStream_t stream, Issue&& issue) {
+    check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+    cudaGraph_t graph = nullptr;
+    try {
+      issue();
+    } catch (...) {
+      cudaStreamEndCapture(stream, &graph);  // leave the stream usable
+      if (graph) cudaGraphDestroy(graph);
+      throw;
+    }
+    check_cuda(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+    const cudaError_t status = cudaGraphInstantiate(&exec_, graph, 0);
+    cudaGraphDestroy(graph);
+    check_cuda(status, "cudaGraphInstantiate");
+  }
+  ~GraphExec() {
+    if (exec_) cudaGraphExecDestroy(exec_);
+  }
+  GraphExec(const GraphExec&) = delete;
+  GraphExec& operator=(const GraphExec&) = delete;
+  void launch(cudaStream_t stream) const { check_cuda(cudaGraphLaunch(exec_, stream), "cudaGraphLaunch"); }
+
+ private:
+  cudaGraphExec_t exec_ = nullptr;
 };
 
 class Communicator {

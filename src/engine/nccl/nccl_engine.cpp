@@ -11,6 +11,7 @@
 
 #include "core/pattern_spec.hpp"
 #include "engine/nccl/cuda_handles.hpp"
+#include "engine/nccl/gpu_clock_reader.hpp"
 #include "pattern_kernels.hpp"
 
 namespace ncclsweep {
@@ -88,6 +89,7 @@ class NcclEngine final : public Engine {
     describe_device();
     // Created only now, after cudaSetDevice, so every handle lives on this rank's GPU.
     gpu_ = std::make_unique<GpuResources>();
+    clocks_ = std::make_unique<GpuClockReader>(device_.pci_bus_id);
   }
 
   void connect(const std::vector<ConfigSetting>& config) override {
@@ -104,6 +106,7 @@ class NcclEngine final : public Engine {
   void disconnect() override {
     if (!comm_) return;
     gpu_->stream.synchronize();
+    release_comm_resources();
     groups_.clear();  // sub-communicators before their parent
     comm_.reset();
   }
@@ -119,6 +122,7 @@ class NcclEngine final : public Engine {
   ~NcclEngine() override {
     // Outstanding work must end before buffers and the communicator go.
     if (gpu_) cudaStreamSynchronize(gpu_->stream.get());
+    release_comm_resources();
     groups_.clear();
     comm_.reset();
   }
@@ -130,8 +134,13 @@ class NcclEngine final : public Engine {
     if (call.dtype->nccl_id >= ncclNumTypes) {
       return std::string(call.dtype->name) + " needs a newer NCCL than " + device_.nccl_library_version;
     }
+#if NCCL_VERSION_CODE < NCCL_VERSION(2, 27, 0)
+    if (call.buffers == BufferMode::nccl_window) return "buffer mode nccl-window needs NCCL 2.27 or later";
+#endif
     return {};
   }
+
+  std::optional<GpuClocks> read_clocks() override { return clocks_->read(); }
 
   std::uint64_t run_checked(const CollectiveCall& call, bool corrupt) override {
     const View v = view(call);
@@ -142,7 +151,12 @@ class NcclEngine final : public Engine {
     check_cuda(kernels::fill_input(b.input, b.input_elements, format, call.kind->reduces, v.rank, v.ranks,
                                    static_cast<int>(call.op), s),
                "fill kernel");
-    launch(call, b, v);
+    // The checked call goes the way the timed ones do: a graph replay is checked as one.
+    if (call.launch == LaunchMode::graph) {
+      graph_for(call, b, v, 1).launch(s);
+    } else {
+      launch(call, b, v);
+    }
     if (corrupt && b.output_elements > 0) {
       check_cuda(kernels::fill_value(b.output, 1, format, pattern::kPoison, s), "fill kernel");
     }
@@ -160,6 +174,9 @@ class NcclEngine final : public Engine {
   TimedIterations run_timed(const CollectiveCall& call, int iters, int calls_per_sample) override {
     const View v = view(call);
     const Buffers b = prepare(call, v);
+    // Graph mode: the sample's calls captured once (before the barrier: capture runs nothing).
+    const GraphExec* graph = call.launch == LaunchMode::graph ? &graph_for(call, b, v, calls_per_sample) : nullptr;
+    const bool blocking = call.launch == LaunchMode::blocking;
     barrier();  // on the world communicator, so every group starts together
     const auto host_start = std::chrono::steady_clock::now();
     // Event i marks the start of sample i and the end of sample i-1: one event per
@@ -168,7 +185,14 @@ class NcclEngine final : public Engine {
     cudaStream_t s = gpu_->stream.get();
     check_cuda(cudaEventRecord(gpu_->marks[0]->get(), s), "cudaEventRecord");
     for (int i = 0; i < iters; ++i) {
-      for (int c = 0; c < calls_per_sample; ++c) launch(call, b, v);
+      if (graph) {
+        graph->launch(s);
+      } else {
+        for (int c = 0; c < calls_per_sample; ++c) {
+          launch(call, b, v);
+          if (blocking) gpu_->stream.synchronize();  // as nccl-tests -z 1
+        }
+      }
       check_cuda(cudaEventRecord(gpu_->marks[static_cast<std::size_t>(i) + 1]->get(), s), "cudaEventRecord");
     }
     const cudaEvent_t last = gpu_->marks[static_cast<std::size_t>(iters)]->get();
@@ -223,9 +247,20 @@ class NcclEngine final : public Engine {
     const std::uint64_t send_n = send_elements(*call.kind, call.count, v.ranks);
     const std::uint64_t recv_n = recv_elements(*call.kind, call.count, v.ranks);
     const bool in_place = call.placement == Placement::in_place;
-    gpu_->send.reserve(std::max<std::size_t>(send_n * elem, 1));
-    gpu_->recv.reserve(std::max<std::size_t>((in_place ? std::max(send_n, recv_n) : recv_n) * elem, 1));
-    Buffers b{gpu_->send.data(), gpu_->recv.data(), gpu_->send.data(), gpu_->recv.data(), send_n, recv_n};
+    const bool nccl_memory = call.buffers != BufferMode::cuda_malloc;
+    DeviceBuffer& send = nccl_memory ? gpu_->nccl_send : gpu_->send;
+    DeviceBuffer& recv = nccl_memory ? gpu_->nccl_recv : gpu_->recv;
+    const std::size_t send_bytes = std::max<std::size_t>(send_n * elem, 1);
+    const std::size_t recv_bytes = std::max<std::size_t>((in_place ? std::max(send_n, recv_n) : recv_n) * elem, 1);
+    if (send_bytes > send.capacity() || recv_bytes > recv.capacity()) {
+      // Graphs and registrations refer to the memory about to be freed: they go first.
+      graph_.reset();
+      if (nccl_memory) registrations_.clear();
+    }
+    send.reserve(send_bytes);
+    recv.reserve(recv_bytes);
+    if (nccl_memory) register_buffers(v.comm, call.buffers == BufferMode::nccl_window);
+    Buffers b{send.data(), recv.data(), send.data(), recv.data(), send_n, recv_n};
     if (in_place) {
       // NCCL's in-place conventions: an allgather's input is its rank's block of the
       // output; a reduce-scatter's output is its rank's block of the input.
@@ -235,6 +270,45 @@ class NcclEngine final : public Engine {
       if (call.kind->layout == OutputLayout::reduced_slice) b.recv = b.output;
     }
     return b;
+  }
+
+  // ncclMemAlloc'd buffers registered with `comm` once, as plain registrations or as
+  // symmetric windows (one kind at a time: switching drops the other, on every rank alike).
+  void register_buffers(ncclComm_t comm, bool window) {
+    if (!registrations_.empty() && registered_as_window_ != window) registrations_.clear();
+    registered_as_window_ = window;
+    for (const auto& r : registrations_) {
+      if (r.comm == comm) return;
+    }
+    Registration r{comm, {}};
+    r.buffers.push_back(std::make_unique<BufferRegistration>(comm, gpu_->nccl_send.data(), gpu_->nccl_send.capacity(), window));
+    r.buffers.push_back(std::make_unique<BufferRegistration>(comm, gpu_->nccl_recv.data(), gpu_->nccl_recv.capacity(), window));
+    registrations_.push_back(std::move(r));
+  }
+
+  // The graph of `calls` launches of `call`, captured on first use and kept while the same
+  // call on the same buffers comes back (warm-up, then each batch of samples).
+  const GraphExec& graph_for(const CollectiveCall& call, const Buffers& b, const View& v, int calls) {
+    const std::string key = std::string(call.kind->name) + "|" + std::string(call.dtype->name) + "|" +
+                            std::to_string(static_cast<int>(call.op)) + "|" + std::to_string(call.count) + "|" +
+                            std::to_string(call.root) + "|" + std::to_string(static_cast<int>(call.placement)) + "|" +
+                            std::to_string(call.comm) + "|" + std::to_string(reinterpret_cast<std::uintptr_t>(b.send)) +
+                            "|" + std::to_string(reinterpret_cast<std::uintptr_t>(b.recv)) + "|" + std::to_string(calls);
+    if (graph_ && key == graph_key_) return *graph_;
+    graph_.reset();
+    gpu_->stream.synchronize();  // capture starts on an idle stream
+    graph_ = std::make_unique<GraphExec>(gpu_->stream.get(), [&] {
+      for (int c = 0; c < calls; ++c) launch(call, b, v);
+    });
+    graph_key_ = key;
+    return *graph_;
+  }
+
+  // What refers to the communicators: graphs and registrations go before them.
+  void release_comm_resources() {
+    graph_.reset();
+    graph_key_.clear();
+    registrations_.clear();
   }
 
   void launch(const CollectiveCall& call, const Buffers& b, const View& v) {
@@ -306,6 +380,9 @@ class NcclEngine final : public Engine {
     Stream stream;
     std::vector<std::unique_ptr<Event>> marks;  // iteration boundaries; grows to the longest batch
     DeviceBuffer send, recv, barrier, counter;
+    // The nccl-register and nccl-window modes' buffers (ncclMemAlloc), kept apart so a
+    // sweep over modes does not reallocate at every switch.
+    DeviceBuffer nccl_send{DeviceBuffer::Allocator::nccl}, nccl_recv{DeviceBuffer::Allocator::nccl};
     PinnedCounter wrong;
   };
 
@@ -315,6 +392,15 @@ class NcclEngine final : public Engine {
   std::unique_ptr<GpuResources> gpu_;     // lives as long as the engine: buffers are reused
   std::unique_ptr<Communicator> comm_;    // one per connect()
   std::vector<std::unique_ptr<Communicator>> groups_;  // split() of comm_; call.comm - 1 indexes it
+  struct Registration {
+    ncclComm_t comm;
+    std::vector<std::unique_ptr<BufferRegistration>> buffers;  // nccl_send, nccl_recv
+  };
+  std::vector<Registration> registrations_;  // per communicator that ran a registered mode
+  bool registered_as_window_ = false;
+  std::unique_ptr<GraphExec> graph_;  // graph mode: the last captured sample
+  std::string graph_key_;
+  std::unique_ptr<GpuClockReader> clocks_;
 };
 
 }  // namespace

@@ -1,0 +1,36 @@
+#pragma once
+// A GPU's clocks at one moment and what holds them down, so a record can say its
+// measurement ran throttled (issue 7 item 6). Read by the nccl engine (NVML, or
+// nvidia-smi when NVML was not there at build time).
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ncclsweep {
+
+// NVML's clock event reasons that slow work down (idle, application clocks and sync boost
+// do not count).
+enum class ThrottleReason { sw_power_cap, hw_slowdown, sw_thermal, hw_thermal, hw_power_brake };
+inline constexpr std::size_t kThrottleReasons = 5;
+std::string_view name_of(ThrottleReason reason);  // "sw_power_cap", ...
+
+struct GpuClocks {
+  int sm_mhz = 0;
+  int mem_mhz = 0;
+  std::array<bool, kThrottleReasons> throttled{};  // indexed by ThrottleReason
+};
+
+// Names of the reasons set in `throttled`, in enum order.
+std::vector<std::string> throttle_names(const std::array<bool, kThrottleReasons>& throttled);
+
+// The nvidia-smi query that read_clock_query parses (after "--query-gpu=").
+std::string clock_query_fields();
+// One line of `nvidia-smi --query-gpu=<clock_query_fields()> --format=csv,noheader,nounits`:
+// "1980, 3201, Not Active, Active, Not Active, Not Active, Not Active". Nothing when the
+// line does not have that shape (an older nvidia-smi, "[N/A]").
+std::optional<GpuClocks> parse_clock_query(std::string_view line);
+
+}  // namespace ncclsweep

@@ -1,0 +1,154 @@
+// Buffer and launch modes (issue 7 items 3-4), GPU clock readings (item 6) and the
+// per-size best mode: everything about them that needs no GPU.
+#include <nlohmann/json.hpp>
+
+#include "catch_compat.hpp"
+#include "core/call_modes.hpp"
+#include "core/errors.hpp"
+#include "core/gpu_clocks.hpp"
+#include "plan/measurement_plan.hpp"
+#include "results/best_mode.hpp"
+#include "results/record_json.hpp"
+#include "results/resume.hpp"
+#include "runtime/worker_protocol.hpp"
+
+using namespace ncclsweep;
+
+TEST_CASE("mode lists parse, drop duplicates and name the valid modes on a typo") {
+  CHECK(parse_buffer_mode_list("nccl-window, cuda-malloc,nccl-window") ==
+        std::vector<BufferMode>{BufferMode::nccl_window, BufferMode::cuda_malloc});
+  CHECK(parse_launch_mode_list("graph,blocking") == std::vector<LaunchMode>{LaunchMode::graph, LaunchMode::blocking});
+  CHECK(name_of(BufferMode::nccl_register) == "nccl-register");
+  CHECK(name_of(LaunchMode::blocking) == "blocking");
+  const std::string text = usage_error_text([] { parse_buffer_mode_list("cuda-malloc,registered"); });
+  CHECK_THAT(text, ContainsSubstring("unknown buffer mode 'registered'"));
+  CHECK_THAT(text, ContainsSubstring("cuda-malloc, nccl-register, nccl-window"));
+  CHECK_THROWS_AS(parse_launch_mode_list(""), UsageError);
+}
+
+TEST_CASE("the plan measures every call once per buffer and launch mode, modes outermost") {
+  RunSpec spec;
+  spec.collectives = parse_collective_list("all_gather");
+  spec.sizes = parse_size_list("1M,4M");
+  spec.dtypes = parse_dtype_list("float32");
+  spec.ops = parse_op_list("sum");
+  spec.buffer_modes = {BufferMode::cuda_malloc, BufferMode::nccl_register};
+  spec.launch_modes = {LaunchMode::stream, LaunchMode::graph};
+  const MeasurementPlan plan = plan_measurements(spec, 2);
+  REQUIRE(plan.calls.size() == 2 * 2 * 2);
+  CHECK(plan.calls[0].call.buffers == BufferMode::cuda_malloc);
+  CHECK(plan.calls[0].call.launch == LaunchMode::stream);
+  CHECK(plan.calls[1].total_bytes == 4u << 20);  // sizes inside one mode
+  CHECK(plan.calls[1].call.launch == LaunchMode::stream);
+  CHECK(plan.calls[2].call.launch == LaunchMode::graph);
+  CHECK(plan.calls[2].call.buffers == BufferMode::cuda_malloc);
+  CHECK(plan.calls[4].call.buffers == BufferMode::nccl_register);
+  CHECK(plan.calls[7].call.launch == LaunchMode::graph);
+  CHECK(plan.calls[7].total_bytes == 4u << 20);
+}
+
+TEST_CASE("workers receive the modes; plain runs' messages carry none") {
+  RunSpec spec;
+  spec.collectives = parse_collective_list("all_gather");
+  spec.sizes = parse_size_list("1M");
+  spec.dtypes = parse_dtype_list("float32");
+  spec.ops = parse_op_list("sum");
+  CHECK_FALSE(nlohmann::json(spec).contains("buffers"));
+  spec.buffer_modes = {BufferMode::nccl_window};
+  spec.launch_modes = {LaunchMode::stream, LaunchMode::blocking};
+  const RunSpec back = nlohmann::json(spec).get<RunSpec>();
+  CHECK(back.buffer_modes == spec.buffer_modes);
+  CHECK(back.launch_modes == spec.launch_modes);
+}
+
+TEST_CASE("records keep modes and clocks through JSON, and old records read as the defaults") {
+  MeasurementRecord r;
+  r.collective = "all_gather";
+  r.dtype = "float32";
+  r.op = "none";
+  r.placement = "out_of_place";
+  const nlohmann::json plain = r;
+  CHECK_FALSE(plain.contains("buffers"));
+  CHECK_FALSE(plain.contains("clocks"));
+  const MeasurementRecord plain_back = plain.get<MeasurementRecord>();
+  CHECK(plain_back.buffers == "cuda-malloc");
+  CHECK(plain_back.launch == "stream");
+  CHECK_FALSE(plain_back.clocks);
+
+  r.buffers = "nccl-register";
+  r.launch = "graph";
+  r.clocks = MeasurementClocks{1980, 1755, 3201, 3201, {"sw_power_cap"}};
+  const MeasurementRecord back = nlohmann::json(r).get<MeasurementRecord>();
+  CHECK(back.buffers == "nccl-register");
+  CHECK(back.launch == "graph");
+  REQUIRE(back.clocks);
+  CHECK(back.clocks->sm_mhz_before == 1980);
+  CHECK(back.clocks->sm_mhz_after == 1755);
+  CHECK(back.clocks->throttle == std::vector<std::string>{"sw_power_cap"});
+  // --resume tells modes apart, and a default-mode key is what it was before modes existed.
+  CHECK(measurement_key(back) != measurement_key(plain_back));
+  CHECK(measurement_key(plain_back).find("stream") == std::string::npos);
+}
+
+TEST_CASE("nvidia-smi clock lines parse; other shapes are refused") {
+  const auto clocks = parse_clock_query("1980, 3201, Not Active, Active, Not Active, Not Active, Active\n");
+  REQUIRE(clocks);
+  CHECK(clocks->sm_mhz == 1980);
+  CHECK(clocks->mem_mhz == 3201);
+  CHECK(throttle_names(clocks->throttled) == std::vector<std::string>{"hw_slowdown", "hw_power_brake"});
+  CHECK_FALSE(parse_clock_query("[N/A], 3201, Not Active, Not Active, Not Active, Not Active, Not Active"));
+  CHECK_FALSE(parse_clock_query("1980, 3201"));
+  CHECK_FALSE(parse_clock_query("1980, 3201, Not Active, Maybe, Not Active, Not Active, Not Active"));
+  CHECK_THAT(clock_query_fields(), ContainsSubstring("clocks.sm,clocks.mem,"));
+}
+
+namespace {
+MeasurementRecord at(Bytes size, const std::string& buffers, const std::string& launch, double busbw) {
+  MeasurementRecord r;
+  r.collective = "all_gather";
+  r.placement = "out_of_place";
+  r.size_bytes = size;
+  r.buffers = buffers;
+  r.launch = launch;
+  r.busbw_gbps = busbw;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("best mode per size: the highest median busbw, against the default mode") {
+  const std::vector<MeasurementRecord> records = {
+      at(1 << 20, "cuda-malloc", "stream", 40), at(1 << 20, "cuda-malloc", "graph", 55),
+      at(1 << 20, "nccl-register", "stream", 50),
+      // repeats: nccl-register's median (300) beats the default's (290) despite its one low repeat
+      at(64 << 20, "cuda-malloc", "stream", 290), at(64 << 20, "cuda-malloc", "stream", 291),
+      at(64 << 20, "cuda-malloc", "stream", 289), at(64 << 20, "nccl-register", "stream", 301),
+      at(64 << 20, "nccl-register", "stream", 100), at(64 << 20, "nccl-register", "stream", 300),
+      at(256 << 20, "cuda-malloc", "stream", 300),  // one mode only: not listed
+  };
+  const std::vector<BestMode> best = best_modes(records);
+  REQUIRE(best.size() == 2);
+  CHECK(best[0].size_bytes == 1u << 20);
+  CHECK(best[0].launch == "graph");
+  CHECK(best[0].buffers == "cuda-malloc");
+  CHECK(best[0].busbw_gbps == Approx(55));
+  CHECK(best[0].default_busbw_gbps == Approx(40));
+  CHECK(best[0].modes == 3);
+  CHECK(best[1].buffers == "nccl-register");
+  CHECK(best[1].busbw_gbps == Approx(300));
+  CHECK(best[1].default_busbw_gbps == Approx(290));
+}
+
+TEST_CASE("points keep their phase times; run.json points from before them still read") {
+  PointOutcome point;
+  point.label = "NCCL_PROTO=LL";
+  point.status = "ok";
+  point.phase_s.worker_start = 1.5;
+  point.phase_s.measure = 2.25;
+  nlohmann::json j = point;
+  CHECK(j.at("phase_s").at("measure").get<double>() == Approx(2.25));
+  CHECK(j.get<PointOutcome>().phase_s.worker_start == Approx(1.5));
+  j.erase("phase_s");
+  const PointOutcome old = j.get<PointOutcome>();
+  CHECK(old.label == "NCCL_PROTO=LL");
+  CHECK(old.phase_s.measure == 0);
+}
