@@ -7,11 +7,13 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/command.hpp"
 #include "compare/comparison.hpp"
 #include "compare/importers.hpp"
 #include "core/errors.hpp"
+#include "report/node_report.hpp"
 #include "report/printers.hpp"
 #include "report/sweep_report.hpp"
 #include "results/results_directory.hpp"
@@ -89,27 +91,60 @@ void add_report_command(CLI::App& app, CommandAction& chosen) {
   struct ReportArgs {
     std::string input;
     OutputArgs output;
+    std::string nodes = "auto";  // auto | only | off (docs/scale.md, "Per-node view")
+    double slow_threshold = kSlowShare;
   };
   auto args = std::make_shared<ReportArgs>();
   CLI::App* report = app.add_subcommand("report", "Print a results directory or nccl-tests output as a table, Markdown, CSV, JSON or SVG");
   report->add_option("input", args->input, "ncclsweep results directory, nccl-tests text output or -J JSON")->required();
   add_output_options(report, args->output, "table, md, csv, json or svg");
+  report->add_option("--nodes", args->nodes,
+                     "Per-node view and slow groups' hosts: auto (after a table or md report of a run on several hosts), "
+                     "only (just that view, any format), off")
+      ->check(CLI::IsMember({"auto", "only", "off"}))
+      ->capture_default_str();
+  report->add_option("--slow-threshold", args->slow_threshold,
+                     "A host or group is slow when slower than the others' median by more than this share")
+      ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
   report->callback([args, &chosen] {
     chosen = [args](CommandContext&) {
-      // A sweep's results directory: the per-point report (svg plots it as any run).
-      if (args->output.format != "svg" && std::filesystem::is_directory(args->input) &&
-          std::filesystem::exists(std::filesystem::path(args->input) / "run.json")) {
-        const RunDocument run = read_run_document(args->input);
-        if (is_sweep_run(run)) {
-          const SweepReport report = build_sweep_report(run);
-          write_output(args->output, [&](std::ostream& out) { print_sweep_report(report, args->output.format, out); });
-          return kExitOk;
+      const bool is_run = std::filesystem::is_directory(args->input) &&
+                          std::filesystem::exists(std::filesystem::path(args->input) / "run.json");
+      const auto& format = args->output.format;
+      if (args->nodes == "only") {
+        if (!is_run) {
+          throw UsageError("--nodes only needs an ncclsweep results directory; " + args->input + " is not one",
+                           "give a directory holding run.json (nccl-tests output has no rank -> host map)");
         }
+        const NodeReport nodes = build_node_report(read_run_document(args->input), args->slow_threshold);
+        write_output(args->output, [&](std::ostream& out) { print_node_report(nodes, format, out); });
+        return kExitOk;
       }
-      const auto printer = side_printer(args->output.format);
+      std::optional<RunDocument> run;
+      if (is_run && format != "svg") run = read_run_document(args->input);  // svg plots it as any run
+      // After a table or Markdown report only: CSV and JSON stay one table / document.
+      std::optional<NodeReport> nodes;
+      if (run && args->nodes == "auto" && (format == "table" || format == "md") && node_report_by_default(*run)) {
+        nodes = build_node_report(*run, args->slow_threshold);
+      }
+      const auto print_nodes = [&](std::ostream& out) { if (nodes) print_node_report(*nodes, format, out); };
+      // A sweep's results directory: the per-point report.
+      if (run && is_sweep_run(*run)) {
+        const SweepReport report = build_sweep_report(*run);
+        write_output(args->output, [&](std::ostream& out) {
+          print_sweep_report(report, format, out);
+          print_nodes(out);
+        });
+        return kExitOk;
+      }
+      const auto printer = side_printer(format);
       const Side side = load_side(args->input);
       const PrintStyle style = style_for(args->output, side.identity);
-      write_output(args->output, [&](std::ostream& out) { printer(side, style, out); });
+      write_output(args->output, [&](std::ostream& out) {
+        printer(side, style, out);
+        print_nodes(out);
+      });
       return kExitOk;
     };
   });

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstdlib>
 
 #include "core/errors.hpp"
 
@@ -29,9 +30,15 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   MPI_Comm_rank(local, &local_rank_);
   MPI_Comm_size(local, &local_size_);
   MPI_Comm_free(&local);
-  char name[HOST_NAME_MAX + 1] = {};
-  gethostname(name, sizeof name - 1);
-  host_ = name;
+  // Test-only: one machine plays several hosts in the integration tests (docs/scale.md).
+  // Only the name changes: local ranks still come from the real shared-memory split.
+  if (const char* fake = std::getenv("NCCLSWEEP_FAKE_HOSTNAME"); fake && *fake) {
+    host_ = fake;
+  } else {
+    char name[HOST_NAME_MAX + 1] = {};
+    gethostname(name, sizeof name - 1);
+    host_ = name;
+  }
 }
 
 MpiSession::~MpiSession() {
