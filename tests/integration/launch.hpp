@@ -1,5 +1,7 @@
 #pragma once
 // Runs ncclsweep (under mpirun or alone) as a child process and captures what it says.
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -30,6 +32,10 @@ Launch mpirun_mpmd(const std::vector<AppContext>& apps);
 
 // ncclsweep ARGS... without a launcher.
 Launch run_ncclsweep(const std::vector<std::string>& args);
+
+// A JSON file parsed (run.json, records, report output); throws naming the file when it
+// cannot be read, which fails the test.
+nlohmann::json read_json_file(const std::filesystem::path& path);
 
 // A new empty directory for one test.
 std::filesystem::path scratch_dir(const std::string& name);

@@ -1,6 +1,5 @@
 // `ncclsweep doctor` under a real mpirun: an MPMD launch gives the two ranks different
 // environments, and the doctor must name both problems with the ranks affected.
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "catch_compat.hpp"
@@ -80,9 +79,7 @@ TEST_CASE("run records the cheap checks in run.json and prints errors as # prefl
   INFO(run.output);
   REQUIRE(run.status == 0);  // findings are recorded, never fatal in run
   CHECK_THAT(run.output, ContainsSubstring("# preflight: error env.uniform ranks 1: NCCL_ALGO differs"));
-  std::ifstream in(dir / "run.json");
-  REQUIRE(in.good());
-  const json doc = json::parse(in);
+  const json doc = read_json_file(dir / "run.json");
   bool uniform = false;
   for (const json& f : doc.at("preflight")) {
     if (f.at("check") == "env.uniform") uniform = f.at("ranks") == json::array({1});

@@ -15,12 +15,6 @@ namespace {
 
 const std::filesystem::path kData = NCCLSWEEP_TEST_DATA;
 
-json read_json(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  return json::parse(in);
-}
-
 // all_gather busbw = algbw x (n-1)/n; all_reduce x 2(n-1)/n: with n = 2, 1/2 and 1.
 void check_groups_of_two(const json& doc, const std::string& kind) {
   REQUIRE(doc.at("records").size() == 4);  // 2 collectives x out-of-place and in-place
@@ -58,7 +52,7 @@ TEST_CASE("groups stride:2 on 4 ranks run two strided groups of 2, checked and p
                                           dir.string()});
   INFO(run.output);
   REQUIRE(run.status == 0);
-  check_groups_of_two(read_json(dir / "run.json"), "stride");
+  check_groups_of_two(read_json_file(dir / "run.json"), "stride");
 }
 
 TEST_CASE("groups size:2 on 4 ranks run adjacent blocks of 2") {
@@ -68,7 +62,7 @@ TEST_CASE("groups size:2 on 4 ranks run adjacent blocks of 2") {
                                           dir.string()});
   INFO(run.output);
   REQUIRE(run.status == 0);
-  check_groups_of_two(read_json(dir / "run.json"), "size");
+  check_groups_of_two(read_json_file(dir / "run.json"), "size");
 }
 
 TEST_CASE("a corrupted element inside a group is still caught") {
@@ -78,7 +72,7 @@ TEST_CASE("a corrupted element inside a group is still caught") {
                                           "--inject-corrupt-rank", "3", "-o", dir.string()});
   INFO(run.output);
   CHECK(run.status == 3);
-  for (const json& r : read_json(dir / "run.json").at("records")) CHECK(r.at("wrong").get<int>() > 0);
+  for (const json& r : read_json_file(dir / "run.json").at("records")) CHECK(r.at("wrong").get<int>() > 0);
 }
 
 TEST_CASE("groups that do not divide the ranks are refused with exit 2") {
@@ -100,7 +94,7 @@ TEST_CASE("sizes from a workload run on their own groups and are weighted per it
   INFO(run.output);
   REQUIRE(run.status == 0);
   CHECK_THAT(run.output, ContainsSubstring("collective time per training iteration"));
-  const json doc = read_json(out / "run.json");
+  const json doc = read_json_file(out / "run.json");
   std::set<std::string> kinds;
   for (const json& r : doc.at("records")) {
     kinds.insert(r.at("comm_group").get<std::string>());
@@ -136,7 +130,7 @@ TEST_CASE("a workload that does not fit the ranks runs on the world communicator
   REQUIRE(run.status == 0);
   CHECK_THAT(run.output, ContainsSubstring("layout has 4 ranks, this run 3"));
   CHECK_THAT(run.output, ContainsSubstring("run on the world communicator"));
-  for (const json& r : read_json(dir / "results/run.json").at("records")) {
+  for (const json& r : read_json_file(dir / "results/run.json").at("records")) {
     CHECK(r.at("ranks") == 3);
     CHECK_FALSE(r.contains("comm_group"));
   }

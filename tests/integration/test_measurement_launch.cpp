@@ -1,6 +1,5 @@
 // Repeats, their order, and the noise-based stop, end to end under mpirun -np 4 with
 // the mpi engine.
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "catch_compat.hpp"
@@ -9,16 +8,6 @@
 using namespace ncclsweep::testing;
 using nlohmann::json;
 
-namespace {
-
-json run_json(const std::filesystem::path& dir) {
-  std::ifstream in(dir / "run.json");
-  REQUIRE(in.good());
-  return json::parse(in);
-}
-
-}  // namespace
-
 TEST_CASE("--repeats 3 interleaved runs A B A B A B, each repeat recorded") {
   const auto dir = scratch_dir("repeats-interleaved");
   const Launch run = mpirun_ncclsweep(4, {"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes", "4K,64K",
@@ -26,7 +15,7 @@ TEST_CASE("--repeats 3 interleaved runs A B A B A B, each repeat recorded") {
                                           "-o", dir.string()});
   INFO(run.output);
   REQUIRE(run.status == 0);
-  const json records = run_json(dir).at("records");
+  const json records = read_json_file(dir / "run.json").at("records");
   REQUIRE(records.size() == 2 * 3 * 2);  // sizes x repeats x placements
   for (std::size_t i = 0; i < records.size(); ++i) {
     const std::size_t visit = i / 2;  // one row (two placements) per visit
@@ -44,7 +33,7 @@ TEST_CASE("sequential repeats run each size's repeats back to back") {
                                           "--iters", "2", "--warmup", "0", "--repeats", "2", "-o", dir.string()});
   INFO(run.output);
   REQUIRE(run.status == 0);
-  const json records = run_json(dir).at("records");
+  const json records = read_json_file(dir / "run.json").at("records");
   REQUIRE(records.size() == 8);
   const int expected_bytes[] = {4096, 4096, 65536, 65536};
   for (std::size_t visit = 0; visit < 4; ++visit) {
@@ -61,7 +50,7 @@ TEST_CASE("the noise-based stop stops between its min and max iterations") {
                                              "--min-time", "0", "-o", (dir / "strict").string()});
   INFO(strict.output);
   REQUIRE(strict.status == 0);
-  for (const json& r : run_json(dir / "strict").at("records")) {
+  for (const json& r : read_json_file(dir / "strict" / "run.json").at("records")) {
     CHECK(r.at("iters") == 30);
     CHECK(r.at("stopped_by") == "max_iters");
     const json& it = r.at("iteration_us");
@@ -78,7 +67,7 @@ TEST_CASE("the noise-based stop stops between its min and max iterations") {
                                             "--min-time", "0", "-o", (dir / "loose").string()});
   INFO(loose.output);
   REQUIRE(loose.status == 0);
-  for (const json& r : run_json(dir / "loose").at("records")) {
+  for (const json& r : read_json_file(dir / "loose" / "run.json").at("records")) {
     CHECK(r.at("stopped_by") == "spread");
     CHECK(r.at("iters").get<int>() >= 4);
     CHECK(r.at("iters").get<int>() < 1000);

@@ -11,12 +11,6 @@ using nlohmann::json;
 
 namespace {
 
-json read_json(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  return json::parse(in);
-}
-
 std::size_t count_lines(const std::filesystem::path& path) {
   std::ifstream in(path);
   std::size_t n = 0;
@@ -33,7 +27,7 @@ TEST_CASE("every collective runs on 4 ranks and every size lands in run.json, ch
   INFO(run.output);
   REQUIRE(run.status == 0);
   CHECK_THAT(run.output, ContainsSubstring("busbw"));
-  const json doc = read_json(dir / "run.json");
+  const json doc = read_json_file(dir / "run.json");
   CHECK(doc.at("status") == "complete");
   CHECK(doc.at("schema_version") == 1);
   CHECK(doc.at("ranks").size() == 4);
@@ -60,7 +54,7 @@ TEST_CASE("integer and float reductions with every MPI op are exact") {
                            "sum,prod,max,min", "--root", "2", "--iters", "2", "--warmup", "0", "-o", dir.string()});
   INFO(run.output);
   REQUIRE(run.status == 0);
-  const json doc = read_json(dir / "run.json");
+  const json doc = read_json_file(dir / "run.json");
   CHECK(doc.at("records").size() == 3 * 8 * 4 * 2);
   for (const json& r : doc.at("records")) CHECK(r.at("wrong") == 0);
 }
@@ -72,7 +66,7 @@ TEST_CASE("a deliberately corrupted receive buffer is counted as wrong and fails
   INFO(run.output);
   CHECK(run.status == 3);
   CHECK_THAT(run.output, ContainsSubstring("held wrong values"));
-  const json doc = read_json(dir / "run.json");
+  const json doc = read_json_file(dir / "run.json");
   REQUIRE(doc.at("records").size() == 2);
   for (const json& r : doc.at("records")) CHECK(r.at("wrong") == 1);
 }
@@ -83,7 +77,7 @@ TEST_CASE("--check 0 records no wrong count") {
                                           "--check", "0", "--iters", "2", "-o", dir.string()});
   INFO(run.output);
   REQUIRE(run.status == 0);
-  CHECK(read_json(dir / "run.json").at("records")[0].at("wrong").is_null());
+  CHECK(read_json_file(dir / "run.json").at("records")[0].at("wrong").is_null());
   CHECK_THAT(run.output, ContainsSubstring("N/A"));
 }
 
@@ -94,7 +88,7 @@ TEST_CASE("a size that is not a multiple of ranks x element is rounded down and 
   INFO(run.output);
   REQUIRE(run.status == 0);
   CHECK_THAT(run.output, ContainsSubstring("1000 B rounded down to 992 B"));
-  const json r = read_json(dir / "run.json").at("records")[0];
+  const json r = read_json_file(dir / "run.json").at("records")[0];
   CHECK(r.at("size_bytes") == 992);
   CHECK(r.at("requested_bytes") == 1000);
   CHECK(r.at("count") == 62);
@@ -135,7 +129,7 @@ TEST_CASE("data movement of 16-bit and fp8 dtypes is checked with the mpi engine
                                           "1", "--iters", "2", "-o", dir.string()});
   INFO(run.output);
   REQUIRE(run.status == 0);
-  for (const json& r : read_json(dir / "run.json").at("records")) CHECK(r.at("wrong") == 0);
+  for (const json& r : read_json_file(dir / "run.json").at("records")) CHECK(r.at("wrong") == 0);
 }
 
 TEST_CASE("a sweep with the nccl engine runs in worker processes: verified on a GPU, refused without one") {
@@ -152,7 +146,7 @@ TEST_CASE("a sweep with the nccl engine runs in worker processes: verified on a 
   } else {
     // The GPU machine: both points measured, NCCL_PROTO verified from NCCL's own log.
     REQUIRE(run.status == 0);
-    const json doc = read_json(dir / "run.json");
+    const json doc = read_json_file(dir / "run.json");
     REQUIRE(doc.at("points").size() == 2);
     for (const json& p : doc.at("points")) {
       CHECK(p.at("status") == "ok");

@@ -1,7 +1,6 @@
 // Multi-node views end to end: a real mpirun -np 4 with the mpi engine, the ranks told
 // to report fake host names (NCCLSWEEP_FAKE_HOSTNAME, one per MPMD app context), then
 // `ncclsweep report` on the results: the per-node section and the slow group's hosts.
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "catch_compat.hpp"
@@ -11,12 +10,6 @@ using namespace ncclsweep::testing;
 using nlohmann::json;
 
 namespace {
-
-json read_json(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  return json::parse(in);
-}
 
 // Rank 0 on nodeA, ranks 1-3 on nodeB: stride:2 groups are {0,2} (both hosts) and
 // {1,3} (nodeB only), so a wrong rank list or host map shows.
@@ -33,7 +26,7 @@ TEST_CASE("report shows the per-node view and the slow group's hosts for a group
   const Launch run = grouped_run_on_two_fake_hosts(dir);
   INFO(run.output);
   REQUIRE(run.status == 0);
-  const json doc = read_json(dir / "run.json");
+  const json doc = read_json_file(dir / "run.json");
   REQUIRE(doc.at("ranks").size() == 4);
   CHECK(doc.at("ranks")[0].at("host") == "nodeA");
   CHECK(doc.at("ranks")[3].at("host") == "nodeB");
