@@ -1,5 +1,8 @@
 #include "verify/nccl_log.hpp"
 
+#include <fstream>
+#include <iterator>
+
 #include <cctype>
 
 namespace ncclsweep {
@@ -109,6 +112,18 @@ SettingStatus verify_env_setting(const NcclLogFacts& facts, const std::string& v
   // Integer parameters end their line with a period; string variables do not.
   const bool same = seen->second == value || seen->second == value + ".";
   return same ? SettingStatus::applied : SettingStatus::mismatch;
+}
+
+const NcclLogFacts& NcclLogFollower::update() {
+  std::ifstream in(path_, std::ios::binary);
+  if (!in) return facts_;  // nothing logged yet
+  in.seekg(static_cast<std::streamoff>(offset_));
+  std::string added((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t complete = added.rfind('\n');
+  if (complete == std::string::npos) return facts_;  // a line still being written waits
+  scan_nccl_log(std::string_view(added).substr(0, complete + 1), facts_);
+  offset_ += complete + 1;
+  return facts_;
 }
 
 }  // namespace ncclsweep

@@ -1,6 +1,7 @@
 #pragma once
 // Reads NCCL's own INFO log (NCCL_DEBUG=INFO, subsystems INIT and ENV) to tell whether
 // a setting reached NCCL, and what NCCL built. nccl-facts.md section 2 lists the lines.
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -23,6 +24,21 @@ struct NcclLogFacts {
 
 // Adds what `text` (a piece of one process's log) says to `facts`.
 void scan_nccl_log(std::string_view text, NcclLogFacts& facts);
+
+// One process's log file read as it grows: each update() scans only the complete lines
+// added since the last, so verifying point after point costs what the point logged, not
+// the whole file (rank 0 logs a TUNING line per call). Facts accumulate, as NCCL logs a
+// process-cached variable only at the first init.
+class NcclLogFollower {
+ public:
+  explicit NcclLogFollower(std::string path) : path_(std::move(path)) {}
+  const NcclLogFacts& update();
+
+ private:
+  std::string path_;
+  std::uint64_t offset_ = 0;  // just past the last complete line scanned
+  NcclLogFacts facts_;
+};
 
 enum class SettingStatus {
   applied,     // NCCL logged the setting with the wanted value

@@ -3,8 +3,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "core/repeat_order.hpp"
 #include "verify/nccl_log.hpp"
@@ -15,15 +13,6 @@ namespace {
 
 // Status codes ordered so the maximum over ranks is the status to report.
 enum Code : std::uint8_t { kApplied = 0, kByConfig = 0, kNotRead = 1, kMismatch = 2 };
-
-NcclLogFacts read_log(const std::string& path) {
-  NcclLogFacts facts;
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  scan_nccl_log(text.str(), facts);
-  return facts;
-}
 
 std::vector<std::uint8_t> local_codes(const PointSpec& point, const NcclLogFacts& facts) {
   std::vector<std::uint8_t> codes;
@@ -49,7 +38,7 @@ std::string status_of(const SettingOutcome& s, std::uint8_t code) {
 
 // Verifies on every rank and fills the outcome's settings; true when none mismatched.
 bool verify(const PointSpec& point, PointContext& context, PointOutcome& outcome) {
-  const NcclLogFacts facts = read_log(context.nccl_log_path);
+  const NcclLogFacts& facts = context.nccl_log.update();
   const std::vector<std::uint8_t> worst = context.ranks.max_codes(local_codes(point, facts));
   bool ok = true;
   outcome.settings = point.settings;

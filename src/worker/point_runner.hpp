@@ -11,6 +11,7 @@
 #include "runtime/fault_injection.hpp"
 #include "runtime/measurement_loop.hpp"
 #include "runtime/worker_protocol.hpp"
+#include "verify/nccl_log.hpp"
 
 namespace ncclsweep {
 
@@ -19,7 +20,7 @@ struct PointContext {
   Coordinator& ranks;
   const MeasurementPlan& plan;
   LoopOptions options;
-  std::string nccl_log_path;
+  NcclLogFollower nccl_log;  // this worker's NCCL log, read as it grows
   ResultSink* rows;  // rank 0's worker forwards rows; null elsewhere
   FaultInjection fault;  // --inject-fault: a testing aid
   bool log_resources = false;  // NCCLSWEEP_RESOURCE_LOG: print fds and free GPU memory after each point

@@ -58,7 +58,7 @@ int run_group(MessageChannel& channel, const WorkerStart& start) {
     options.done.insert(start.done.begin(), start.done.end());
     options.stop_requested = [&channel] { return parent_wants_stop(channel); };
     options.trace_timing = std::getenv("NCCLSWEEP_TRACE_TIMING") != nullptr;
-    PointContext context{*engine, ranks, plan, options, start.nccl_log_path, start.rank == 0 ? &forwarder : nullptr,
+    PointContext context{*engine, ranks, plan, options, NcclLogFollower(start.nccl_log_path), start.rank == 0 ? &forwarder : nullptr,
                          start.fault.empty() ? FaultInjection{} : parse_fault_injection(start.fault),
                          std::getenv("NCCLSWEEP_RESOURCE_LOG") != nullptr};
     for (const PointVisit& visit : point_visits(start.points.size(), context.options)) {

@@ -1,3 +1,9 @@
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
 #include "catch_compat.hpp"
 #include "verify/nccl_log.hpp"
 
@@ -48,4 +54,28 @@ TEST_CASE("the TUNING line gives the algorithm, protocol and channels per size")
   REQUIRE(facts.algorithms.size() == 2);
   CHECK(facts.algorithms.at("AllGather 1073741824 B") == "RING/SIMPLE, 24 channels");
   CHECK(facts.algorithms.at("ReduceScatter 4096 B") == "RING/LL, 2 channels");
+}
+
+TEST_CASE("the log follower scans only what was added, keeps earlier facts and waits for whole lines") {
+  const auto path = std::filesystem::temp_directory_path() / ("ncclsweep-follow-" + std::to_string(::getpid()) + ".log");
+  std::filesystem::remove(path);
+  ncclsweep::NcclLogFollower log(path.string());
+  CHECK(log.update().set_by_environment.empty());  // no file yet
+  const auto append = [&](const std::string& text) {
+    std::ofstream out(path, std::ios::app | std::ios::binary);
+    out << text;
+  };
+  // First init: a process-cached variable is logged once, and never again.
+  append("vm:1:1 [0] NCCL INFO NCCL_MAX_NCHANNELS set by environment to 4.\n"
+         "vm:1:1 [0] NCCL INFO NCCL_PROTO set by env");
+  CHECK(log.update().set_by_environment.at("NCCL_MAX_NCHANNELS") == "4.");  // as NCCL prints integers
+  CHECK(log.update().set_by_environment.count("NCCL_PROTO") == 0);  // half a line waits
+  append("ironment to LL\n");
+  CHECK(log.update().set_by_environment.at("NCCL_PROTO") == "LL");
+  // Second point: only its own lines are new; the cached variable's fact stays.
+  append("vm:1:1 [0] NCCL INFO NCCL_PROTO set by environment to Simple\n");
+  const ncclsweep::NcclLogFacts& facts = log.update();
+  CHECK(facts.set_by_environment.at("NCCL_PROTO") == "Simple");
+  CHECK(facts.set_by_environment.at("NCCL_MAX_NCHANNELS") == "4.");  // as NCCL prints integers
+  std::filesystem::remove(path);
 }
