@@ -74,8 +74,11 @@ class Engine {
   // every rank's device (two ranks on one GPU) before any rank waits on the others.
   // Throws UsageError for a config field the engine does not know.
   virtual void connect(const std::vector<ConfigSetting>& config) = 0;
-  // Destroys what connect made; connect may be called again.
+  // Destroys what connect made; connect may be called again. The teardown may finish in
+  // the background (the nccl engine's does); run_timed and settle() wait for it.
   virtual void disconnect() = 0;
+  // Returns once everything disconnect() started has finished.
+  virtual void settle() {}
   // Empty when this engine can run `call`; otherwise why not (a usage error).
   virtual std::string unsupported_reason(const CollectiveCall& call) const = 0;
   // Runs `call` once on buffers freshly filled with the check pattern and returns the

@@ -112,6 +112,7 @@ PointOutcome run_point(const PointSpec& point, PointContext& context) {
   phase.verify += seconds_since(phase_start);
   disconnect();
   if (context.log_resources) {
+    context.engine.settle();  // what the point's communicator held is given back by now
     std::fprintf(stderr, "%s\n", resource_line(context.ranks.rank(), point.label, current_resource_use()).c_str());
   }
   return outcome;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/pattern_spec.hpp"
+#include "engine/nccl/communicator_retirement.hpp"
 #include "engine/nccl/cuda_handles.hpp"
 #include "engine/nccl/gpu_clock_reader.hpp"
 #include "pattern_kernels.hpp"
@@ -90,6 +91,7 @@ class NcclEngine final : public Engine {
     // Created only now, after cudaSetDevice, so every handle lives on this rank's GPU.
     gpu_ = std::make_unique<GpuResources>();
     clocks_ = std::make_unique<GpuClockReader>(device_.pci_bus_id);
+    retirement_ = std::make_unique<CommunicatorRetirement>(device_.gpu_index);
   }
 
   void connect(const std::vector<ConfigSetting>& config) override {
@@ -103,13 +105,19 @@ class NcclEngine final : public Engine {
     comm_ = std::make_unique<Communicator>(ranks_, id, rank_, nccl_config);
   }
 
+  // The communicators are destroyed on a thread (communicator_retirement.hpp says why);
+  // run_timed waits for that, so the next point's init and check overlap it instead.
   void disconnect() override {
     if (!comm_) return;
     gpu_->stream.synchronize();
     release_comm_resources();
-    groups_.clear();  // sub-communicators before their parent
-    comm_.reset();
+    std::vector<std::unique_ptr<Communicator>> finished = std::move(groups_);  // sub-communicators first
+    groups_.clear();
+    finished.push_back(std::move(comm_));
+    retirement_->retire(std::move(finished));
   }
+
+  void settle() override { retirement_->wait(); }
 
   // ncclCommSplit after init: one sub-communicator per colour set, inheriting the
   // parent's config (nccl-facts.md: config is per communicator).
@@ -125,6 +133,7 @@ class NcclEngine final : public Engine {
     release_comm_resources();
     groups_.clear();
     comm_.reset();
+    if (retirement_) retirement_->wait();
   }
 
   std::string_view name() const override { return "nccl"; }
@@ -172,6 +181,7 @@ class NcclEngine final : public Engine {
   }
 
   TimedIterations run_timed(const CollectiveCall& call, int iters, int calls_per_sample) override {
+    settle();  // no timed call overlaps an earlier communicator's teardown
     const View v = view(call);
     const Buffers b = prepare(call, v);
     // Graph mode: the sample's calls captured once (before the barrier: capture runs nothing).
@@ -401,6 +411,7 @@ class NcclEngine final : public Engine {
   std::unique_ptr<GraphExec> graph_;  // graph mode: the last captured sample
   std::string graph_key_;
   std::unique_ptr<GpuClockReader> clocks_;
+  std::unique_ptr<CommunicatorRetirement> retirement_;  // earlier points' communicators, going
 };
 
 }  // namespace
