@@ -229,11 +229,26 @@ class Launch {
     const std::filesystem::path log_dir = std::filesystem::path(results_dir_) / "nccl-logs";
     std::filesystem::create_directories(log_dir);
     bool begun = false;
+    const double deadline_s = progress_deadline_s(request_.spec, request_.plan);
+    // The previous group's worker, still tearing down: it overlaps the next group's start,
+    // and is reaped once the new workers are up, before they time anything.
+    std::unique_ptr<WorkerProcess> exiting;
+    const auto reap = [&] {
+      if (!exiting) return;
+      const std::string how = exiting->wait_for(std::chrono::milliseconds(static_cast<std::int64_t>(deadline_s * 1000)));
+      exiting.reset();
+      if (how != "exit 0") {
+        std::fprintf(stderr, "ncclsweep: note: rank %d: a worker ended with %s after delivering all its results\n",
+                     session_.rank(), how.c_str());
+      }
+    };
     GroupCallbacks callbacks;
-    callbacks.on_device = [&](const DeviceDescription& device) { return begun || (begun = begin(device)); };
+    callbacks.on_device = [&](const DeviceDescription& device) {
+      reap();
+      return begun || (begun = begin(device));
+    };
     callbacks.on_row = [&](std::span<const MeasurementRecord> row) { on_row(row); };
     callbacks.stop_requested = [this] { return signals_.received() != 0; };
-    const double deadline_s = progress_deadline_s(request_.spec, request_.plan);
     int worst = kExitOk;
     for (const WorkerGroup& group : request_.groups) {
       std::vector<PointSpec> remaining = group.points;
@@ -254,10 +269,17 @@ class Launch {
                                       std::to_string(session_.rank()) + ".log"))
                               .string(),
                           remaining, {done_.begin(), done_.end()}, to_text(request_.fault)};
-        const GroupResult result =
+        GroupResult result =
             run_worker_group(relay, start, worker_environment(base_env, group.process_env, start.nccl_log_path, leader_),
                              callbacks, deadline_s);
-        if (result.stopped) return kExitUsage;
+        if (result.exiting) {
+          reap();  // not reaped when this group's workers never came up
+          exiting = std::move(result.exiting);
+        }
+        if (result.stopped) {
+          reap();
+          return kExitUsage;
+        }
         const std::vector<std::string> errors =
             session_.gather(result.local_error.empty() ? "" : session_.host() + ": " + result.local_error);
         worst = std::max(worst, session_.max_across_ranks(result.failed ? std::max(result.local_status, 1) : 0));
@@ -273,6 +295,7 @@ class Launch {
       }
       if (stopped_ || !begun) break;  // workers that never came up: later groups would fail alike
     }
+    reap();
     if (!begun && leader_) {
       const auto& errors = failed_reasons_;
       print_error(session_, errors.empty() ? "the workers failed to start" : errors.front(), true);

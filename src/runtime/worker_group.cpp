@@ -26,15 +26,15 @@ GroupResult run_worker_group(RelayReducer& relay, const WorkerStart& start,
   GroupResult result;
   bool aborted = false;  // a combined step failed: no rank waits for this one any more
   const auto spawned = std::chrono::steady_clock::now();
-  WorkerProcess worker(current_executable(), environment);
-  MessageChannel& channel = worker.channel();
+  auto worker = std::make_unique<WorkerProcess>(current_executable(), environment);
+  MessageChannel& channel = worker->channel();
   try {
     channel.send(start);
     const auto limit = std::chrono::milliseconds(static_cast<std::int64_t>(deadline_s * 1000));
     for (;;) {
       if (!channel.wait_readable(limit)) {
         // A hung worker (init or collective): kill it; below it joins the others' step as failed.
-        worker.kill_now();
+        worker->kill_now();
         result.timed_out = true;
         char text[64];
         std::snprintf(text, sizeof text, "%g", deadline_s);
@@ -44,6 +44,11 @@ GroupResult run_worker_group(RelayReducer& relay, const WorkerStart& start,
       const auto message = channel.receive();
       if (!message) break;
       const std::string type = message->at("type");
+      if (type == "done") {
+        // All delivered; its teardown overlaps whatever the caller starts next.
+        result.exiting = std::move(worker);
+        return result;
+      }
       if (type == "step") {
         const RelayStep combined = relay.all_reduce(message->at("step").get<RelayStep>());
         note_step(combined, result, aborted);
@@ -75,7 +80,7 @@ GroupResult run_worker_group(RelayReducer& relay, const WorkerStart& start,
   } catch (const nlohmann::json::exception& e) {
     if (result.local_error.empty()) result.local_error = std::string("malformed worker message: ") + e.what();
   }
-  const std::string exit = worker.wait();
+  const std::string exit = worker->wait();
   if (exit != "exit 0" && !aborted) {
     // The others are waiting in this worker's next step: join it as failed.
     RelayStep failed;

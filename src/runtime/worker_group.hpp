@@ -5,10 +5,12 @@
 // rank (see relay_step.hpp).
 #include <functional>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 
 #include "runtime/relay_reducer.hpp"
+#include "runtime/worker_process.hpp"
 #include "runtime/worker_protocol.hpp"
 
 namespace ncclsweep {
@@ -30,6 +32,9 @@ struct GroupResult {
   bool stopped = false;      // on_device said stop
   bool timed_out = false;    // this rank's worker said nothing within the deadline and was killed
   double startup_s = 0;      // spawn until every rank's worker had its GPU (0: never got there)
+  // A worker that delivered everything and is still tearing down: reap it (wait_for)
+  // before the next group times anything.
+  std::unique_ptr<WorkerProcess> exiting;
 };
 
 // `deadline_s`: the longest the worker may go without a message (runtime/deadline.hpp);

@@ -73,6 +73,15 @@ std::string WorkerProcess::wait() {
   return "unknown status";
 }
 
+std::string WorkerProcess::wait_for(std::chrono::milliseconds limit) {
+  // The channel reads as closed once the worker has exited (nothing else holds its end).
+  if (pid_ > 0 && !channel_.wait_readable(limit)) {
+    kill_now();
+    return wait() + ", killed after " + std::to_string(limit.count()) + " ms";
+  }
+  return wait();
+}
+
 std::string current_executable() {
   char path[PATH_MAX];
   const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);

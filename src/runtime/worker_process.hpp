@@ -4,6 +4,7 @@
 // The destructor kills and reaps a worker still running, so nothing outlives its owner.
 #include <sys/types.h>
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ class WorkerProcess {
   void kill_now();
   // Waits for the worker to exit; returns a description of how ("exit 0", "signal 9 (Killed)").
   std::string wait();
+  // wait(), but for at most `limit` (until its end of the channel closes); past it the
+  // worker is killed and the answer says so.
+  std::string wait_for(std::chrono::milliseconds limit);
 
  private:
   pid_t pid_ = -1;

@@ -70,6 +70,9 @@ int run_group(MessageChannel& channel, const WorkerStart& start) {
       if (outcome.status == "interrupted") break;
     }
     ranks.end();
+    // Every result is delivered: the MPI rank may start the next group while this worker
+    // tears down its communicator and CUDA context (it reaps this one before timing).
+    channel.send({{"type", "done"}});
     return kExitOk;
   } catch (const PeerFailure&) {
     return kExitRuntime;  // another rank's worker failed; its MPI rank reports why

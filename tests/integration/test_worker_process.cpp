@@ -65,6 +65,20 @@ TEST_CASE("a worker that says nothing within the deadline is seen as silent and 
   CHECK(worker.wait().rfind("signal 9", 0) == 0);
 }
 
+TEST_CASE("reaping a worker that is done waits for its exit, and kills one that never exits") {
+  WorkerProcess leaving(NCCLSWEEP_BINARY, {{"PATH", "/usr/bin:/bin"}});
+  leaving.channel().send({{"type", "start"}, {"rank", 0}});  // unreadable: it exits with 3
+  CHECK(leaving.wait_for(std::chrono::seconds(60)) == "exit 3");
+
+  WorkerProcess stuck(NCCLSWEEP_BINARY, {{"PATH", "/usr/bin:/bin"}});
+  stuck.channel().send(two_rank_start());
+  REQUIRE(stuck.channel().wait_readable(std::chrono::seconds(60)));
+  REQUIRE(stuck.channel().receive().has_value());  // it now waits in its first step, forever
+  const std::string how = stuck.wait_for(std::chrono::milliseconds(300));
+  CHECK(how.rfind("signal 9", 0) == 0);
+  CHECK(how.find("killed after 300 ms") != std::string::npos);
+}
+
 TEST_CASE("a worker start carries the resume keys, the fault and the timeout") {
   WorkerStart start = two_rank_start();
   start.done = {"default|all_reduce|float32|sum|-1|1048576|1048576|in_place"};
