@@ -25,6 +25,10 @@ def main(argv):
             worst = (ratio, collective, size, placement)
         print(f"| {collective} | {size} | {placement} | {point} | {len(values)} | {min(values):.2f} | "
               f"{max(values):.2f} | {ratio:.4f} |")
+    # The repeats in the order they ran, where the target is missed: drift or one outlier?
+    for (collective, size, placement, point), values in sorted(cells.items()):
+        if size >= min_size and min(values) > 0 and max(values) / min(values) > target:
+            print(f"  {collective} {size} {placement} {point}: " + " ".join(f"{v:.1f}" for v in values))
     if worst is None:
         print(f"no sizes >= {min_size}")
         return 1
