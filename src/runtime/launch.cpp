@@ -20,6 +20,7 @@
 #include "runtime/measurement_loop.hpp"
 #include "runtime/deadline.hpp"
 #include "runtime/fault_injection.hpp"
+#include "runtime/group_failure.hpp"
 #include "runtime/mpi_session.hpp"
 #include "runtime/rank_environment.hpp"
 #include "runtime/run_fingerprint.hpp"
@@ -304,33 +305,12 @@ class Launch {
     return worst == kExitOk ? static_cast<int>(kExitRuntime) : worst;
   }
 
-  // Rank 0: why a worker run failed, from every rank's error ("host: text"). Timeouts
-  // name every rank that did not finish.
-  std::string failure_reason(const GroupResult& result, const std::vector<std::string>& errors, bool& timed_out) const {
-    std::string first, late;
-    for (std::size_t r = 0; r < errors.size(); ++r) {
-      if (errors[r].empty()) continue;
-      const std::string where = "rank " + std::to_string(r) + " (" + errors[r].substr(0, errors[r].find(": ")) + ")";
-      if (errors[r].find(": timeout: ") != std::string::npos) {
-        late += (late.empty() ? "" : ", ") + where;
-        if (first.empty() || first.find("timeout") == std::string::npos) first = errors[r].substr(errors[r].find(": ") + 2);
-      } else if (first.empty()) {
-        first = "rank " + std::to_string(r) + " on " + errors[r];
-      }
-    }
-    timed_out = !late.empty();
-    if (timed_out) return first + "; did not finish: " + late;
-    if (result.failed && first.empty()) return "rank " + std::to_string(result.failed_rank) + " failed";
-    return first;
-  }
-
   // Rank 0: the outcomes of one worker run over `points`. The first point without an
   // outcome is the one that failed (or timed out); with `all`, every point without one
   // is marked (failed, or interrupted after a stop). Returns how many points are settled.
   int record_points(int group, const std::vector<PointSpec>& points, const GroupResult& result,
                     const std::vector<std::string>& errors, std::vector<PointOutcome>& outcomes, bool all) {
-    bool timed_out = false;
-    const std::string reason = failure_reason(result, errors, timed_out);
+    const auto [reason, timed_out] = describe_group_failure(result, errors);
     if (!reason.empty()) failed_reasons_.push_back(reason);
     int settled = 0;
     for (const PointSpec& point : points) {
