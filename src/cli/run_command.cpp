@@ -1,4 +1,5 @@
 // `ncclsweep run`: launched by mpirun or srun, one rank per GPU.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -186,22 +187,32 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   // The spec and plan are the same on every rank, so every rank fails alike and exits.
   std::string error;
   try {
-    if (args.sweep_file.empty()) {
+    // --env and --config make a sweep of their own when no file is given.
+    const bool flag_axes = !args.env_axes.empty() || !args.config_axes.empty();
+    if (args.sweep_file.empty() && !flag_axes) {
       request.spec = spec_from_args(args);
       apply_groups(args, nullptr, session.size(), per_node, request, group_notes);
     } else {
       std::string version_note;
       const PlanOptions options =
           sweep_plan_options(args.isolation, args.engine, args.env_axes, args.config_axes, version_note);
-      Sweep sweep = load_sweep_text(read_sweep_text(session, args.sweep_file), args.sweep_file, options.context);
-      apply_flags(args, sweep.measurements);
+      const bool from_file = !args.sweep_file.empty();
+      Sweep sweep = load_sweep_text(from_file ? read_sweep_text(session, args.sweep_file) : std::string("{}"),
+                                    from_file ? args.sweep_file : std::string("(command line)"), options.context);
+      if (from_file) {
+        apply_flags(args, sweep.measurements);
+      } else {
+        sweep.measurements = spec_from_args(args);  // every measurement flag, defaults included
+      }
       const SweepPlan sweep_plan = plan_sweep(sweep, options);
       request.spec = sweep_plan.measurements;
       if (!args.given.count("--repeats")) request.spec.repeats = sweep_plan.repeats;
       if (!args.given.count("--order")) request.spec.order = sweep_plan.order;
       if (!args.given.count("--seed")) request.spec.seed = sweep_plan.seed;
       if (request.spec.engine.empty()) request.spec.engine = std::string(available_engines().front());
-      if (request.spec.engine == "mpi" && sweep_plan.points.size() > 1) {
+      const bool has_settings = std::any_of(sweep_plan.points.begin(), sweep_plan.points.end(),
+                                            [](const SweepPoint& p) { return !p.settings.empty(); });
+      if (request.spec.engine == "mpi" && has_settings) {
         throw UsageError("the mpi engine cannot apply NCCL settings or communicator config",
                          "drop the env/config axes, or use --engine nccl");
       }
@@ -230,7 +241,7 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
     }
     return kExitUsage;
   }
-  if (args.sweep_file.empty()) request.groups = default_groups();
+  if (request.groups.empty()) request.groups = default_groups();
   request.output_dir = args.output;
   request.results_root = args.results_root;
   request.allow_shared_gpu = args.allow_shared_gpu;

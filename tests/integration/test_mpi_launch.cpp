@@ -155,3 +155,27 @@ TEST_CASE("a sweep with the nccl engine runs in worker processes: verified on a 
     CHECK_THAT(run.output, ContainsSubstring("sweep summary"));
   }
 }
+
+TEST_CASE("--env and --config without a sweep file make a sweep: refused by the mpi engine, points with nccl") {
+  const auto dir = scratch_dir("flag-axes");
+  const Launch mpi = mpirun_ncclsweep(2, {"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes", "64K",
+                                          "--env", "NCCL_PROTO=LL,Simple", "-o", dir.string()});
+  INFO(mpi.output);
+  CHECK(mpi.status == 2);  // never measured as if the setting had applied
+  CHECK_THAT(mpi.output, ContainsSubstring("the mpi engine cannot apply NCCL variables"));
+  CHECK_FALSE(std::filesystem::exists(dir / "run.json"));
+
+  const Launch nccl = mpirun_ncclsweep(2, {"run", "--engine", "nccl", "--collectives", "all_reduce", "--sizes", "64K",
+                                           "--iters", "2", "--env", "NCCL_PROTO=LL,Simple", "--config", "max_ctas=8",
+                                           "-o", dir.string()});
+  INFO(nccl.output);
+  if (nccl.output.find("no GPU visible") != std::string::npos) {
+    CHECK(nccl.status == 2);  // CI: the points went to workers, which found no GPU
+  } else {
+    REQUIRE(nccl.status == 0);
+    const json doc = read_json_file(dir / "run.json");
+    REQUIRE(doc.at("points").size() == 2);
+    CHECK(doc.at("points")[0].at("label") == "NCCL_PROTO=LL max_ctas=8");
+    for (const json& p : doc.at("points")) CHECK(p.at("status") == "ok");
+  }
+}
