@@ -52,6 +52,9 @@ struct DeviceDescription {
   std::string cuda_runtime_version;
   std::string nccl_header_version;
   std::string nccl_library_version;
+  // Compute mode EXCLUSIVE_PROCESS: a second process cannot create a context on this GPU
+  // while another holds one, so worker groups must not overlap there.
+  bool exclusive_process = false;
 };
 
 struct RankTimes {

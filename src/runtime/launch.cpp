@@ -234,6 +234,7 @@ class Launch {
     // The previous group's worker, still tearing down: it overlaps the next group's start,
     // and is reaped once the new workers are up, before they time anything.
     std::unique_ptr<WorkerProcess> exiting;
+    bool exclusive_gpu = false;  // a GPU that takes one process at a time: no overlap there
     const auto reap = [&] {
       if (!exiting) return;
       const std::string how = exiting->wait_for(std::chrono::milliseconds(static_cast<std::int64_t>(deadline_s * 1000)));
@@ -245,6 +246,7 @@ class Launch {
     };
     GroupCallbacks callbacks;
     callbacks.on_device = [&](const DeviceDescription& device) {
+      exclusive_gpu = exclusive_gpu || device.exclusive_process;
       reap();
       return begun || (begun = begin(device));
     };
@@ -270,11 +272,12 @@ class Launch {
                                       std::to_string(session_.rank()) + ".log"))
                               .string(),
                           remaining, {done_.begin(), done_.end()}, to_text(request_.fault)};
+        if (exclusive_gpu) reap();  // else the new worker could not create its CUDA context
         GroupResult result =
             run_worker_group(relay, start, worker_environment(base_env, group.process_env, start.nccl_log_path, leader_),
                              callbacks, deadline_s);
         if (result.exiting) {
-          reap();  // not reaped when this group's workers never came up
+          reap();  // a no-op (on_device reaped the previous one): never drop a worker unreaped
           exiting = std::move(result.exiting);
         }
         if (result.stopped) {

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <thread>
 
 #include "core/errors.hpp"
 
@@ -20,6 +21,15 @@ int make_socket_pair(int fds[2]) {
     throw RuntimeFailure("socketpair", std::strerror(errno));
   }
   return fds[0];
+}
+
+// "exit 0", "signal 9 (Killed)": how a reaped worker ended.
+std::string describe_exit(int status) {
+  if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    return "signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  }
+  return "unknown status";
 }
 
 }  // namespace
@@ -66,20 +76,27 @@ std::string WorkerProcess::wait() {
   while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
   pid_ = -1;
-  if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) {
-    return "signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
-  }
-  return "unknown status";
+  return describe_exit(status);
 }
 
 std::string WorkerProcess::wait_for(std::chrono::milliseconds limit) {
-  // The channel reads as closed once the worker has exited (nothing else holds its end).
-  if (pid_ > 0 && !channel_.wait_readable(limit)) {
-    kill_now();
-    return wait() + ", killed after " + std::to_string(limit.count()) + " ms";
+  const auto until = std::chrono::steady_clock::now() + limit;
+  // The channel reads as closed once worker_main returns; the process exit (CUDA and
+  // NCCL teardown) follows, so the exit itself is polled for within what is left.
+  if (pid_ > 0 && channel_.wait_readable(limit)) {
+    do {
+      int status = 0;
+      const pid_t done = waitpid(pid_, &status, WNOHANG);
+      if (done == pid_) {
+        pid_ = -1;
+        return describe_exit(status);
+      }
+      if (done < 0 && errno != EINTR) return wait();  // not our child any more: let wait() say so
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    } while (std::chrono::steady_clock::now() < until);
   }
-  return wait();
+  kill_now();
+  return wait() + ", killed after " + std::to_string(limit.count()) + " ms";
 }
 
 std::string current_executable() {

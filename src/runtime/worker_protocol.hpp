@@ -57,7 +57,7 @@ struct WorkerStart {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ConfigSetting, field, value)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointSpec, label, settings, config, env)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceDescription, gpu_index, gpu_name, pci_bus_id, driver_version,
-                                   cuda_runtime_version, nccl_header_version, nccl_library_version)
+                                   cuda_runtime_version, nccl_header_version, nccl_library_version, exclusive_process)
 // RunSpec travels by names (its members point into the collective and dtype tables).
 void to_json(nlohmann::json& j, const RunSpec& s);
 void from_json(const nlohmann::json& j, RunSpec& s);

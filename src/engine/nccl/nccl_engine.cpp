@@ -258,6 +258,9 @@ class NcclEngine final : public Engine {
                             std::to_string(call.comm) + "|" + std::to_string(reinterpret_cast<std::uintptr_t>(b.send)) +
                             "|" + std::to_string(reinterpret_cast<std::uintptr_t>(b.recv)) + "|" + std::to_string(calls);
     if (graph_ && key == graph_key_) return *graph_;
+    // A global-mode capture refuses other threads' unsafe CUDA calls, such as those of a
+    // communicator being destroyed: that teardown ends first.
+    settle();
     graph_.reset();
     gpu_->stream.synchronize();  // capture starts on an idle stream
     graph_ = std::make_unique<GraphExec>(gpu_->stream.get(), [&] {
@@ -325,6 +328,9 @@ class NcclEngine final : public Engine {
     check_cuda(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), device_.gpu_index),
                "cudaDeviceGetPCIBusId");
     device_.pci_bus_id = bus.data();
+    int mode = cudaComputeModeDefault;
+    check_cuda(cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, device_.gpu_index), "cudaDeviceGetAttribute");
+    device_.exclusive_process = mode == cudaComputeModeExclusiveProcess;
     int driver = 0, runtime = 0, nccl = 0;
     cudaDriverGetVersion(&driver);
     cudaRuntimeGetVersion(&runtime);
