@@ -276,14 +276,10 @@ class Launch {
         GroupResult result =
             run_worker_group(relay, start, worker_environment(base_env, group.process_env, start.nccl_log_path, leader_),
                              callbacks, deadline_s);
-        if (result.exiting) {
-          reap();  // a no-op (on_device reaped the previous one): never drop a worker unreaped
-          exiting = std::move(result.exiting);
-        }
-        if (result.stopped) {
-          reap();
-          return kExitUsage;
-        }
+        // A worker says done only after its "go", which on_device gave once it had reaped
+        // the one before: nothing is dropped unreaped here.
+        if (result.exiting) exiting = std::move(result.exiting);
+        if (result.stopped) return kExitUsage;
         const std::vector<std::string> errors =
             session_.gather(result.local_error.empty() ? "" : session_.host() + ": " + result.local_error);
         worst = std::max(worst, session_.max_across_ranks(result.failed ? std::max(result.local_status, 1) : 0));

@@ -29,8 +29,8 @@ class WorkerProcess {
   void kill_now();
   // Waits for the worker to exit; returns a description of how ("exit 0", "signal 9 (Killed)").
   std::string wait();
-  // wait(), but for at most `limit` (until its end of the channel closes); past it the
-  // worker is killed and the answer says so.
+  // wait(), but for at most `limit` (its channel closing, then the process exit); past it
+  // the worker is killed and the answer says so.
   std::string wait_for(std::chrono::milliseconds limit);
 
  private:

@@ -26,12 +26,19 @@ TEST_CASE("mode lists parse, drop duplicates and name the valid modes on a typo"
   CHECK_THROWS_AS(parse_launch_mode_list(""), UsageError);
 }
 
-TEST_CASE("the plan measures every call once per buffer and launch mode, modes outermost") {
+namespace {
+RunSpec float_all_gather(const std::string& sizes) {
   RunSpec spec;
   spec.collectives = parse_collective_list("all_gather");
-  spec.sizes = parse_size_list("1M,4M");
+  spec.sizes = parse_size_list(sizes);
   spec.dtypes = parse_dtype_list("float32");
   spec.ops = parse_op_list("sum");
+  return spec;
+}
+}  // namespace
+
+TEST_CASE("the plan measures every call once per buffer and launch mode, modes outermost") {
+  RunSpec spec = float_all_gather("1M,4M");
   spec.buffer_modes = {BufferMode::cuda_malloc, BufferMode::nccl_register};
   spec.launch_modes = {LaunchMode::stream, LaunchMode::graph};
   const MeasurementPlan plan = plan_measurements(spec, 2);
@@ -48,11 +55,7 @@ TEST_CASE("the plan measures every call once per buffer and launch mode, modes o
 }
 
 TEST_CASE("workers receive the modes; plain runs' messages carry none") {
-  RunSpec spec;
-  spec.collectives = parse_collective_list("all_gather");
-  spec.sizes = parse_size_list("1M");
-  spec.dtypes = parse_dtype_list("float32");
-  spec.ops = parse_op_list("sum");
+  RunSpec spec = float_all_gather("1M");
   CHECK_FALSE(nlohmann::json(spec).contains("buffers"));
   spec.buffer_modes = {BufferMode::nccl_window};
   spec.launch_modes = {LaunchMode::stream, LaunchMode::blocking};
