@@ -1,6 +1,9 @@
 // `ncclsweep run`: launched by mpirun or srun, one rank per GPU.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -11,8 +14,11 @@
 #include "cli/models_dir.hpp"
 #include "cli/sweep_context.hpp"
 #include "core/errors.hpp"
+#include "core/utc_time.hpp"
 #include "plan/measurement_plan.hpp"
 #include "plan/sweep_plan.hpp"
+#include "recommend/verification.hpp"
+#include "results/results_directory.hpp"
 #include "runtime/engine_registry.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/mpi_session.hpp"
@@ -52,6 +58,8 @@ struct RunArgs {
   std::string isolation = "auto";
   std::string groups;      // --groups: overrides the sweep file's groups
   std::string models_dir;  // for sizes from a workload
+  std::string verify_file;   // --verify-recommendation: default against recommended
+  std::string tuner_plugin;  // the libncclsweep-tuner.so a tuner CSV is verified with
   std::set<std::string> given;  // measurement flags given on the command line: they override the sweep file's
 };
 
@@ -179,17 +187,45 @@ void apply_groups(const RunArgs& args, const Sweep* sweep, int ranks, int per_no
   request.spec.group = grid_group(groups, ranks, per_node);
 }
 
+// libncclsweep-tuner.so next to this binary, where the build puts it.
+std::string tuner_plugin_beside_binary() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : (self.parent_path() / "libncclsweep-tuner.so").string();
+}
+
+// --verify-recommendation: rank 0 judges the finished run; exit 1 when a band is slower.
+int verify_after_run(MpiSession& session, const std::string& results_dir, const RecommendedSettings& verify) {
+  int status = kExitOk;
+  if (session.rank() == 0) {
+    try {
+      const VerificationReport report = check_verification(read_run_document(results_dir), verify.rules);
+      std::fputs(report.text().c_str(), stdout);
+      std::fflush(stdout);
+      status = report.failed() ? kExitRegression : kExitOk;
+    } catch (const UsageError& e) {
+      std::fprintf(stderr, "ncclsweep: error: %s\n", e.message().c_str());
+      status = kExitUsage;
+    }
+  }
+  return session.max_across_ranks(status);
+}
+
 int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   MpiSession session(&context.argc, &context.argv);
   const int per_node = ranks_per_node(session);
   LaunchRequest request;
+  std::optional<RecommendedSettings> verify;
   std::vector<std::string> group_notes;
   // The spec and plan are the same on every rank, so every rank fails alike and exits.
   std::string error;
   try {
     // --env and --config make a sweep of their own when no file is given.
     const bool flag_axes = !args.env_axes.empty() || !args.config_axes.empty();
-    if (args.sweep_file.empty() && !flag_axes) {
+    if (!args.verify_file.empty()) {
+      verify = read_recommendation(args.verify_file, args.tuner_plugin.empty() ? tuner_plugin_beside_binary() : args.tuner_plugin);
+    }
+    if (args.sweep_file.empty() && !flag_axes && !verify) {
       request.spec = spec_from_args(args);
       apply_groups(args, nullptr, session.size(), per_node, request, group_notes);
     } else {
@@ -197,14 +233,19 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
       const PlanOptions options =
           sweep_plan_options(args.isolation, args.engine, args.env_axes, args.config_axes, version_note);
       const bool from_file = !args.sweep_file.empty();
-      Sweep sweep = load_sweep_text(from_file ? read_sweep_text(session, args.sweep_file) : std::string("{}"),
-                                    from_file ? args.sweep_file : std::string("(command line)"), options.context);
-      if (from_file) {
+      Sweep sweep = load_sweep_text(verify      ? verification_sweep_text(*verify)
+                                    : from_file ? read_sweep_text(session, args.sweep_file)
+                                                : std::string("{}"),
+                                    verify ? args.verify_file : from_file ? args.sweep_file : std::string("(command line)"),
+                                    options.context);
+      if (from_file || (verify && verify->kind != RecommendedSettings::Kind::env)) {
         apply_flags(args, sweep.measurements);
       } else {
         sweep.measurements = spec_from_args(args);  // every measurement flag, defaults included
       }
-      const SweepPlan sweep_plan = plan_sweep(sweep, options);
+      SweepPlan sweep_plan = plan_sweep(sweep, options);
+      // Env and tuner recommendations are measured against NCCL's defaults, in fresh processes.
+      if (verify && verify->kind != RecommendedSettings::Kind::sweep) sweep_plan = with_default_point(std::move(sweep_plan));
       request.spec = sweep_plan.measurements;
       if (!args.given.count("--repeats")) request.spec.repeats = sweep_plan.repeats;
       if (!args.given.count("--order")) request.spec.order = sweep_plan.order;
@@ -243,6 +284,13 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   }
   if (request.groups.empty()) request.groups = default_groups();
   request.output_dir = args.output;
+  if (verify && request.output_dir.empty()) {
+    // The check afterwards reads the run's directory: fix its name now, on every rank alike.
+    request.output_dir = session.broadcast_string(
+        session.rank() == 0
+            ? default_results_dir(args.results_root, request.spec.name, compact_utc(std::chrono::system_clock::now())).string()
+            : std::string());
+  }
   request.results_root = args.results_root;
   request.allow_shared_gpu = args.allow_shared_gpu;
   request.resume_dir = args.resume_dir;
@@ -250,7 +298,9 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   request.corrupt_rank = args.corrupt_rank;
   request.command_line = {context.argv, context.argv + context.argc};
   request.envp = context.envp;
-  return run_launch(session, request);
+  const int status = run_launch(session, request);
+  if (!verify || status != kExitOk) return status;
+  return verify_after_run(session, request.output_dir, *verify);
 }
 
 }  // namespace
@@ -262,6 +312,11 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_option("--env", args->env_axes, "VAR=v1,v2: add or replace an env axis (repeatable)")->allow_extra_args(false);
   run->add_option("--config", args->config_axes, "field=v1,v2: add or replace an ncclConfig_t axis (repeatable)")
       ->allow_extra_args(false);
+  run->add_option("--verify-recommendation", args->verify_file,
+                  "Measure NCCL's defaults against FILE from `recommend` (env, nccl-tuner or yaml) in one launch; "
+                  "exit 1 when a recommended band is slower beyond noise (docs/recommend.md)");
+  run->add_option("--tuner-plugin", args->tuner_plugin,
+                  "libncclsweep-tuner.so that verifies a tuner CSV (default: the one beside this binary)");
   run->add_option("--isolation", args->isolation,
                   "auto: a fresh worker per group where settings need one; reinit: re-initialise in one process "
                   "(process-cached settings are then reported as mismatch)")

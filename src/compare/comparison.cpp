@@ -55,14 +55,14 @@ std::string holdings(const Side& side) {
          format_bytes(*sizes.begin()) + " .. " + format_bytes(*sizes.rbegin());
 }
 
+}  // namespace
+
 Verdict judge(double new_value, double new_band, double ref_value, double ref_band) {
   const double difference = new_value - ref_value;
   if (std::abs(difference) <= std::max(new_band, ref_band)) return Verdict::same;
   if (std::abs(difference) <= new_band + ref_band) return Verdict::ambiguous;  // bands overlap
   return difference > 0 ? Verdict::faster : Verdict::slower;
 }
-
-}  // namespace
 
 const char* verdict_name(Verdict v) {
   switch (v) {

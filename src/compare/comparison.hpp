@@ -45,6 +45,10 @@ struct Comparison {
 // its own measured spread, plus half its last printed digit.
 double noise_band_gbps(const SideRow& row);
 
+// Two figures, each with its noise half-width (same unit): same, ambiguous (the bands
+// overlap), or faster / slower (they do not). `recommend` judges sweep points with it too.
+Verdict judge(double new_value, double new_band, double ref_value, double ref_band);
+
 // Throws UsageError (exit 2) when nothing is comparable: different rank counts (unless
 // allowed) or no row keys in common; the message says what each side holds.
 Comparison compare_sides(const Side& new_side, const Side& reference, const CompareOptions& options);
