@@ -42,7 +42,7 @@ expect_usage_error "unknown --format 'csv'" recommend "$data/mixed" --format csv
 expect_usage_error "unknown --env-style 'docker'" recommend "$data/mixed" --format env --env-style docker
 expect_usage_error "names no point" recommend "$data/mixed" --baseline nope
 expect_usage_error "recommend from runs at one scale" recommend "$data/mixed" "$data/qps-grid"
-expect_usage_error "cannot read $data/none/run.json" recommend "$data/none"
+expect_usage_error "cannot read $data/none" recommend "$data/none"
 printf 'allgather,0,100,ring,lx,-1,-1,-1\n' >"$tmp/bad.conf"
 expect_usage_error "bad.conf:1:1: unknown protocol 'lx'" run --engine mpi --verify-recommendation "$tmp/bad.conf"
 printf 'NCCL_X\n' >"$tmp/bad.env"
