@@ -125,10 +125,10 @@ const SettingOutcome* find_setting(const std::vector<SettingOutcome>& settings, 
   return nullptr;
 }
 
-void fill_logged_choice(const RunDocument& run, const PointOutcome& point, Band& band) {
+void fill_logged_choice(const PointOutcome& point, Band& band) {
   std::set<std::tuple<std::string, std::string, int>> choices;
   for (Bytes size : band.sizes) {
-    if (const auto c = logged_choice(point, band.collective, size, static_cast<int>(run.ranks.size()))) {
+    if (const auto c = logged_choice(point, band.collective, size, band.ranks)) {
       choices.insert({c->algorithm, c->protocol, c->channels});
     }
   }
@@ -299,6 +299,10 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
     }
   }
 
+  std::map<std::string, std::set<int>> ranks_of;  // collective -> communicator sizes measured
+  for (const auto& input : runs) {
+    for (const auto& r : input.run.records) ranks_of[r.collective].insert(r.ranks);
+  }
   // Adjacent sizes with the same outcome become one band.
   for (const auto& [collective, sizes] : outcomes) {
     Band* band = nullptr;
@@ -307,8 +311,11 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
         rec.bands.push_back({});
         band = &rec.bands.back();
         band->collective = collective;
-        band->ranks = rec.ranks;
-        band->nodes = rec.nodes;
+        // A sub-communicator's records carry its own rank count: rules and NCCL's logged
+        // sizes are per communicator. Its node count is not recorded: any.
+        const auto& communicators = ranks_of[collective];
+        band->ranks = communicators.size() == 1 ? *communicators.begin() : rec.ranks;
+        band->nodes = band->ranks == rec.ranks ? rec.nodes : -1;
         band->winner = out.winner;
         band->why = out.why;
       }
@@ -328,7 +335,7 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
     for (const auto& input : runs) {
       if (const PointOutcome* p = find_point(input.run, band.winner)) {
         band.settings = p->settings;
-        fill_logged_choice(input.run, *p, band);
+        fill_logged_choice(*p, band);
         break;
       }
     }

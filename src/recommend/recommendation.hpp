@@ -23,8 +23,8 @@ struct RecommendOptions {
 // Adjacent measured sizes of one collective with the same winner (or none).
 struct Band {
   std::string collective;  // "all_gather"
-  int ranks = 0;
-  int nodes = 0;
+  int ranks = 0;   // of the communicator measured (a sub-communicator's own)
+  int nodes = 0;   // -1 when a sub-communicator's node count is not known
   std::vector<Bytes> sizes;  // measured sizes, ascending
   std::string winner;        // point label; empty: no clear winner, the default stays
   std::vector<SettingOutcome> settings;  // the winner's settings

@@ -183,3 +183,16 @@ TEST_CASE("the yaml export is a sweep file the loader accepts", "[recommend]") {
   CHECK_THAT(yaml, ContainsSubstring("NCCL_MAX_NCHANNELS: [32, 16]"));
   CHECK_THAT(yaml, ContainsSubstring("baseline: {NCCL_PROTO: Simple, NCCL_MAX_NCHANNELS: 32}"));
 }
+
+TEST_CASE("bands on sub-communicators carry the group's rank count and any node count", "[recommend]") {
+  RunInput input = load("clear-winner");
+  for (auto& r : input.run.records) {
+    r.ranks = 1;  // as if measured on groups of 1 rank: NCCL's tuner sees a 1-rank communicator
+    r.comm_group = "size";
+  }
+  const Recommendation rec = recommend({input});
+  REQUIRE_FALSE(rec.bands.empty());
+  CHECK(rec.bands[0].ranks == 1);
+  CHECK(rec.bands[0].nodes == -1);
+  CHECK(rec.ranks == 2);
+}
