@@ -26,7 +26,9 @@ int run_recommend(const RecommendArgs& args) {
   const EnvStyle style = parse_env_style(args.env_style);
   std::vector<RunInput> runs;
   for (const auto& path : args.inputs) runs.push_back({read_run_document(path), path});
-  const Recommendation rec = recommend(runs, {args.baseline});
+  RecommendOptions options;
+  options.baseline = args.baseline;
+  const Recommendation rec = recommend(runs, options);
   std::string text;
   if (args.format == "table") {
     text = format_recommend_table(rec);

@@ -279,7 +279,7 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
         for (const auto& [label, m] : points) {
           if (label == base_label || !eligible[static_cast<std::size_t>(variant.run)].count(label)) continue;
           Judgement& j = out.points[label];
-          const Verdict v = judge(m.row.busbw_gbps, noise_band_gbps(m.row), b.busbw_gbps, noise_band_gbps(b));
+          const Verdict v = judge(m.row.busbw_gbps, noise_band_gbps(m.row, options.noise), b.busbw_gbps, noise_band_gbps(b, options.noise));
           ++j.rows;
           if (v == Verdict::faster) ++j.faster;
           if (v == Verdict::slower) j.loses = true;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compare/noise_band.hpp"
 #include "core/units.hpp"
 #include "results/record.hpp"
 
@@ -18,6 +19,7 @@ struct RunInput {
 
 struct RecommendOptions {
   std::string baseline;  // a point label; empty: the run's baseline, else the point without settings, else the first
+  NoiseModel noise;      // compare's noise band around each figure
 };
 
 // Adjacent measured sizes of one collective with the same winner (or none).

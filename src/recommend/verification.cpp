@@ -206,7 +206,8 @@ std::string VerificationReport::text() const {
   return out.str();
 }
 
-VerificationReport check_verification(const RunDocument& run, const std::vector<tuner::TunerRule>& rules) {
+VerificationReport check_verification(const RunDocument& run, const std::vector<tuner::TunerRule>& rules,
+                                      const NoiseModel& noise) {
   VerificationReport report;
   report.baseline = run.baseline;
   if (report.baseline.empty()) {
@@ -273,8 +274,8 @@ VerificationReport check_verification(const RunDocument& run, const std::vector<
         for (const auto& [variant, tuned_row] : tuned->second) {
           const auto base_row = base->second.find(variant);
           if (base_row == base->second.end() || base_row->second.busbw_gbps <= 0) continue;
-          const Verdict v = judge(tuned_row.busbw_gbps, noise_band_gbps(tuned_row), base_row->second.busbw_gbps,
-                                  noise_band_gbps(base_row->second));
+          const Verdict v = judge(tuned_row.busbw_gbps, noise_band_gbps(tuned_row, noise), base_row->second.busbw_gbps,
+                                  noise_band_gbps(base_row->second, noise));
           all_faster = all_faster && v == Verdict::faster;
           any_slower = any_slower || v == Verdict::slower;
           gains.push_back(tuned_row.busbw_gbps / base_row->second.busbw_gbps - 1);

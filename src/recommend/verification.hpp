@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "compare/noise_band.hpp"
 #include "plan/sweep_plan.hpp"
 #include "results/record.hpp"
 #include "tuner/tuner_rules.hpp"
@@ -58,6 +59,7 @@ struct VerificationReport {
 // Judges every non-baseline point against the run's baseline with compare's noise
 // verdicts. With rules, per rule: a size where NCCL's TUNING log shows another
 // algorithm or protocol than the rule asked for is a mismatch, never a win.
-VerificationReport check_verification(const RunDocument& run, const std::vector<tuner::TunerRule>& rules);
+VerificationReport check_verification(const RunDocument& run, const std::vector<tuner::TunerRule>& rules,
+                                      const NoiseModel& noise = {});
 
 }  // namespace ncclsweep

@@ -4,7 +4,7 @@
 Each case is one results directory with a run.json in the results schema
 (docs/results.md): sweep points with their verified settings, and records whose busbw
 is a baseline figure times a per-point, per-size factor, with three repeats 0.5% apart,
-so compare's noise band (3%) decides. Run it from anywhere; it rewrites the case
+so compare's noise band (a share of busbw, 4% by default) decides. Run it from anywhere; it rewrites the case
 directories next to itself deterministically (no clocks, no randomness).
 
     python3 tests/data/recommend/make_runs.py

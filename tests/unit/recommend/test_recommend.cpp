@@ -170,9 +170,9 @@ TEST_CASE("several runs are judged together, each against its own baseline", "[r
 TEST_CASE("recommend refuses what it cannot judge", "[recommend]") {
   CHECK_THAT(usage_error_text([] { recommend({load("clear-winner"), load("qps-grid")}); }),
              ContainsSubstring("recommend from runs at one scale"));
-  CHECK_THAT(usage_error_text([] { recommend({load("clear-winner")}, {"NCCL_PROTO=LL128"}); }),
+  CHECK_THAT(usage_error_text([] { recommend({load("clear-winner")}, {"NCCL_PROTO=LL128", {}}); }),
              ContainsSubstring("give one of: NCCL_PROTO=Simple, NCCL_PROTO=LL"));
-  CHECK_THAT(usage_error_text([] { recommend({load("not-read")}, {"NCCL_IB_QPS_PER_CONNECTION=4"}); }),
+  CHECK_THAT(usage_error_text([] { recommend({load("not-read")}, {"NCCL_IB_QPS_PER_CONNECTION=4", {}}); }),
              ContainsSubstring("was not verified"));
 }
 
