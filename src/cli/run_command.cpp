@@ -11,7 +11,7 @@
 #include <string>
 
 #include "cli/command.hpp"
-#include "cli/models_dir.hpp"
+#include "cli/data_dir.hpp"
 #include "cli/sweep_context.hpp"
 #include "core/errors.hpp"
 #include "core/utc_time.hpp"
@@ -47,6 +47,8 @@ struct RunArgs {
   std::string name = "run";
   std::string results_root = "results";
   bool allow_shared_gpu = false;
+  std::string progress = "auto";
+  bool quiet = false;
   std::string resume_dir;
   bool force = false;
   std::string fault;
@@ -298,6 +300,7 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   request.resume_dir = args.resume_dir;
   request.force = args.force;
   request.corrupt_rank = args.corrupt_rank;
+  request.progress = args.quiet ? "off" : args.progress;
   request.command_line = {context.argv, context.argv + context.argc};
   request.envp = context.envp;
   const int status = run_launch(session, request);
@@ -399,6 +402,12 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_option("--inject-fault", args->fault,
                   "Testing aid: RANK:sleep=SECONDS|exit|kill|skip[@POINT] (docs/reliability.md)");
   run->add_flag("--allow-shared-gpu", args->allow_shared_gpu, "Allow two ranks on one GPU (results are then shared)");
+  run->add_option("--progress", args->progress,
+                  "Progress on rank 0: live (one line redrawn on a terminal), lines (a plain line per point), "
+                  "off, or auto (live on a terminal, else lines)")
+      ->check(CLI::IsMember({"auto", "live", "lines", "off"}))
+      ->capture_default_str();
+  run->add_flag("--quiet,-q", args->quiet, "No progress output (--progress off); the table and summary still print");
   run->add_option("--inject-corrupt-rank", args->corrupt_rank,
                   "Testing aid: this rank corrupts one output element before each check");
   run->callback(

@@ -22,6 +22,7 @@
 #include "runtime/fault_injection.hpp"
 #include "runtime/group_failure.hpp"
 #include "runtime/mpi_session.hpp"
+#include "runtime/progress.hpp"
 #include "runtime/rank_environment.hpp"
 #include "runtime/run_fingerprint.hpp"
 #include "runtime/stop_signals.hpp"
@@ -81,7 +82,9 @@ class Launch {
                                                       : default_results_dir(request_.results_root, request_.spec.name,
                                                                             compact_utc(start_))
                                                             .string();
-        sinks_.add(make_terminal_table(stdout));
+        sinks_.add(make_progress_display(make_terminal_table(stdout),
+                                         progress_plan(request_.plan, request_.spec, request_.groups),
+                                         progress_mode(request_.progress), stdout));
         if (request_.resume_dir.empty()) {
           sinks_.add(make_results_directory(results_dir_));
         } else {
@@ -175,6 +178,7 @@ class Launch {
     run_.workload = request_.workload;
     run_.baseline = request_.baseline_point;
     if (!conflicts.empty()) run_.notes.push_back("--allow-shared-gpu: " + conflicts.front());
+    if (ranks.size() == 1) run_.notes.push_back(one_rank_busbw_note(spec.engine));
     if (!request_.resume_dir.empty()) {
       // One document for the whole run: the earlier invocation's start and records stay.
       run_.start_time = earlier_run_.start_time;

@@ -37,6 +37,10 @@ Launch run_ncclsweep(const std::vector<std::string>& args);
 // cannot be read, which fails the test.
 nlohmann::json read_json_file(const std::filesystem::path& path);
 
+// GPUs a rank started from here would see: nvidia-smi's list, narrowed by
+// CUDA_VISIBLE_DEVICES when it is set. 0 where nvidia-smi is missing (no driver).
+int visible_gpu_count();
+
 // A new empty directory for one test.
 std::filesystem::path scratch_dir(const std::string& name);
 

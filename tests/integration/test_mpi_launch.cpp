@@ -1,10 +1,12 @@
-// End-to-end runs of the real binary under mpirun -np 4 with the mpi engine.
+// End-to-end runs of the real binary under mpirun -np 4 with the mpi engine, and the two
+// nccl-engine sweeps that show the worker processes (verified on 2+ GPUs, refused on none).
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "catch_compat.hpp"
 #include "integration/launch.hpp"
+#include "read_file.hpp"
 
 using namespace ncclsweep::testing;
 using nlohmann::json;
@@ -132,7 +134,13 @@ TEST_CASE("data movement of 16-bit and fp8 dtypes is checked with the mpi engine
   for (const json& r : read_json_file(dir / "run.json").at("records")) CHECK(r.at("wrong") == 0);
 }
 
+// With one rank NCCL never reads NCCL_PROTO, so the smoke sweep's settings can be verified
+// only with two ranks, each on its own GPU.
+constexpr const char* kProtoNeedsTwoGpus =
+    "needs 0 GPUs (the refusal) or 2 (one per rank): with one rank NCCL does not read NCCL_PROTO, 1 GPU visible";
+
 TEST_CASE("a sweep with the nccl engine runs in worker processes: verified on a GPU, refused without one") {
+  if (visible_gpu_count() == 1) NCCLSWEEP_SKIP(kProtoNeedsTwoGpus);
   const auto dir = scratch_dir("nccl-sweep");
   const Launch run = mpirun_ncclsweep(2, {"run", std::string(NCCLSWEEP_SOURCE_DIR) + "/sweeps/smoke.yaml", "-o",
                                           dir.string()});
@@ -165,6 +173,7 @@ TEST_CASE("--env and --config without a sweep file make a sweep: refused by the 
   CHECK_THAT(mpi.output, ContainsSubstring("the mpi engine cannot apply NCCL variables"));
   CHECK_FALSE(std::filesystem::exists(dir / "run.json"));
 
+  if (visible_gpu_count() == 1) NCCLSWEEP_SKIP(kProtoNeedsTwoGpus);
   const Launch nccl = mpirun_ncclsweep(2, {"run", "--engine", "nccl", "--collectives", "all_reduce", "--sizes", "64K",
                                            "--iters", "2", "--env", "NCCL_PROTO=LL,Simple", "--config", "max_ctas=8",
                                            "-o", dir.string()});
@@ -178,4 +187,30 @@ TEST_CASE("--env and --config without a sweep file make a sweep: refused by the 
     CHECK(doc.at("points")[0].at("label") == "NCCL_PROTO=LL max_ctas=8");
     for (const json& p : doc.at("points")) CHECK(p.at("status") == "ok");
   }
+}
+
+TEST_CASE("one rank: busbw is 0 for the (n-1)/n collectives, and the header and the summary say why") {
+  const auto dir = scratch_dir("one-rank");
+  const Launch run = mpirun_ncclsweep(1, {"run", "--engine", "mpi", "--collectives", "all_gather,broadcast", "--sizes",
+                                          "64K", "--warmup", "0", "--iters", "2", "-o", dir.string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  const std::size_t header = run.output.find("# note: one rank: busbw is 0 by definition");
+  const std::size_t first_table = run.output.find("# all_gather");
+  const std::size_t summary = run.output.find("\n# one rank: busbw is 0 by definition", first_table);
+  CHECK(header < first_table);
+  CHECK(summary != std::string::npos);
+  CHECK_THAT(run.output, ContainsSubstring("what one process shows alone"));
+  CHECK_THAT(run.output, ContainsSubstring("mpirun -np 2, or srun -N 2"));
+  const json doc = read_json_file(dir / "run.json");
+  for (const json& r : doc.at("records")) {
+    CHECK(r.at("wrong") == 0);
+    CHECK(r.at("algbw_gbps").get<double>() > 0);
+    if (r.at("collective") == "all_gather") CHECK(r.at("busbw_gbps").get<double>() == 0);
+    if (r.at("collective") == "broadcast") CHECK(r.at("busbw_gbps") == r.at("algbw_gbps"));
+  }
+  bool noted = false;
+  for (const json& note : doc.at("notes")) noted = noted || note.get<std::string>().rfind("one rank: busbw", 0) == 0;
+  CHECK(noted);
+  CHECK_THAT(read_file(dir / "summary.md"), ContainsSubstring("busbw is 0 by definition"));
 }
