@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "core/errors.hpp"
+#include "core/utf8.hpp"
 #include "results/record_json.hpp"
 
 namespace ncclsweep {
@@ -92,30 +93,6 @@ class ResultsDirectory final : public ResultSink {
   fs::path dir_;
   File records_;
 };
-
-}  // namespace
-
-namespace {
-
-// Run names end up in JSON, which must be UTF-8 (nlohmann refuses to write anything else).
-bool is_valid_utf8(const std::string& text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    std::size_t extra = 0;  // continuation bytes after the lead byte
-    if (c >= 0x80) {
-      if ((c >> 5) == 0x6) extra = 1;
-      else if ((c >> 4) == 0xe) extra = 2;
-      else if ((c >> 3) == 0x1e) extra = 3;
-      else return false;
-    }
-    if (extra > text.size() - i - 1) return false;
-    for (std::size_t k = 1; k <= extra; ++k) {
-      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return false;
-    }
-    i += extra + 1;
-  }
-  return true;
-}
 
 }  // namespace
 
