@@ -1,6 +1,7 @@
 #pragma once
 // ncclConfig_t fields a sweep may set per communicator, the NCCL version that added
-// each, and the environment variable that overrides it when set (nccl-facts.md section 3).
+// each, and the environment variable that overrides it when set
+// (docs/nccl-settings.md#communicator-config-fields).
 #include <span>
 #include <string>
 #include <string_view>

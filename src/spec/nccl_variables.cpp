@@ -11,7 +11,7 @@ constexpr VariableKind C = VariableKind::process_cached;
 
 // Names from the NCCL "Environment Variables" documentation and NCCL 2.28.9's source
 // (NCCL_PARAM declarations and ncclGetEnv calls). Only the six re-read at each init are
-// R (measured and read in source: nccl-facts.md section 1); everything else is C.
+// R (measured and read in source: docs/nccl-settings.md); everything else is C.
 constexpr std::array kVariables = std::to_array<NcclVariable>({
     {"NCCL_ALGO", R, "algorithms NCCL may use (Ring, Tree, CollnetDirect, CollnetChain, NVLS, NVLSTree, PAT)"},
     {"NCCL_ALLOC_P2P_NET_LL_BUFFERS", C, "allocate LL buffers for network p2p"},

@@ -8,7 +8,7 @@
 namespace ncclsweep {
 namespace {
 
-// ncclConfig_t fields by their snake_case names (nccl-facts.md section 3). `blocking`
+// ncclConfig_t fields by their snake_case names (docs/nccl-settings.md). `blocking`
 // is not here: ncclsweep's calls assume blocking communicators.
 struct ConfigField {
   const char* name;
