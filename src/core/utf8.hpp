@@ -1,17 +1,15 @@
 #pragma once
-// UTF-8 checks for text that ends up in JSON: nlohmann_json refuses to write invalid
-// UTF-8 (it throws), and an environment variable or a file name may hold any bytes.
-#include <string>
+// UTF-8 validity: sweep files, command-line values and run names end up in JSON
+// (nlohmann refuses to write anything else) and in the environment of every rank.
+#include <cstddef>
+#include <optional>
 #include <string_view>
 
 namespace ncclsweep {
 
-bool is_valid_utf8(std::string_view text);
-
-// `text` unchanged when it is valid UTF-8; otherwise each byte that is not part of a
-// valid sequence becomes the four characters \xNN, so the value can be recorded and a
-// reader still sees which bytes it held. Backslashes already in the text are kept as
-// they are: the escaped form is for reading, not for setting the value again.
-std::string escape_invalid_utf8(std::string_view text);
+// The offset of the first byte that does not belong to well-formed UTF-8 (a stray
+// continuation byte, a truncated sequence, an overlong form, a surrogate, a code point
+// past U+10FFFF), or nullopt when the whole text is valid.
+std::optional<std::size_t> first_invalid_utf8(std::string_view text);
 
 }  // namespace ncclsweep

@@ -4,7 +4,6 @@
 
 #include "core/environment.hpp"
 #include "core/errors.hpp"
-#include "core/utf8.hpp"
 
 namespace ncclsweep {
 
@@ -68,13 +67,9 @@ ScopedPointEnvironment::ScopedPointEnvironment(const EnvironmentMap& base, const
 ScopedPointEnvironment::~ScopedPointEnvironment() { restore(leave_); }
 
 EnvironmentMap recorded_environment(char** envp) {
-  EnvironmentMap out;
-  for (const auto& [name, value] :
-       environment_with_prefixes(envp, {"NCCL_", "CUDA_VISIBLE_DEVICES", "OMPI_COMM_WORLD_RANK",
-                                         "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_PROCID", "SLURM_LOCALID"})) {
-    out.emplace(escape_invalid_utf8(name), escape_invalid_utf8(value));
-  }
-  return out;
+  // environment_with_prefixes escapes what is not UTF-8.
+  return environment_with_prefixes(envp, {"NCCL_", "CUDA_VISIBLE_DEVICES", "OMPI_COMM_WORLD_RANK",
+                                          "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_PROCID", "SLURM_LOCALID"});
 }
 
 }  // namespace ncclsweep
