@@ -11,8 +11,9 @@
 
 namespace ncclsweep {
 
-// What a row is a measurement of. `point` names a sweep point's settings; empty for a
-// plain run (sweeps do not exist yet, but the key is ready for them).
+// What a row is a measurement of. `point` names a sweep point's settings (its label) and
+// a buffer or launch mode other than the default; empty for a plain run's rows, so they
+// compare with nccl-tests output, which has no points.
 struct RowKey {
   std::string collective;  // "all_gather"
   std::string dtype;       // canonical: "float32"

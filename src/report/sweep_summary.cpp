@@ -1,6 +1,7 @@
 #include "report/sweep_summary.hpp"
 
 #include "report/sweep_report.hpp"
+#include "results/point_notes.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -78,6 +79,7 @@ std::string sweep_summary_text(const RunDocument& run, const std::string& baseli
     for (const auto& s : p.settings) {
       if (s.status == "not-read") verdict += ", " + s.name + " NOT READ by NCCL";
     }
+    verdict += unexpected_environment_note(p);
     out += "#  P" + std::to_string(i) + " = " + p.label + "  [" + verdict + "]\n";
   }
   for (const auto& [block, sizes] : blocks) {

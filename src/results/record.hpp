@@ -136,6 +136,14 @@ struct PointOutcome {
   // "AllGather 1048576 B: RING/SIMPLE, 24 channels": NCCL's choice per size, rank 0's TUNING log
   std::vector<std::string> algorithms;
   PointPhases phase_s;
+  // The NCCL_ variables (and the launcher's GPU and rank variables) rank 0's communicator
+  // init saw, values as they were: the run's own environment plus this point's settings,
+  // plus what NCCL itself set during the init (its config file). Non-UTF-8 bytes as \xNN.
+  std::map<std::string, std::string> environment;
+  // "NCCL_X=V" for each NCCL_ variable at the init that the point does not name and the
+  // run did not have from its start: it changes what the point measures unannounced.
+  // "another rank: ..." when only other ranks saw one. Empty when the point is clean.
+  std::vector<std::string> unexpected_environment;
 };
 
 struct RankEntry {

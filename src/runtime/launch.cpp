@@ -14,6 +14,7 @@
 #include "report/sweep_summary.hpp"
 #include "report/terminal_table.hpp"
 #include "results/results_directory.hpp"
+#include "results/point_notes.hpp"
 #include "results/resume.hpp"
 #include "results/stragglers.hpp"
 #include "engine/mpi/mpi_engine.hpp"
@@ -317,9 +318,12 @@ class Launch {
     if (!reason.empty()) failed_reasons_.push_back(reason);
     int settled = 0;
     for (const PointSpec& point : points) {
-      ++settled;
       const bool done = std::any_of(outcomes.begin(), outcomes.end(),
                                     [&](const PointOutcome& o) { return o.label == point.label; });
+      // A worker that ended right after reporting a point (NCCL refused one of its values)
+      // left no point half done: the rest run in a new worker.
+      if (!done && !all && result.ended_after_outcome && settled > 0) break;
+      ++settled;
       if (done) continue;
       PointOutcome failed;
       failed.label = point.label;
@@ -371,6 +375,12 @@ class Launch {
         std::fprintf(stderr, "ncclsweep: point %s: a setting did not reach NCCL; see run.json points\n",
                      point.label.c_str());
         status = std::max(status, static_cast<int>(kExitRuntime));
+      }
+      if (!point.unexpected_environment.empty()) {
+        std::fprintf(stderr,
+                     "ncclsweep: warning: point %s: its communicator init saw variables the point does not name and "
+                     "the run did not start with (%s); see run.json points\n",
+                     point.label.c_str(), unexpected_environment_note(point).c_str() + 2);
       }
     }
     if (wrong > 0) {

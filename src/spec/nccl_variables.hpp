@@ -1,6 +1,6 @@
 #pragma once
 // The NCCL environment variables ncclsweep knows, and whether a change between two
-// communicator inits in one process reaches NCCL (docs/nccl-facts: section 1).
+// communicator inits in one process reaches NCCL (docs/nccl-settings.md).
 #include <span>
 #include <string>
 #include <string_view>

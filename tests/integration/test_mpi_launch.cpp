@@ -214,3 +214,47 @@ TEST_CASE("one rank: busbw is 0 for the (n-1)/n collectives, and the header and 
   CHECK(noted);
   CHECK_THAT(read_file(dir / "summary.md"), ContainsSubstring("busbw is 0 by definition"));
 }
+
+TEST_CASE("the environment each point ran with: the launcher's on the mpi engine, the run's plus the point's on workers") {
+  // The mpi engine never loads NCCL and runs no sweep points (it refuses env axes): what it
+  // records is each rank's NCCL_ and launcher variables as mpirun gave them.
+  const auto dir = scratch_dir("point-environment-mpi");
+  const Launch mpi = mpirun_mpmd({{4,
+                                   {"NCCL_ALGO=Ring", "NCCL_DEBUG=WARN"},
+                                   {"run", std::string(NCCLSWEEP_SOURCE_DIR) + "/sweeps/smoke-mpi.yaml", "--collectives",
+                                    "all_reduce", "--sizes", "64K", "--dtype", "float32", "--op", "sum", "-o",
+                                    dir.string()}}});
+  INFO(mpi.output);
+  REQUIRE(mpi.status == 0);
+  const json doc = read_json_file(dir / "run.json");
+  CHECK(doc.at("points").empty());
+  REQUIRE(doc.at("ranks").size() == 4);
+  for (const json& r : doc.at("ranks")) {
+    CHECK(r.at("environment").at("NCCL_ALGO") == "Ring");
+    CHECK(r.at("environment").at("OMPI_COMM_WORLD_RANK") == std::to_string(r.at("rank").get<int>()));
+  }
+  for (const json& r : doc.at("records")) CHECK(r.at("point") == "default");
+
+  // The nccl engine: each point's init saw the run's NCCL_ALGO and its own NCCL_PROTO only.
+  const auto workers_dir = scratch_dir("point-environment-nccl");
+  const Launch nccl = mpirun_mpmd({{2,
+                                     {"NCCL_ALGO=Ring"},
+                                     {"run", "--engine", "nccl", "--collectives", "all_reduce", "--sizes", "64K",
+                                      "--iters", "2", "--env", "NCCL_PROTO=LL,Simple", "-o", workers_dir.string()}}});
+  INFO(nccl.output);
+  if (nccl.output.find("no GPU visible") != std::string::npos || nccl.output.find("both drive GPU") != std::string::npos) {
+    CHECK(nccl.status == 2);  // CI: the workers found no GPU; a 1-GPU machine: two ranks, one GPU
+    return;                   // (tests/gpu/test_point_environment.cpp covers one GPU)
+  }
+  REQUIRE(nccl.status == 0);
+  const json points = read_json_file(workers_dir / "run.json").at("points");
+  REQUIRE(points.size() == 2);
+  const char* protocols[] = {"LL", "Simple"};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const json& environment = points[i].at("environment");
+    CHECK(environment.at("NCCL_PROTO") == protocols[i]);
+    CHECK(environment.at("NCCL_ALGO") == "Ring");
+    CHECK(environment.at("OMPI_COMM_WORLD_RANK") == "0");  // rank 0's view
+    CHECK(points[i].at("unexpected_environment").empty());
+  }
+}

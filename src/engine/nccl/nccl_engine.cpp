@@ -73,7 +73,7 @@ class NcclEngine final : public Engine {
   void settle() override { retirement_->wait(); }
 
   // ncclCommSplit after init: one sub-communicator per colour set, inheriting the
-  // parent's config (nccl-facts.md: config is per communicator).
+  // parent's config (config is per communicator: docs/nccl-settings.md).
   void split(const std::vector<int>& colors) override {
     if (!comm_) throw UsageError("internal: split before connect");
     groups_.clear();
