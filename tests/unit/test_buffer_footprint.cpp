@@ -197,7 +197,7 @@ TEST_CASE("compare: an exact-footprint run against a ranged nccl-tests log is am
       CHECK(row.verdict == Verdict::ambiguous);
       ++ambiguous;
     } else {
-      CHECK(row.verdict == Verdict::faster);
+      CHECK(std::string(verdict_name(row.verdict)) + " " + row_label(row.key) == std::string("faster ") + row_label(row.key));
       ++judged;
     }
   }
@@ -215,8 +215,9 @@ TEST_CASE("compare: an exact-footprint run against a ranged nccl-tests log is am
   const Comparison s = compare_sides(slow, reference, CompareOptions{});
   for (const RowComparison& row : s.rows) CHECK(row.fails == (row.key.size_bytes > kFootprintSensitiveBytes));
 
-  // The same footprint (largest at the log's maxBytes) is judged at every size.
-  const Side matched = side_from_run(run_like(reference, 1.25, {FootprintMode::largest, 0}, "warm"), "matched-run");
+  // The same footprint (largest at the log's maxBytes) is judged at every size (50% faster:
+  // beyond the noise band of a 1 MiB figure, which grows where the time is small).
+  const Side matched = side_from_run(run_like(reference, 1.5, {FootprintMode::largest, 0}, "warm"), "matched-run");
   for (const RowComparison& row : compare_sides(matched, reference, CompareOptions{}).rows) {
     CHECK(row.verdict == Verdict::faster);
   }
