@@ -1,6 +1,8 @@
 #include "engine/mpi/mpi_engine.hpp"
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -75,6 +77,8 @@ class MpiEngine final : public Engine {
     }
   }
 
+  void slow_down(double factor) override { slow_factor_ = factor; }
+
   std::string unsupported_reason(const CollectiveCall& call) const override {
     if (call.buffers != BufferMode::cuda_malloc || call.launch != LaunchMode::stream) {
       return "the mpi engine has host buffers and blocking calls only; buffer modes and launch modes other than "
@@ -119,7 +123,13 @@ class MpiEngine final : public Engine {
     const double start = MPI_Wtime();
     double mark = start;
     for (int i = 0; i < iters; ++i) {
-      for (int c = 0; c < calls_per_sample; ++c) launch(call, b, v);
+      for (int c = 0; c < calls_per_sample; ++c) {
+        const double call_start = MPI_Wtime();
+        launch(call, b, v);
+        if (slow_factor_ > 1) {  // the testing aid: the others wait for this rank in the next call
+          std::this_thread::sleep_for(std::chrono::duration<double>((slow_factor_ - 1) * (MPI_Wtime() - call_start)));
+        }
+      }
       const double now = MPI_Wtime();
       timed.iteration_seconds.push_back(now - mark);
       mark = now;
@@ -230,6 +240,7 @@ class MpiEngine final : public Engine {
 
   MPI_Comm comm_;
   int rank_ = 0, ranks_ = 1;
+  double slow_factor_ = 1;  // slow_down(): the testing aid's factor
   std::vector<MPI_Comm> groups_;  // from split(); freed by disconnect()
   std::vector<std::byte> send_, recv_;
 };
