@@ -13,11 +13,12 @@ using nlohmann::json;
 
 namespace {
 
-// Small, few and repeated: 8 ranks share the test machine's cores, so CPU timing is
-// noisy; a 4-fold slow-down against a 0.6 threshold leaves room on both sides.
+// 8 ranks share the test machine's cores, so CPU timing is noisy (pairs of one round
+// compete for the cores): enough warm-up and repeats, and a 5-fold slow-down against a
+// 0.5 threshold, leave room on both sides.
 Launch locate_on_four_hosts(const std::filesystem::path& dir, const std::string& fault = "") {
-  std::vector<std::string> args{"locate", "--engine",    "mpi", "--sizes",     "64K", "--warmup", "1",
-                                "--iters", "4",          "--repeats", "3", "--threshold", "0.6", "-o", dir.string()};
+  std::vector<std::string> args{"locate", "--engine",    "mpi", "--sizes",     "256K", "--warmup", "5",
+                                "--iters", "10",         "--repeats", "5", "--threshold", "0.5", "-o", dir.string()};
   if (!fault.empty()) {
     args.push_back("--inject-fault");
     args.push_back(fault);
@@ -33,7 +34,7 @@ json findings_of(const std::filesystem::path& dir) { return read_json_file(dir /
 
 TEST_CASE("locate names exactly the host of a slowed rank", "[locate]") {
   const auto dir = scratch_dir("locate-slow-rank");
-  const Launch run = locate_on_four_hosts(dir, "5:slow=4");
+  const Launch run = locate_on_four_hosts(dir, "5:slow=5");
   INFO(run.output);
   CHECK(run.status == 1);
   const json findings = findings_of(dir);
@@ -53,7 +54,7 @@ TEST_CASE("locate names exactly the host of a slowed rank", "[locate]") {
     if (r.at("phase") == "host") ++host_rows;
   }
   CHECK(rounds == std::set<int>{1, 2, 3});
-  CHECK(host_rows == 4 * 3 * 3);  // hosts x tests x repeats
+  CHECK(host_rows == 4 * 3 * 5);  // hosts x tests x repeats
 
   // report re-judges the records: the same host, and the heat map of 4 x 4 cells.
   const Launch report = run_ncclsweep({"report", dir.string(), "--format", "json"});
@@ -71,7 +72,7 @@ TEST_CASE("locate names exactly the host of a slowed rank", "[locate]") {
 
 TEST_CASE("locate names exactly a slowed link as a link", "[locate]") {
   const auto dir = scratch_dir("locate-slow-link");
-  const Launch run = locate_on_four_hosts(dir, "link=h0,h3:slow=4");
+  const Launch run = locate_on_four_hosts(dir, "link=h0,h3:slow=5");
   INFO(run.output);
   CHECK(run.status == 1);
   const json findings = findings_of(dir);
