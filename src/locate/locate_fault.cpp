@@ -45,14 +45,14 @@ SlowFault parse_slow_fault(const std::string& text) {
   return fault;
 }
 
-double slowdown_for(const SlowFault& fault, int rank, const std::string& host,
+double slowdown_for(const SlowFault& fault, int rank, const std::vector<int>& group_ranks,
                     const std::vector<std::string>& group_hosts) {
   if (!fault.active()) return 1;
   if (fault.rank >= 0) return rank == fault.rank ? fault.factor : 1;
-  const auto holds = [&](const std::string& h) {
-    return std::find(group_hosts.begin(), group_hosts.end(), h) != group_hosts.end();
-  };
-  return host == fault.host_a && holds(fault.host_b) ? fault.factor : 1;
+  if (std::find(group_hosts.begin(), group_hosts.end(), fault.host_b) == group_hosts.end()) return 1;
+  const auto first_of_a = std::find(group_hosts.begin(), group_hosts.end(), fault.host_a);
+  if (first_of_a == group_hosts.end()) return 1;
+  return group_ranks[static_cast<std::size_t>(first_of_a - group_hosts.begin())] == rank ? fault.factor : 1;
 }
 
 }  // namespace ncclsweep::locate

@@ -77,14 +77,14 @@ LocateRun run_locate(Engine& engine, Coordinator& ranks, const HostLayout& layou
   LocateRun run;
   const std::vector<Step> steps = plan_steps(layout, options);
   const int rank = ranks.rank();
-  const std::string& host = layout.hosts[static_cast<std::size_t>(layout.host_of_rank[static_cast<std::size_t>(rank)])];
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const Step& step = steps[i];
     const auto start = std::chrono::steady_clock::now();
     const int mine = step.color_of_rank[static_cast<std::size_t>(rank)];
     engine.split({mine});
     if (fault.active()) {
-      engine.slow_down(slowdown_for(fault, rank, host, host_names(layout, step.groups[static_cast<std::size_t>(mine)])));
+      const Group& group = step.groups[static_cast<std::size_t>(mine)];
+      engine.slow_down(slowdown_for(fault, rank, group.ranks, host_names(layout, group)));
     }
     for (const LocateTest& test : tests_for(step.phase, options.sizes)) {
       for (Measurement& m : run_test(engine, ranks, step, test, options)) run.measurements.push_back(std::move(m));

@@ -251,15 +251,20 @@ TEST_CASE("the slow-down aid names a rank or a link") {
   const SlowFault rank = parse_slow_fault("3:slow=4");
   CHECK(rank.rank == 3);
   CHECK(rank.factor == Approx(4));
-  CHECK(slowdown_for(rank, 3, "h1", {"h1"}) == Approx(4));
-  CHECK(slowdown_for(rank, 2, "h1", {"h1"}) == Approx(1));
+  CHECK(slowdown_for(rank, 3, {2, 3}, {"h1", "h1"}) == Approx(4));
+  CHECK(slowdown_for(rank, 2, {2, 3}, {"h1", "h1"}) == Approx(1));
   const SlowFault link = parse_slow_fault("link=h0,h2:slow=2.5");
   CHECK(link.host_a == "h0");
   CHECK(link.host_b == "h2");
-  CHECK(slowdown_for(link, 0, "h0", {"h0", "h0", "h2", "h2"}) == Approx(2.5));
-  CHECK(slowdown_for(link, 4, "h2", {"h0", "h0", "h2", "h2"}) == Approx(1));  // one side waits, the other with it
-  CHECK(slowdown_for(link, 0, "h0", {"h0", "h0", "h1", "h1"}) == Approx(1));
-  CHECK(slowdown_for(link, 0, "h0", {"h0", "h0"}) == Approx(1));
+  const std::vector<int> pair_ranks{0, 1, 4, 5};
+  const std::vector<std::string> pair_hosts{"h0", "h0", "h2", "h2"};
+  CHECK(slowdown_for(link, 0, pair_ranks, pair_hosts) == Approx(2.5));
+  // One delayed rank per group: the others wait for it.
+  CHECK(slowdown_for(link, 1, pair_ranks, pair_hosts) == Approx(1));
+  CHECK(slowdown_for(link, 4, pair_ranks, pair_hosts) == Approx(1));
+  CHECK(slowdown_for(link, 1, {1, 5}, {"h0", "h2"}) == Approx(2.5));  // a rail
+  CHECK(slowdown_for(link, 0, {0, 1, 2, 3}, {"h0", "h0", "h1", "h1"}) == Approx(1));
+  CHECK(slowdown_for(link, 0, {0, 1}, {"h0", "h0"}) == Approx(1));
   CHECK_FALSE(SlowFault{}.active());
   for (const char* bad : {"", "3", "3:sleep=1", "3:slow=", "3:slow=0.5", "3:slow=abc", "x:slow=2", "link=h0:slow=2",
                           "link=h0,h0:slow=2", "link=,h1:slow=2", ":slow=2"}) {
