@@ -289,7 +289,7 @@ void add_locate_command(CLI::App& app, CommandAction& chosen) {
   cmd->add_option("--phases", args->phases, "Comma list: host (each host alone), pairs (hosts two by two), rails")
       ->capture_default_str();
   cmd->add_option("--pairs", args->pairs, "all: every pair of hosts (H-1 rounds); ring: each host with its two neighbours")
-      ->check(CLI::IsMember({"all", "ring"}))
+      ->check(one_of({"all", "ring"}))
       ->capture_default_str();
   cmd->add_flag("--by-rail", args->by_rail, "Also pair local rank i of one host with local rank i of the other (one NIC rail at a time)");
   cmd->add_option("--sizes", args->sizes, "Total sizes per test (a few large ones)")->capture_default_str();
@@ -303,7 +303,7 @@ void add_locate_command(CLI::App& app, CommandAction& chosen) {
       ->capture_default_str();
   cmd->add_option("--engine", args->engine, "nccl (GPU; the default when built) or mpi (host buffers)");
   cmd->add_option("--format,-f", args->format, "table or json (stdout)")
-      ->check(CLI::IsMember({"table", "json"}))
+      ->check(one_of({"table", "json"}))
       ->capture_default_str();
   cmd->add_option("-o,--output", args->output, "Results directory (default: RESULTS_ROOT/locate/<UTC start>)");
   cmd->add_option("--results-root", args->results_root, "Where default results directories go")->capture_default_str();

@@ -27,6 +27,7 @@ SideRow merge_repeats(const std::vector<SideRow>& repeats) {
   row.time_us = median_of(time);
   const auto [low, high] = std::minmax_element(busbw.begin(), busbw.end());
   if (row.busbw_gbps > 0) row.measured_spread = (*high - *low) / 2 / row.busbw_gbps;
+  row.repeats = static_cast<int>(repeats.size());
   return row;
 }
 

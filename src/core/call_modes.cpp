@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "spec/suggest.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -25,7 +26,11 @@ template <typename Mode, std::size_t N>
 std::vector<Mode> parse_list(const std::string& text, const std::array<std::pair<Mode, std::string_view>, N>& names,
                              const char* what) {
   std::string valid;
-  for (const auto& [mode, name] : names) valid += (valid.empty() ? "" : ", ") + std::string(name);
+  std::vector<std::string> candidates;
+  for (const auto& [mode, name] : names) {
+    valid += (valid.empty() ? "" : ", ") + std::string(name);
+    candidates.emplace_back(name);
+  }
   std::vector<Mode> out;
   std::stringstream items(text);
   std::string item;
@@ -34,7 +39,8 @@ std::vector<Mode> parse_list(const std::string& text, const std::array<std::pair
     item.erase(item.find_last_not_of(" \t") + 1);
     const auto found = std::find_if(names.begin(), names.end(), [&](const auto& n) { return n.second == item; });
     if (found == names.end()) {
-      throw UsageError(std::string("unknown ") + what + " '" + item + "'", std::string("use one of ") + valid);
+      throw UsageError(std::string("unknown ") + what + " '" + item + "'" + did_you_mean(item, candidates),
+                       std::string("use one of ") + valid);
     }
     if (std::find(out.begin(), out.end(), found->first) == out.end()) out.push_back(found->first);
   }

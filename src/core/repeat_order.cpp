@@ -4,6 +4,7 @@
 #include <random>
 
 #include "core/errors.hpp"
+#include "spec/suggest.hpp"
 
 namespace ncclsweep {
 
@@ -16,7 +17,8 @@ std::vector<ScheduledRun> schedule_repeats(int items, int repeats, const std::st
     return runs;
   }
   if (order != "interleaved" && order != "shuffled") {
-    throw UsageError("unknown order '" + order + "'", "order is sequential, interleaved or shuffled");
+    throw UsageError("unknown order '" + order + "'" + did_you_mean(order, {"sequential", "interleaved", "shuffled"}),
+                     "order is sequential, interleaved or shuffled");
   }
   for (int repeat = 0; repeat < repeats; ++repeat)
     for (int item = 0; item < items; ++item) runs.push_back({item, repeat});

@@ -5,6 +5,7 @@
 
 #include "spec/config_fields.hpp"
 #include "spec/nccl_variables.hpp"
+#include "spec/suggest.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -146,11 +147,12 @@ void group_points(SweepPlan& plan, bool reinit) {
 
 Sweep with_options(const Sweep& sweep, const PlanOptions& options) {
   if (options.isolation != "auto" && options.isolation != "reinit") {
-    throw UsageError("unknown isolation '" + options.isolation + "'", "--isolation is auto or reinit");
+    throw UsageError("unknown isolation '" + options.isolation + "'" + did_you_mean(options.isolation, {"auto", "reinit"}),
+                     "--isolation is auto or reinit");
   }
   Sweep merged = sweep;
   if (!options.engine.empty()) {
-    if (options.engine != "nccl" && options.engine != "mpi") throw UsageError("unknown engine '" + options.engine + "'", "--engine is nccl or mpi");
+    if (options.engine != "nccl" && options.engine != "mpi") throw UsageError("unknown engine '" + options.engine + "'" + did_you_mean(options.engine, {"nccl", "mpi"}), "--engine is nccl or mpi");
     merged.measurements.engine = options.engine;
     merged.engine_where = {"--engine " + options.engine, 0, 0};
   }
@@ -244,6 +246,10 @@ SweepPlan plan_sweep(const Sweep& input, const PlanOptions& options) {
     plan.notes.push_back("--isolation reinit: " + std::to_string(mismatches) +
                          " point(s) change process-cached variables after NCCL's first init; NCCL keeps the first "
                          "value, so they will be reported as mismatches, not results");
+  }
+  if (values_unchecked(sweep, options.context)) {
+    plan.notes.push_back("allow_unknown_values: setting values pass unchecked; NCCL may ignore or replace one it "
+                         "does not know, so check each point's verification in the results");
   }
   if (plan.groups.size() > 1) {
     plan.notes.push_back(std::to_string(plan.groups.size()) +

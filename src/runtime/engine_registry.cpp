@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "spec/suggest.hpp"
 
 namespace ncclsweep {
 
@@ -22,7 +23,8 @@ void check_engine(std::string_view name) {
     throw UsageError("this ncclsweep was built without CUDA or NCCL, so it has no nccl engine",
                      "use --engine mpi, or rebuild where CUDA and NCCL are installed (see README.md)");
   }
-  throw UsageError("unknown engine '" + std::string(name) + "'", "use --engine nccl or --engine mpi");
+  throw UsageError("unknown engine '" + std::string(name) + "'" + did_you_mean(name, {"nccl", "mpi"}),
+                   "use --engine nccl or --engine mpi");
 }
 
 }  // namespace ncclsweep
