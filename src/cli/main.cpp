@@ -25,6 +25,7 @@ int main(int argc, char** argv, char** envp) {
   add_report_command(app, chosen);
   add_compare_command(app, chosen);
   add_recommend_command(app, chosen);
+  add_locate_command(app, chosen);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -15,6 +15,7 @@
 #include "compare/importers.hpp"
 #include "core/errors.hpp"
 #include "core/units.hpp"
+#include "locate/locate_results.hpp"
 #include "report/node_report.hpp"
 #include "report/printers.hpp"
 #include "report/sweep_report.hpp"
@@ -116,6 +117,13 @@ void add_report_command(CLI::App& app, CommandAction& chosen) {
       ->capture_default_str();
   report->callback([args, &chosen] {
     chosen = [args](CommandContext&) {
+      // A locate's directory: its findings and host x host heat map (docs/locate.md).
+      if (std::filesystem::is_directory(args->input) && locate::is_locate_results(args->input)) {
+        write_output(args->output, [&](std::ostream& out) {
+          locate::print_locate_report(args->input, args->output.format, out);
+        });
+        return kExitOk;
+      }
       const bool is_run = std::filesystem::is_directory(args->input) &&
                           std::filesystem::exists(std::filesystem::path(args->input) / "run.json");
       const auto& format = args->output.format;

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -77,6 +79,8 @@ class MpiEngine final : public Engine {
     }
   }
 
+  void slow_down(double factor) override { slow_factor_ = factor; }
+
   std::string unsupported_reason(const CollectiveCall& call) const override {
     if (call.buffers != BufferMode::cuda_malloc || call.launch != LaunchMode::stream) {
       return "the mpi engine has host buffers and blocking calls only; buffer modes and launch modes other than "
@@ -128,7 +132,11 @@ class MpiEngine final : public Engine {
         mark = MPI_Wtime();
       }
       for (int c = 0; c < calls_per_sample; ++c) {
+        const double call_start = MPI_Wtime();
         launch(call, b.at(b.span.offset_of(static_cast<std::uint64_t>(i) * calls_per_sample + c)), v);
+        if (slow_factor_ > 1) {  // the testing aid: the others wait for this rank in the next call
+          std::this_thread::sleep_for(std::chrono::duration<double>((slow_factor_ - 1) * (MPI_Wtime() - call_start)));
+        }
       }
       const double now = MPI_Wtime();
       timed.iteration_seconds.push_back(now - mark);
@@ -267,6 +275,7 @@ class MpiEngine final : public Engine {
 
   MPI_Comm comm_;
   int rank_ = 0, ranks_ = 1;
+  double slow_factor_ = 1;  // slow_down(): the testing aid's factor
   std::vector<MPI_Comm> groups_;  // from split(); freed by disconnect()
   std::vector<std::byte> send_, recv_;
   std::vector<std::byte> flush_scratch_;  // --cache flush; empty until first used
