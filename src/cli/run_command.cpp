@@ -28,6 +28,8 @@ struct RunArgs {
   std::string ops = "sum";
   std::string buffers = "cuda-malloc";
   std::string launch = "stream";
+  std::string footprint = "largest";
+  std::string cache = "warm";
   int root = 0;
   int warmup = 5;
   int iters = 0;  // 0: noise-based stop
@@ -127,6 +129,8 @@ void apply_flags(const RunArgs& args, RunSpec& spec) {
   if (args.given.count("--op")) spec.ops = parse_op_list(args.ops);
   if (args.given.count("--buffers")) spec.buffer_modes = parse_buffer_mode_list(args.buffers);
   if (args.given.count("--launch")) spec.launch_modes = parse_launch_mode_list(args.launch);
+  if (args.given.count("--buffer-footprint")) spec.footprints = parse_footprint_list(args.footprint);
+  if (args.given.count("--cache")) spec.cache_states = parse_cache_state_list(args.cache);
   if (args.given.count("--root")) spec.root = args.root;
   if (args.given.count("--warmup")) spec.warmup = args.warmup;
   if (args.given.count("--iters")) spec.iters = args.iters;
@@ -145,6 +149,8 @@ RunSpec spec_from_args(const RunArgs& args) {
   spec.ops = parse_op_list(args.ops);
   spec.buffer_modes = parse_buffer_mode_list(args.buffers);
   spec.launch_modes = parse_launch_mode_list(args.launch);
+  spec.footprints = parse_footprint_list(args.footprint);
+  spec.cache_states = parse_cache_state_list(args.cache);
   spec.root = args.root;
   spec.warmup = args.warmup;
   spec.iters = args.iters;
@@ -290,6 +296,14 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
                   "Comma list of launch modes (nccl engine): stream, graph (CUDA graph replay, like nccl-tests -G), "
                   "blocking (wait for each call, like nccl-tests -z 1)")
       ->capture_default_str();
+  run->add_option("--buffer-footprint", args->footprint,
+                  "Comma list: largest (one allocation at the run's largest size, calls rotated through it, as "
+                  "nccl-tests), exact (buffers of each size, offset 0), or a size such as 8G (that allocation)")
+      ->capture_default_str();
+  run->add_option("--cache", args->cache,
+                  "Comma list: warm (calls back to back), flush (the L2 cache evicted before every timed sample, "
+                  "outside the timing)")
+      ->capture_default_str();
   run->add_option("--root", args->root, "Root rank of broadcast and reduce")->capture_default_str();
   run->add_option("--warmup,-w", args->warmup, "Untimed iterations per size")
       ->check(CLI::Range(0, 1000000))
@@ -350,7 +364,7 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
       [args, run, &chosen] {
         for (const char* flag : {"--collectives", "--sizes", "--dtype", "--op", "--root", "--warmup", "--iters",
                                  "--check", "--name", "--repeats", "--order", "--seed", "--timeout", "--buffers",
-                                 "--launch"}) {
+                                 "--launch", "--buffer-footprint", "--cache"}) {
           if (run->count(flag) > 0) args->given.insert(flag);
         }
         chosen = [args](CommandContext& context) { return run_launch_from_args(*args, context); };

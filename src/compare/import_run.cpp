@@ -6,6 +6,7 @@
 
 #include "compare/importers.hpp"
 #include "core/iteration_stats.hpp"
+#include "results/conditions.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -51,6 +52,11 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
   side.notes = run.notes;
   if (run.status != "complete") side.notes.push_back("run status is '" + run.status + "': rows may be missing");
   std::map<RowKey, std::vector<SideRow>> by_key;  // repeats of a row together
+  // A run that measured more than one footprint or cache state keeps the others as rows
+  // of their own (tagged like a point); a run of one keeps its rows matchable with
+  // nccl-tests', and compare judges their footprints (compare/footprint_match.hpp).
+  std::set<std::string> footprints;
+  for (const auto& r : run.records) footprints.insert(footprint_tag(r));
   for (const auto& r : run.records) {
     SideRow row;
     // A run without a sweep has the one point "default": keep its rows comparable with
@@ -60,6 +66,9 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
     if (r.buffers != "cuda-malloc" || r.launch != "stream") {
       variant += (variant.empty() ? "" : " ") + ("buffers=" + r.buffers + " launch=" + r.launch);
     }
+    if (const std::string tag = footprint_tag(r); footprints.size() > 1 && !tag.empty()) {
+      variant += (variant.empty() ? "" : " ") + tag;
+    }
     row.key = {r.collective, r.dtype, r.op, r.size_bytes, r.placement, variant};
     row.count = r.count;
     row.root = r.root;
@@ -67,6 +76,11 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
     row.algbw_gbps = r.algbw_gbps;
     row.busbw_gbps = r.busbw_gbps;
     row.wrong = r.wrong;
+    if (!r.buffer_footprint.empty()) {
+      row.footprint_bytes = r.footprint_bytes;
+      row.footprint_mode = r.buffer_footprint;
+    }
+    row.cache = r.cache;
     // One record's own noise: twice the relative standard error of its mean (about 95%).
     if (r.spread > 0) row.measured_spread = 2 * r.spread;
     by_key[row.key].push_back(row);

@@ -41,6 +41,11 @@ struct SideRow {
   int repeats = 1;
   // Half the last printed digit, in GB/s: a text table rounds busbw to 0.01.
   double busbw_resolution_gbps = 0;
+  // What the buffers spanned and what the cache held (compare/footprint_match.hpp):
+  // nccl-tests allocates once at maxBytes; empty when the source does not say.
+  std::optional<Bytes> footprint_bytes;
+  std::string footprint_mode;  // "largest" | "exact" | a size | "" (nccl-tests: "largest")
+  std::string cache;           // "warm" | "flush" | "" (unknown)
 };
 
 struct SideIdentity {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/buffer_footprint.hpp"
 #include "core/call_modes.hpp"
 #include "core/collective.hpp"
 #include "core/dtype.hpp"
@@ -29,6 +30,10 @@ struct CollectiveCall {
   int comm = 0;  // 0: the world communicator; i: the i-th sub-communicator of Engine::split
   BufferMode buffers = BufferMode::cuda_malloc;
   LaunchMode launch = LaunchMode::stream;
+  // Bytes each buffer spans (core/buffer_footprint.hpp); 0: exactly what the call needs.
+  // Larger than the call: call k of a batch runs at offset (k mod (footprint / call)) x call.
+  Bytes footprint_bytes = 0;
+  CacheState cache = CacheState::warm;
 };
 
 // Two clocks over the same iterations. The device clock (CUDA events on the

@@ -7,7 +7,8 @@ double estimate_seconds(const SweepPlan& plan, const EstimateModel& model) {
   double per_point = model.reinit_s;
   for (const CollectiveKind* kind : m.collectives) {
     const double variants = static_cast<double>(m.dtypes.size() * (kind->reduces ? m.ops.size() : 1) *
-                                                m.buffer_modes.size() * m.launch_modes.size()) *
+                                                m.buffer_modes.size() * m.launch_modes.size() *
+                                                m.footprints.size() * m.cache_states.size()) *
                             (kind->supports_in_place ? 2.0 : 1.0);
     for (const Bytes size : m.sizes) {
       const double call_s = static_cast<double>(size) / model.assumed_bytes_per_s + model.call_overhead_s;

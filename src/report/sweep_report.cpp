@@ -8,6 +8,7 @@
 #include <map>
 #include <tuple>
 
+#include "results/conditions.hpp"
 #include "core/errors.hpp"
 #include "core/units.hpp"
 
@@ -136,13 +137,17 @@ SweepReport build_sweep_report(const RunDocument& run, double noise) {
   std::map<Key, std::map<Bytes, std::map<std::string, double>>> blocks;
   for (const auto& r : run.records) {
     if (r.placement != "out_of_place") continue;
-    const std::string comm = r.comm_group == "world" ? "" : r.comm_group + " groups of " + std::to_string(r.ranks);
+    std::string comm = r.comm_group == "world" ? "" : r.comm_group + " groups of " + std::to_string(r.ranks);
+    // Other conditions are blocks of their own, never one point's cell overwritten by another's.
+    if (const std::string conditions = conditions_tag(r); !conditions.empty()) {
+      comm += (comm.empty() ? "[" : " [") + conditions + "]";
+    }
     blocks[{r.collective, r.dtype, r.op, comm}][r.size_bytes][r.point] = r.busbw_gbps;
   }
   for (const auto& [key, sizes] : blocks) {
     SweepBlock block;
     const auto& [collective, dtype, op, comm] = key;
-    block.title = collective + " " + dtype + (op == "none" ? "" : " " + op) + (comm.empty() ? "" : " on " + comm);
+    block.title = collective + " " + dtype + (op == "none" ? "" : " " + op) + (comm.empty() ? "" : comm.front() == '[' ? " " + comm : " on " + comm);
     for (const auto& [size, by_point] : sizes) {
       block.sizes.push_back(size);
       std::vector<std::optional<double>> row;

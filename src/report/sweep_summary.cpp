@@ -1,6 +1,7 @@
 #include "report/sweep_summary.hpp"
 
 #include "report/sweep_report.hpp"
+#include "results/conditions.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -58,12 +59,13 @@ std::string sweep_summary_text(const RunDocument& run, const std::string& baseli
   const std::size_t baseline = baseline_at == labels.end() ? 0 : static_cast<std::size_t>(baseline_at - labels.begin());
 
   // (collective, dtype, op) -> size -> point -> busbw of each repeat, out-of-place only.
-  using Block = std::tuple<std::string, std::string, std::string>;
+  // Other conditions (results/conditions.hpp) are blocks of their own, not more repeats.
+  using Block = std::tuple<std::string, std::string, std::string, std::string>;
   std::map<Block, std::map<Bytes, std::map<std::string, RepeatedBusbw>>> blocks;
   bool repeated = false;
   for (const auto& r : run.records) {
     if (r.placement != "out_of_place") continue;
-    auto& cell = blocks[{r.collective, r.dtype, r.op}][r.size_bytes][r.point];
+    auto& cell = blocks[{r.collective, r.dtype, r.op, conditions_tag(r)}][r.size_bytes][r.point];
     cell.values.push_back(r.busbw_gbps);
     repeated = repeated || cell.values.size() > 1;
   }
@@ -82,7 +84,8 @@ std::string sweep_summary_text(const RunDocument& run, const std::string& baseli
   }
   for (const auto& [block, sizes] : blocks) {
     out += "#\n# " + std::get<0>(block) + " " + std::get<1>(block) +
-           (std::get<2>(block) == "none" ? "" : " " + std::get<2>(block)) + "\n#";
+           (std::get<2>(block) == "none" ? "" : " " + std::get<2>(block)) +
+           (std::get<3>(block).empty() ? "" : " [" + std::get<3>(block) + "]") + "\n#";
     char head[32];
     std::snprintf(head, sizeof head, "%12s", "size");
     out += head;

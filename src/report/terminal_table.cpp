@@ -3,6 +3,7 @@
 #include <set>
 #include <string>
 
+#include "results/conditions.hpp"
 #include "core/number_format.hpp"
 #include "results/best_mode.hpp"
 #include "results/node_map.hpp"
@@ -48,15 +49,13 @@ class TerminalTable final : public ResultSink {
 
   void row(std::span<const MeasurementRecord> placements) override {
     const MeasurementRecord& first = placements.front();
-    const std::string block = first.point + "/" + first.collective + "/" + first.dtype + "/" + first.op + "/" +
-                              first.buffers + "/" + first.launch;
+    const std::string block =
+        first.point + "/" + first.collective + "/" + first.dtype + "/" + first.op + "/" + conditions_tag(first);
     if (block != current_block_) {
       current_block_ = block;
       std::string tags;
       if (first.point != "default") tags += "   [point " + first.point + "]";
-      if (first.buffers != "cuda-malloc" || first.launch != "stream") {
-        tags += "   [buffers " + first.buffers + ", launch " + first.launch + "]";
-      }
+      if (const std::string conditions = conditions_tag(first); !conditions.empty()) tags += "   [" + conditions + "]";
       std::fprintf(out_, "#\n# %s%s\n", first.collective.c_str(), tags.c_str());
       std::fprintf(out_, "#%59s%-35s%s\n", "", "out-of-place", "in-place");
       std::fprintf(out_, "#%11s %13s %9s %7s %7s %8s %7s %7s %7s %8s %7s %7s %7s\n", "size", "count", "type", "redop",
@@ -119,7 +118,10 @@ class TerminalTable final : public ResultSink {
                                    : std::string("n/a");
       std::fprintf(out_, "# %-15s %-14s %12llu %-13s %-9s %8.2f %9s%s\n", b.collective.c_str(), b.placement.c_str(),
                    static_cast<unsigned long long>(b.size_bytes), b.buffers.c_str(), b.launch.c_str(), b.busbw_gbps,
-                   gain.c_str(), b.point == "default" ? "" : ("   [point " + b.point + "]").c_str());
+                   gain.c_str(),
+                   ((b.point == "default" ? "" : "   [point " + b.point + "]") +
+                    (b.conditions.empty() ? "" : "   [" + b.conditions + "]"))
+                       .c_str());
     }
   }
 

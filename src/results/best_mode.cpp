@@ -5,16 +5,18 @@
 #include <tuple>
 
 #include "core/iteration_stats.hpp"
+#include "results/conditions.hpp"
 
 namespace ncclsweep {
 
 std::vector<BestMode> best_modes(const std::vector<MeasurementRecord>& records) {
-  using SizeKey = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string, Bytes>;
+  // The footprint and cache state are conditions, not modes to choose from: part of the size.
+  using SizeKey = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string, Bytes, std::string>;
   using ModeKey = std::pair<std::string, std::string>;  // buffers, launch
   std::vector<SizeKey> order;
   std::map<SizeKey, std::vector<std::pair<ModeKey, std::vector<double>>>> busbw;  // modes in order seen
   for (const MeasurementRecord& r : records) {
-    const SizeKey size{r.point, r.collective, r.dtype, r.op, r.placement, r.comm_group, r.size_bytes};
+    const SizeKey size{r.point, r.collective, r.dtype, r.op, r.placement, r.comm_group, r.size_bytes, footprint_tag(r)};
     auto [it, fresh] = busbw.try_emplace(size);
     if (fresh) order.push_back(size);
     const ModeKey mode{r.buffers, r.launch};
@@ -28,7 +30,7 @@ std::vector<BestMode> best_modes(const std::vector<MeasurementRecord>& records) 
     const auto& modes = busbw.at(size);
     if (modes.size() < 2) continue;
     BestMode b;
-    std::tie(b.point, b.collective, b.dtype, b.op, b.placement, b.comm_group, b.size_bytes) = size;
+    std::tie(b.point, b.collective, b.dtype, b.op, b.placement, b.comm_group, b.size_bytes, b.conditions) = size;
     b.modes = static_cast<int>(modes.size());
     b.busbw_gbps = -1;
     for (const auto& [mode, values] : modes) {

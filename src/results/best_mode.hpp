@@ -11,6 +11,7 @@ namespace ncclsweep {
 struct BestMode {
   std::string point, collective, dtype, op, placement, comm_group;
   Bytes size_bytes = 0;
+  std::string conditions;       // results/conditions.hpp footprint_tag: "" for largest and warm
   std::string buffers, launch;  // the winning modes
   double busbw_gbps = 0;        // theirs (the median over repeats)
   double default_busbw_gbps = 0;  // cuda-malloc + stream at the same size; 0 when not measured

@@ -51,6 +51,12 @@ struct MeasurementRecord {
   std::string placement;      // "out_of_place" | "in_place"
   std::string buffers = "cuda-malloc";  // core/call_modes.hpp; omitted from JSON when the default
   std::string launch = "stream";
+  // How much memory the buffers span and what the cache held (core/buffer_footprint.hpp):
+  // at 1-32 MiB these change busbw by up to a third. "" and 0 in files from before them.
+  std::string buffer_footprint;    // "largest" | "exact" | a size in bytes (fixed)
+  Bytes footprint_bytes = 0;       // each buffer's allocation (the larger buffer for exact)
+  std::uint64_t footprint_offsets = 0;  // offsets the calls rotated through (1: always offset 0)
+  std::string cache;               // "warm" | "flush"
   int ranks = 0;
   int warmup = 0;
   int iters = 0;

@@ -15,6 +15,10 @@ std::string mode_suffix(const MeasurementRecord& r) {
   std::string s;
   if (r.buffers != "cuda-malloc") s += "|" + r.buffers;
   if (r.launch != "stream") s += "|" + r.launch;
+  // The nccl-tests model (largest, warm) adds nothing either: resuming a run from before
+  // the footprint was recorded measures what that run measured.
+  if (!r.buffer_footprint.empty() && r.buffer_footprint != "largest") s += "|footprint=" + r.buffer_footprint;
+  if (!r.cache.empty() && r.cache != "warm") s += "|cache=" + r.cache;
   return s;
 }
 }  // namespace

@@ -157,3 +157,41 @@ TEST_CASE("a window size NCCL may get wrong is either exact or reported wrong, n
     CHECK_THAT(run.output, ContainsSubstring("output elements held wrong values"));
   }
 }
+
+TEST_CASE("buffer footprints and a flushed cache run, are exact and are recorded (1 GPU or more)") {
+  const int gpus = visible_gpus();
+  if (gpus < 1) {
+    WARN("skipped: no GPU visible");
+    return;
+  }
+  const auto dir = scratch_dir("gpu-footprint-cache");
+  const Launch run = mpirun_ncclsweep(gpus, {"run", "--collectives", "all_gather,reduce_scatter", "--sizes", "1M,16M",
+                                             "--dtype", "bfloat16", "--warmup", "2", "--iters", "4",
+                                             "--buffer-footprint", "exact,64M", "--cache", "warm,flush", "-o",
+                                             dir.string()});
+  INFO(run.output.substr(run.output.size() > 4000 ? run.output.size() - 4000 : 0));
+  REQUIRE(run.status == 0);
+  const json doc = read_run(dir);
+  // 2 collectives x 2 sizes x 2 placements x 2 footprints x 2 cache states.
+  CHECK(doc.at("records").size() == 32);
+  std::set<std::string> seen;
+  for (const json& r : doc.at("records")) {
+    INFO(r.dump());
+    CHECK(r.at("wrong") == 0);
+    CHECK(r.at("busbw_gbps").get<double>() > 0);
+    const auto size = r.at("size_bytes").get<std::uint64_t>();
+    const std::string footprint = r.at("buffer_footprint");
+    const std::string cache = r.at("cache");
+    seen.insert(footprint + "/" + cache);
+    if (footprint == "exact") {
+      CHECK(r.at("footprint_bytes") == size);
+      CHECK(r.at("footprint_offsets") == 1);
+    } else {
+      CHECK(footprint == std::to_string(64u << 20));
+      CHECK(r.at("footprint_bytes") == (64u << 20));
+      CHECK(r.at("footprint_offsets") == (64u << 20) / size);
+    }
+    if (cache == "flush") CHECK(r.at("calls_per_sample") == 1);
+  }
+  CHECK(seen.size() == 4);
+}

@@ -179,3 +179,42 @@ TEST_CASE("--env and --config without a sweep file make a sweep: refused by the 
     for (const json& p : doc.at("points")) CHECK(p.at("status") == "ok");
   }
 }
+
+TEST_CASE("buffer footprints: rotated calls stay inside their allocation, and each footprint is recorded") {
+  // Under AddressSanitizer a rotated call past the end of its host buffer would fail the run.
+  const auto dir = scratch_dir("footprints");
+  const Launch run = mpirun_ncclsweep(4, {"run", "--engine", "mpi", "--collectives", "all", "--sizes", "64K,1M",
+                                          "--buffer-footprint", "exact,4M", "--warmup", "1", "--iters", "40", "-o",
+                                          dir.string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  const json doc = read_json_file(dir / "run.json");
+  CHECK(doc.at("records").size() == 2 * 2 * (7 + 5));
+  for (const json& r : doc.at("records")) {
+    CHECK(r.at("wrong") == 0);
+    const auto size = r.at("size_bytes").get<std::uint64_t>();
+    if (r.at("buffer_footprint") == "exact") {
+      CHECK(r.at("footprint_bytes") == size);
+      CHECK(r.at("footprint_offsets") == 1);
+    } else {
+      CHECK(r.at("footprint_bytes") == (4u << 20));
+      CHECK(r.at("footprint_offsets") == (4u << 20) / size);
+    }
+  }
+  CHECK_THAT(run.output, ContainsSubstring("[footprint exact]"));
+}
+
+TEST_CASE("a flushed cache is recorded and times single calls") {
+  const auto dir = scratch_dir("cache-flush");
+  const Launch run = mpirun_ncclsweep(4, {"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes", "64K",
+                                          "--cache", "flush", "--warmup", "0", "--iters", "2", "-o", dir.string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  const json doc = read_json_file(dir / "run.json");
+  REQUIRE(doc.at("records").size() == 2);
+  for (const json& r : doc.at("records")) {
+    CHECK(r.at("cache") == "flush");
+    CHECK(r.at("calls_per_sample") == 1);
+    CHECK(r.at("buffer_footprint") == "largest");
+  }
+}

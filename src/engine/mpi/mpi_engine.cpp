@@ -1,5 +1,7 @@
 #include "engine/mpi/mpi_engine.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <string>
 #include <thread>
@@ -117,24 +119,31 @@ class MpiEngine final : public Engine {
   TimedIterations run_timed(const CollectiveCall& call, int iters, int calls_per_sample) override {
     const View v = view(call);
     const Buffers b = prepare(call, v);
+    const bool flush = call.cache == CacheState::flush;
     check_mpi(MPI_Barrier(comm_), "MPI_Barrier");  // every rank, so all groups start together
     TimedIterations timed;
     timed.iteration_seconds.reserve(static_cast<std::size_t>(iters));
     const double start = MPI_Wtime();
     double mark = start;
     for (int i = 0; i < iters; ++i) {
+      if (flush) {
+        flush_cache();  // outside the sample; the barrier lines the ranks up after it
+        check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
+        mark = MPI_Wtime();
+      }
       for (int c = 0; c < calls_per_sample; ++c) {
         const double call_start = MPI_Wtime();
-        launch(call, b, v);
+        launch(call, b.at(b.span.offset_of(static_cast<std::uint64_t>(i) * calls_per_sample + c)), v);
         if (slow_factor_ > 1) {  // the testing aid: the others wait for this rank in the next call
           std::this_thread::sleep_for(std::chrono::duration<double>((slow_factor_ - 1) * (MPI_Wtime() - call_start)));
         }
       }
       const double now = MPI_Wtime();
       timed.iteration_seconds.push_back(now - mark);
+      timed.device_seconds += now - mark;
       mark = now;
     }
-    timed.device_seconds = timed.host_seconds = mark - start;  // the host is the device here
+    timed.host_seconds = mark - start;  // the host is the device here; with flush, the flushes are in it
     return timed;
   }
 
@@ -170,6 +179,13 @@ class MpiEngine final : public Engine {
     std::byte* output;   // where this rank's result lies
     std::uint64_t input_elements;
     std::uint64_t output_elements;
+    BufferSpan span;     // the allocation and the offsets calls rotate through
+    // The same call `offset` bytes further into both buffers.
+    Buffers at(Bytes offset) const {
+      Buffers shifted = *this;
+      for (std::byte** p : {&shifted.send, &shifted.recv, &shifted.input, &shifted.output}) *p += offset;
+      return shifted;
+    }
   };
 
   Buffers prepare(const CollectiveCall& call, const View& v) {
@@ -177,9 +193,12 @@ class MpiEngine final : public Engine {
     const std::uint64_t send_n = send_elements(*call.kind, call.count, v.ranks);
     const std::uint64_t recv_n = recv_elements(*call.kind, call.count, v.ranks);
     const bool in_place = call.placement == Placement::in_place;
-    grow(send_, in_place ? 0 : send_n * elem);
-    grow(recv_, (in_place ? std::max(send_n, recv_n) : recv_n) * elem);
-    Buffers b{send_.data(), recv_.data(), send_.data(), recv_.data(), send_n, recv_n};
+    // Host buffers follow the same footprint rules as the GPU's (core/buffer_footprint.hpp).
+    const BufferSpan span = buffer_span(in_place ? 0 : send_n * elem,
+                                        (in_place ? std::max(send_n, recv_n) : recv_n) * elem, call.footprint_bytes);
+    allocate(send_, in_place ? 0 : span.send_bytes);
+    allocate(recv_, span.recv_bytes);
+    Buffers b{send_.data(), recv_.data(), send_.data(), recv_.data(), send_n, recv_n, span};
     if (in_place) {
       b.send = b.recv;
       // MPI_IN_PLACE: an allgather's own block sits at its rank's offset; every other
@@ -192,8 +211,24 @@ class MpiEngine final : public Engine {
     return b;
   }
 
-  static void grow(std::vector<std::byte>& buffer, std::size_t bytes) {
-    if (buffer.size() < bytes) buffer.resize(bytes);
+  // Exactly `bytes`, a fresh allocation when the size changes (the footprint is measured;
+  // an in-place call leaves the send buffer as it is).
+  static void allocate(std::vector<std::byte>& buffer, std::size_t bytes) {
+    if (bytes != 0 && buffer.size() != bytes) buffer = std::vector<std::byte>(bytes);
+  }
+
+  // --cache flush on host buffers: write a buffer larger than the last-level cache
+  // (kFlushFactor x its size, as the GPU engine reads twice its L2), so the collective's
+  // buffers are no longer cached.
+  static constexpr std::size_t kFlushFactor = 2;
+  void flush_cache() {
+    if (flush_scratch_.empty()) {
+      const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+      const std::size_t fallback = std::size_t(64) << 20;  // when the C library cannot say
+      flush_scratch_.resize(kFlushFactor * (llc > 0 ? static_cast<std::size_t>(llc) : fallback));
+    }
+    ++flush_round_;
+    for (std::size_t i = 0; i < flush_scratch_.size(); i += 64) flush_scratch_[i] = static_cast<std::byte>(flush_round_);
   }
 
   void launch(const CollectiveCall& call, const Buffers& b, const View& v) {
@@ -243,6 +278,8 @@ class MpiEngine final : public Engine {
   double slow_factor_ = 1;  // slow_down(): the testing aid's factor
   std::vector<MPI_Comm> groups_;  // from split(); freed by disconnect()
   std::vector<std::byte> send_, recv_;
+  std::vector<std::byte> flush_scratch_;  // --cache flush; empty until first used
+  unsigned flush_round_ = 0;
 };
 
 }  // namespace
