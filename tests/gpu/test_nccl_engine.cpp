@@ -35,19 +35,19 @@ json read_run(const std::filesystem::path& dir) {
 }
 
 // Every collective, dtype and op, run by `ranks` ranks; the records' count returned.
-std::size_t expected_every_dtype_records() {
+std::size_t expected_every_dtype_records(int ops = 5) {
   std::size_t expected = 0;
   for (const auto& kind : ncclsweep::all_collectives()) {
-    expected += (kind.reduces ? 5 : 1) * 12 * 3 * (kind.supports_in_place ? 2 : 1);
+    expected += (kind.reduces ? ops : 1) * 12 * 3 * (kind.supports_in_place ? 2 : 1);
   }
   return expected;
 }
 
-Launch run_every_dtype(int ranks, const std::filesystem::path& dir) {
+Launch run_every_dtype(int ranks, const std::filesystem::path& dir, const std::string& ops = "sum,prod,max,min,avg") {
   return mpirun_ncclsweep(
       ranks, {"run", "--collectives", "all", "--sizes", "12345,1M,64M", "--dtype",
               "int8,uint8,int32,uint32,int64,uint64,float16,float32,float64,bfloat16,fp8_e4m3,fp8_e5m2", "--op",
-              "sum,prod,max,min,avg", "--root", std::to_string(ranks - 1), "--warmup", "1", "--iters", "2", "-o",
+              ops, "--root", std::to_string(ranks - 1), "--warmup", "1", "--iters", "2", "-o",
               dir.string()});
 }
 
@@ -79,14 +79,17 @@ TEST_CASE("one rank of the nccl engine: every collective, dtype and op exact, bu
   const int gpus = visible_gpus();
   if (gpus < 1) NCCLSWEEP_SKIP(needs_gpus(1, gpus, "one rank's GPU"));
   const auto dir = scratch_dir("gpu-one-rank");
-  const Launch run = run_every_dtype(1, dir);
+  // NCCL 2.28.3 refuses avg of fp8 on a one-rank communicator ("invalid argument", measured
+  // on one H200 for reduce_scatter, all_reduce and reduce; two ranks take it), so avg is
+  // checked below on the other dtypes only.
+  const Launch run = run_every_dtype(1, dir, "sum,prod,max,min");
   INFO(run.output.substr(run.output.size() > 4000 ? run.output.size() - 4000 : 0));
   REQUIRE(run.status == 0);
   CHECK_THAT(run.output, ContainsSubstring("busbw is 0 by definition"));
   CHECK_THAT(run.output, ContainsSubstring("what one GPU shows"));
   const json doc = read_run(dir);
   CHECK(doc.at("ranks").size() == 1);
-  CHECK(doc.at("records").size() == expected_every_dtype_records());
+  CHECK(doc.at("records").size() == expected_every_dtype_records(4));
   std::size_t wrong_records = 0;
   for (const json& r : doc.at("records")) {
     if (r.at("wrong") != 0) {
@@ -102,6 +105,16 @@ TEST_CASE("one rank of the nccl engine: every collective, dtype and op exact, bu
   bool noted = false;
   for (const json& note : doc.at("notes")) noted = noted || note.get<std::string>().find("busbw is 0") != std::string::npos;
   CHECK(noted);
+
+  const auto avg_dir = scratch_dir("gpu-one-rank-avg");
+  const Launch avg = mpirun_ncclsweep(1, {"run", "--collectives", "all_reduce,reduce_scatter,reduce", "--sizes", "12345,1M",
+                                          "--dtype", "int8,uint8,int32,uint32,int64,uint64,float16,float32,float64,bfloat16",
+                                          "--op", "avg", "--warmup", "1", "--iters", "2", "-o", avg_dir.string()});
+  INFO(avg.output.substr(avg.output.size() > 4000 ? avg.output.size() - 4000 : 0));
+  REQUIRE(avg.status == 0);
+  const json avg_doc = read_run(avg_dir);
+  CHECK(avg_doc.at("records").size() == 3u * 10 * 2 * 2);  // collectives x dtypes x sizes x placements
+  for (const json& r : avg_doc.at("records")) CHECK(r.at("wrong") == 0);
 }
 
 TEST_CASE("the rank map names a distinct GPU per rank, and the versions") {
@@ -209,10 +222,7 @@ TEST_CASE("a window size NCCL may get wrong is either exact or reported wrong, n
 
 TEST_CASE("buffer footprints and a flushed cache run, are exact and are recorded (1 GPU or more)") {
   const int gpus = visible_gpus();
-  if (gpus < 1) {
-    WARN("skipped: no GPU visible");
-    return;
-  }
+  if (gpus < 1) NCCLSWEEP_SKIP(needs_gpus(1, gpus, "buffer footprints on one GPU or more"));
   const auto dir = scratch_dir("gpu-footprint-cache");
   const Launch run = mpirun_ncclsweep(gpus, {"run", "--collectives", "all_gather,reduce_scatter", "--sizes", "1M,16M",
                                              "--dtype", "bfloat16", "--warmup", "2", "--iters", "4",
@@ -227,7 +237,8 @@ TEST_CASE("buffer footprints and a flushed cache run, are exact and are recorded
   for (const json& r : doc.at("records")) {
     INFO(r.dump());
     CHECK(r.at("wrong") == 0);
-    CHECK(r.at("busbw_gbps").get<double>() > 0);
+    CHECK(r.at("algbw_gbps").get<double>() > 0);
+    if (gpus >= 2) CHECK(r.at("busbw_gbps").get<double>() > 0);  // one rank: 0 by definition
     const auto size = r.at("size_bytes").get<std::uint64_t>();
     const std::string footprint = r.at("buffer_footprint");
     const std::string cache = r.at("cache");
