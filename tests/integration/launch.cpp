@@ -48,7 +48,7 @@ Launch mpirun_ncclsweep(int ranks, const std::vector<std::string>& args) {
   return run_process(argv);
 }
 
-Launch mpirun_mpmd(const std::vector<AppContext>& apps) {
+std::vector<std::string> mpirun_argv(const std::vector<AppContext>& apps) {
   std::vector<std::string> argv{NCCLSWEEP_MPIEXEC, "--oversubscribe"};
   if (geteuid() == 0) argv.push_back("--allow-run-as-root");
   for (std::size_t i = 0; i < apps.size(); ++i) {
@@ -58,8 +58,10 @@ Launch mpirun_mpmd(const std::vector<AppContext>& apps) {
     argv.push_back(NCCLSWEEP_BINARY);
     argv.insert(argv.end(), apps[i].args.begin(), apps[i].args.end());
   }
-  return run_process(argv);
+  return argv;
 }
+
+Launch mpirun_mpmd(const std::vector<AppContext>& apps) { return run_process(mpirun_argv(apps)); }
 
 Launch run_ncclsweep(const std::vector<std::string>& args) {
   std::vector<std::string> argv{NCCLSWEEP_BINARY};

@@ -28,6 +28,8 @@ struct AppContext {
 };
 
 // mpirun [options] -np N -x A=1 ncclsweep ARGS : -np M -x A=2 ncclsweep ARGS ...
+// mpirun [-x NAME=VALUE ...] -np N ncclsweep ARGS : ...: one app context per element.
+std::vector<std::string> mpirun_argv(const std::vector<AppContext>& apps);
 Launch mpirun_mpmd(const std::vector<AppContext>& apps);
 
 // ncclsweep ARGS... without a launcher.
