@@ -2,8 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <thread>
 #include <vector>
 
@@ -72,6 +76,7 @@ class MpiEngine final : public Engine {
 
   void split(const std::vector<int>& colors) override {
     free_groups();
+    slow_down_delay_.clear();
     for (const int color : colors) {
       MPI_Comm group = MPI_COMM_NULL;
       check_mpi(MPI_Comm_split(comm_, color, rank_, &group), "MPI_Comm_split");
@@ -79,7 +84,10 @@ class MpiEngine final : public Engine {
     }
   }
 
-  void slow_down(double factor) override { slow_factor_ = factor; }
+  void slow_down(double factor) override {
+    slow_factor_ = factor;
+    slow_down_delay_.clear();
+  }
 
   std::string unsupported_reason(const CollectiveCall& call) const override {
     if (call.buffers != BufferMode::cuda_malloc || call.launch != LaunchMode::stream) {
@@ -123,6 +131,9 @@ class MpiEngine final : public Engine {
     check_mpi(MPI_Barrier(comm_), "MPI_Barrier");  // every rank, so all groups start together
     TimedIterations timed;
     timed.iteration_seconds.reserve(static_cast<std::size_t>(iters));
+    // The testing aid: this run's calls calibrate its delay, or wait that delay each.
+    const std::optional<double> delay = slow_factor_ > 1 ? slow_down_delay(call) : std::nullopt;
+    std::vector<double> calibration;
     const double start = MPI_Wtime();
     double mark = start;
     for (int i = 0; i < iters; ++i) {
@@ -134,8 +145,10 @@ class MpiEngine final : public Engine {
       for (int c = 0; c < calls_per_sample; ++c) {
         const double call_start = MPI_Wtime();
         launch(call, b.at(b.span.offset_of(static_cast<std::uint64_t>(i) * calls_per_sample + c)), v);
-        if (slow_factor_ > 1) {  // the testing aid: the others wait for this rank in the next call
-          std::this_thread::sleep_for(std::chrono::duration<double>((slow_factor_ - 1) * (MPI_Wtime() - call_start)));
+        if (delay) {  // the others wait for this rank in the next call
+          std::this_thread::sleep_for(std::chrono::duration<double>(*delay));
+        } else if (slow_factor_ > 1) {
+          calibration.push_back(MPI_Wtime() - call_start);
         }
       }
       const double now = MPI_Wtime();
@@ -143,6 +156,7 @@ class MpiEngine final : public Engine {
       timed.device_seconds += now - mark;
       mark = now;
     }
+    if (!calibration.empty()) calibrate_slow_down(call, std::move(calibration));
     timed.host_seconds = mark - start;  // the host is the device here; with flush, the flushes are in it
     return timed;
   }
@@ -164,6 +178,22 @@ class MpiEngine final : public Engine {
     MPI_Comm_rank(v.comm, &v.rank);
     MPI_Comm_size(v.comm, &v.ranks);
     return v;
+  }
+
+  // The testing aid's delay after each call of this shape, in seconds; empty while the
+  // first run_timed of the shape since the split calibrates it (its calls undelayed).
+  std::optional<double> slow_down_delay(const CollectiveCall& call) const {
+    const auto it = slow_down_delay_.find({call.comm, call.kind, call.count});
+    if (it == slow_down_delay_.end()) return std::nullopt;
+    return it->second;
+  }
+  // (factor - 1) x the median undelayed time of the calibrating calls: a fixed delay per
+  // call shape. Not each call's own time, which includes waiting for late ranks (other
+  // delayed ranks, a descheduled core): a delay grown from that would feed on itself.
+  void calibrate_slow_down(const CollectiveCall& call, std::vector<double> seconds) {
+    if (seconds.empty()) return;
+    std::sort(seconds.begin(), seconds.end());
+    slow_down_delay_[{call.comm, call.kind, call.count}] = (slow_factor_ - 1) * seconds[seconds.size() / 2];
   }
 
   void free_groups() {
@@ -276,6 +306,9 @@ class MpiEngine final : public Engine {
   MPI_Comm comm_;
   int rank_ = 0, ranks_ = 1;
   double slow_factor_ = 1;  // slow_down(): the testing aid's factor
+  // Per call shape (communicator, collective, count): the testing aid's delay, once
+  // calibrated since the last split or slow_down().
+  std::map<std::tuple<int, const CollectiveKind*, std::uint64_t>, double> slow_down_delay_;
   std::vector<MPI_Comm> groups_;  // from split(); freed by disconnect()
   std::vector<std::byte> send_, recv_;
   std::vector<std::byte> flush_scratch_;  // --cache flush; empty until first used
