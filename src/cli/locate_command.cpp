@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -145,6 +146,41 @@ std::string shared_gpu_reason(MpiSession& session, const Engine& engine) {
   return session.broadcast_string(reason);
 }
 
+// How each step's sub-communicators are made, and the world's config that decides it.
+// NCCL shares the parent's resources (channels, buffers, proxy) with the children of
+// ncclCommSplit when the PARENT was initialised with splitShare = 1 (2.18 and later;
+// the config passed to the split itself does not decide it), which makes a split far
+// cheaper than a fresh init: the 63 rounds of 64 hosts are mostly splits.
+struct SplitMode {
+  std::vector<ConfigSetting> world_config;
+  std::string description;  // run.json "split"
+};
+
+// "2.28.9" -> 22809; 0 when unreadable.
+int nccl_version_code(const std::string& text) {
+  int major = 0, minor = 0, patch = 0;
+  if (std::sscanf(text.c_str(), "%d.%d.%d", &major, &minor, &patch) < 2) return 0;
+  return major * 10000 + minor * 100 + patch;
+}
+
+SplitMode split_mode(const std::string& engine_name, const Engine& engine) {
+  if (engine_name != "nccl") return {{}, "MPI_Comm_split"};
+#if defined(NCCLSWEEP_NCCL_VERSION_CODE) && NCCLSWEEP_NCCL_VERSION_CODE >= 21800
+  const std::string library = engine.device().nccl_library_version;
+  if (nccl_version_code(library) < 21800) {
+    return {{}, "ncclCommSplit, own resources (NCCL " + library + " predates splitShare, 2.18)"};
+  }
+  std::string mode = "ncclCommSplit, shared resources (splitShare = 1 on the world communicator)";
+  if (const char* env = std::getenv("NCCL_COMM_SPLIT_SHARE_RESOURCES")) {
+    mode += "; NCCL_COMM_SPLIT_SHARE_RESOURCES=" + std::string(env) + " overrides it";
+  }
+  return {{{"split_share", "1"}}, mode};
+#else
+  (void)engine;
+  return {{}, "ncclCommSplit, own resources (built against NCCL headers before 2.18, without splitShare)"};
+#endif
+}
+
 // Ends with the same status on every rank: all stop together on bad input.
 struct Refusal {
   std::string message;
@@ -224,9 +260,11 @@ int run_located(const LocateArgs& args, CommandContext& context) {
     std::fflush(progress);
   }
 
+  const SplitMode split = split_mode(engine_name, *engine);
+  if (leader) std::fprintf(progress, "# splits: %s\n", split.description.c_str());
   LocateRun run;
   try {
-    engine->connect({});
+    engine->connect(split.world_config);
     run = run_locate(*engine, session, layout, options, fault, [&](const StepTime& t, int index, int total) {
       if (!leader) return;
       const std::string round = t.round > 0 ? " round " + std::to_string(t.round) : "";
@@ -262,6 +300,7 @@ int run_located(const LocateArgs& args, CommandContext& context) {
       document.options = options;
       document.fault = args.fault;
       document.reference = reference;
+      document.split_mode = split.description;
       document.steps = run.steps;
       document.notes = notes;
       write_locate_results(dir, document, run.measurements, verdicts);

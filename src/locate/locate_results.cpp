@@ -105,6 +105,7 @@ void write_locate_results(const fs::path& dir, const LocateDocument& d, const st
   json run = {{"kind", "locate"},
               {"version", d.version},
               {"engine", d.engine},
+              {"split", d.split_mode},
               {"start_time", d.start_time},
               {"end_time", d.end_time},
               {"command_line", d.command_line},
@@ -137,6 +138,7 @@ LocateResults read_locate_results(const fs::path& dir) {
     LocateDocument& d = r.document;
     d.version = run.at("version").get<std::string>();
     d.engine = run.at("engine").get<std::string>();
+    d.split_mode = run.value("split", "");
     d.start_time = run.at("start_time").get<std::string>();
     d.end_time = run.at("end_time").get<std::string>();
     d.command_line = run.at("command_line").get<std::vector<std::string>>();

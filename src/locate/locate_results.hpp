@@ -20,6 +20,7 @@ namespace ncclsweep::locate {
 struct LocateDocument {
   std::string version;
   std::string engine;
+  std::string split_mode;  // how the steps' sub-communicators were made (MPI_Comm_split, ncclCommSplit shared or not)
   std::string start_time, end_time;
   std::vector<std::string> command_line;
   std::vector<std::string> rank_hosts;  // the host of every rank, in rank order

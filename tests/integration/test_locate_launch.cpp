@@ -1,5 +1,6 @@
 // ncclsweep locate end to end on the mpi engine: 4 fake hosts x 2 ranks under one MPMD
-// mpirun, with the slow-down testing aid on a rank or on a link, and without it.
+// mpirun, with the slow-down testing aid on a rank, a link or a GPU pair, without it, and
+// judged against a reference.
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -17,7 +18,8 @@ namespace {
 // for a core for milliseconds, and the load of other work comes in spells. Each run of
 // the schedule is split anew 5 times (--passes 5), so every pair's repeats are spread
 // over the launch, 20 calls a repeat; a 10-fold slow-down against a 0.25 threshold leaves
-// room on both sides (slowed figures read about 0.1x, healthy ones rarely below 0.5x).
+// room on both sides (slowed figures read about 0.1x; healthy ones rarely below 0.5x, and
+// then with a wide band or in one test only, which names nothing).
 // The defaults (0.9, 3 repeats, one pass) are for GPUs, whose timing is steady.
 Launch locate_on_four_hosts(const std::filesystem::path& dir, const std::vector<std::string>& extra = {}) {
   std::vector<std::string> args{"locate",   "--engine",  "mpi", "--sizes",  "256K", "--warmup",    "5",
