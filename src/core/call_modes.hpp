@@ -17,8 +17,17 @@ enum class BufferMode { cuda_malloc, nccl_register, nccl_window };
 // issuing the next (nccl-tests -z 1).
 enum class LaunchMode { stream, graph, blocking };
 
+// Whether the output buffer is a separate one or the input itself (nccl-tests prints both).
+enum class Placement { out_of_place, in_place };
+
 std::string_view name_of(BufferMode mode);  // "cuda-malloc", "nccl-register", "nccl-window"
 std::string_view name_of(LaunchMode mode);  // "stream", "graph", "blocking"
+std::string_view name_of(Placement placement);  // "out_of_place", "in_place"
+
+// One name; UsageError naming it and the valid names.
+BufferMode parse_buffer_mode(std::string_view name);
+LaunchMode parse_launch_mode(std::string_view name);
+Placement parse_placement(std::string_view name);
 
 // Comma-separated lists ("cuda-malloc,nccl-register"), duplicates dropped; UsageError
 // naming the bad entry and the valid names.

@@ -16,9 +16,6 @@
 
 namespace ncclsweep {
 
-enum class Placement { out_of_place, in_place };
-std::string_view name_of(Placement p);
-
 struct CollectiveCall {
   const CollectiveKind* kind;
   const DataType* dtype;
@@ -29,6 +26,7 @@ struct CollectiveCall {
   int comm = 0;  // 0: the world communicator; i: the i-th sub-communicator of Engine::split
   BufferMode buffers = BufferMode::cuda_malloc;
   LaunchMode launch = LaunchMode::stream;
+  bool operator==(const CollectiveCall&) const = default;
 };
 
 // Two clocks over the same iterations. The device clock (CUDA events on the

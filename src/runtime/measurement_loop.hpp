@@ -31,7 +31,7 @@ struct LoopOptions {
   double warmup_budget_seconds = 0.05;
   // Calls shorter than this are timed in samples of several calls, about this long.
   double sample_seconds = 1e-3;
-  // --resume: measurement_key()s already recorded; those measurements are skipped.
+  // --resume: key_text()s (results/measurement_key.hpp) already recorded; skipped.
   std::set<std::string> done;
   // Polled on every rank before each size (this rank's wish to stop, e.g. a signal);
   // the ranks agree on it collectively, so all stop at the same size. Empty: never.

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
+#include <utility>
 #include <tuple>
 
 #include "importers/importers.hpp"
+#include "results/repeats.hpp"
 #include "workload/derivation.hpp"
 #include "workload/histogram.hpp"
 #include "workload/workload.hpp"
@@ -141,12 +144,23 @@ std::vector<PointIterationTime> weigh_points(const RunDocument& run) {
   std::vector<std::string> points;
   for (const auto& p : run.points) points.push_back(p.label);
   if (points.empty()) points.push_back("default");
+  // One time per measurement: the median over its repeats, in one buffer and launch mode
+  // (the default, or the first measured), so neither repeats nor modes count twice.
+  const std::vector<RepeatedMeasurement> measurements = aggregate_repeats(run.records);
   for (const std::string& point : points) {
+    std::optional<std::pair<BufferMode, LaunchMode>> mode;
     std::vector<MeasuredTime> table;
-    for (const MeasurementRecord& r : run.records) {
-      if (r.point != point || r.placement != "out_of_place") continue;
+    for (const RepeatedMeasurement& m : measurements) {
+      if (m.key.point != point || m.key.placement != Placement::out_of_place) continue;
+      const std::pair modes{m.key.buffers, m.key.launch};
+      if (!mode || modes < *mode) mode = modes;
+    }
+    for (const RepeatedMeasurement& m : measurements) {
+      const MeasurementKey& k = m.key;
+      if (k.point != point || k.placement != Placement::out_of_place || std::pair{k.buffers, k.launch} != mode) continue;
       // The requested size: the measured one differs by less than an element per rank.
-      table.push_back({r.collective, r.requested_bytes ? r.requested_bytes : r.size_bytes, r.ranks, r.time_us.max * 1e-6});
+      table.push_back({std::string(k.collective->name), k.requested_bytes ? k.requested_bytes : k.size_bytes,
+                       k.communicator.ranks, m.time_us.median * 1e-6});
     }
     const IterationTime t = iteration_time(rows, table);
     PointIterationTime p;

@@ -252,11 +252,7 @@ class NcclEngine final : public Engine {
   // The graph of `calls` launches of `call`, captured on first use and kept while the same
   // call on the same buffers comes back (warm-up, then each batch of samples).
   const GraphExec& graph_for(const CollectiveCall& call, const Buffers& b, const View& v, int calls) {
-    const std::string key = std::string(call.kind->name) + "|" + std::string(call.dtype->name) + "|" +
-                            std::to_string(static_cast<int>(call.op)) + "|" + std::to_string(call.count) + "|" +
-                            std::to_string(call.root) + "|" + std::to_string(static_cast<int>(call.placement)) + "|" +
-                            std::to_string(call.comm) + "|" + std::to_string(reinterpret_cast<std::uintptr_t>(b.send)) +
-                            "|" + std::to_string(reinterpret_cast<std::uintptr_t>(b.recv)) + "|" + std::to_string(calls);
+    const GraphKey key{call, b.send, b.recv, calls};
     if (graph_ && key == graph_key_) return *graph_;
     // A global-mode capture refuses other threads' unsafe CUDA calls, such as those of a
     // communicator being destroyed: that teardown ends first.
@@ -273,7 +269,7 @@ class NcclEngine final : public Engine {
   // What refers to the communicators: graphs and registrations go before them.
   void release_comm_resources() {
     graph_.reset();
-    graph_key_.clear();
+    graph_key_ = {};
     registrations_.clear();
   }
 
@@ -368,7 +364,15 @@ class NcclEngine final : public Engine {
   std::vector<Registration> registrations_;  // per communicator that ran a registered mode
   bool registered_as_window_ = false;
   std::unique_ptr<GraphExec> graph_;  // graph mode: the last captured sample
-  std::string graph_key_;
+  // What a captured graph replays: the call, on these buffers, this many times.
+  struct GraphKey {
+    CollectiveCall call{};
+    const void* send = nullptr;
+    const void* recv = nullptr;
+    int calls = 0;
+    bool operator==(const GraphKey&) const = default;
+  };
+  GraphKey graph_key_;
   std::unique_ptr<GpuClockReader> clocks_;
   std::unique_ptr<CommunicatorRetirement> retirement_;  // earlier points' communicators, going
 };

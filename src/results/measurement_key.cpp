@@ -1,0 +1,59 @@
+#include "results/measurement_key.hpp"
+
+namespace ncclsweep {
+
+MeasurementKey key_of(const MeasurementRecord& r) {
+  MeasurementKey key;
+  key.collective = &collective(r.collective);
+  key.dtype = &data_type(r.dtype);
+  if (r.op != "none") key.op = reduce_op(r.op);
+  key.root = r.root;
+  key.communicator = {r.comm_group, r.ranks};
+  key.buffers = parse_buffer_mode(r.buffers);
+  key.launch = parse_launch_mode(r.launch);
+  key.placement = parse_placement(r.placement);
+  key.point = r.point;
+  key.size_bytes = r.size_bytes;
+  key.requested_bytes = r.requested_bytes;
+  key.repeat = r.repeat;
+  return key;
+}
+
+MeasurementKey without_repeat(MeasurementKey key) {
+  key.repeat = 0;
+  return key;
+}
+
+MeasurementKey series_of(MeasurementKey key) {
+  key.point.clear();
+  key.size_bytes = key.requested_bytes = 0;
+  key.repeat = 0;
+  return key;
+}
+
+std::string_view op_name(const MeasurementKey& key) { return key.op ? name_of(*key.op) : "none"; }
+
+std::string key_text(const MeasurementKey& k) {
+  // The point label is free text: it goes last, so a '|' in it cannot make two keys alike.
+  return std::string(k.collective->name) + "|" + std::string(k.dtype->name) + "|" + std::string(op_name(k)) + "|" +
+         std::to_string(k.root) + "|" + k.communicator.kind + "|" + std::to_string(k.communicator.ranks) + "|" +
+         std::string(name_of(k.buffers)) + "|" + std::string(name_of(k.launch)) + "|" +
+         std::string(name_of(k.placement)) + "|" + std::to_string(k.size_bytes) + "|" +
+         std::to_string(k.requested_bytes) + "|" + std::to_string(k.repeat) + "|" + k.point;
+}
+
+std::string communicator_text(const CommunicatorGroup& group) {
+  return group.kind + " groups of " + std::to_string(group.ranks);
+}
+
+std::string series_title(const MeasurementKey& k) {
+  std::string title = std::string(k.collective->name) + " " + std::string(k.dtype->name);
+  if (k.op) title += " " + std::string(name_of(*k.op));
+  if (!k.communicator.is_world()) title += " on " + communicator_text(k.communicator);
+  if (k.buffers != BufferMode::cuda_malloc || k.launch != LaunchMode::stream) {
+    title += " [buffers " + std::string(name_of(k.buffers)) + ", launch " + std::string(name_of(k.launch)) + "]";
+  }
+  return title;
+}
+
+}  // namespace ncclsweep
