@@ -13,14 +13,14 @@ namespace {
 // MPI's own types for the dtypes it can reduce; MPI_DATATYPE_NULL for the rest.
 MPI_Datatype reducible_type(const DataType& t) {
   switch (t.nccl_id) {
-    case 0: return MPI_INT8_T;
-    case 1: return MPI_UINT8_T;
-    case 2: return MPI_INT32_T;
-    case 3: return MPI_UINT32_T;
-    case 4: return MPI_INT64_T;
-    case 5: return MPI_UINT64_T;
-    case 7: return MPI_FLOAT;
-    case 8: return MPI_DOUBLE;
+    case kNcclInt8: return MPI_INT8_T;
+    case kNcclUint8: return MPI_UINT8_T;
+    case kNcclInt32: return MPI_INT32_T;
+    case kNcclUint32: return MPI_UINT32_T;
+    case kNcclInt64: return MPI_INT64_T;
+    case kNcclUint64: return MPI_UINT64_T;
+    case kNcclFloat32: return MPI_FLOAT;
+    case kNcclFloat64: return MPI_DOUBLE;
     default: return MPI_DATATYPE_NULL;
   }
 }

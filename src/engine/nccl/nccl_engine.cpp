@@ -14,6 +14,7 @@
 #include "engine/nccl/apply_config.hpp"
 #include "engine/nccl/cuda_handles.hpp"
 #include "engine/nccl/gpu_clock_reader.hpp"
+#include "engine/nccl/nccl_ids.hpp"
 #include "pattern_kernels.hpp"
 
 namespace ncclsweep {
