@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/call_modes.hpp"
 #include "core/units.hpp"
 #include "doctor/finding.hpp"
 
@@ -49,8 +50,8 @@ struct MeasurementRecord {
   Bytes requested_bytes = 0;
   std::uint64_t count = 0;    // per rank, as passed to the call
   std::string placement;      // "out_of_place" | "in_place"
-  std::string buffers = "cuda-malloc";  // core/call_modes.hpp; omitted from JSON when the default
-  std::string launch = "stream";
+  std::string buffers{name_of(BufferMode::cuda_malloc)};  // omitted from JSON when the default
+  std::string launch{name_of(LaunchMode::stream)};
   int ranks = 0;
   int warmup = 0;
   int iters = 0;

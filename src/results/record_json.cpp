@@ -38,8 +38,8 @@ void to_json(json& j, const MeasurementRecord& r) {
            {"calls_per_sample", r.calls_per_sample},
            {"rank_time_us", r.rank_time_us}};
   // Default modes and absent clocks are left out, so records of plain runs stay as they were.
-  if (r.buffers != "cuda-malloc") j["buffers"] = r.buffers;
-  if (r.launch != "stream") j["launch"] = r.launch;
+  if (r.buffers != name_of(BufferMode::cuda_malloc)) j["buffers"] = r.buffers;
+  if (r.launch != name_of(LaunchMode::stream)) j["launch"] = r.launch;
   if (r.clocks) {
     j["clocks"] = json{{"sm_mhz", {r.clocks->sm_mhz_before, r.clocks->sm_mhz_after}},
                        {"mem_mhz", {r.clocks->mem_mhz_before, r.clocks->mem_mhz_after}},
@@ -93,8 +93,8 @@ void from_json(const json& j, MeasurementRecord& r) {
   r.stopped_by = j.value("stopped_by", std::string());
   r.calls_per_sample = j.value("calls_per_sample", 1);
   r.rank_time_us = j.value("rank_time_us", std::vector<double>());
-  r.buffers = j.value("buffers", std::string("cuda-malloc"));
-  r.launch = j.value("launch", std::string("stream"));
+  r.buffers = j.value("buffers", std::string(name_of(BufferMode::cuda_malloc)));
+  r.launch = j.value("launch", std::string(name_of(LaunchMode::stream)));
   if (const auto it = j.find("clocks"); it != j.end() && !it->is_null()) {
     MeasurementClocks c;
     const auto sm = it->at("sm_mhz").get<std::vector<int>>(), mem = it->at("mem_mhz").get<std::vector<int>>();

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/errors.hpp"
+#include "core/run_options.hpp"
 #include "core/utc_time.hpp"
 #include "doctor/preflight.hpp"
 #include "ncclsweep_version.hpp"
@@ -65,7 +66,7 @@ class Launch {
 
   int run() {
     if (const int status = open_results(); status != kExitOk) return status;
-    const int status = request_.spec.engine == "mpi" ? run_in_process() : run_in_workers();
+    const int status = parse_engine(request_.spec.engine) == EngineKind::mpi ? run_in_process() : run_in_workers();
     return finish(status);
   }
 

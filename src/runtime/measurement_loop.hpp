@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/repeat_order.hpp"
 #include "core/stopping_rule.hpp"
 #include "engine/engine.hpp"
 #include "plan/measurement_plan.hpp"
@@ -24,7 +25,7 @@ struct LoopOptions {
   std::string point = "default";  // the sweep point these measurements belong to
   int first_repeat = 0;   // repeat numbers run here: first_repeat .. first_repeat + repeats - 1
   int repeats = 1;
-  std::string order = "sequential";  // of the repeats over the plan's calls
+  RepeatOrder order = RepeatOrder::sequential;  // of the repeats over the plan's calls
   std::uint64_t seed = 0;
   // Under the noise-based stop, warm-up ends early once it has taken this long (after
   // at least one call): a 1 GiB call at a slow setting is warm after one iteration.

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/run_options.hpp"
 #include "spec/nccl_variables.hpp"
 #include "spec/suggest.hpp"
 #include "spec/sweep.hpp"
@@ -98,7 +99,7 @@ void check_overrides(const Sweep& sweep) {
 }
 
 void check_engine(const Sweep& sweep) {
-  if (sweep.measurements.engine != "mpi") return;
+  if (kEngineNames.find(sweep.measurements.engine) != EngineKind::mpi) return;
   if (!sweep.env.empty()) {
     throw UsageError("the mpi engine cannot apply NCCL variables, and this sweep sets " + sweep.env.front().name,
                      "use engine nccl, or drop env (collectives, sizes, dtypes and ops still sweep with mpi)",

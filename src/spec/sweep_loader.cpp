@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include "core/repeat_order.hpp"
+#include "core/run_options.hpp"
 #include "results/results_directory.hpp"
 #include "spec/suggest.hpp"
 #include "spec/sweep.hpp"
@@ -249,8 +251,8 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
       {"engine", [](const Reader& r, const YAML::Node& n, Sweep& s) {
          s.measurements.engine = r.scalar(n, "engine");
          s.engine_where = r.at(n);
-         if (s.measurements.engine != "nccl" && s.measurements.engine != "mpi") {
-           r.fail(n, "unknown engine '" + s.measurements.engine + "'", "engine is nccl or mpi");
+         if (!kEngineNames.find(s.measurements.engine)) {
+           r.fail(n, "unknown engine '" + s.measurements.engine + "'", "engine is one of " + kEngineNames.joined());
          }
        }},
       {"env", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.env = r.axes(n, "env"); }},
@@ -265,8 +267,8 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
       {"repeats", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.repeats = static_cast<int>(r.integer(n, "repeats", 1, 10000, 3)); }},
       {"order", [](const Reader& r, const YAML::Node& n, Sweep& s) {
          s.order = r.scalar(n, "order");
-         if (s.order != "sequential" && s.order != "interleaved" && s.order != "shuffled") {
-           r.fail(n, "unknown order '" + s.order + "'", "order is sequential, interleaved or shuffled");
+         if (!kRepeatOrderNames.find(s.order)) {
+           r.fail(n, "unknown order '" + s.order + "'", "order is one of " + kRepeatOrderNames.joined());
          }
        }},
       {"seed", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.seed = static_cast<std::uint64_t>(r.integer(n, "seed", 0, 0x7fffffffffffffffLL, 7)); }},
