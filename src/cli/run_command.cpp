@@ -19,7 +19,7 @@
 #include "runtime/engine_registry.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/mpi_session.hpp"
-#include "workload/sweep_sizes.hpp"
+#include "plan/sweep_sizes.hpp"
 
 namespace ncclsweep {
 namespace {

@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "report/result_sink.hpp"
+#include "results/result_sink.hpp"
 
 namespace ncclsweep {
 

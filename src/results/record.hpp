@@ -10,7 +10,7 @@
 
 #include "core/call_modes.hpp"
 #include "core/units.hpp"
-#include "doctor/finding.hpp"
+#include "core/finding.hpp"
 
 namespace ncclsweep {
 

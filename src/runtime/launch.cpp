@@ -9,13 +9,14 @@
 #include "core/errors.hpp"
 #include "core/run_options.hpp"
 #include "core/utc_time.hpp"
-#include "doctor/preflight.hpp"
+#include "runtime/preflight.hpp"
 #include "ncclsweep_version.hpp"
 #include "report/summary_file.hpp"
 #include "report/sweep_summary.hpp"
 #include "report/terminal_table.hpp"
 #include "results/results_directory.hpp"
 #include "results/resume.hpp"
+#include "results/iteration_times.hpp"
 #include "results/stragglers.hpp"
 #include "engine/mpi/mpi_engine.hpp"
 #include "runtime/measurement_loop.hpp"
@@ -29,7 +30,7 @@
 #include "runtime/worker_environment.hpp"
 #include "runtime/worker_group.hpp"
 #include "runtime/worker_process.hpp"
-#include "workload/sweep_sizes.hpp"
+#include "plan/sweep_sizes.hpp"
 
 namespace ncclsweep {
 namespace {

@@ -10,10 +10,11 @@
 
 #include "core/repeat_order.hpp"
 #include "core/stopping_rule.hpp"
+#include "engine/coordinator.hpp"
 #include "engine/engine.hpp"
 #include "plan/measurement_plan.hpp"
-#include "plan/run_spec.hpp"
-#include "report/result_sink.hpp"
+#include "spec/run_spec.hpp"
+#include "results/result_sink.hpp"
 
 namespace ncclsweep {
 

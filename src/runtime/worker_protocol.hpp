@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "engine/engine.hpp"
-#include "plan/run_spec.hpp"
+#include "spec/run_spec.hpp"
 #include "results/record.hpp"
 #include "results/record_json.hpp"
 

@@ -8,7 +8,7 @@
 
 #include "core/repeat_order.hpp"
 #include "core/run_options.hpp"
-#include "results/results_directory.hpp"
+#include "spec/run_name.hpp"
 #include "spec/suggest.hpp"
 #include "spec/sweep.hpp"
 #include "spec/yaml_guard.hpp"

@@ -5,7 +5,7 @@
 
 #include "core/errors.hpp"
 #include "core/pattern_spec.hpp"
-#include "runtime/mpi_session.hpp"
+#include "engine/mpi/mpi_check.hpp"
 
 namespace ncclsweep {
 namespace {

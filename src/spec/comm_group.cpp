@@ -1,4 +1,4 @@
-#include "plan/comm_group.hpp"
+#include "spec/comm_group.hpp"
 
 #include <algorithm>
 #include <array>
