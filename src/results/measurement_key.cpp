@@ -3,20 +3,18 @@
 namespace ncclsweep {
 
 MeasurementKey key_of(const MeasurementRecord& r) {
-  MeasurementKey key;
-  key.collective = &collective(r.collective);
-  key.dtype = &data_type(r.dtype);
-  if (r.op != "none") key.op = reduce_op(r.op);
-  key.root = r.root;
-  key.communicator = {r.comm_group, r.ranks};
-  key.buffers = parse_buffer_mode(r.buffers);
-  key.launch = parse_launch_mode(r.launch);
-  key.placement = parse_placement(r.placement);
-  key.point = r.point;
-  key.size_bytes = r.size_bytes;
-  key.requested_bytes = r.requested_bytes;
-  key.repeat = r.repeat;
-  return key;
+  return {.collective = &collective(r.collective),
+          .dtype = &data_type(r.dtype),
+          .op = r.op == "none" ? std::nullopt : std::optional<ReduceOp>(reduce_op(r.op)),
+          .root = r.root,
+          .communicator = {r.comm_group, r.ranks},
+          .buffers = parse_buffer_mode(r.buffers),
+          .launch = parse_launch_mode(r.launch),
+          .placement = parse_placement(r.placement),
+          .point = r.point,
+          .size_bytes = r.size_bytes,
+          .requested_bytes = r.requested_bytes,
+          .repeat = r.repeat};
 }
 
 MeasurementKey without_repeat(MeasurementKey key) {

@@ -5,6 +5,7 @@
 
 #include "core/errors.hpp"
 #include "core/pattern_spec.hpp"
+#include "engine/call_buffers.hpp"
 #include "engine/mpi/mpi_check.hpp"
 
 namespace ncclsweep {
@@ -153,23 +154,15 @@ class MpiEngine final : public Engine {
   }
 
   // Where one call reads and writes, inside buffers that only grow.
-  struct Buffers {
-    std::byte* send;     // what the call is passed as its send buffer
-    std::byte* recv;     // ... and as its receive buffer
-    std::byte* input;    // where this rank's input lies (send, or inside recv in place)
-    std::byte* output;   // where this rank's result lies
-    std::uint64_t input_elements;
-    std::uint64_t output_elements;
-  };
+  using Buffers = CallBuffers;
 
   Buffers prepare(const CollectiveCall& call, const View& v) {
-    const std::size_t elem = call.dtype->bytes;
-    const std::uint64_t send_n = send_elements(*call.kind, call.count, v.ranks);
-    const std::uint64_t recv_n = recv_elements(*call.kind, call.count, v.ranks);
-    const bool in_place = call.placement == Placement::in_place;
-    grow(send_, in_place ? 0 : send_n * elem);
-    grow(recv_, (in_place ? std::max(send_n, recv_n) : recv_n) * elem);
-    Buffers b{send_.data(), recv_.data(), send_.data(), recv_.data(), send_n, recv_n};
+    const CallSizes sizes = call_sizes(call, v.ranks);
+    const std::size_t elem = sizes.element_bytes;
+    const bool in_place = sizes.in_place;
+    grow(send_, in_place ? 0 : sizes.send_bytes());
+    grow(recv_, sizes.recv_bytes());
+    Buffers b = sizes.at(send_.data(), recv_.data());
     if (in_place) {
       b.send = b.recv;
       // MPI_IN_PLACE: an allgather's own block sits at its rank's offset; every other

@@ -11,6 +11,7 @@
 
 #include "core/pattern_spec.hpp"
 #include "engine/nccl/communicator_retirement.hpp"
+#include "engine/call_buffers.hpp"
 #include "engine/nccl/apply_config.hpp"
 #include "engine/nccl/cuda_handles.hpp"
 #include "engine/nccl/gpu_clock_reader.hpp"
@@ -197,25 +198,17 @@ class NcclEngine final : public Engine {
     return v;
   }
 
-  struct Buffers {
-    std::byte* send;
-    std::byte* recv;
-    std::byte* input;   // this rank's input (send, or inside recv in place)
-    std::byte* output;  // this rank's result
-    std::uint64_t input_elements;
-    std::uint64_t output_elements;
-  };
+  using Buffers = CallBuffers;
 
   Buffers prepare(const CollectiveCall& call, const View& v) {
-    const std::size_t elem = call.dtype->bytes;
-    const std::uint64_t send_n = send_elements(*call.kind, call.count, v.ranks);
-    const std::uint64_t recv_n = recv_elements(*call.kind, call.count, v.ranks);
-    const bool in_place = call.placement == Placement::in_place;
+    const CallSizes sizes = call_sizes(call, v.ranks);
+    const std::size_t elem = sizes.element_bytes;
+    const bool in_place = sizes.in_place;
     const bool nccl_memory = call.buffers != BufferMode::cuda_malloc;
     DeviceBuffer& send = nccl_memory ? gpu_->nccl_send : gpu_->send;
     DeviceBuffer& recv = nccl_memory ? gpu_->nccl_recv : gpu_->recv;
-    const std::size_t send_bytes = std::max<std::size_t>(send_n * elem, 1);
-    const std::size_t recv_bytes = std::max<std::size_t>((in_place ? std::max(send_n, recv_n) : recv_n) * elem, 1);
+    const std::size_t send_bytes = std::max<std::size_t>(sizes.send_bytes(), 1);
+    const std::size_t recv_bytes = std::max<std::size_t>(sizes.recv_bytes(), 1);
     if (send_bytes > send.capacity() || recv_bytes > recv.capacity()) {
       // Graphs and registrations refer to the memory about to be freed: they go first.
       graph_.reset();
@@ -224,7 +217,7 @@ class NcclEngine final : public Engine {
     send.reserve(send_bytes);
     recv.reserve(recv_bytes);
     if (nccl_memory) register_buffers(v.comm, call.buffers == BufferMode::nccl_window);
-    Buffers b{send.data(), recv.data(), send.data(), recv.data(), send_n, recv_n};
+    Buffers b = sizes.at(send.data(), recv.data());
     if (in_place) {
       // NCCL's in-place conventions: an allgather's input is its rank's block of the
       // output; a reduce-scatter's output is its rank's block of the input.
