@@ -13,6 +13,7 @@
 #include "compare/comparison.hpp"
 #include "compare/importers.hpp"
 #include "core/errors.hpp"
+#include "core/units.hpp"
 #include "report/node_report.hpp"
 #include "report/printers.hpp"
 #include "report/sweep_report.hpp"
@@ -71,14 +72,18 @@ struct CompareArgs {
   std::string new_input, reference_input;
   double threshold = kDefaultThreshold;
   bool allow_rank_mismatch = false;
+  NoiseModel noise;
+  std::string min_size = "0";
   OutputArgs output;
 };
 
 int run_compare(const CompareArgs& args) {
   const auto printer = comparison_printer(args.output.format);  // a bad format fails before reading
+  const Bytes min_size = parse_size(args.min_size);  // before reading: a typo is exit 2 at once
   const Side new_side = load_side(args.new_input);
   const Side reference = load_side(args.reference_input);
-  const Comparison comparison = compare_sides(new_side, reference, {args.threshold, args.allow_rank_mismatch});
+  const Comparison comparison =
+      compare_sides(new_side, reference, {args.threshold, args.allow_rank_mismatch, args.noise, min_size});
   const PrintStyle style = style_for(args.output, new_side.identity);
   write_output(args.output, [&](std::ostream& out) { printer(comparison, style, out); });
   if (!args.output.output.empty()) std::cout << comparison.summary() << "\n";
@@ -160,6 +165,16 @@ void add_compare_command(CLI::App& app, CommandAction& chosen) {
       ->check(CLI::Range(0.0, 10.0))
       ->capture_default_str();
   compare->add_flag("--allow-rank-mismatch", args->allow_rank_mismatch, "Compare sides with different rank counts anyway");
+  compare->add_option("--noise-rel", args->noise.relative,
+                      "Relative half-width of a single figure's noise band (0.03 = +-3%)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  compare->add_option("--noise-us", args->noise.time_us,
+                      "Launch-to-launch time jitter of a single figure, in us: widens the band where the time is small")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  compare->add_option("--min-size", args->min_size, "Judge only sizes at or above this (e.g. 16M): the bandwidth-bound ones")
+      ->capture_default_str();
   add_output_options(compare, args->output, "table, md or json");
   compare->callback([args, &chosen] { chosen = [args](CommandContext&) { return run_compare(*args); }; });
 }

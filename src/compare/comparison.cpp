@@ -74,16 +74,13 @@ const char* verdict_name(Verdict v) {
   return "?";
 }
 
-double noise_band_gbps(const SideRow& row) {
-  const double relative = std::max(kDefaultNoiseBand, row.measured_spread.value_or(0));
-  return relative * row.busbw_gbps + row.busbw_resolution_gbps;
-}
-
 Comparison compare_sides(const Side& new_side, const Side& reference, const CompareOptions& options) {
   Comparison c;
   c.new_side = new_side.identity;
   c.reference = reference.identity;
   c.threshold = options.threshold;
+  c.noise = options.noise;
+  c.min_size = options.min_size;
   const SideIdentity& a = new_side.identity;
   const SideIdentity& b = reference.identity;
   if (a.ranks != b.ranks) {
@@ -110,16 +107,21 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
 
   std::map<RowKey, const SideRow*> reference_rows;
   for (const auto& row : reference.rows) reference_rows.emplace(row.key, &row);
+  std::size_t below_min_size = 0;
   for (const auto& row : new_side.rows) {
     const auto match = reference_rows.find(row.key);
     if (match == reference_rows.end()) continue;
+    if (row.key.size_bytes < options.min_size) {
+      ++below_min_size;
+      continue;
+    }
     RowComparison r;
     r.key = row.key;
     r.new_row = row;
     r.reference_row = *match->second;
     r.ratio = r.reference_row.busbw_gbps > 0 ? row.busbw_gbps / r.reference_row.busbw_gbps : 0;
-    r.new_band_gbps = noise_band_gbps(row);
-    r.reference_band_gbps = noise_band_gbps(r.reference_row);
+    r.new_band_gbps = noise_band_gbps(row, options.noise);
+    r.reference_band_gbps = noise_band_gbps(r.reference_row, options.noise);
     r.verdict = judge(row.busbw_gbps, r.new_band_gbps, r.reference_row.busbw_gbps, r.reference_band_gbps);
     r.fails = r.verdict == Verdict::slower && r.ratio < options.threshold;
     // Fast wrong answers are no result: say so next to the verdicts.
@@ -131,8 +133,17 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
     }
     c.rows.push_back(r);
   }
+  if (below_min_size > 0) {
+    c.notes.push_back(std::to_string(below_min_size) + " matching rows below --min-size " + format_bytes(options.min_size) +
+                      " get no verdict");
+  }
   if (c.rows.empty()) {
     if (new_side.rows.empty() || reference.rows.empty()) throw UsageError("one side holds no rows", "give results with measurements");
+    if (below_min_size > 0) {
+      throw UsageError("nothing to compare: all " + std::to_string(below_min_size) + " matching rows are below --min-size " +
+                           format_bytes(options.min_size),
+                       "lower --min-size, or compare runs that reach larger sizes");
+    }
     throw UsageError("nothing to compare: no row of NEW (" + holdings(new_side) + ") matches a row of REFERENCE (" +
                          holdings(reference) + ")",
                      "rows match on collective, dtype, op, size and placement; compare runs of the same collectives and sizes");

@@ -4,18 +4,18 @@
 #include <string>
 #include <vector>
 
+#include "compare/noise_band.hpp"
 #include "compare/side.hpp"
 
 namespace ncclsweep {
 
-// Relative half-width assumed for a figure with no spread of its own (one nccl-tests
-// table row, one ncclsweep record): +-3%. docs/compare.md says why.
-inline constexpr double kDefaultNoiseBand = 0.03;
 inline constexpr double kDefaultThreshold = 0.95;
 
 struct CompareOptions {
   double threshold = kDefaultThreshold;  // NEW/REFERENCE busbw below this fails a slower row
   bool allow_rank_mismatch = false;
+  NoiseModel noise;      // each single figure's band (--noise-rel, --noise-us)
+  Bytes min_size = 0;    // rows below this size get no verdict (--min-size)
 };
 
 enum class Verdict { same, faster, slower, ambiguous };
@@ -34,6 +34,8 @@ struct RowComparison {
 struct Comparison {
   SideIdentity new_side, reference;
   double threshold = kDefaultThreshold;
+  NoiseModel noise;
+  Bytes min_size = 0;
   std::vector<std::string> differences;  // the comparability block
   std::vector<std::string> notes;        // importers' notes, prefixed by side
   std::vector<RowComparison> rows;       // matched rows, in key order
@@ -41,12 +43,9 @@ struct Comparison {
   std::string summary() const;  // "12 rows: 10 same, ... -> PASS" / "-> FAIL: below 95% ... at ..."
 };
 
-// Half-width of one figure's noise band in GB/s: the larger of the default band and
-// its own measured spread, plus half its last printed digit.
-double noise_band_gbps(const SideRow& row);
-
 // Throws UsageError (exit 2) when nothing is comparable: different rank counts (unless
-// allowed) or no row keys in common; the message says what each side holds.
+// allowed) or no row keys in common at or above min_size; the message says what each
+// side holds.
 Comparison compare_sides(const Side& new_side, const Side& reference, const CompareOptions& options);
 
 }  // namespace ncclsweep

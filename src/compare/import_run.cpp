@@ -45,6 +45,7 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
     row.algbw_gbps = m.algbw_gbps.median;
     row.busbw_gbps = m.busbw_gbps.median;
     row.wrong = m.wrong;
+    row.repeats = m.busbw_gbps.count;
     if (m.busbw_gbps.count > 1) {
       // Half the repeats' range: the compare verdicts and their noise band follow what
       // the repeats showed.

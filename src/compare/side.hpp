@@ -36,6 +36,9 @@ struct SideRow {
   // Relative half-width of this figure's own spread (repeats, per-iteration
   // percentiles), when the source measured one; empty for a single figure.
   std::optional<double> measured_spread;
+  // How many independent measurements this row folds (repeats of one record key); 1
+  // for a single figure, whose spread cannot show how far another launch would move it.
+  int repeats = 1;
   // Half the last printed digit, in GB/s: a text table rounds busbw to 0.01.
   double busbw_resolution_gbps = 0;
 };

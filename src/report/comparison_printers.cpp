@@ -34,6 +34,7 @@ void print_comparison_table(const Comparison& c, const PrintStyle& style, std::o
   out << bold << c.summary() << plain << "\n";
   out << "NEW:       " << identity_line(c.new_side) << "\n";
   out << "REFERENCE: " << identity_line(c.reference) << "\n";
+  out << describe_noise(c.noise) << "\n";
   for (const auto& d : c.differences) out << "differs: " << d << "\n";
   for (const auto& n : c.notes) out << "note: " << n << "\n";
   int width = 3;
@@ -56,6 +57,7 @@ void print_comparison_markdown(const Comparison& c, const PrintStyle&, std::ostr
   out << "**" << c.summary() << "**\n\n";
   out << "- NEW: " << identity_line(c.new_side) << "\n";
   out << "- REFERENCE: " << identity_line(c.reference) << "\n";
+  out << "- " << describe_noise(c.noise) << "\n";
   for (const auto& d : c.differences) out << "- differs: " << d << "\n";
   for (const auto& n : c.notes) out << "- note: " << n << "\n";
   const std::string header =
@@ -82,6 +84,8 @@ void print_comparison_json(const Comparison& c, const PrintStyle&, std::ostream&
   nlohmann::json j{{"summary", c.summary()},
                    {"passed", c.passed()},
                    {"threshold", c.threshold},
+                   {"noise", {{"relative", c.noise.relative}, {"time_us", c.noise.time_us}}},
+                   {"min_size_bytes", c.min_size},
                    {"new", identity_json(c.new_side)},
                    {"reference", identity_json(c.reference)},
                    {"differences", c.differences},

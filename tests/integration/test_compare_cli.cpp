@@ -3,6 +3,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "catch_compat.hpp"
 #include "read_file.hpp"
 #include "integration/launch.hpp"
@@ -67,6 +69,39 @@ TEST_CASE("compare: one size made 20% slower fails with exit 1 and names that si
   INFO(reverse.output);
   CHECK(reverse.status == 0);
   CHECK_THAT(reverse.output, ContainsSubstring("2 faster"));
+}
+
+TEST_CASE("compare: two real launches of one tool pass, the band is in the header, and it can be overridden") {
+  const auto first = (kData / "nccl-tests-all_gather-np2.txt").string();
+  const auto second = (kData / "nccl-tests-all_gather-np2-launch2.txt").string();
+  // 1 MiB: 37.58 against 44.09 GB/s, 13.95 against 11.89 us: launch jitter, not a regression.
+  const Launch run = run_ncclsweep({"compare", first, second});
+  INFO(run.output);
+  CHECK(run.status == 0);
+  CHECK_THAT(run.output, ContainsSubstring("-> PASS"));
+  CHECK_THAT(run.output, ContainsSubstring("noise band: +-4% + 1.1 us of time per single figure"));
+  const Launch md = run_ncclsweep({"compare", first, second, "--format", "md"});
+  CHECK_THAT(md.output, ContainsSubstring("- noise band: +-4% + 1.1 us"));
+  const Launch json = run_ncclsweep({"compare", first, second, "--format", "json", "--noise-us", "2", "--noise-rel", "0.05"});
+  INFO(json.output);
+  REQUIRE(json.status == 0);
+  const auto doc = nlohmann::json::parse(json.output);
+  CHECK(doc["noise"]["time_us"] == 2.0);
+  CHECK(doc["noise"]["relative"] == 0.05);
+  // No time jitter and a 3% band: the slower launch's 1 MiB rows fail.
+  const Launch strict = run_ncclsweep({"compare", first, second, "--noise-us", "0", "--noise-rel", "0.03"});
+  INFO(strict.output);
+  CHECK(strict.status == 1);
+  CHECK_THAT(strict.output, ContainsSubstring("FAIL: below 95% of reference at all_gather float32 1 MiB"));
+  // ... unless only the bandwidth-bound sizes are judged.
+  const Launch large = run_ncclsweep({"compare", first, second, "--noise-us", "0", "--noise-rel", "0.03", "--min-size", "4M"});
+  INFO(large.output);
+  CHECK(large.status == 0);
+  CHECK_THAT(large.output, ContainsSubstring("12 rows:"));
+  CHECK_THAT(large.output, ContainsSubstring("note: 2 matching rows below --min-size 4 MiB get no verdict"));
+  const Launch typo = run_ncclsweep({"compare", first, second, "--min-size", "4Q"});
+  INFO(typo.output);
+  CHECK(typo.status == 2);
 }
 
 TEST_CASE("compare: the summary line comes first, and -o writes the document") {
