@@ -4,7 +4,13 @@
 // statuses (README.md: exit codes).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/suggest.hpp"
 
 namespace ncclsweep {
 
@@ -15,6 +21,19 @@ struct CommandContext {
 };
 
 using CommandAction = std::function<int(CommandContext&)>;
+
+// A CLI11 check that takes one of `names` and suggests the nearest for a typo, as the
+// sweep file's checks do (CLI::IsMember only lists the choices).
+inline CLI::Validator one_of(std::vector<std::string> names) {
+  std::string listed;
+  for (const auto& name : names) listed += (listed.empty() ? "" : ", ") + name;
+  return CLI::Validator(
+      [names = std::move(names), listed](std::string& value) -> std::string {
+        if (std::find(names.begin(), names.end(), value) != names.end()) return {};
+        return "'" + value + "' is not one of " + listed + did_you_mean(value, names);
+      },
+      "{" + listed + "}");
+}
 
 void add_run_command(CLI::App& app, CommandAction& chosen);
 void add_worker_command(CLI::App& app, CommandAction& chosen);

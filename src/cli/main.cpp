@@ -7,6 +7,7 @@
 #include "core/errors.hpp"
 #include "ncclsweep_version.hpp"
 #include "runtime/engine_registry.hpp"
+#include "runtime/uncaught_failure.hpp"
 
 int main(int argc, char** argv, char** envp) {
   using namespace ncclsweep;
@@ -32,11 +33,9 @@ int main(int argc, char** argv, char** envp) {
   CommandContext context{argc, argv, envp};
   try {
     return chosen(context);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "ncclsweep: error: %s\n", e.message().c_str());
-    return kExitUsage;
-  } catch (const RuntimeFailure& e) {
-    std::fprintf(stderr, "ncclsweep: error: %s failed: %s\n", e.call().c_str(), e.what());
-    return kExitRuntime;
+  } catch (...) {
+    // Every failure, whatever its type, ends here: one message, one exit status, and
+    // every MPI rank ended with it (runtime/uncaught_failure.hpp).
+    return exit_for_uncaught(std::current_exception());
   }
 }

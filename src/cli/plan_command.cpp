@@ -26,6 +26,7 @@ struct PlanArgs {
   std::string format = "table";
   std::vector<std::string> env_axes;
   std::vector<std::string> config_axes;
+  bool allow_unknown_values = false;  // values the NCCL tables do not know pass (a newer NCCL)
   std::string isolation = "auto";
   std::string engine;
   std::string groups;
@@ -78,7 +79,8 @@ std::string workload_text(const PlannedWorkload& w) {
 int run_plan(const PlanArgs& args) {
   std::string version_note;
   const PlanOptions options =
-      sweep_plan_options(args.isolation, args.engine, args.env_axes, args.config_axes, version_note);
+      sweep_plan_options(args.isolation, args.engine, args.env_axes, args.config_axes,
+                         args.allow_unknown_values, version_note);
   const Sweep sweep = load_sweep_file(args.sweep_file, options.context);
   SweepPlan plan = plan_sweep(sweep, options);
   plan.notes.push_back(version_note);
@@ -117,11 +119,14 @@ void add_plan_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<PlanArgs>();
   CLI::App* plan = app.add_subcommand("plan", "Validate a sweep file and print its points, isolation groups and a rough run time (no MPI, no GPU)");
   plan->add_option("sweep", args->sweep_file, "Sweep file (docs/sweep-files.md)")->required();
-  plan->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  plan->add_option("--format", args->format, "table or json")->check(one_of({"table", "json"}))->capture_default_str();
   plan->add_option("--env", args->env_axes, "VAR=v1,v2: add or replace an env axis (repeatable)")
       ->allow_extra_args(false);
   plan->add_option("--config", args->config_axes, "field=v1,v2: add or replace a config axis (repeatable)")
       ->allow_extra_args(false);
+  plan->add_flag("--allow-unknown-values", args->allow_unknown_values,
+                  "Pass env and config values the NCCL tables do not know (a newer NCCL); as the sweep file's "
+                  "allow_unknown_values: true");
   plan->add_option("--isolation", args->isolation, "auto (fresh processes where needed) or reinit (in-process re-init only)")
       ->capture_default_str();
   plan->add_option("--engine", args->engine, "nccl or mpi (default: the sweep file's)");

@@ -52,6 +52,7 @@ struct RunArgs {
   std::string sweep_file;
   std::vector<std::string> env_axes;
   std::vector<std::string> config_axes;
+  bool allow_unknown_values = false;  // values the NCCL tables do not know pass (a newer NCCL)
   std::string isolation = "auto";
   std::string groups;      // --groups: overrides the sweep file's groups
   std::string models_dir;  // for sizes from a workload
@@ -198,7 +199,8 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
     } else {
       std::string version_note;
       const PlanOptions options =
-          sweep_plan_options(args.isolation, args.engine, args.env_axes, args.config_axes, version_note);
+          sweep_plan_options(args.isolation, args.engine, args.env_axes, args.config_axes,
+                         args.allow_unknown_values, version_note);
       const bool from_file = !args.sweep_file.empty();
       Sweep sweep = load_sweep_text(from_file ? read_sweep_text(session, args.sweep_file) : std::string("{}"),
                                     from_file ? args.sweep_file : std::string("(command line)"), options.context);
@@ -265,10 +267,13 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_option("--env", args->env_axes, "VAR=v1,v2: add or replace an env axis (repeatable)")->allow_extra_args(false);
   run->add_option("--config", args->config_axes, "field=v1,v2: add or replace an ncclConfig_t axis (repeatable)")
       ->allow_extra_args(false);
+  run->add_flag("--allow-unknown-values", args->allow_unknown_values,
+                  "Pass env and config values the NCCL tables do not know (a newer NCCL); as the sweep file's "
+                  "allow_unknown_values: true");
   run->add_option("--isolation", args->isolation,
                   "auto: a fresh worker per group where settings need one; reinit: re-initialise in one process "
                   "(process-cached settings are then reported as mismatch)")
-      ->check(CLI::IsMember(kIsolationNames.names()))
+      ->check(one_of(kIsolationNames.names()))
       ->capture_default_str();
   run->add_option("--collectives,-c", args->collectives,
                   "Comma list: all_gather, reduce_scatter, all_reduce, broadcast, reduce, alltoall, sendrecv, or all")
@@ -316,7 +321,7 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
       ->capture_default_str();
   run->add_option("--order", args->order,
                   "Order of the repeats over points (sizes for one point): sequential, interleaved or shuffled")
-      ->check(CLI::IsMember(kRepeatOrderNames.names()))
+      ->check(one_of(kRepeatOrderNames.names()))
       ->capture_default_str();
   run->add_option("--seed", args->seed, "Seed of --order shuffled")->capture_default_str();
   run->add_option("--check", args->check, "1: verify every output element once per size; 0: do not")

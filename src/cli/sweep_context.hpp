@@ -21,13 +21,15 @@ inline SweepContext build_sweep_context(std::string& note) {
 #endif
 }
 
-// The options `plan` and `run` share: the command line's axes and isolation, checked
-// against this build's NCCL.
+// The options `plan` and `run` share: the command line's axes, isolation and
+// --allow-unknown-values, checked against this build's NCCL.
 inline PlanOptions sweep_plan_options(const std::string& isolation, const std::string& engine,
                                       const std::vector<std::string>& env_axes,
-                                      const std::vector<std::string>& config_axes, std::string& note) {
+                                      const std::vector<std::string>& config_axes, bool allow_unknown_values,
+                                      std::string& note) {
   PlanOptions options;
   options.context = build_sweep_context(note);
+  options.context.allow_unknown_values = allow_unknown_values;
   options.isolation = isolation;
   options.engine = engine;
   options.env_axes = env_axes;

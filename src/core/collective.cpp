@@ -2,8 +2,10 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include "core/errors.hpp"
+#include "core/suggest.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -37,8 +39,12 @@ const CollectiveKind& collective(std::string_view name) {
     if (c.name == name) return c;
   }
   std::string names;
-  for (const auto& c : kCollectives) names += (names.empty() ? "" : ", ") + std::string(c.name);
-  throw UsageError("unknown collective '" + std::string(name) + "'", "use one of: " + names);
+  std::vector<std::string> candidates;
+  for (const auto& c : kCollectives) {
+    names += (names.empty() ? "" : ", ") + std::string(c.name);
+    candidates.emplace_back(c.name);
+  }
+  throw UsageError("unknown collective '" + std::string(name) + "'" + did_you_mean(name, candidates), "use one of: " + names);
 }
 
 std::uint64_t count_per_rank(const CollectiveKind& kind, Bytes total, int ranks, std::size_t element_bytes) {

@@ -1,9 +1,12 @@
 #include "core/dtype.hpp"
 
 #include <array>
+#include <iterator>
+#include <vector>
 #include <utility>
 
 #include "core/errors.hpp"
+#include "core/suggest.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -58,14 +61,19 @@ const DataType& data_type(std::string_view name) {
   }
   std::array<std::string_view, kDataTypes.size()> names{};
   for (std::size_t i = 0; i < kDataTypes.size(); ++i) names[i] = kDataTypes[i].name;
-  throw UsageError("unknown dtype '" + std::string(name) + "'", "use one of: " + join_names(names));
+  std::vector<std::string> candidates(names.begin(), names.end());
+  for (const auto& [alias, canonical] : kAliases) candidates.emplace_back(alias);
+  throw UsageError("unknown dtype '" + std::string(name) + "'" + did_you_mean(name, candidates),
+                   "use one of: " + join_names(names));
 }
 
 ReduceOp reduce_op(std::string_view name) {
   for (int i = 0; i < kReduceOpCount; ++i) {
     if (kOpNames[i] == name) return static_cast<ReduceOp>(i);
   }
-  throw UsageError("unknown op '" + std::string(name) + "'", "use one of: " + join_names(kOpNames));
+  throw UsageError("unknown op '" + std::string(name) + "'" +
+                       did_you_mean(name, std::vector<std::string>(std::begin(kOpNames), std::end(kOpNames))),
+                   "use one of: " + join_names(kOpNames));
 }
 
 std::string_view name_of(ReduceOp op) { return kOpNames[static_cast<int>(op)]; }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/suggest.hpp"
 
 namespace ncclsweep {
 
@@ -37,7 +38,8 @@ class NameTable {
   // Throws UsageError naming the bad name and the valid ones.
   Enum parse(std::string_view name) const {
     if (const auto value = find(name)) return *value;
-    throw UsageError("unknown " + std::string(what_) + " '" + std::string(name) + "'", "use one of " + joined());
+    throw UsageError("unknown " + std::string(what_) + " '" + std::string(name) + "'" + did_you_mean(name, names()),
+                     "use one of " + joined());
   }
 
   // "a, b, c": for messages.

@@ -6,6 +6,7 @@
 #include "core/run_options.hpp"
 #include "spec/config_fields.hpp"
 #include "spec/nccl_variables.hpp"
+#include "core/suggest.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -243,6 +244,10 @@ SweepPlan plan_sweep(const Sweep& input, const PlanOptions& options) {
     plan.notes.push_back("--isolation reinit: " + std::to_string(mismatches) +
                          " point(s) change process-cached variables after NCCL's first init; NCCL keeps the first "
                          "value, so they will be reported as mismatches, not results");
+  }
+  if (values_unchecked(sweep, options.context)) {
+    plan.notes.push_back("allow_unknown_values: setting values pass unchecked; NCCL may ignore or replace one it "
+                         "does not know, so check each point's verification in the results");
   }
   if (plan.groups.size() > 1) {
     plan.notes.push_back(std::to_string(plan.groups.size()) +

@@ -19,7 +19,8 @@ class SummaryFile final : public ResultSink {
     const auto path = dir_ / kSummaryFileName;
     std::ofstream out(path);
     out << summary_markdown(run);
-    if (!out) throw UsageError("cannot write " + path.string(), "choose a writable results directory with -o DIR");
+    // Mid-run (a full disk, a directory gone): a runtime failure, not bad input.
+    if (!out) throw RuntimeFailure("writing " + path.string(), "the stream failed (a full disk or a directory gone?)");
   }
 
  private:

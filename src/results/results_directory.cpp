@@ -1,11 +1,20 @@
 #include "results/results_directory.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdio>
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 #include "core/errors.hpp"
+#include "core/utf8.hpp"
 #include "results/record_json.hpp"
 
 namespace ncclsweep {
@@ -13,35 +22,81 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-using File = std::unique_ptr<std::FILE, FileCloser>;
+// An open file descriptor, closed once. Plain write(2) rather than stdio: after a
+// failed write, a FILE would try to write its buffered half line again at fclose.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+  // Closes now; 0, or the errno close reported (some file systems report a failed
+  // write only here).
+  int close() {
+    const int status = ::close(std::exchange(fd_, -1));
+    return status == 0 ? 0 : errno;
+  }
 
-File open_file(const fs::path& path, const char* mode) {
-  File f(std::fopen(path.c_str(), mode));
-  if (!f) throw UsageError("cannot write " + path.string(), "choose a writable results directory with -o DIR");
-  return f;
+ private:
+  int fd_ = -1;
+};
+
+std::string errno_text(int error) { return std::strerror(error); }
+
+// Testing aid (docs/reliability.md): NCCLSWEEP_INJECT_WRITE_FAILURE_AFTER=N makes the
+// writes to records.jsonl fail with ENOSPC once N bytes have been written, the last one
+// cut short as a full disk cuts it. Shows a full disk where no small one can be mounted.
+std::optional<std::uint64_t> injected_write_budget() {
+  const char* text = std::getenv("NCCLSWEEP_INJECT_WRITE_FAILURE_AFTER");
+  if (!text || !*text) return std::nullopt;
+  char* end = nullptr;
+  const unsigned long long bytes = std::strtoull(text, &end, 10);
+  if (*end != '\0') {
+    throw UsageError(std::string("NCCLSWEEP_INJECT_WRITE_FAILURE_AFTER='") + text + "' is not a byte count",
+                     "give a whole number of bytes, or unset it");
+  }
+  return bytes;
 }
 
-// Writes `text` to `path` through a temporary file and a rename, so a reader never
-// sees half a file.
-void write_atomically(const fs::path& path, const std::string& text) {
-  const fs::path temporary = path.string() + ".tmp";
-  {
-    File f = open_file(temporary, "w");
-    std::fwrite(text.data(), 1, text.size(), f.get());
-    std::fflush(f.get());
-    fsync(fileno(f.get()));
+// Writes every byte of `data` to `fd`; 0, or the errno of the write that failed.
+class Writer {
+ public:
+  explicit Writer(std::optional<std::uint64_t> budget = std::nullopt) : budget_(budget) {}
+
+  int write_all(int fd, std::string_view data) {
+    while (!data.empty()) {
+      std::size_t chunk = data.size();
+      if (budget_) {
+        if (*budget_ == 0) return ENOSPC;
+        chunk = std::min<std::uint64_t>(chunk, *budget_);
+      }
+      const ssize_t written = ::write(fd, data.data(), chunk);
+      if (written < 0) {
+        if (errno == EINTR) continue;
+        return errno;
+      }
+      if (budget_) *budget_ -= static_cast<std::uint64_t>(written);
+      data.remove_prefix(static_cast<std::size_t>(written));
+    }
+    return 0;
   }
-  fs::rename(temporary, path);
+
+ private:
+  std::optional<std::uint64_t> budget_;
+};
+
+RuntimeFailure write_failure(const fs::path& path, int error, const std::string& kept) {
+  return RuntimeFailure("writing " + path.string(), errno_text(error) + "; " + kept);
 }
 
 class ResultsDirectory final : public ResultSink {
  public:
   explicit ResultsDirectory(fs::path dir) : dir_(std::move(dir)) {
     create();
-    records_ = open_file(dir_ / "records.jsonl", "a");
+    open_records();
   }
 
   // --resume: the run.json is there; records.jsonl is cut back to its complete lines.
@@ -54,7 +109,7 @@ class ResultsDirectory final : public ResultSink {
     if (fs::exists(dir_ / "records.jsonl")) fs::resize_file(dir_ / "records.jsonl", keep_bytes, ec);
     if (ec) throw UsageError("cannot cut back " + (dir_ / "records.jsonl").string() + ": " + ec.message(),
                              "check the directory's permissions");
-    records_ = open_file(dir_ / "records.jsonl", "a");
+    open_records();
   }
 
  private:
@@ -75,13 +130,22 @@ class ResultsDirectory final : public ResultSink {
 
   void begin(const RunDocument& run) override { write_atomically(dir_ / "run.json", nlohmann::json(run).dump(2) + "\n"); }
 
+  // One row's records (its placements) are appended whole or not at all: a write that
+  // fails part way is cut back, so the file always ends after a complete record.
   void row(std::span<const MeasurementRecord> placements) override {
-    for (const auto& record : placements) {
-      const std::string line = nlohmann::json(record).dump() + "\n";
-      std::fwrite(line.data(), 1, line.size(), records_.get());
+    std::string lines;
+    for (const auto& record : placements) lines += nlohmann::json(record).dump() + "\n";
+    const fs::path path = dir_ / "records.jsonl";
+    int error = writer_.write_all(records_->get(), lines);
+    if (error == 0 && ::fsync(records_->get()) != 0) error = errno;
+    if (error != 0) {
+      const bool cut = ::ftruncate(records_->get(), static_cast<off_t>(complete_bytes_)) == 0;
+      throw write_failure(path, error,
+                          std::string("every complete record before it is kept") +
+                              (cut ? "" : " (the partial last line could not be cut off; --resume ignores it)") +
+                              "; make space, then go on with --resume " + dir_.string());
     }
-    std::fflush(records_.get());
-    fsync(fileno(records_.get()));
+    complete_bytes_ += lines.size();
   }
 
   void finish(const RunDocument& run) override {
@@ -89,8 +153,46 @@ class ResultsDirectory final : public ResultSink {
   }
 
  private:
+  void open_records() {
+    const fs::path path = dir_ / "records.jsonl";
+    records_ = std::make_unique<FileDescriptor>(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+    if (records_->get() < 0) {
+      throw UsageError("cannot write " + path.string() + ": " + errno_text(errno),
+                       "choose a writable results directory with -o DIR");
+    }
+    struct stat status {};
+    if (::fstat(records_->get(), &status) == 0) complete_bytes_ = static_cast<std::uint64_t>(status.st_size);
+  }
+
+  // Writes `text` to `path` through a temporary file and a rename, so a reader never
+  // sees half a file: when anything fails, the previous `path` stays as it was and the
+  // temporary file is removed (on a full disk it holds the space the next try needs).
+  void write_atomically(const fs::path& path, const std::string& text) {
+    const fs::path temporary = path.string() + ".tmp";
+    int error = 0;
+    {
+      FileDescriptor file(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+      if (file.get() < 0) {
+        error = errno;
+      } else {
+        error = Writer().write_all(file.get(), text);
+        if (error == 0 && ::fsync(file.get()) != 0) error = errno;
+        const int closed = file.close();
+        if (error == 0) error = closed;
+      }
+    }
+    if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
+    if (error != 0) {
+      ::unlink(temporary.c_str());
+      throw write_failure(path, error,
+                          fs::exists(path) ? "the previous " + path.filename().string() + " is kept" : "it was not written");
+    }
+  }
+
   fs::path dir_;
-  File records_;
+  Writer writer_{injected_write_budget()};  // records.jsonl's
+  std::unique_ptr<FileDescriptor> records_;
+  std::uint64_t complete_bytes_ = 0;  // records.jsonl's length up to its last complete record
 };
 
 }  // namespace

@@ -416,16 +416,9 @@ std::vector<WorkerGroup> default_groups() {
 }
 
 int run_launch(MpiSession& session, const LaunchRequest& request) {
-  try {
-    return Launch(session, request).run();
-  } catch (const RuntimeFailure& e) {
-    // Other ranks may be waiting inside a collective: end them all.
-    std::fprintf(stderr, "ncclsweep: error: %s\n", e.message(session.rank(), session.host()).c_str());
-    session.abort(kExitRuntime);
-  } catch (const UsageError& e) {
-    print_error(session, e.message(), false);
-    session.abort(kExitUsage);
-  }
+  // A failure on one rank leaves the others in a collective: it goes up to main, whose
+  // one handler (runtime/uncaught_failure.hpp) reports it and aborts every rank.
+  return Launch(session, request).run();
 }
 
 }  // namespace ncclsweep

@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <cstdlib>
+#include <exception>
 
 #include "core/errors.hpp"
 
@@ -34,6 +35,10 @@ MpiSession::MpiSession(int* argc, char*** argv) {
 }
 
 MpiSession::~MpiSession() {
+  // Unwinding from a failure: leave MPI up. MPI_Finalize would wait for ranks that may
+  // wait in a collective for this one; main's handler (runtime/uncaught_failure.hpp)
+  // reports the failure and aborts them all.
+  if (std::uncaught_exceptions() > 0) return;
   if (world_ != MPI_COMM_NULL) MPI_Comm_free(&world_);
   MPI_Finalize();
 }

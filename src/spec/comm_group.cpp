@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <string_view>
+#include <vector>
+
+#include "core/suggest.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -60,7 +63,9 @@ GroupRequest parse_group_request(const std::string& text, SourcePosition where) 
     request.kind = text;
     return request;
   }
-  throw UsageError("unknown groups '" + text + "'", kGroupForms, where);
+  std::vector<std::string> names{"world", "workload", "intra-node", "inter-node", "stride:", "size:"};
+  names.insert(names.end(), kWorkloadKinds.begin(), kWorkloadKinds.end());
+  throw UsageError("unknown groups '" + text + "'" + did_you_mean(head, names), kGroupForms, where);
 }
 
 CommGroup resolve_plain_group(const GroupRequest& request, int ranks, int ranks_per_node) {

@@ -1,30 +1,53 @@
 #pragma once
-// ncclConfig_t fields a sweep may set per communicator, the NCCL version that added
-// each, and the environment variable that overrides it when set (nccl-facts.md section 3).
+// ncclConfig_t fields a sweep may set per communicator: the one table that spec checks,
+// plans and the nccl engine's apply_config_field all read. Each row names the NCCL
+// version that added the field, the environment variable that overrides it when set,
+// and the values NCCL accepts for it (its own checks in ncclCommInitRankConfig).
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "spec/value_kind.hpp"
 
 namespace ncclsweep {
 
 // NCCL_VERSION_CODE of the newest NCCL whose config fields this table knows (2.28.9).
 inline constexpr int kNewestKnownNcclVersion = 22809;
 
-enum class ConfigValueType { integer, text };
+// One per row; the engine maps each to its ncclConfig_t member.
+enum class ConfigFieldId {
+  blocking,
+  cga_cluster_size,
+  min_ctas,
+  max_ctas,
+  net_name,
+  split_share,
+  traffic_class,
+  comm_name,
+  collnet_enable,
+  cta_policy,
+  shrink_share,
+  nvls_ctas,
+  n_channels_per_net_peer,
+  nvlink_centric_sched,
+};
 
 struct ConfigField {
+  ConfigFieldId id;
   std::string_view name;          // snake_case, as in sweep files: "max_ctas"
   std::string_view nccl_name;     // the ncclConfig_t member: "maxCTAs"
   int since_version;              // NCCL_VERSION_CODE that introduced it
   std::string_view override_env;  // set, this variable wins over the field; "" = none
-  ConfigValueType type;
+  ValueKind value;                // integer ranges and text
   std::string_view description;
+  std::string_view not_sweepable;  // why a sweep may not set it; "" = it may
 };
 
 std::span<const ConfigField> config_fields();
 const ConfigField* find_config_field(std::string_view name);  // nullptr when unknown
 std::vector<std::string> config_field_names();
+std::vector<std::string> sweepable_config_field_names();
 
 // "2.28.9" from 22809 (and "2.14.3" from 21403).
 std::string nccl_version_text(int version_code);

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "spec/value_kind.hpp"
+
 namespace ncclsweep {
 
 enum class VariableKind {
@@ -17,6 +19,7 @@ struct NcclVariable {
   std::string_view name;  // "NCCL_PROTO"
   VariableKind kind;
   std::string_view description;
+  ValueKind value;  // what NCCL accepts
 };
 
 // Every documented variable plus those NCCL 2.28 reads; sorted by name.

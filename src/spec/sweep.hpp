@@ -18,6 +18,7 @@ namespace ncclsweep {
 // What the checks compare config fields against.
 struct SweepContext {
   int nccl_version_code = kNewestKnownNcclVersion;
+  bool allow_unknown_values = false;  // --allow-unknown-values: as the sweep file's key
 };
 
 // One swept setting: an environment variable ("NCCL_PROTO") or a config field ("max_ctas").
@@ -25,12 +26,14 @@ struct SweepAxis {
   std::string name;
   std::vector<std::string> values;
   SourcePosition where;  // the key in the file, or the command-line option
+  std::vector<SourcePosition> value_where{};  // each value's place in the file; empty: `where`
 };
 
 // A partial point of include / exclude / baseline: setting name -> value.
 struct PartialPoint {
   std::vector<std::pair<std::string, std::string>> values;
   SourcePosition where;
+  std::vector<SourcePosition> value_where{};  // each value's place in the file; empty: `where`
 };
 
 // sizes: {workload: FILE} | {from_nccl_log: GLOB} | {from_torch_trace: GLOB}: the sizes a
@@ -58,6 +61,7 @@ struct Sweep {
   std::string order = "sequential";  // sequential | interleaved | shuffled
   std::uint64_t seed = 0;
   bool allow_unknown_env = false;
+  bool allow_unknown_values = false;  // pass values the NCCL tables do not know (a newer NCCL)
   std::optional<SizesSource> sizes_from;  // instead of a size grid
   std::optional<GroupRequest> groups;     // sub-communicators (docs/groups.md); none: world, or workload with sizes_from
 };
@@ -77,7 +81,11 @@ const std::vector<std::string>& sweep_file_keys();
 // after adding command-line axes.
 void check_sweep(const Sweep& sweep, const SweepContext& context);
 
-// "--env NCCL_PROTO=LL,Simple" / "--config max_ctas=8,32" -> an axis (not yet checked).
+// Values pass unchecked: the file's key, or the command line's flag in the context.
+bool values_unchecked(const Sweep& sweep, const SweepContext& context);
+
+// "--env NCCL_PROTO=LL,Simple" / "--config max_ctas=8,32" -> an axis (names and values
+// not yet checked; text that is not UTF-8 is refused here).
 SweepAxis parse_axis_argument(const std::string& text, const std::string& option);
 
 // Adds the axis, or replaces the one of the same name.

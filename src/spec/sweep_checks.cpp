@@ -2,12 +2,15 @@
 // settings named by include / exclude / baseline.
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <limits>
 #include <set>
 #include <sstream>
 
 #include "core/run_options.hpp"
+#include "core/utf8.hpp"
 #include "spec/nccl_variables.hpp"
-#include "spec/suggest.hpp"
+#include "core/suggest.hpp"
 #include "spec/sweep.hpp"
 
 namespace ncclsweep {
@@ -29,12 +32,30 @@ const SweepAxis* find_axis(const Sweep& sweep, const std::string& name) {
   return nullptr;
 }
 
-void check_env_axis(const SweepAxis& axis, const Sweep& sweep) {
+const SourcePosition& value_position(const SweepAxis& axis, std::size_t i) {
+  return i < axis.value_where.size() ? axis.value_where[i] : axis.where;
+}
+
+const char* const kUncheckedHint = "; for a newer NCCL, allow_unknown_values: true (or --allow-unknown-values) passes values unchecked";
+
+void check_value_against(std::string_view name, const ValueKind& kind, const std::string& value, const SourcePosition& where) {
+  if (auto problem = check_value(name, kind, value)) throw UsageError(problem->what, problem->fix + kUncheckedHint, where);
+}
+
+void check_env_axis(const SweepAxis& axis, const Sweep& sweep, const SweepContext& context) {
   if (!is_variable_name(axis.name)) {
     throw UsageError("'" + axis.name + "' is not an environment variable name",
                      "env takes variables like NCCL_PROTO; ncclConfig_t fields go under config", axis.where);
   }
-  if (find_nccl_variable(axis.name) || sweep.allow_unknown_env) return;
+  const NcclVariable* variable = find_nccl_variable(axis.name);
+  if (variable) {
+    if (values_unchecked(sweep, context)) return;
+    for (std::size_t i = 0; i < axis.values.size(); ++i) {
+      check_value_against(axis.name, variable->value, axis.values[i], value_position(axis, i));
+    }
+    return;
+  }
+  if (sweep.allow_unknown_env) return;
   const bool nccl = axis.name.rfind("NCCL_", 0) == 0;
   throw UsageError(std::string(nccl ? "unknown NCCL variable " : "unknown environment variable ") + axis.name +
                        did_you_mean(axis.name, nccl_variable_names()),
@@ -43,7 +64,13 @@ void check_env_axis(const SweepAxis& axis, const Sweep& sweep) {
                    axis.where);
 }
 
-void check_config_axis(const SweepAxis& axis, const SweepContext& context) {
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+void check_config_axis(const SweepAxis& axis, const Sweep& sweep, const SweepContext& context) {
   const ConfigField* field = find_config_field(axis.name);
   if (!field) {
     throw UsageError("unknown ncclConfig_t field '" + axis.name + "'" + did_you_mean(axis.name, config_field_names()),
@@ -51,23 +78,21 @@ void check_config_axis(const SweepAxis& axis, const SweepContext& context) {
                      "(docs/sweep-files.md); environment variables go under env",
                      axis.where);
   }
+  if (!field->not_sweepable.empty()) {
+    throw UsageError("config field " + axis.name + " cannot be swept: " + std::string(field->not_sweepable),
+                     "sweepable config fields: " + joined(sweepable_config_field_names()), axis.where);
+  }
   if (field->since_version > context.nccl_version_code) {
     throw UsageError("config field " + axis.name + " needs NCCL " + nccl_version_text(field->since_version) +
                          " or newer; this NCCL is " + nccl_version_text(context.nccl_version_code),
                      "remove " + axis.name + ", or build ncclsweep against a newer NCCL", axis.where);
   }
-  if (field->type != ConfigValueType::integer) return;
-  for (const auto& value : axis.values) {
-    std::size_t used = 0;
-    try {
-      (void)std::stoi(value, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != value.size()) {
-      throw UsageError("config field " + axis.name + " takes integers, not '" + value + "'",
-                       "write " + axis.name + ": [8, 32]", axis.where);
-    }
+  for (std::size_t i = 0; i < axis.values.size(); ++i) {
+    // Unchecked, a newer NCCL's range passes; ncclConfig_t still holds an int.
+    const ValueKind kind = values_unchecked(sweep, context) && field->value.syntax != ValueSyntax::text
+                               ? integer_kind(std::numeric_limits<int>::min(), std::numeric_limits<int>::max())
+                               : field->value;
+    check_value_against(axis.name, kind, axis.values[i], value_position(axis, i));
   }
 }
 
@@ -132,7 +157,9 @@ void check_zip(const Sweep& sweep) {
 
 void check_partial_point(const PartialPoint& point, const Sweep& sweep, const SweepContext& context, bool axes_only,
                          const std::string& key) {
-  for (const auto& [name, value] : point.values) {
+  for (std::size_t i = 0; i < point.values.size(); ++i) {
+    const auto& [name, value] = point.values[i];
+    const SourcePosition& where = i < point.value_where.size() ? point.value_where[i] : point.where;
     const SweepAxis* axis = find_axis(sweep, name);
     if (axes_only) {
       if (!axis) throw UsageError(key + " names " + name + ", which this sweep does not vary", key + " entries name swept settings only", point.where);
@@ -141,13 +168,12 @@ void check_partial_point(const PartialPoint& point, const Sweep& sweep, const Sw
       }
       continue;
     }
-    if (axis) continue;
-    // A setting only include adds: check it like an axis of one value.
-    SweepAxis single{name, {value}, point.where};
+    // A setting include or baseline adds (to an axis, or alone): check it like an axis of one value.
+    SweepAxis single{name, {value}, axis ? axis->where : point.where, {where}};
     if (is_variable_name(name)) {
-      check_env_axis(single, sweep);
+      check_env_axis(single, sweep, context);
     } else {
-      check_config_axis(single, context);
+      check_config_axis(single, sweep, context);
     }
   }
 }
@@ -155,8 +181,8 @@ void check_partial_point(const PartialPoint& point, const Sweep& sweep, const Sw
 }  // namespace
 
 void check_sweep(const Sweep& sweep, const SweepContext& context) {
-  for (const auto& axis : sweep.env) check_env_axis(axis, sweep);
-  for (const auto& axis : sweep.config) check_config_axis(axis, context);
+  for (const auto& axis : sweep.env) check_env_axis(axis, sweep, context);
+  for (const auto& axis : sweep.config) check_config_axis(axis, sweep, context);
   check_overrides(sweep);
   check_engine(sweep);
   check_zip(sweep);
@@ -165,7 +191,18 @@ void check_sweep(const Sweep& sweep, const SweepContext& context) {
   if (sweep.baseline) check_partial_point(*sweep.baseline, sweep, context, false, "baseline");
 }
 
+bool values_unchecked(const Sweep& sweep, const SweepContext& context) {
+  return sweep.allow_unknown_values || context.allow_unknown_values;
+}
+
 SweepAxis parse_axis_argument(const std::string& text, const std::string& option) {
+  if (const auto bad = first_invalid_utf8(text)) {
+    // The text itself cannot be printed: it would carry the bad bytes into the terminal.
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(text[*bad]));
+    throw UsageError("the value is not valid UTF-8 (byte " + std::string(byte) + " at offset " + std::to_string(*bad) + ")",
+                     "NCCL variable names and values are plain ASCII", {option, 0, 0});
+  }
   const SourcePosition where{option + " " + text, 0, 0};
   const std::size_t equals = text.find('=');
   if (equals == std::string::npos || equals == 0 || equals + 1 == text.size()) {

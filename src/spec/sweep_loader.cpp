@@ -1,6 +1,7 @@
 // YAML text -> Sweep. Reads each key with its own small function; every message names
 // the file, line and column of the offending node and says how to fix it.
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -8,8 +9,9 @@
 
 #include "core/repeat_order.hpp"
 #include "core/run_options.hpp"
+#include "core/suggest.hpp"
+#include "core/utf8.hpp"
 #include "spec/run_name.hpp"
-#include "spec/suggest.hpp"
 #include "spec/sweep.hpp"
 #include "spec/yaml_guard.hpp"
 
@@ -87,6 +89,7 @@ class Reader {
       const YAML::Node& values = entry.second;
       if (values.IsScalar()) {
         axis.values.push_back(values.Scalar());
+        axis.value_where.push_back(at(values));
       } else if (values.IsSequence()) {
         if (values.size() == 0) fail(values, axis.name + " has an empty list of values", "give at least one value, or remove " + axis.name);
         for (const auto& v : values) {
@@ -95,6 +98,7 @@ class Reader {
             fail(v, axis.name + " lists " + value + " twice", "list each value once");
           }
           axis.values.push_back(value);
+          axis.value_where.push_back(at(v));
         }
       } else {
         fail(values, axis.name + " must be a list of values, not a " + shape(values), "write " + axis.name + ": [v1, v2]");
@@ -111,6 +115,7 @@ class Reader {
     for (const auto& entry : node) {
       const std::string name = scalar(entry.first, key + " settings");
       point.values.emplace_back(name, scalar(entry.second, name));
+      point.value_where.push_back(at(entry.second));
     }
     return point;
   }
@@ -252,7 +257,8 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
          s.measurements.engine = r.scalar(n, "engine");
          s.engine_where = r.at(n);
          if (!kEngineNames.find(s.measurements.engine)) {
-           r.fail(n, "unknown engine '" + s.measurements.engine + "'", "engine is one of " + kEngineNames.joined());
+           r.fail(n, "unknown engine '" + s.measurements.engine + "'" + did_you_mean(s.measurements.engine, kEngineNames.names()),
+                   "engine is one of " + kEngineNames.joined());
          }
        }},
       {"env", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.env = r.axes(n, "env"); }},
@@ -268,12 +274,14 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
       {"order", [](const Reader& r, const YAML::Node& n, Sweep& s) {
          s.order = r.scalar(n, "order");
          if (!kRepeatOrderNames.find(s.order)) {
-           r.fail(n, "unknown order '" + s.order + "'", "order is one of " + kRepeatOrderNames.joined());
+           r.fail(n, "unknown order '" + s.order + "'" + did_you_mean(s.order, kRepeatOrderNames.names()),
+                   "order is one of " + kRepeatOrderNames.joined());
          }
        }},
       {"seed", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.seed = static_cast<std::uint64_t>(r.integer(n, "seed", 0, 0x7fffffffffffffffLL, 7)); }},
       {"groups", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.groups = r.groups(n); }},
       {"allow_unknown_env", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.allow_unknown_env = r.boolean(n, "allow_unknown_env"); }},
+      {"allow_unknown_values", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.allow_unknown_values = r.boolean(n, "allow_unknown_values"); }},
   };
   return readers;
 }
@@ -298,7 +306,27 @@ const std::vector<std::string>& sweep_file_keys() {
   return keys;
 }
 
+namespace {
+
+// Every byte of a sweep file reaches YAML, labels, JSON and the environment of every
+// rank: all of them want UTF-8, so a stray byte is refused where it stands.
+void check_utf8(const std::string& text, const std::string& name) {
+  const auto bad = first_invalid_utf8(text);
+  if (!bad) return;
+  const std::size_t newline = *bad == 0 ? std::string::npos : text.rfind('\n', *bad - 1);
+  const std::size_t line_start = newline == std::string::npos ? 0 : newline + 1;
+  const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(line_start), '\n') + 1;
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(text[*bad]));
+  throw UsageError("the file is not valid UTF-8 (byte " + std::string(byte) + ")",
+                   "save it as UTF-8; NCCL variable names and values are plain ASCII",
+                   {name, static_cast<int>(line), static_cast<int>(*bad - line_start) + 1});
+}
+
+}  // namespace
+
 Sweep load_sweep_text(const std::string& text, const std::string& name, const SweepContext& context) {
+  check_utf8(text, name);
   YAML::Node root;
   try {
     root = YAML::Load(text);

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "core/errors.hpp"
+#include "core/failure_report.hpp"
 #include "results/record_json.hpp"
 #include "runtime/stop_signals.hpp"
 #include "runtime/worker_process.hpp"
@@ -76,12 +77,12 @@ int run_group(MessageChannel& channel, const WorkerStart& start) {
     return kExitOk;
   } catch (const PeerFailure&) {
     return kExitRuntime;  // another rank's worker failed; its MPI rank reports why
-  } catch (const UsageError& e) {
-    channel.send({{"type", "error"}, {"status", kExitUsage}, {"message", e.message()}});
-    return kExitUsage;
-  } catch (const RuntimeFailure& e) {
-    channel.send({{"type", "error"}, {"status", kExitRuntime}, {"message", e.call() + " failed: " + e.what()}});
-    return kExitRuntime;
+  } catch (...) {
+    // Any failure (bad input, CUDA/NCCL, a file system or JSON error, out of memory)
+    // reaches the MPI rank as this worker's error, never std::terminate.
+    const FailureReport failure = describe_failure(std::current_exception());
+    channel.send({{"type", "error"}, {"status", failure.status}, {"message", failure.message}});
+    return failure.status;
   }
 }
 
@@ -94,10 +95,11 @@ int worker_main() {
     const auto start = channel.receive();
     if (!start) return kExitRuntime;
     return run_group(channel, start->get<WorkerStart>());
-  } catch (const std::exception& e) {
+  } catch (...) {
     // The channel itself broke: nobody to tell but stderr.
-    std::fprintf(stderr, "ncclsweep worker: %s\n", e.what());
-    return kExitRuntime;
+    const FailureReport failure = describe_failure(std::current_exception());
+    std::fprintf(stderr, "ncclsweep worker: %s\n", failure.message.c_str());
+    return failure.status;
   }
 }
 

@@ -162,13 +162,14 @@ TEST_CASE("plan JSON has one object per point with its settings and group, plus 
 
 TEST_CASE("a grid past the point limit is refused before it is expanded") {
   std::string yaml = "env:\n";
-  for (const char* name : {"NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_BUFFSIZE", "NCCL_NTHREADS", "NCCL_ALGO", "NCCL_PROTO"}) {
+  for (const char* name : {"NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_BUFFSIZE", "NCCL_IB_QPS_PER_CONNECTION",
+                           "NCCL_IB_SL", "NCCL_IB_TIMEOUT"}) {
     yaml += std::string("  ") + name + ": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n";
   }
   CHECK_THAT(usage_error_text([&] { plan_of(yaml); }),
              ContainsSubstring("t.yaml:2:3: the grid has more than 10000 points (10 x 10 x 10 x 10 x 10 x 10)"));
   // Zipping four of the axes brings it down to 1000 points.
-  const auto plan = plan_of(yaml + "zip: [[NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE, NCCL_NTHREADS]]\n");
+  const auto plan = plan_of(yaml + "zip: [[NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE, NCCL_IB_QPS_PER_CONNECTION]]\n");
   CHECK(plan.points.size() == 1000);
 }
 

@@ -4,7 +4,8 @@
 #include "catch_compat.hpp"
 #include "spec/config_fields.hpp"
 #include "spec/nccl_variables.hpp"
-#include "spec/suggest.hpp"
+#include "core/suggest.hpp"
+#include "plan/sweep_plan.hpp"
 #include "spec/sweep.hpp"
 
 using namespace ncclsweep;
@@ -61,8 +62,70 @@ TEST_CASE("a config field is checked against the NCCL version in the context") {
   CHECK_NOTHROW(load_sweep_text(text, "c.yaml", SweepContext{22800}));
   CHECK_THAT(usage_error_text([&] { load_sweep_text(text, "c.yaml", SweepContext{22703}); }),
              ContainsSubstring("needs NCCL 2.28.0 or newer; this NCCL is 2.27.3"));
-  CHECK_THAT(usage_error_text([&] { load_sweep_text("config:\n  max_ctas: [eight]\n", "c.yaml"); }),
-             ContainsSubstring("max_ctas takes integers, not 'eight'"));
+  CHECK_THAT(usage_error_text([&] { load_sweep_text("config:\n  max_ctas: [8, eight]\n", "c.yaml"); }),
+             ContainsSubstring("c.yaml:2:17: max_ctas: 'eight' is not a whole number"));
+}
+
+TEST_CASE("each value is checked where it stands: file:line:column of the value, not the key") {
+  CHECK(usage_error_text([] { load_sweep_text("env:\n  NCCL_PROTO:\n    - LL\n    - Simpel\n", "v.yaml"); }) ==
+        "v.yaml:4:7: NCCL_PROTO: unknown protocol 'Simpel' (did you mean Simple?)\n"
+        "  fix: NCCL_PROTO takes protocols LL, LL128, Simple (any case), separated by commas; '^' first excludes them "
+        "(^LL); per collective after ';' as Broadcast, Reduce, AllGather, ReduceScatter, AllReduce: e.g. "
+        "Simple;allreduce:^LL; for a newer NCCL, allow_unknown_values: true (or --allow-unknown-values) passes values "
+        "unchecked");
+  // One scalar instead of a list, and a value only an include adds.
+  CHECK_THAT(usage_error_text([] { load_sweep_text("env:\n  NCCL_IB_SL: 16\n", "v.yaml"); }),
+             ContainsSubstring("v.yaml:2:15: NCCL_IB_SL: 16 is out of range"));
+  CHECK_THAT(usage_error_text([] {
+               load_sweep_text("env:\n  NCCL_PROTO: [LL]\ninclude:\n  - {NCCL_PROTO: LL, NCCL_ALGO: Tre}\n", "v.yaml");
+             }),
+             ContainsSubstring("v.yaml:4:33: NCCL_ALGO: unknown algorithm 'Tre' (did you mean Tree?)"));
+  CHECK_THAT(usage_error_text([] { load_sweep_text("env:\n  NCCL_PROTO: [LL, Simple]\nbaseline: {NCCL_PROTO: ll128x}\n", "v.yaml"); }),
+             ContainsSubstring("v.yaml:3:24: NCCL_PROTO: unknown protocol 'll128x' (did you mean LL128?)"));
+  // A variable passed by allow_unknown_env has no kind: its values pass.
+  CHECK_NOTHROW(load_sweep_text("allow_unknown_env: true\nenv:\n  NCCL_FUTURE_KNOB: [anything]\n", "v.yaml"));
+}
+
+TEST_CASE("allow_unknown_values, in the file or from the command line, passes values and the plan says so") {
+  const std::string text = "env:\n  NCCL_ALGO: [Ring, FutureAlgo]\nconfig:\n  max_ctas: [128]\n";
+  CHECK_THAT(usage_error_text([&] { load_sweep_text(text, "u.yaml"); }), ContainsSubstring("unknown algorithm 'FutureAlgo'"));
+  const Sweep from_file = load_sweep_text(text + "allow_unknown_values: true\n", "u.yaml");
+  CHECK(from_file.env.front().values.back() == "FutureAlgo");
+  SweepContext context;
+  context.allow_unknown_values = true;
+  const Sweep from_flag = load_sweep_text(text, "u.yaml", context);
+  PlanOptions options;
+  options.context = context;
+  const SweepPlan plan = plan_sweep(from_flag, options);
+  CHECK(std::any_of(plan.notes.begin(), plan.notes.end(), [](const std::string& note) {
+    return note.find("allow_unknown_values: setting values pass unchecked") != std::string::npos;
+  }));
+  CHECK(plan_sweep(load_sweep_text("env:\n  NCCL_ALGO: [Ring]\n", "u.yaml"), PlanOptions{}).notes.empty());
+  // ncclConfig_t still holds an int, and broken UTF-8 is never passed.
+  CHECK_THAT(usage_error_text([] { load_sweep_text("allow_unknown_values: true\nconfig:\n  max_ctas: [many]\n", "u.yaml"); }),
+             ContainsSubstring("u.yaml:3:14: max_ctas: 'many' is not a whole number"));
+  CHECK_THAT(usage_error_text([] { load_sweep_text("allow_unknown_values: true\nenv:\n  NCCL_NET: [\"I\xff\" \"B\"]\n", "u.yaml"); }),
+             ContainsSubstring("u.yaml:3:16: the file is not valid UTF-8 (byte 0xff)"));
+}
+
+TEST_CASE("a config field that cannot be swept is refused with the fields that can") {
+  const std::string message = usage_error_text([] { load_sweep_text("config:\n  blocking: [0]\n", "b.yaml"); });
+  CHECK_THAT(message, ContainsSubstring("b.yaml:2:3: config field blocking cannot be swept: ncclsweep's calls wait"));
+  CHECK_THAT(message, ContainsSubstring("sweepable config fields: cga_cluster_size, min_ctas, max_ctas, net_name"));
+  CHECK_THAT(usage_error_text([] { load_sweep_text("include:\n  - {blocking: 0}\n", "b.yaml"); }),
+             ContainsSubstring("config field blocking cannot be swept"));
+}
+
+TEST_CASE("command-line values: checked like the file's, named by their flag; broken UTF-8 refused") {
+  PlanOptions options;
+  options.env_axes = {"NCCL_IB_QPS_PER_CONNECTION=2,-3"};
+  CHECK(usage_error_text([&] { plan_sweep(load_sweep_text("{}", "(command line)"), options); }) ==
+        "--env NCCL_IB_QPS_PER_CONNECTION=2,-3: NCCL_IB_QPS_PER_CONNECTION: -3 is out of range\n"
+        "  fix: NCCL_IB_QPS_PER_CONNECTION takes a whole number from 1 to 128 (decimal, or hexadecimal as 0x..); for a "
+        "newer NCCL, allow_unknown_values: true (or --allow-unknown-values) passes values unchecked");
+  CHECK(usage_error_text([] { parse_axis_argument("NCCL_SOCKET_IFNAME=et\xffh0", "--env"); }) ==
+        "--env: the value is not valid UTF-8 (byte 0xff at offset 21)\n"
+        "  fix: NCCL variable names and values are plain ASCII");
 }
 
 TEST_CASE("command-line axes parse as NAME=v1,v2 and replace a file axis of the same name") {
@@ -108,6 +171,9 @@ TEST_CASE("suggestions pick the nearest name and stay quiet for unrelated words"
   CHECK(closest_name("collective", names) == "collectives");
   CHECK(closest_name("SIZES", names) == "sizes");
   CHECK(closest_name("bandwidth", names).empty());
+  // Two neighbours swapped is one typo: the swap wins over a name two edits away.
+  CHECK(closest_name("bfloat61", {"float64", "bfloat16"}) == "bfloat16");
+  CHECK(closest_name("Rnig", {"Tree", "Ring"}) == "Ring");
 }
 
 TEST_CASE("a variable that include adds may not override a swept config field either") {

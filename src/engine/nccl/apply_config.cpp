@@ -1,61 +1,85 @@
 #include "engine/nccl/apply_config.hpp"
 
-#include <exception>
+#include <limits>
 #include <string>
 
 #include "core/errors.hpp"
+#include "spec/config_fields.hpp"
 
 namespace ncclsweep {
 namespace {
 
-// ncclConfig_t fields by their snake_case names (nccl-facts.md section 3). `blocking`
-// is not here: ncclsweep's calls assume blocking communicators.
-struct ConfigField {
-  const char* name;
-  int ncclConfig_t::*int_member;
-  const char* ncclConfig_t::*text_member;
+// The ncclConfig_t member of a row of the config field table; neither when the NCCL
+// headers built against predate it. No default case: a row added to the table without
+// a case here is a compiler warning (-Wswitch).
+struct Member {
+  int* integer = nullptr;
+  const char** text = nullptr;
 };
-constexpr ConfigField kConfigFields[] = {
-    {"cga_cluster_size", &ncclConfig_t::cgaClusterSize, nullptr},
-    {"min_ctas", &ncclConfig_t::minCTAs, nullptr},
-    {"max_ctas", &ncclConfig_t::maxCTAs, nullptr},
-    {"net_name", nullptr, &ncclConfig_t::netName},
-    {"split_share", &ncclConfig_t::splitShare, nullptr},
+
+Member member_of(ConfigFieldId id, ncclConfig_t& config) {
+  switch (id) {
+    case ConfigFieldId::blocking: return {&config.blocking};
+    case ConfigFieldId::cga_cluster_size: return {&config.cgaClusterSize};
+    case ConfigFieldId::min_ctas: return {&config.minCTAs};
+    case ConfigFieldId::max_ctas: return {&config.maxCTAs};
+    case ConfigFieldId::net_name: return {nullptr, &config.netName};
+    case ConfigFieldId::split_share: return {&config.splitShare};
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 25, 0)
-    {"traffic_class", &ncclConfig_t::trafficClass, nullptr},
+    case ConfigFieldId::traffic_class: return {&config.trafficClass};
+#else
+    case ConfigFieldId::traffic_class: return {};
 #endif
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0)
-    {"comm_name", nullptr, &ncclConfig_t::commName},
-    {"collnet_enable", &ncclConfig_t::collnetEnable, nullptr},
-    {"cta_policy", &ncclConfig_t::CTAPolicy, nullptr},
-    {"shrink_share", &ncclConfig_t::shrinkShare, nullptr},
-    {"nvls_ctas", &ncclConfig_t::nvlsCTAs, nullptr},
+    case ConfigFieldId::comm_name: return {nullptr, &config.commName};
+    case ConfigFieldId::collnet_enable: return {&config.collnetEnable};
+    case ConfigFieldId::cta_policy: return {&config.CTAPolicy};
+    case ConfigFieldId::shrink_share: return {&config.shrinkShare};
+    case ConfigFieldId::nvls_ctas: return {&config.nvlsCTAs};
+#else
+    case ConfigFieldId::comm_name:
+    case ConfigFieldId::collnet_enable:
+    case ConfigFieldId::cta_policy:
+    case ConfigFieldId::shrink_share:
+    case ConfigFieldId::nvls_ctas: return {};
 #endif
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-    {"n_channels_per_net_peer", &ncclConfig_t::nChannelsPerNetPeer, nullptr},
-    {"nvlink_centric_sched", &ncclConfig_t::nvlinkCentricSched, nullptr},
+    case ConfigFieldId::n_channels_per_net_peer: return {&config.nChannelsPerNetPeer};
+    case ConfigFieldId::nvlink_centric_sched: return {&config.nvlinkCentricSched};
+#else
+    case ConfigFieldId::n_channels_per_net_peer:
+    case ConfigFieldId::nvlink_centric_sched: return {};
 #endif
-};
+  }
+  return {};
+}
 
 }  // namespace
 
 void apply_config_field(const ConfigSetting& setting, ncclConfig_t& config) {
-  for (const ConfigField& field : kConfigFields) {
-    if (setting.field != field.name) continue;
-    if (field.text_member) {
-      config.*field.text_member = setting.value.c_str();
-      return;
-    }
-    try {
-      std::size_t used = 0;
-      config.*field.int_member = std::stoi(setting.value, &used);
-      if (used == setting.value.size()) return;
-    } catch (const std::exception&) {
-    }
-    throw UsageError("config field " + setting.field + " needs an integer, not '" + setting.value + "'");
+  const ConfigField* field = find_config_field(setting.field);
+  if (!field || !field->not_sweepable.empty()) {
+    throw UsageError("config field '" + setting.field + "' cannot be swept",
+                     "plan and run refuse it before launch; this worker got it from elsewhere");
   }
-  throw UsageError("ncclConfig_t of NCCL " + std::to_string(NCCL_VERSION_CODE) + " has no field '" + setting.field +
-                   "'", "see docs/sweep-files.md for the config fields");
+  const Member member = member_of(field->id, config);
+  if (member.text) {
+    *member.text = setting.value.c_str();
+    return;
+  }
+  if (member.integer) {
+    // The plan checked the range unless allow_unknown_values let a newer NCCL's pass:
+    // only the member's type is this build's to insist on.
+    const auto number = parse_whole_number(setting.value);
+    if (!number || *number < std::numeric_limits<int>::min() || *number > std::numeric_limits<int>::max()) {
+      throw UsageError("config field " + setting.field + " takes a whole number, not '" + setting.value + "'");
+    }
+    *member.integer = static_cast<int>(*number);
+    return;
+  }
+  throw UsageError("ncclConfig_t of NCCL " + std::to_string(NCCL_VERSION_CODE) + " has no field " +
+                   std::string(field->nccl_name) + " (config " + setting.field + ")",
+                   "config fields are checked against the NCCL header ncclsweep was built with; rebuild against this NCCL");
 }
 
 }  // namespace ncclsweep

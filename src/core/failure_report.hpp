@@ -1,0 +1,20 @@
+#pragma once
+// What an exception that reached the top of ncclsweep means for the user: the exit
+// status and one line saying what failed. Pure: printing it, and ending the other MPI
+// ranks, is runtime/uncaught_failure's job.
+#include <exception>
+#include <string>
+
+namespace ncclsweep {
+
+struct FailureReport {
+  int status = 0;       // kExitUsage for bad input (UsageError), kExitRuntime for anything else
+  std::string message;  // "what failed: why"; a UsageError's may add a "fix:" line
+};
+
+// Every kind reaches one form: UsageError, RuntimeFailure, file system errors (with
+// their paths), JSON errors, std::bad_alloc, any other std::exception, and anything
+// else thrown.
+FailureReport describe_failure(std::exception_ptr error);
+
+}  // namespace ncclsweep
