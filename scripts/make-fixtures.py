@@ -5,7 +5,7 @@
 
 runs two small jobs with torchrun (2 processes, one GPU each):
   fsdp2/  2 nn.TransformerEncoderLayer(d 1024, ff 4096) under FSDP2 fully_shard,
-          bf16 parameters, fp32 gradient reduction (as in the shared notes' measurement)
+          bf16 parameters, fp32 gradient reduction (docs/workloads.md's FSDP2 example)
   ddp/    a 2-layer MLP under DistributedDataParallel
 and writes into OUTDIR/<job>/:
   nccl.<host>.<pid>.log   NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL, one file per rank

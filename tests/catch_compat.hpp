@@ -3,6 +3,7 @@
 #if NCCLSWEEP_CATCH3
 #include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/interfaces/catch_interfaces_capture.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 using Catch::Approx;
 using Catch::Matchers::ContainsSubstring;
@@ -11,9 +12,34 @@ using Catch::Matchers::ContainsSubstring;
 inline auto ContainsSubstring(const std::string& s) { return Catch::Matchers::Contains(s); }
 #endif
 
+#include <iostream>
 #include <string>
 
 #include "core/errors.hpp"
+
+namespace ncclsweep::testing {
+
+// Prints "SKIPPED: <reason> (test: <test name>)" as one line (scripts/gpu-check's table
+// collects these) and returns the reason for the framework's own report.
+inline std::string announce_skip(const std::string& reason) {
+  std::cout << "SKIPPED: " << reason << " (test: " << Catch::getResultCapture().getCurrentTestName() << ")" << std::endl;
+  return reason;
+}
+
+}  // namespace ncclsweep::testing
+
+// Skips the running test with a reason that names what it needs (e.g. "needs 2 GPUs, 1
+// visible"). Call it in the test's own body. Catch2 v3.3+ reports the test as skipped;
+// v2 has no skip, so a warning (always printed) says it and the test returns.
+#if NCCLSWEEP_CATCH3 && defined(SKIP)
+#define NCCLSWEEP_SKIP(reason) SKIP(::ncclsweep::testing::announce_skip(reason))
+#else
+#define NCCLSWEEP_SKIP(reason)                                        \
+  do {                                                                \
+    WARN("skipped: " << ::ncclsweep::testing::announce_skip(reason)); \
+    return;                                                           \
+  } while (false)
+#endif
 
 // The full text a user sees for a UsageError (message and fix), or a note that none was thrown.
 template <typename Action>

@@ -42,5 +42,7 @@ void add_plan_command(CLI::App& app, CommandAction& chosen);
 void add_doctor_command(CLI::App& app, CommandAction& chosen);
 void add_report_command(CLI::App& app, CommandAction& chosen);
 void add_compare_command(CLI::App& app, CommandAction& chosen);
+void add_recommend_command(CLI::App& app, CommandAction& chosen);
+void add_locate_command(CLI::App& app, CommandAction& chosen);
 
 }  // namespace ncclsweep

@@ -24,6 +24,8 @@ int main(int argc, char** argv, char** envp) {
   add_doctor_command(app, chosen);
   add_report_command(app, chosen);
   add_compare_command(app, chosen);
+  add_recommend_command(app, chosen);
+  add_locate_command(app, chosen);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

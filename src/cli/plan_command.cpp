@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
-#include "cli/models_dir.hpp"
+#include "cli/data_dir.hpp"
 #include "cli/sweep_context.hpp"
 #include "plan/scale_estimate.hpp"
 #include "plan/sweep_estimate.hpp"

@@ -10,10 +10,12 @@
 #include <optional>
 
 #include "cli/command.hpp"
+#include "cli/data_dir.hpp"
 #include "compare/comparison.hpp"
 #include "compare/importers.hpp"
 #include "core/errors.hpp"
 #include "core/units.hpp"
+#include "locate/locate_results.hpp"
 #include "report/node_report.hpp"
 #include "report/printers.hpp"
 #include "report/sweep_report.hpp"
@@ -26,7 +28,7 @@ namespace {
 struct OutputArgs {
   std::string format = "table";
   std::string output;  // empty: stdout
-  std::string systems = "configs/systems";
+  std::string systems;  // empty: configs/systems where the data is (cli/data_dir.hpp)
 };
 
 // Colour only for a terminal table on a TTY, and never with NO_COLOR set (no-color.org).
@@ -40,7 +42,8 @@ PrintStyle style_for(const OutputArgs& args, const SideIdentity& id) {
   style.colour = use_colour(args);
   // A link peak bounds busbw only within one node; across nodes the network does.
   if (id.hosts <= 1) {
-    if (const auto link = find_system_link(args.systems, id.gpu)) {
+    const std::string systems = args.systems.empty() ? configs_directory("systems") : args.systems;
+    if (const auto link = find_system_link(systems, id.gpu)) {
       style.link_peak_gbps = link->peak_gbps;
       style.link_name = link->name;
     }
@@ -64,8 +67,8 @@ void write_output(const OutputArgs& args, Print print) {
 void add_output_options(CLI::App* command, OutputArgs& args, const std::string& formats) {
   command->add_option("--format,-f", args.format, formats)->capture_default_str();
   command->add_option("-o,--output", args.output, "Write to this file instead of stdout");
-  command->add_option("--systems", args.systems, "Directory of system link peaks (configs/systems/*.yaml)")
-      ->capture_default_str();
+  command->add_option("--systems", args.systems,
+                      "Directory of system link peaks (default configs/systems, where the models are found)");
 }
 
 struct CompareArgs {
@@ -114,6 +117,13 @@ void add_report_command(CLI::App& app, CommandAction& chosen) {
       ->capture_default_str();
   report->callback([args, &chosen] {
     chosen = [args](CommandContext&) {
+      // A locate's directory: its findings and host x host heat map (docs/locate.md).
+      if (std::filesystem::is_directory(args->input) && locate::is_locate_results(args->input)) {
+        write_output(args->output, [&](std::ostream& out) {
+          locate::print_locate_report(args->input, args->output.format, out);
+        });
+        return kExitOk;
+      }
       const bool is_run = std::filesystem::is_directory(args->input) &&
                           std::filesystem::exists(std::filesystem::path(args->input) / "run.json");
       const auto& format = args->output.format;

@@ -1,6 +1,9 @@
 // `ncclsweep run`: launched by mpirun or srun, one rank per GPU.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -8,14 +11,17 @@
 #include <string>
 
 #include "cli/command.hpp"
-#include "cli/models_dir.hpp"
+#include "cli/data_dir.hpp"
 #include "cli/sweep_context.hpp"
 #include "core/call_modes.hpp"
 #include "core/errors.hpp"
 #include "core/repeat_order.hpp"
 #include "core/run_options.hpp"
+#include "core/utc_time.hpp"
 #include "plan/measurement_plan.hpp"
 #include "plan/sweep_plan.hpp"
+#include "recommend/verification.hpp"
+#include "results/results_directory.hpp"
 #include "runtime/engine_registry.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/mpi_session.hpp"
@@ -31,6 +37,8 @@ struct RunArgs {
   std::string ops = "sum";
   std::string buffers{name_of(BufferMode::cuda_malloc)};
   std::string launch{name_of(LaunchMode::stream)};
+  std::string footprint{label_of(BufferFootprint{})};
+  std::string cache{name_of(CacheState::warm)};
   int root = 0;
   int warmup = 5;
   int iters = 0;  // 0: noise-based stop
@@ -44,6 +52,8 @@ struct RunArgs {
   std::string name = "run";
   std::string results_root = "results";
   bool allow_shared_gpu = false;
+  std::string progress = "auto";
+  bool quiet = false;
   std::string resume_dir;
   bool force = false;
   std::string fault;
@@ -56,6 +66,8 @@ struct RunArgs {
   std::string isolation = "auto";
   std::string groups;      // --groups: overrides the sweep file's groups
   std::string models_dir;  // for sizes from a workload
+  std::string verify_file;   // --verify-recommendation: default against recommended
+  std::string tuner_plugin;  // the libncclsweep-tuner.so a tuner CSV is verified with
   std::set<std::string> given;  // measurement flags given on the command line: they override the sweep file's
 };
 
@@ -130,6 +142,8 @@ void apply_flags(const RunArgs& args, RunSpec& spec) {
   if (args.given.count("--op")) spec.ops = parse_op_list(args.ops);
   if (args.given.count("--buffers")) spec.buffer_modes = parse_buffer_mode_list(args.buffers);
   if (args.given.count("--launch")) spec.launch_modes = parse_launch_mode_list(args.launch);
+  if (args.given.count("--buffer-footprint")) spec.footprints = parse_footprint_list(args.footprint);
+  if (args.given.count("--cache")) spec.cache_states = parse_cache_state_list(args.cache);
   if (args.given.count("--root")) spec.root = args.root;
   if (args.given.count("--warmup")) spec.warmup = args.warmup;
   if (args.given.count("--iters")) spec.iters = args.iters;
@@ -148,6 +162,8 @@ RunSpec spec_from_args(const RunArgs& args) {
   spec.ops = parse_op_list(args.ops);
   spec.buffer_modes = parse_buffer_mode_list(args.buffers);
   spec.launch_modes = parse_launch_mode_list(args.launch);
+  spec.footprints = parse_footprint_list(args.footprint);
+  spec.cache_states = parse_cache_state_list(args.cache);
   spec.root = args.root;
   spec.warmup = args.warmup;
   spec.iters = args.iters;
@@ -183,17 +199,45 @@ void apply_groups(const RunArgs& args, const Sweep* sweep, int ranks, int per_no
   request.spec.group = grid_group(groups, ranks, per_node);
 }
 
+// libncclsweep-tuner.so next to this binary, where the build puts it.
+std::string tuner_plugin_beside_binary() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : (self.parent_path() / "libncclsweep-tuner.so").string();
+}
+
+// --verify-recommendation: rank 0 judges the finished run; exit 1 when a band is slower.
+int verify_after_run(MpiSession& session, const std::string& results_dir, const RecommendedSettings& verify) {
+  int status = kExitOk;
+  if (session.rank() == 0) {
+    try {
+      const VerificationReport report = check_verification(read_run_document(results_dir), verify.rules);
+      std::fputs(report.text().c_str(), stdout);
+      std::fflush(stdout);
+      status = report.failed() ? kExitRegression : kExitOk;
+    } catch (const UsageError& e) {
+      std::fprintf(stderr, "ncclsweep: error: %s\n", e.message().c_str());
+      status = kExitUsage;
+    }
+  }
+  return session.max_across_ranks(status);
+}
+
 int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   MpiSession session(&context.argc, &context.argv);
   const int per_node = ranks_per_node(session);
   LaunchRequest request;
+  std::optional<RecommendedSettings> verify;
   std::vector<std::string> group_notes;
   // The spec and plan are the same on every rank, so every rank fails alike and exits.
   std::string error;
   try {
     // --env and --config make a sweep of their own when no file is given.
     const bool flag_axes = !args.env_axes.empty() || !args.config_axes.empty();
-    if (args.sweep_file.empty() && !flag_axes) {
+    if (!args.verify_file.empty()) {
+      verify = read_recommendation(args.verify_file, args.tuner_plugin.empty() ? tuner_plugin_beside_binary() : args.tuner_plugin);
+    }
+    if (args.sweep_file.empty() && !flag_axes && !verify) {
       request.spec = spec_from_args(args);
       apply_groups(args, nullptr, session.size(), per_node, request, group_notes);
     } else {
@@ -202,14 +246,19 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
           sweep_plan_options(args.isolation, args.engine, args.env_axes, args.config_axes,
                          args.allow_unknown_values, version_note);
       const bool from_file = !args.sweep_file.empty();
-      Sweep sweep = load_sweep_text(from_file ? read_sweep_text(session, args.sweep_file) : std::string("{}"),
-                                    from_file ? args.sweep_file : std::string("(command line)"), options.context);
-      if (from_file) {
+      Sweep sweep = load_sweep_text(verify      ? verification_sweep_text(*verify)
+                                    : from_file ? read_sweep_text(session, args.sweep_file)
+                                                : std::string("{}"),
+                                    verify ? args.verify_file : from_file ? args.sweep_file : std::string("(command line)"),
+                                    options.context);
+      if (from_file || (verify && verify->kind != RecommendedSettings::Kind::env)) {
         apply_flags(args, sweep.measurements);
       } else {
         sweep.measurements = spec_from_args(args);  // every measurement flag, defaults included
       }
-      const SweepPlan sweep_plan = plan_sweep(sweep, options);
+      SweepPlan sweep_plan = plan_sweep(sweep, options);
+      // Env and tuner recommendations are measured against NCCL's defaults, in fresh processes.
+      if (verify && verify->kind != RecommendedSettings::Kind::sweep) sweep_plan = with_default_point(std::move(sweep_plan));
       request.spec = sweep_plan.measurements;
       if (!args.given.count("--repeats")) request.spec.repeats = sweep_plan.repeats;
       if (!args.given.count("--order")) request.spec.order = sweep_plan.order;
@@ -248,14 +297,24 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   }
   if (request.groups.empty()) request.groups = default_groups();
   request.output_dir = args.output;
+  if (verify && request.output_dir.empty()) {
+    // The check afterwards reads the run's directory: fix its name now, on every rank alike.
+    request.output_dir = session.broadcast_string(
+        session.rank() == 0
+            ? default_results_dir(args.results_root, request.spec.name, compact_utc(std::chrono::system_clock::now())).string()
+            : std::string());
+  }
   request.results_root = args.results_root;
   request.allow_shared_gpu = args.allow_shared_gpu;
   request.resume_dir = args.resume_dir;
   request.force = args.force;
   request.corrupt_rank = args.corrupt_rank;
+  request.progress = args.quiet ? "off" : args.progress;
   request.command_line = {context.argv, context.argv + context.argc};
   request.envp = context.envp;
-  return run_launch(session, request);
+  const int status = run_launch(session, request);
+  if (!verify || status != kExitOk) return status;
+  return verify_after_run(session, request.output_dir, *verify);
 }
 
 }  // namespace
@@ -267,6 +326,11 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_option("--env", args->env_axes, "VAR=v1,v2: add or replace an env axis (repeatable)")->allow_extra_args(false);
   run->add_option("--config", args->config_axes, "field=v1,v2: add or replace an ncclConfig_t axis (repeatable)")
       ->allow_extra_args(false);
+  run->add_option("--verify-recommendation", args->verify_file,
+                  "Measure NCCL's defaults against FILE from `recommend` (env, nccl-tuner or yaml) in one launch; "
+                  "exit 1 when a recommended band is slower beyond noise (docs/recommend.md)");
+  run->add_option("--tuner-plugin", args->tuner_plugin,
+                  "libncclsweep-tuner.so that verifies a tuner CSV (default: the one beside this binary)");
   run->add_flag("--allow-unknown-values", args->allow_unknown_values,
                   "Pass env and config values the NCCL tables do not know (a newer NCCL); as the sweep file's "
                   "allow_unknown_values: true");
@@ -292,6 +356,14 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_option("--launch", args->launch,
                   "Comma list of launch modes (nccl engine): stream, graph (CUDA graph replay, like nccl-tests -G), "
                   "blocking (wait for each call, like nccl-tests -z 1)")
+      ->capture_default_str();
+  run->add_option("--buffer-footprint", args->footprint,
+                  "Comma list: largest (one allocation at the run's largest size, calls rotated through it, as "
+                  "nccl-tests), exact (buffers of each size, offset 0), or a size such as 8G (that allocation)")
+      ->capture_default_str();
+  run->add_option("--cache", args->cache,
+                  "Comma list: warm (calls back to back), flush (the L2 cache evicted before every timed sample, "
+                  "outside the timing)")
       ->capture_default_str();
   run->add_option("--root", args->root, "Root rank of broadcast and reduce")->capture_default_str();
   run->add_option("--warmup,-w", args->warmup, "Untimed iterations per size")
@@ -347,13 +419,19 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_option("--inject-fault", args->fault,
                   "Testing aid: RANK:sleep=SECONDS|exit|kill|skip[@POINT] (docs/reliability.md)");
   run->add_flag("--allow-shared-gpu", args->allow_shared_gpu, "Allow two ranks on one GPU (results are then shared)");
+  run->add_option("--progress", args->progress,
+                  "Progress on rank 0: live (one line redrawn on a terminal), lines (a plain line per point), "
+                  "off, or auto (live on a terminal, else lines)")
+      ->check(CLI::IsMember({"auto", "live", "lines", "off"}))
+      ->capture_default_str();
+  run->add_flag("--quiet,-q", args->quiet, "No progress output (--progress off); the table and summary still print");
   run->add_option("--inject-corrupt-rank", args->corrupt_rank,
                   "Testing aid: this rank corrupts one output element before each check");
   run->callback(
       [args, run, &chosen] {
         for (const char* flag : {"--collectives", "--sizes", "--dtype", "--op", "--root", "--warmup", "--iters",
                                  "--check", "--name", "--repeats", "--order", "--seed", "--timeout", "--buffers",
-                                 "--launch"}) {
+                                 "--launch", "--buffer-footprint", "--cache"}) {
           if (run->count(flag) > 0) args->given.insert(flag);
         }
         chosen = [args](CommandContext& context) { return run_launch_from_args(*args, context); };

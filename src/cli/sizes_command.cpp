@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/data_dir.hpp"
 #include "core/errors.hpp"
 #include "importers/importers.hpp"
 #include "workload/derivation.hpp"
@@ -59,13 +60,6 @@ struct SizesArgs {
   std::vector<std::string> field_values = std::vector<std::string>(std::size(kFieldFlags));
 };
 
-std::string models_directory(const SizesArgs& args) {
-  if (!args.models_dir.empty()) return args.models_dir;
-  if (const char* env = std::getenv("NCCLSWEEP_MODELS_DIR")) return env;
-  if (std::filesystem::is_directory("configs/models")) return "configs/models";
-  return NCCLSWEEP_SOURCE_DIR "/configs/models";  // the catalog shipped with the sources
-}
-
 CommProfile profile_of(const SizesArgs& args) {
   WorkloadOverrides overrides;
   for (std::size_t i = 0; i < std::size(kFieldFlags); ++i) {
@@ -81,7 +75,7 @@ CommProfile profile_of(const SizesArgs& args) {
   if (!args.nccl_log.empty()) return import_nccl_log(args.nccl_log, args.iterations);
   if (!args.torch_trace.empty()) return import_torch_trace(args.torch_trace, args.iterations);
   if (!args.inspector.empty()) return import_inspector(args.inspector, args.iterations);
-  return derive_collectives(load_workload(args.workload, overrides, models_directory(args)));
+  return derive_collectives(load_workload(args.workload, overrides, models_directory(args.models_dir)));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "compare/footprint_match.hpp"
 #include "core/errors.hpp"
 #include "core/number_format.hpp"
 
@@ -55,14 +56,14 @@ std::string holdings(const Side& side) {
          format_bytes(*sizes.begin()) + " .. " + format_bytes(*sizes.rbegin());
 }
 
+}  // namespace
+
 Verdict judge(double new_value, double new_band, double ref_value, double ref_band) {
   const double difference = new_value - ref_value;
   if (std::abs(difference) <= std::max(new_band, ref_band)) return Verdict::same;
   if (std::abs(difference) <= new_band + ref_band) return Verdict::ambiguous;  // bands overlap
   return difference > 0 ? Verdict::faster : Verdict::slower;
 }
-
-}  // namespace
 
 const char* verdict_name(Verdict v) {
   switch (v) {
@@ -107,6 +108,8 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
 
   std::map<RowKey, const SideRow*> reference_rows;
   for (const auto& row : reference.rows) reference_rows.emplace(row.key, &row);
+  std::optional<RowComparison> first_footprint_mismatch;  // for the header line
+  int footprint_mismatches = 0;
   std::size_t below_min_size = 0;
   for (const auto& row : new_side.rows) {
     const auto match = reference_rows.find(row.key);
@@ -124,6 +127,12 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
     r.reference_band_gbps = noise_band_gbps(r.reference_row, options.noise);
     r.verdict = judge(row.busbw_gbps, r.new_band_gbps, r.reference_row.busbw_gbps, r.reference_band_gbps);
     r.fails = r.verdict == Verdict::slower && r.ratio < options.threshold;
+    // Different buffer footprints or cache states at small sizes: not the same measurement.
+    if (footprint_mismatch(row, r.reference_row)) {
+      r.verdict = Verdict::ambiguous;
+      r.fails = false;
+      if (footprint_mismatches++ == 0) first_footprint_mismatch = r;
+    }
     // Fast wrong answers are no result: say so next to the verdicts.
     for (const auto& [which, checked] : {std::pair{"NEW", &r.new_row}, std::pair{"REFERENCE", &r.reference_row}}) {
       if (checked->wrong.value_or(0) > 0) {
@@ -132,6 +141,10 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
       }
     }
     c.rows.push_back(r);
+  }
+  if (first_footprint_mismatch) {
+    c.differences.push_back(footprint_difference_line(first_footprint_mismatch->new_row,
+                                                      first_footprint_mismatch->reference_row, footprint_mismatches));
   }
   if (below_min_size > 0) {
     c.notes.push_back(std::to_string(below_min_size) + " matching rows below --min-size " + format_bytes(options.min_size) +

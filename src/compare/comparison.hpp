@@ -43,6 +43,10 @@ struct Comparison {
   std::string summary() const;  // "12 rows: 10 same, ... -> PASS" / "-> FAIL: below 95% ... at ..."
 };
 
+// Two figures, each with its noise half-width (same unit): same, ambiguous (the bands
+// overlap), or faster / slower (they do not). `recommend` judges sweep points with it too.
+Verdict judge(double new_value, double new_band, double ref_value, double ref_band);
+
 // Throws UsageError (exit 2) when nothing is comparable: different rank counts (unless
 // allowed) or no row keys in common at or above min_size; the message says what each
 // side holds.

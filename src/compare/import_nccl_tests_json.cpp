@@ -12,6 +12,7 @@
 
 #include "compare/importers.hpp"
 #include "core/errors.hpp"
+#include "core/units.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -51,8 +52,22 @@ Side import(const json& doc, const std::string& path) {
   id.name = args.empty() ? "" : args.at(0).get<std::string>();
   const std::string collective = collective_from_program(id.name);
   if (doc.contains("nccl_version")) id.nccl_version = nccl_version_string(std::to_string(doc.at("nccl_version").get<int>()));
+  // nccl-tests allocates once at maxBytes (config.maximum_bytes, else -e in argv).
+  std::optional<Bytes> max_bytes;
+  for (std::size_t i = 1; i + 1 < args.size(); ++i) {
+    const std::string flag = args.at(i).get<std::string>();
+    if (flag != "-e" && flag != "--maxbytes") continue;
+    try {
+      max_bytes = parse_size(args.at(i + 1).get<std::string>());
+    } catch (const UsageError&) {
+      // a form nccl-tests reads and we do not: the footprint stays unknown
+    }
+  }
   if (doc.contains("config")) {
     const json& config = doc.at("config");
+    if (config.contains("maximum_bytes") && config.at("maximum_bytes").is_number()) {
+      max_bytes = config.at("maximum_bytes").get<Bytes>();
+    }
     const int per_process = config.value("nthreads", 1) * config.value("ngpus", 1);
     std::set<std::string> hosts, gpus;
     const json devices = config.value("devices", json::array());
@@ -82,6 +97,11 @@ Side import(const json& doc, const std::string& path) {
       row.busbw_gbps = *busbw;
       if (const auto wrong = json_number(p, "nwrong")) row.wrong = static_cast<std::uint64_t>(*wrong);
       row.measured_spread = per_iteration_spread(r, placement + "_per_iter");
+      if (max_bytes) {
+        row.footprint_bytes = max_bytes;
+        row.footprint_mode = "largest";
+      }
+      row.cache = "warm";  // nccl-tests never flushes a cache
       side.rows.push_back(row);
     }
   }

@@ -89,6 +89,7 @@ struct TestBlock {
   std::set<int> ranks;
   std::set<std::string> hosts, gpus;
   int threads_x_gpus = 1;
+  std::optional<Bytes> max_bytes;  // the header's maxBytes: every buffer's allocation
   std::optional<TableLayout> layout;
   int first_line = 0;
   bool concluded = false;
@@ -104,6 +105,7 @@ class TextImporter {
     static const std::regex kVersion(R"(^# nccl-tests version (\S+).*nccl-library=(\d+))");
     static const std::regex kStart(R"(^# Collective test starting: (\S+))");
     static const std::regex kThreads(R"(^# nThread (\d+) nGpus (\d+))");
+    static const std::regex kReducedMax(R"(^# Reducing maxBytes to (\d+))");
     static const std::regex kRank(R"(^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+\d+\s+\[[^\]]*\]\s+(.*\S))");
     std::smatch m;
     if (std::regex_search(text, m, kVersion)) {
@@ -117,6 +119,10 @@ class TextImporter {
     } else if (std::regex_search(text, m, kThreads)) {
       if (!block_ || block_->concluded) start_unnamed_block(number);
       block_->threads_x_gpus = std::stoi(m[1]) * std::stoi(m[2]);
+      static const std::regex kMaxBytes(R"(maxBytes (\d+))");
+      if (std::smatch max; std::regex_search(text, max, kMaxBytes)) block_->max_bytes = std::stoull(max[1]);
+    } else if (block_ && std::regex_search(text, m, kReducedMax)) {
+      block_->max_bytes = std::stoull(m[1]);  // nccl-tests allocated less than -e asked
     } else if (block_ && std::regex_search(text, m, kRank)) {
       block_->ranks.insert(std::stoi(m[1]));
       block_->hosts.insert(m[2]);
@@ -188,6 +194,13 @@ class TextImporter {
       row.algbw_gbps = c.algbw >= 0 ? parse_number(words[c.algbw]).value_or(0) : 0;
       row.busbw_gbps = *busbw;
       row.busbw_resolution_gbps = resolution_of(words[c.busbw]);
+      // nccl-tests allocates once at maxBytes and rotates each iteration through it, and
+      // never flushes a cache: footprint "largest" at maxBytes, warm.
+      if (block_->max_bytes) {
+        row.footprint_bytes = block_->max_bytes;
+        row.footprint_mode = "largest";
+      }
+      row.cache = "warm";
       if (c.wrong >= 0) {
         if (const auto w = parse_number(words[c.wrong])) row.wrong = static_cast<std::uint64_t>(*w);
       }

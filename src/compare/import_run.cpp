@@ -24,8 +24,14 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
   id.engine = run.settings.engine;
   side.notes = run.notes;
   if (run.status != "complete") side.notes.push_back("run status is '" + run.status + "': rows may be missing");
+  // A run that measured more than one footprint or cache state keeps the others as rows
+  // of their own (tagged like a point); a run of one keeps its rows matchable with
+  // nccl-tests', and compare judges their footprints (compare/footprint_match.hpp).
+  const std::vector<RepeatedMeasurement> measurements = aggregate_repeats(run.records);
+  std::set<std::string> footprints;
+  for (const RepeatedMeasurement& m : measurements) footprints.insert(footprint_text(m.key));
   // Repeats are folded once (results/repeats.hpp): a row is the median over them.
-  for (const RepeatedMeasurement& m : aggregate_repeats(run.records)) {
+  for (const RepeatedMeasurement& m : measurements) {
     const MeasurementKey& k = m.key;
     const MeasurementRecord& r = m.first;
     // A run without a sweep has the one point "default": keep its rows comparable with
@@ -37,6 +43,7 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
     if (k.buffers != BufferMode::cuda_malloc || k.launch != LaunchMode::stream) {
       tag("buffers=" + r.buffers + " launch=" + r.launch);
     }
+    if (const std::string footprint = footprint_text(k); footprints.size() > 1 && !footprint.empty()) tag(footprint);
     SideRow row;
     row.key = {r.collective, r.dtype, r.op, k.size_bytes, r.placement, variant};
     row.count = r.count;
@@ -46,6 +53,12 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
     row.busbw_gbps = m.busbw_gbps.median;
     row.wrong = m.wrong;
     row.repeats = m.busbw_gbps.count;
+    if (!r.buffer_footprint.empty()) {
+      row.footprint_bytes = r.footprint_bytes;
+      row.footprint_mode = r.buffer_footprint;
+    }
+    row.cache = r.cache;
+    row.measurement = k;
     if (m.busbw_gbps.count > 1) {
       // Half the repeats' range: the compare verdicts and their noise band follow what
       // the repeats showed.

@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "core/units.hpp"
+#include "results/measurement_key.hpp"
 
 namespace ncclsweep {
 
-// What a row is a measurement of. `point` names a sweep point's settings; empty for a
-// plain run (sweeps do not exist yet, but the key is ready for them).
+// What a row is a measurement of. `point` names a sweep point's settings (its label) and
+// a buffer or launch mode other than the default; empty for a plain run's rows, so they
+// compare with nccl-tests output, which has no points.
 struct RowKey {
   std::string collective;  // "all_gather"
   std::string dtype;       // canonical: "float32"
@@ -41,6 +43,14 @@ struct SideRow {
   int repeats = 1;
   // Half the last printed digit, in GB/s: a text table rounds busbw to 0.01.
   double busbw_resolution_gbps = 0;
+  // What the buffers spanned and what the cache held (compare/footprint_match.hpp):
+  // nccl-tests allocates once at maxBytes; empty when the source does not say.
+  std::optional<Bytes> footprint_bytes;
+  std::string footprint_mode;  // "largest" | "exact" | a size | "" (nccl-tests: "largest")
+  std::string cache;           // "warm" | "flush" | "" (unknown)
+  // From an ncclsweep run: the measurement this row is (without its repeat), so readers
+  // such as recommend need not parse the variant label back. Empty for nccl-tests rows.
+  std::optional<MeasurementKey> measurement;
 };
 
 struct SideIdentity {

@@ -16,7 +16,7 @@ double all_reduce_factor(int n) { return n > 0 ? 2.0 * (n - 1) / n : 0.0; }
 Bytes whole(Bytes total, int) { return total; }
 Bytes slice(Bytes total, int n) { return n > 0 ? total / static_cast<Bytes>(n) : 0; }
 
-// nccl-facts.md section 4 (nccl-tests' convention).
+// Sizes and busbw factors in nccl-tests' convention (README, "Measurement").
 constexpr std::array<CollectiveKind, 7> kCollectives{{
     {"all_gather", "AllGather", true, false, false, true, OutputLayout::gathered, ring_share, slice, whole},
     {"reduce_scatter", "ReduceScatter", true, true, false, true, OutputLayout::reduced_slice, ring_share, whole,

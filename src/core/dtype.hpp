@@ -21,7 +21,7 @@ enum class Encoding { signed_int, unsigned_int, ieee_float, minifloat };
 struct DataType {
   std::string_view name;  // "bfloat16"
   std::size_t bytes;      // element size
-  int nccl_id;            // ncclDataType_t value (nccl-facts.md section 4)
+  int nccl_id;            // ncclDataType_t value, as nccl.h numbers it
   Encoding encoding;
   int exponent_bits = 0;  // minifloat only
   int mantissa_bits = 0;  // minifloat only

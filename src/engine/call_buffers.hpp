@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/buffer_footprint.hpp"
 #include "engine/engine.hpp"
 
 namespace ncclsweep {
@@ -17,6 +18,13 @@ struct CallBuffers {
   std::byte* output;  // where this rank's result lies
   std::uint64_t input_elements;
   std::uint64_t output_elements;
+  BufferSpan span;  // the allocation and the offsets calls rotate through
+  // The same call `offset` bytes further into both buffers.
+  CallBuffers at(Bytes offset) const {
+    CallBuffers shifted = *this;
+    for (std::byte** p : {&shifted.send, &shifted.recv, &shifted.input, &shifted.output}) *p += offset;
+    return shifted;
+  }
 };
 
 // A rank's element counts for `call` on `ranks` ranks, and the bytes its receive buffer
@@ -30,7 +38,9 @@ struct CallSizes {
     return static_cast<std::size_t>(in_place ? std::max(send_elements, recv_elements) : recv_elements) * element_bytes;
   }
   // Before in-place adjustments: input at the start of send, output at the start of recv.
-  CallBuffers at(std::byte* send, std::byte* recv) const { return {send, recv, send, recv, send_elements, recv_elements}; }
+  CallBuffers buffers_in(std::byte* send, std::byte* recv, const BufferSpan& span) const {
+    return {send, recv, send, recv, send_elements, recv_elements, span};
+  }
 };
 
 inline CallSizes call_sizes(const CollectiveCall& call, int ranks) {

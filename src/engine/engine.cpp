@@ -12,4 +12,10 @@ void Engine::split(const std::vector<int>& colors) {
                    "drop groups, or use the nccl or mpi engine");
 }
 
+void Engine::slow_down(double factor) {
+  if (factor == 1) return;
+  throw UsageError("the " + std::string(name()) + " engine has no slow-down testing aid",
+                   "use --inject-fault ...:slow=F with --engine mpi");
+}
+
 }  // namespace ncclsweep

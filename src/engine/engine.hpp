@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/buffer_footprint.hpp"
 #include "core/call_modes.hpp"
 #include "core/collective.hpp"
 #include "core/dtype.hpp"
@@ -25,6 +26,10 @@ struct CollectiveCall {
   int comm = 0;  // 0: the world communicator; i: the i-th sub-communicator of Engine::split
   BufferMode buffers = BufferMode::cuda_malloc;
   LaunchMode launch = LaunchMode::stream;
+  // Bytes each buffer spans (core/buffer_footprint.hpp); 0: exactly what the call needs.
+  // Larger than the call: call k of a batch runs at offset (k mod (footprint / call)) x call.
+  Bytes footprint_bytes = 0;
+  CacheState cache = CacheState::warm;
   bool operator==(const CollectiveCall&) const = default;
 };
 
@@ -92,6 +97,10 @@ class Engine {
   // at once, while run_timed still lines up all ranks first. disconnect() ends them.
   // The default refuses: an engine that cannot split says so (a usage error).
   virtual void split(const std::vector<int>& colors);
+  // Testing aid (locate --inject-fault ...:slow=F): after each timed call, this rank
+  // waits (factor - 1) x that call's time, so every collective it takes part in slows
+  // as behind a slow GPU or link. 1 turns it off. The default refuses (a usage error).
+  virtual void slow_down(double factor);
   // This rank's GPU clocks now; nothing for engines without a GPU or when unreadable.
   // Read between measurements only, never while timing.
   virtual std::optional<GpuClocks> read_clocks() { return std::nullopt; }

@@ -9,7 +9,7 @@
 
 namespace ncclsweep {
 
-// NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL logs (nccl-facts.md section 4).
+// NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL logs (their lines: docs/workloads.md).
 CommProfile import_nccl_log(const std::string& pattern, int iterations);
 
 // torch.profiler (Kineto) chrome traces, plain or gzip; one file per rank. Iterations

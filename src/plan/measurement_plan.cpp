@@ -62,17 +62,27 @@ std::vector<int> comm_colors(const MeasurementPlan& plan, int rank) {
   return colors;
 }
 
-// Every call once per (buffer mode, launch mode), modes outermost, so each mode's sizes
-// print as one table and a mode's buffers are set up once.
+// Every call once per (footprint, cache state, buffer mode, launch mode), modes
+// outermost, so each mode's sizes print as one table and a mode's buffers are set up once.
+// The footprint resolves against the run's largest call (nccl-tests allocates once at -e).
 void expand_call_modes(const RunSpec& spec, MeasurementPlan& plan) {
   const std::vector<PlannedCall> calls = std::move(plan.calls);
   plan.calls.clear();
-  for (const BufferMode buffers : spec.buffer_modes) {
-    for (const LaunchMode launch : spec.launch_modes) {
-      for (PlannedCall planned : calls) {
-        planned.call.buffers = buffers;
-        planned.call.launch = launch;
-        plan.calls.push_back(planned);
+  Bytes largest = 0;
+  for (const PlannedCall& c : calls) largest = std::max(largest, c.total_bytes);
+  for (const BufferFootprint& footprint : spec.footprints) {
+    for (const CacheState cache : spec.cache_states) {
+      for (const BufferMode buffers : spec.buffer_modes) {
+        for (const LaunchMode launch : spec.launch_modes) {
+          for (PlannedCall planned : calls) {
+            planned.call.buffers = buffers;
+            planned.call.launch = launch;
+            planned.call.cache = cache;
+            planned.footprint = footprint;
+            planned.call.footprint_bytes = footprint_bytes(footprint, planned.total_bytes, largest);
+            plan.calls.push_back(planned);
+          }
+        }
       }
     }
   }

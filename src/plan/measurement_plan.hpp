@@ -15,6 +15,7 @@ struct PlannedCall {
   bool reduces = false;
   Bytes requested_bytes = 0;
   Bytes total_bytes = 0;
+  BufferFootprint footprint;  // as asked; call.footprint_bytes is what it resolved to
   CommGroup group;  // call.comm says which of the plan's sub-communicators it is (0: world)
 };
 

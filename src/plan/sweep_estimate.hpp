@@ -17,4 +17,8 @@ struct EstimateModel {
 // (size / assumed bandwidth + overhead).
 double estimate_seconds(const SweepPlan& plan, const EstimateModel& model = {});
 
+// One measurement (one placement of one call of `total_bytes`): warmup + timed iterations
+// (the fixed count, else the noise-based stop's minimum) + 1 checked call.
+double estimate_measurement_seconds(Bytes total_bytes, const RunSpec& spec, const EstimateModel& model = {});
+
 }  // namespace ncclsweep

@@ -1,7 +1,7 @@
 #pragma once
 // Sweep -> points -> isolation groups (pure: no MPI, no GPU). Each group shares one
 // process-level environment and runs in fresh worker processes; inside a group each
-// point gets a freshly initialised communicator (nccl-facts.md section 1 says why).
+// point gets a freshly initialised communicator (docs/nccl-settings.md says why).
 #include <cstdint>
 #include <map>
 #include <string>

@@ -14,6 +14,8 @@ nlohmann::json measurements_json(const RunSpec& m) {
   for (const auto op : m.ops) j["ops"].push_back(std::string(name_of(op)));
   for (const auto b : m.buffer_modes) j["buffers"].push_back(std::string(name_of(b)));
   for (const auto l : m.launch_modes) j["launch"].push_back(std::string(name_of(l)));
+  for (const auto& f : m.footprints) j["buffer_footprint"].push_back(label_of(f));
+  for (const auto c : m.cache_states) j["cache"].push_back(std::string(name_of(c)));
   j["warmup"] = m.warmup;
   j["iters"] = m.iters;
   j["engine"] = m.engine.empty() ? "default" : m.engine;
@@ -65,6 +67,9 @@ std::string sweep_plan_text(const SweepPlan& plan, double estimated_seconds) {
          " size(s) x " + std::to_string(m.dtypes.size()) + " dtype(s)" +
          (m.buffer_modes.size() * m.launch_modes.size() > 1
               ? " x " + std::to_string(m.buffer_modes.size() * m.launch_modes.size()) + " buffer/launch mode(s)"
+              : std::string()) +
+         (m.footprints.size() * m.cache_states.size() > 1
+              ? " x " + std::to_string(m.footprints.size() * m.cache_states.size()) + " footprint/cache state(s)"
               : std::string()) +
          ", warmup " + std::to_string(m.warmup) + ", iters " +
          (m.iters > 0 ? std::to_string(m.iters) : std::string("noise-based")) + ", engine " + (m.engine.empty() ? "default" : m.engine) + "\n";

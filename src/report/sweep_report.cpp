@@ -10,6 +10,7 @@
 #include "core/errors.hpp"
 #include "core/units.hpp"
 #include "results/repeats.hpp"
+#include "results/point_notes.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -50,7 +51,7 @@ std::string point_status(const PointOutcome& p) {
   for (const auto& s : p.settings) {
     if (s.status == "not-read") status += ", " + s.name + " not read by NCCL";
   }
-  return status;
+  return status + unexpected_environment_note(p);
 }
 
 // The points in document order, and "default" for a run without a sweep.

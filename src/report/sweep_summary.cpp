@@ -2,6 +2,7 @@
 
 #include "report/sweep_report.hpp"
 #include "results/repeats.hpp"
+#include "results/point_notes.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -57,6 +58,7 @@ std::string sweep_summary_text(const RunDocument& run, const std::string& baseli
     for (const auto& s : p.settings) {
       if (s.status == "not-read") verdict += ", " + s.name + " NOT READ by NCCL";
     }
+    verdict += unexpected_environment_note(p);
     out += "#  P" + std::to_string(i) + " = " + p.label + "  [" + verdict + "]\n";
   }
   for (const auto& [series, sizes] : blocks) {

@@ -60,9 +60,7 @@ class TerminalTable final : public ResultSink {
       std::string tags;
       if (first.point != "default") tags += "   [point " + first.point + "]";
       if (!block.communicator.is_world()) tags += "   [on " + communicator_text(block.communicator) + "]";
-      if (block.buffers != BufferMode::cuda_malloc || block.launch != LaunchMode::stream) {
-        tags += "   [buffers " + first.buffers + ", launch " + first.launch + "]";
-      }
+      if (const std::string conditions = conditions_text(block); !conditions.empty()) tags += "   [" + conditions + "]";
       std::fprintf(out_, "#\n# %s%s\n", first.collective.c_str(), tags.c_str());
       std::fprintf(out_, "#%59s%-35s%s\n", "", "out-of-place", "in-place");
       std::fprintf(out_, "#%11s %13s %9s %7s %7s %8s %7s %7s %7s %8s %7s %7s %7s\n", "size", "count", "type", "redop",
@@ -83,6 +81,7 @@ class TerminalTable final : public ResultSink {
     for (const auto& r : run.records) wrong += r.wrong.value_or(0);
     std::fprintf(out_, "#\n# %zu measurements, %llu wrong elements, status %s\n", run.records.size(),
                  static_cast<unsigned long long>(wrong), run.status.c_str());
+    if (run.ranks.size() == 1) std::fprintf(out_, "# %s\n", one_rank_busbw_note(run.settings.engine).c_str());
     print_throttled(run);
     print_best_modes(run);
     for (const Straggler& s : run.stragglers) {
@@ -126,6 +125,7 @@ class TerminalTable final : public ResultSink {
                                    : std::string("n/a");
       std::string tags = k.point == "default" ? "" : "   [point " + k.point + "]";
       if (!k.communicator.is_world()) tags += "   [on " + communicator_text(k.communicator) + "]";
+      if (const std::string footprint = footprint_text(k); !footprint.empty()) tags += "   [" + footprint + "]";
       std::fprintf(out_, "# %-15s %-14s %12llu %-13s %-9s %8.2f %9s%s\n", k.collective->name.data(),
                    name_of(k.placement).data(), static_cast<unsigned long long>(k.size_bytes), name_of(k.buffers).data(),
                    name_of(k.launch).data(), b.busbw_gbps, gain.c_str(), tags.c_str());
@@ -148,5 +148,15 @@ class TerminalTable final : public ResultSink {
 }  // namespace
 
 std::unique_ptr<ResultSink> make_terminal_table(std::FILE* out) { return std::make_unique<TerminalTable>(out); }
+
+std::string one_rank_busbw_note(const std::string& engine) {
+  // busbw = algbw x nccl-tests' factor for n ranks: (n-1)/n and 2(n-1)/n are 0 at n = 1,
+  // and the factor-1 collectives keep busbw = algbw, as nccl-tests prints them.
+  const std::string alone = engine == "nccl" ? "one GPU" : "one process";
+  return "one rank: busbw is 0 by definition for all_gather, reduce_scatter, all_reduce and alltoall (factor "
+         "(n-1)/n) and equals algbw for broadcast, reduce and sendrecv (factor 1); nothing crosses a link, so "
+         "algbw and time are what " + alone + " shows alone (an in-place call may move nothing). For a real busbw "
+         "run two or more ranks: mpirun -np 2, or srun -N 2 across nodes";
+}
 
 }  // namespace ncclsweep

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "results/result_sink.hpp"
 
@@ -9,5 +10,9 @@ namespace ncclsweep {
 // The nccl-tests-style table: size, count, type, redop, root, then time, algbw, busbw
 // and #wrong for out-of-place and in-place; one block per collective.
 std::unique_ptr<ResultSink> make_terminal_table(std::FILE* out);
+
+// Why every busbw of a one-rank run is 0: said as a run note (the table's header, run.json,
+// summary.md) and again in the table's closing summary.
+std::string one_rank_busbw_note(const std::string& engine);
 
 }  // namespace ncclsweep

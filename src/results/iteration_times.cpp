@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "results/repeats.hpp"
@@ -19,20 +20,20 @@ std::vector<PointIterationTime> weigh_points(const RunDocument& run) {
   std::vector<std::string> points;
   for (const auto& p : run.points) points.push_back(p.label);
   if (points.empty()) points.push_back("default");
-  // One time per measurement: the median over its repeats, in one buffer and launch mode
-  // (the default, or the first measured), so neither repeats nor modes count twice.
+  // One time per measurement: the median over its repeats, under one set of modes and
+  // conditions (the defaults, or the first measured), so neither repeats nor modes count twice.
   const std::vector<RepeatedMeasurement> measurements = aggregate_repeats(run.records);
+  const auto conditions_of = [](const MeasurementKey& k) { return std::tuple{k.buffers, k.launch, k.footprint, k.cache}; };
   for (const std::string& point : points) {
-    std::optional<std::pair<BufferMode, LaunchMode>> mode;
+    std::optional<decltype(conditions_of(MeasurementKey{}))> chosen;
     std::vector<MeasuredTime> table;
     for (const RepeatedMeasurement& m : measurements) {
       if (m.key.point != point || m.key.placement != Placement::out_of_place) continue;
-      const std::pair modes{m.key.buffers, m.key.launch};
-      if (!mode || modes < *mode) mode = modes;
+      if (!chosen || conditions_of(m.key) < *chosen) chosen = conditions_of(m.key);
     }
     for (const RepeatedMeasurement& m : measurements) {
       const MeasurementKey& k = m.key;
-      if (k.point != point || k.placement != Placement::out_of_place || std::pair{k.buffers, k.launch} != mode) continue;
+      if (k.point != point || k.placement != Placement::out_of_place || conditions_of(k) != chosen) continue;
       // The requested size: the measured one differs by less than an element per rank.
       table.push_back({std::string(k.collective->name), k.requested_bytes ? k.requested_bytes : k.size_bytes,
                        k.communicator.ranks, m.time_us.median * 1e-6});

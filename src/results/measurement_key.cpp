@@ -1,6 +1,17 @@
 #include "results/measurement_key.hpp"
 
 namespace ncclsweep {
+namespace {
+BufferFootprint footprint_of(const std::string& label) {
+  if (label.empty()) return {};
+  return parse_footprint_list(label).at(0);
+}
+CacheState cache_of(const std::string& name) {
+  if (name.empty()) return CacheState::warm;
+  return parse_cache_state_list(name).at(0);
+}
+void add(std::string& text, const std::string& part) { text += (text.empty() ? "" : ", ") + part; }
+}  // namespace
 
 MeasurementKey key_of(const MeasurementRecord& r) {
   return {.collective = &collective(r.collective),
@@ -10,6 +21,8 @@ MeasurementKey key_of(const MeasurementRecord& r) {
           .communicator = {r.comm_group, r.ranks},
           .buffers = parse_buffer_mode(r.buffers),
           .launch = parse_launch_mode(r.launch),
+          .footprint = footprint_of(r.buffer_footprint),
+          .cache = cache_of(r.cache),
           .placement = parse_placement(r.placement),
           .point = r.point,
           .size_bytes = r.size_bytes,
@@ -36,7 +49,7 @@ std::string key_text(const MeasurementKey& k) {
   return std::string(k.collective->name) + "|" + std::string(k.dtype->name) + "|" + std::string(op_name(k)) + "|" +
          std::to_string(k.root) + "|" + k.communicator.kind + "|" + std::to_string(k.communicator.ranks) + "|" +
          std::string(name_of(k.buffers)) + "|" + std::string(name_of(k.launch)) + "|" +
-         std::string(name_of(k.placement)) + "|" + std::to_string(k.size_bytes) + "|" +
+         label_of(k.footprint) + "|" + std::string(name_of(k.cache)) + "|" + std::string(name_of(k.placement)) + "|" + std::to_string(k.size_bytes) + "|" +
          std::to_string(k.requested_bytes) + "|" + std::to_string(k.repeat) + "|" + k.point;
 }
 
@@ -48,10 +61,23 @@ std::string series_title(const MeasurementKey& k) {
   std::string title = std::string(k.collective->name) + " " + std::string(k.dtype->name);
   if (k.op) title += " " + std::string(name_of(*k.op));
   if (!k.communicator.is_world()) title += " on " + communicator_text(k.communicator);
-  if (k.buffers != BufferMode::cuda_malloc || k.launch != LaunchMode::stream) {
-    title += " [buffers " + std::string(name_of(k.buffers)) + ", launch " + std::string(name_of(k.launch)) + "]";
-  }
+  if (const std::string conditions = conditions_text(k); !conditions.empty()) title += " [" + conditions + "]";
   return title;
+}
+
+std::string conditions_text(const MeasurementKey& k) {
+  std::string text;
+  if (k.buffers != BufferMode::cuda_malloc) add(text, "buffers " + std::string(name_of(k.buffers)));
+  if (k.launch != LaunchMode::stream) add(text, "launch " + std::string(name_of(k.launch)));
+  if (const std::string footprint = footprint_text(k); !footprint.empty()) add(text, footprint);
+  return text;
+}
+
+std::string footprint_text(const MeasurementKey& k) {
+  std::string text;
+  if (k.footprint.mode != FootprintMode::largest) add(text, "footprint " + label_of(k.footprint));
+  if (k.cache != CacheState::warm) add(text, "cache " + std::string(name_of(k.cache)));
+  return text;
 }
 
 }  // namespace ncclsweep

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "core/buffer_footprint.hpp"
 #include "core/call_modes.hpp"
 #include "core/collective.hpp"
 #include "core/dtype.hpp"
@@ -41,6 +42,10 @@ struct MeasurementKey {
   CommunicatorGroup communicator;
   BufferMode buffers = BufferMode::cuda_malloc;
   LaunchMode launch = LaunchMode::stream;
+  // Conditions the call ran under (core/buffer_footprint.hpp): records from before they
+  // existed read as nccl-tests' model, largest and warm.
+  BufferFootprint footprint;
+  CacheState cache = CacheState::warm;
   Placement placement = Placement::out_of_place;
   std::string point = "default";
   Bytes size_bytes = 0;       // what the call moved
@@ -64,8 +69,14 @@ MeasurementKey series_of(MeasurementKey key);
 std::string key_text(const MeasurementKey& key);
 
 // "all_gather float32 sum", then "on dp groups of 2", "buffers nccl-register, launch
-// graph" where they differ from the world and the default modes.
+// graph", "footprint exact, cache flush" where they differ from the world and the defaults.
 std::string series_title(const MeasurementKey& key);
+
+// "buffers nccl-register, footprint exact": the modes and conditions that differ from
+// the defaults (cuda-malloc, stream, largest, warm); "" when none does.
+std::string conditions_text(const MeasurementKey& key);
+// Only its footprint and cache parts: "footprint exact, cache flush", "" for largest, warm.
+std::string footprint_text(const MeasurementKey& key);
 
 // "dp groups of 2".
 std::string communicator_text(const CommunicatorGroup& group);

@@ -52,6 +52,12 @@ struct MeasurementRecord {
   std::string placement;      // "out_of_place" | "in_place"
   std::string buffers{name_of(BufferMode::cuda_malloc)};  // omitted from JSON when the default
   std::string launch{name_of(LaunchMode::stream)};
+  // How much memory the buffers span and what the cache held (core/buffer_footprint.hpp):
+  // at 1-32 MiB these change busbw by up to a third. "" and 0 in files from before them.
+  std::string buffer_footprint;    // "largest" | "exact" | a size in bytes (fixed)
+  Bytes footprint_bytes = 0;       // each buffer's allocation (the larger buffer for exact)
+  std::uint64_t footprint_offsets = 0;  // offsets the calls rotated through (1: always offset 0)
+  std::string cache;               // "warm" | "flush"
   int ranks = 0;
   int warmup = 0;
   int iters = 0;
@@ -137,6 +143,14 @@ struct PointOutcome {
   // "AllGather 1048576 B: RING/SIMPLE, 24 channels": NCCL's choice per size, rank 0's TUNING log
   std::vector<std::string> algorithms;
   PointPhases phase_s;
+  // The NCCL_ variables (and the launcher's GPU and rank variables) rank 0's communicator
+  // init saw, values as they were: the run's own environment plus this point's settings,
+  // plus what NCCL itself set during the init (its config file). Non-UTF-8 bytes as \xNN.
+  std::map<std::string, std::string> environment;
+  // "NCCL_X=V" for each NCCL_ variable at the init that the point does not name and the
+  // run did not have from its start: it changes what the point measures unannounced.
+  // "another rank: ..." when only other ranks saw one. Empty when the point is clean.
+  std::vector<std::string> unexpected_environment;
 };
 
 struct RankEntry {

@@ -40,6 +40,13 @@ void to_json(json& j, const MeasurementRecord& r) {
   // Default modes and absent clocks are left out, so records of plain runs stay as they were.
   if (r.buffers != name_of(BufferMode::cuda_malloc)) j["buffers"] = r.buffers;
   if (r.launch != name_of(LaunchMode::stream)) j["launch"] = r.launch;
+  // Always written (when known): the footprint and cache state change the number.
+  if (!r.buffer_footprint.empty()) {
+    j["buffer_footprint"] = r.buffer_footprint;
+    j["footprint_bytes"] = r.footprint_bytes;
+    j["footprint_offsets"] = r.footprint_offsets;
+  }
+  if (!r.cache.empty()) j["cache"] = r.cache;
   if (r.clocks) {
     j["clocks"] = json{{"sm_mhz", {r.clocks->sm_mhz_before, r.clocks->sm_mhz_after}},
                        {"mem_mhz", {r.clocks->mem_mhz_before, r.clocks->mem_mhz_after}},
@@ -95,6 +102,11 @@ void from_json(const json& j, MeasurementRecord& r) {
   r.rank_time_us = j.value("rank_time_us", std::vector<double>());
   r.buffers = j.value("buffers", std::string(name_of(BufferMode::cuda_malloc)));
   r.launch = j.value("launch", std::string(name_of(LaunchMode::stream)));
+  // Absent in files from before the footprint was recorded: unknown, not a default.
+  r.buffer_footprint = j.value("buffer_footprint", std::string());
+  r.footprint_bytes = j.value("footprint_bytes", Bytes{0});
+  r.footprint_offsets = j.value("footprint_offsets", std::uint64_t{0});
+  r.cache = j.value("cache", std::string());
   if (const auto it = j.find("clocks"); it != j.end() && !it->is_null()) {
     MeasurementClocks c;
     const auto sm = it->at("sm_mhz").get<std::vector<int>>(), mem = it->at("mem_mhz").get<std::vector<int>>();

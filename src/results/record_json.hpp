@@ -20,7 +20,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointIterationTime, point, ms, measured, inte
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PointPhases, worker_start, connect, verify, measure, disconnect)
 // With defaults: run.json files from before a field existed still read.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PointOutcome, label, group, status, error, settings, init_time_us,
-                                                coll_channels, transports, algorithms, phase_s)
+                                                coll_channels, transports, algorithms, phase_s, environment,
+                                                unexpected_environment)
 
 // Records (an optional wrong count) and the run (a schema version check) by hand.
 

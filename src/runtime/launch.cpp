@@ -15,6 +15,7 @@
 #include "report/sweep_summary.hpp"
 #include "report/terminal_table.hpp"
 #include "results/results_directory.hpp"
+#include "results/point_notes.hpp"
 #include "results/resume.hpp"
 #include "results/iteration_times.hpp"
 #include "results/stragglers.hpp"
@@ -24,6 +25,7 @@
 #include "runtime/fault_injection.hpp"
 #include "runtime/group_failure.hpp"
 #include "runtime/mpi_session.hpp"
+#include "runtime/progress.hpp"
 #include "runtime/rank_environment.hpp"
 #include "runtime/run_fingerprint.hpp"
 #include "runtime/stop_signals.hpp"
@@ -83,7 +85,9 @@ class Launch {
                                                       : default_results_dir(request_.results_root, request_.spec.name,
                                                                             compact_utc(start_))
                                                             .string();
-        sinks_.add(make_terminal_table(stdout));
+        sinks_.add(make_progress_display(make_terminal_table(stdout),
+                                         progress_plan(request_.plan, request_.spec, request_.groups),
+                                         progress_mode(request_.progress), stdout));
         if (request_.resume_dir.empty()) {
           sinks_.add(make_results_directory(results_dir_));
         } else {
@@ -177,6 +181,7 @@ class Launch {
     run_.workload = request_.workload;
     run_.baseline = request_.baseline_point;
     if (!conflicts.empty()) run_.notes.push_back("--allow-shared-gpu: " + conflicts.front());
+    if (ranks.size() == 1) run_.notes.push_back(one_rank_busbw_note(spec.engine));
     if (!request_.resume_dir.empty()) {
       // One document for the whole run: the earlier invocation's start and records stay.
       run_.start_time = earlier_run_.start_time;
@@ -315,9 +320,12 @@ class Launch {
     if (!reason.empty()) failed_reasons_.push_back(reason);
     int settled = 0;
     for (const PointSpec& point : points) {
-      ++settled;
       const bool done = std::any_of(outcomes.begin(), outcomes.end(),
                                     [&](const PointOutcome& o) { return o.label == point.label; });
+      // A worker that ended right after reporting a point (NCCL refused one of its values)
+      // left no point half done: the rest run in a new worker.
+      if (!done && !all && result.ended_after_outcome && settled > 0) break;
+      ++settled;
       if (done) continue;
       PointOutcome failed;
       failed.label = point.label;
@@ -369,6 +377,12 @@ class Launch {
         std::fprintf(stderr, "ncclsweep: point %s: a setting did not reach NCCL; see run.json points\n",
                      point.label.c_str());
         status = std::max(status, static_cast<int>(kExitRuntime));
+      }
+      if (!point.unexpected_environment.empty()) {
+        std::fprintf(stderr,
+                     "ncclsweep: warning: point %s: its communicator init saw variables the point does not name and "
+                     "the run did not start with (%s); see run.json points\n",
+                     point.label.c_str(), unexpected_environment_note(point).c_str() + 2);
       }
     }
     if (wrong > 0) {

@@ -26,6 +26,7 @@ struct LaunchRequest {
   bool force = false;               // --force: resume even when the fingerprint differs
   bool allow_shared_gpu = false;
   int corrupt_rank = -1;
+  std::string progress = "auto";    // auto | live | lines | off (--progress, --quiet): runtime/progress.hpp
   FaultInjection fault;             // --inject-fault (testing aid)
   std::vector<std::string> command_line;
   char** envp = nullptr;

@@ -94,7 +94,8 @@ MeasurementRecord measure_placement(const PlannedCall& planned, Placement placem
   const WarmUp warmed = warm_up(call, options, engine, ranks);
   const double t_warmup = clock.lap();
   // Same on every rank (from the reduced warm-up time), so every rank sends as many samples.
-  const int per_sample = calls_per_sample(warmed.call_seconds, options);
+  // A flushed cache is the state of every timed call only when each sample is one call.
+  const int per_sample = call.cache == CacheState::flush ? 1 : calls_per_sample(warmed.call_seconds, options);
   StoppingRule rule = options.stopping;  // counts samples
   if (rule.fixed_iters > 0) rule.fixed_iters /= per_sample;
 
@@ -185,6 +186,10 @@ MeasurementRecord make_record(const PlannedCall& planned, Placement placement, i
   r.placement = std::string(name_of(placement));
   r.buffers = std::string(name_of(call.buffers));
   r.launch = std::string(name_of(call.launch));
+  r.buffer_footprint = label_of(planned.footprint);
+  r.footprint_bytes = std::max(call.footprint_bytes, planned.total_bytes);
+  r.footprint_offsets = rotation_offsets(r.footprint_bytes, planned.total_bytes);
+  r.cache = std::string(name_of(call.cache));
   r.ranks = ranks;
   r.warmup = options.warmup;
   r.iters = options.stopping.fixed_iters;

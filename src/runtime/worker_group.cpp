@@ -72,6 +72,7 @@ GroupResult run_worker_group(RelayReducer& relay, const WorkerStart& start,
       } else if (type == "error") {
         result.local_error = message->at("message").get<std::string>();
         result.local_status = message->at("status").get<int>();
+        result.ended_after_outcome = message->value("after_outcome", false);
       }
     }
   } catch (const RuntimeFailure& e) {

@@ -31,6 +31,9 @@ struct GroupResult {
   int local_status = 0;      // the exit status this rank's worker asked for (2 usage, 3 runtime)
   bool stopped = false;      // on_device said stop
   bool timed_out = false;    // this rank's worker said nothing within the deadline and was killed
+  // The worker failed right after reporting its point's outcome (NCCL refused one of the
+  // point's values and failed): no point was left half done, the next one was not begun.
+  bool ended_after_outcome = false;
   double startup_s = 0;      // spawn until every rank's worker had its GPU (0: never got there)
   // A worker that delivered everything and is still tearing down: reap it (wait_for)
   // before the next group times anything.

@@ -38,6 +38,12 @@ void to_json(json& j, const RunSpec& s) {
   if (s.launch_modes != std::vector<LaunchMode>{LaunchMode::stream}) {
     for (const LaunchMode m : s.launch_modes) j["launch"].push_back(std::string(name_of(m)));
   }
+  if (s.footprints != std::vector<BufferFootprint>{BufferFootprint{}}) {
+    for (const BufferFootprint& f : s.footprints) j["buffer_footprint"].push_back(label_of(f));
+  }
+  if (s.cache_states != std::vector<CacheState>{CacheState::warm}) {
+    for (const CacheState c : s.cache_states) j["cache"].push_back(std::string(name_of(c)));
+  }
   if (!s.calls.empty()) {
     json& calls = j["calls"] = json::array();
     for (const SizedCall& c : s.calls) {
@@ -71,6 +77,16 @@ void from_json(const json& j, RunSpec& s) {
   if (j.contains("launch")) {
     s.launch_modes.clear();
     for (const auto& m : j.at("launch")) s.launch_modes.push_back(parse_launch_mode_list(m.get<std::string>()).front());
+  }
+  s.footprints = {BufferFootprint{}};
+  if (j.contains("buffer_footprint")) {
+    s.footprints.clear();
+    for (const auto& f : j.at("buffer_footprint")) s.footprints.push_back(parse_footprint_list(f.get<std::string>()).front());
+  }
+  s.cache_states = {CacheState::warm};
+  if (j.contains("cache")) {
+    s.cache_states.clear();
+    for (const auto& c : j.at("cache")) s.cache_states.push_back(parse_cache_state_list(c.get<std::string>()).front());
   }
   s.calls.clear();
   if (j.contains("calls")) {

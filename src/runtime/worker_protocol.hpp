@@ -9,8 +9,12 @@
 //   {"type":"point","outcome":{...}}  one point done (rank 0's worker only)
 //   {"type":"poll_stop"}              before each size; answered {"type":"stop","stop":true|false}
 //                                     (the MPI rank's wish, e.g. a signal; the workers then agree in a step)
-//   {"type":"error","status":2|3,"message":"..."}  then the worker exits
-// The worker's last step is an "end" step; after it the worker exits 0.
+//   {"type":"error","status":2|3,"message":"..."}  then the worker exits; with "after_outcome":true
+//                                     the failing point's outcome was sent first (NCCL refused a value)
+//   {"type":"done"}                   after the last point's results and the "end" step: every
+//                                     result is delivered; the worker then tears down and exits 0
+//                                     while its MPI rank may start the next group
+// The worker's last step is an "end" step, then it says "done".
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -29,8 +33,9 @@ struct PointSpec {
   std::string label;
   std::vector<SettingOutcome> settings;  // what to verify (status left empty)
   std::vector<ConfigSetting> config;     // ncclConfig_t fields for the communicator
-  // Variables the worker sets with setenv before the point's communicator init: the
-  // re-read ones, and under --isolation reinit the process-cached ones too.
+  // Variables the worker sets for the point's communicator init, on top of the worker's
+  // own environment (and takes back after the point): the re-read ones, and under
+  // --isolation reinit the process-cached ones too.
   std::vector<std::pair<std::string, std::string>> env;
 };
 

@@ -2,7 +2,8 @@
 // ncclConfig_t fields a sweep may set per communicator: the one table that spec checks,
 // plans and the nccl engine's apply_config_field all read. Each row names the NCCL
 // version that added the field, the environment variable that overrides it when set,
-// and the values NCCL accepts for it (its own checks in ncclCommInitRankConfig).
+// and the values NCCL accepts for it (its own checks in ncclCommInitRankConfig;
+// docs/nccl-settings.md#communicator-config-fields).
 #include <span>
 #include <string>
 #include <string_view>

@@ -30,7 +30,7 @@ constexpr std::string_view kMergeLevels[] = {"LOC", "PORT", "PIX", "PXB", "P2C",
 
 // Names from the NCCL "Environment Variables" documentation and NCCL 2.28.9's source
 // (NCCL_PARAM declarations and ncclGetEnv calls). Only the six re-read at each init are
-// R (measured and read in source: nccl-facts.md section 1); everything else is C.
+// R (measured and read in source: docs/nccl-settings.md); everything else is C.
 // Value kinds follow the same source: ranges are where NCCL caps, warns or the hardware
 // field ends (an IB service level has 4 bits); a flag NCCL tests against 0 is boolean.
 constexpr std::array kVariables = std::to_array<NcclVariable>({

@@ -1,6 +1,7 @@
 #pragma once
 // The NCCL environment variables ncclsweep knows, and whether a change between two
-// communicator inits in one process reaches NCCL (docs/nccl-facts: section 1).
+// communicator inits in one process reaches NCCL (docs/nccl-settings.md), and
+// what values NCCL accepts for each (spec/value_kind.hpp).
 #include <span>
 #include <string>
 #include <string_view>

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/buffer_footprint.hpp"
 #include "core/call_modes.hpp"
 #include "core/collective.hpp"
 #include "core/dtype.hpp"
@@ -31,6 +32,9 @@ struct RunSpec {
   // Each measurement once per buffer mode and launch mode (outermost: one table each).
   std::vector<BufferMode> buffer_modes{BufferMode::cuda_malloc};
   std::vector<LaunchMode> launch_modes{LaunchMode::stream};
+  // ... and once per buffer footprint and cache state (largest and warm: nccl-tests' model).
+  std::vector<BufferFootprint> footprints{BufferFootprint{}};
+  std::vector<CacheState> cache_states{CacheState::warm};
   int root = 0;
   int warmup = 5;
   int iters = 0;            // > 0: a fixed count of timed iterations; 0: stop by `stopping`

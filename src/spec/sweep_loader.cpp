@@ -248,6 +248,14 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
          const std::string text = r.comma_list(n, "launch");
          s.measurements.launch_modes = r.parsed(n, [&] { return parse_launch_mode_list(text); });
        }},
+      {"buffer_footprint", [](const Reader& r, const YAML::Node& n, Sweep& s) {
+         const std::string text = r.comma_list(n, "buffer_footprint");
+         s.measurements.footprints = r.parsed(n, [&] { return parse_footprint_list(text); });
+       }},
+      {"cache", [](const Reader& r, const YAML::Node& n, Sweep& s) {
+         const std::string text = r.comma_list(n, "cache");
+         s.measurements.cache_states = r.parsed(n, [&] { return parse_cache_state_list(text); });
+       }},
       {"root", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.root = static_cast<int>(r.integer(n, "root", 0, 1 << 20, 0)); }},
       {"warmup", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.warmup = static_cast<int>(r.integer(n, "warmup", 0, 1000000, 5)); }},
       {"iters", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.iters = static_cast<int>(r.integer(n, "iters", 1, 1000000, 20)); }},  // absent: noise-based

@@ -1,6 +1,6 @@
 #pragma once
 // Reads NCCL's own INFO log (NCCL_DEBUG=INFO, subsystems INIT and ENV) to tell whether
-// a setting reached NCCL, and what NCCL built. nccl-facts.md section 2 lists the lines.
+// a setting reached NCCL, and what NCCL built. docs/nccl-settings.md lists the lines.
 #include <cstdint>
 #include <map>
 #include <set>
@@ -12,7 +12,13 @@ namespace ncclsweep {
 struct NcclLogFacts {
   // "NCCL_X set by environment to V" lines: variable -> value (the last one seen).
   std::map<std::string, std::string> set_by_environment;
-  // "Invalid value X for NCCL_Y, using default Z." lines: variable -> the rejected value.
+  // Values NCCL rejected or replaced: variable -> NCCL's words (the text after "NCCL INFO "
+  // or "NCCL WARN "). From "Invalid value X for NCCL_Y, using default Z." (an integer it
+  // could not parse), "Invalid NCCL_NTHREADS 100 (must be a multiple of 32)" (one it
+  // clamped), and, for NCCL_ALGO and NCCL_PROTO, "Unrecognized element token", "Unrecognized
+  // prefix token", "All entries except the first must have a prefix" (these do not name
+  // the variable: it is the one whose "set by environment" value they quote) and "no
+  // algorithm/protocol available ... NCCL_ALGO was set to X.".
   std::map<std::string, std::string> invalid;
   std::set<std::string> transports;  // "via P2P/CUMEM/read", "via NET/IB/0", "via SHM/direct/direct"
   int coll_channels = -1;            // "<n> coll channels", -1 when not logged
@@ -27,28 +33,38 @@ void scan_nccl_log(std::string_view text, NcclLogFacts& facts);
 
 // One process's log file read as it grows: each update() scans only the complete lines
 // added since the last, so verifying point after point costs what the point logged, not
-// the whole file (rank 0 logs a TUNING line per call). Facts accumulate, as NCCL logs a
-// process-cached variable only at the first init.
+// the whole file (rank 0 logs a TUNING line per call). Facts accumulate over the process,
+// as NCCL logs a process-cached variable only at the first init; the point's facts hold
+// only what was logged since mark_point(), so a variable one point set and NCCL re-read
+// never counts for the next point.
 class NcclLogFollower {
  public:
   explicit NcclLogFollower(std::string path) : path_(std::move(path)) {}
+  // Call before a point's communicator init: later lines belong to that point.
+  void mark_point();
+  // Scans what was added; returns the process's facts.
   const NcclLogFacts& update();
+  const NcclLogFacts& process_facts() const { return facts_; }
+  const NcclLogFacts& point_facts() const { return point_facts_; }
 
  private:
   std::string path_;
   std::uint64_t offset_ = 0;  // just past the last complete line scanned
   NcclLogFacts facts_;
+  NcclLogFacts point_facts_;
 };
 
 enum class SettingStatus {
   applied,     // NCCL logged the setting with the wanted value
   not_read,    // NCCL never logged the variable: it did not read it (e.g. an IB knob without IB)
-  mismatch,    // NCCL logged another value, or rejected it as invalid
+  mismatch,    // NCCL logged another value, or rejected or replaced it
   by_config,   // an ncclConfig_t field: passed through the API, nothing to cache
 };
 std::string_view name_of(SettingStatus status);
 
-// What the log says about one environment setting.
+// What the log says about one environment setting. An integer NCCL logs as it parsed it
+// ("4."): the wanted value applied only when it is that integer in full (strtoll's bases:
+// "0x10" is 16), since NCCL reads "1x" as 1 and "abc" as 0 without a word.
 SettingStatus verify_env_setting(const NcclLogFacts& facts, const std::string& variable, const std::string& value);
 
 }  // namespace ncclsweep

@@ -1,11 +1,15 @@
 #include "worker/point_runner.hpp"
 
+#include <unistd.h>  // environ
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 #include "core/repeat_order.hpp"
 #include "verify/nccl_log.hpp"
+#include "verify/unexpected_environment.hpp"
 #include "worker/resource_probe.hpp"
 
 namespace ncclsweep {
@@ -14,14 +18,20 @@ namespace {
 // Status codes ordered so the maximum over ranks is the status to report.
 enum Code : std::uint8_t { kApplied = 0, kByConfig = 0, kNotRead = 1, kMismatch = 2 };
 
-std::vector<std::uint8_t> local_codes(const PointSpec& point, const NcclLogFacts& facts) {
+// A re-read variable counts only from the lines this point's init logged, never from an
+// earlier point's; a process-cached one is logged once, at the process's first init.
+const NcclLogFacts& facts_for(const SettingOutcome& s, const NcclLogFollower& log) {
+  return s.kind == "env_reread" ? log.point_facts() : log.process_facts();
+}
+
+std::vector<std::uint8_t> local_codes(const PointSpec& point, const NcclLogFollower& log) {
   std::vector<std::uint8_t> codes;
   for (const SettingOutcome& s : point.settings) {
     if (s.kind == "config") {
       codes.push_back(kByConfig);
       continue;
     }
-    switch (verify_env_setting(facts, s.name, s.value)) {
+    switch (verify_env_setting(facts_for(s, log), s.name, s.value)) {
       case SettingStatus::applied: codes.push_back(kApplied); break;
       case SettingStatus::not_read: codes.push_back(kNotRead); break;
       default: codes.push_back(kMismatch);
@@ -36,15 +46,32 @@ std::string status_of(const SettingOutcome& s, std::uint8_t code) {
   return s.kind == "config" ? "by-config" : "applied";
 }
 
+std::set<std::string> named_variables(const PointSpec& point) {
+  std::set<std::string> names;
+  for (const SettingOutcome& s : point.settings) {
+    if (s.kind != "config") names.insert(s.name);
+  }
+  return names;
+}
+
 // Verifies on every rank and fills the outcome's settings; true when none mismatched.
 bool verify(const PointSpec& point, PointContext& context, PointOutcome& outcome) {
-  const NcclLogFacts& facts = context.nccl_log.update();
-  const std::vector<std::uint8_t> worst = context.ranks.max_codes(local_codes(point, facts));
+  context.nccl_log.update();
+  const NcclLogFacts& facts = context.nccl_log.process_facts();
+  std::vector<std::uint8_t> codes = local_codes(point, context.nccl_log);
+  const std::vector<std::string> unexpected = unexpected_nccl_variables(
+      outcome.environment, context.nccl_log.point_facts(), named_variables(point), context.run_environment);
+  codes.push_back(unexpected.empty() ? 0 : 1);
+  const std::vector<std::uint8_t> worst = context.ranks.max_codes(std::move(codes));
   bool ok = true;
   outcome.settings = point.settings;
   for (std::size_t i = 0; i < outcome.settings.size(); ++i) {
     outcome.settings[i].status = status_of(outcome.settings[i], worst[i]);
     ok = ok && worst[i] != kMismatch;
+  }
+  outcome.unexpected_environment = unexpected;
+  if (unexpected.empty() && worst.back() != 0) {
+    outcome.unexpected_environment.push_back("another rank: an NCCL_ variable the point does not name (see its NCCL log)");
   }
   outcome.coll_channels = facts.coll_channels;
   outcome.transports.assign(facts.transports.begin(), facts.transports.end());
@@ -53,12 +80,42 @@ bool verify(const PointSpec& point, PointContext& context, PointOutcome& outcome
   return ok;
 }
 
-}  // namespace
+// NCCL may set variables itself during an init (those of its config file, once per
+// process): the init saw them, and from now on they belong to the run.
+void adopt_variables_set_during_init(PointContext& context, PointOutcome& outcome) {
+  for (const auto& [name, value] : recorded_environment(environ)) {
+    if (outcome.environment.emplace(name, value).second) context.run_environment.emplace(name, value);
+  }
+}
 
-namespace {
+// After `failure` in the init or a call: when this rank's NCCL log shows that NCCL
+// refused one of the point's values, throws PointRejected with a mismatch outcome
+// (this rank's view: the other ranks may be gone); otherwise returns.
+void throw_if_rejected(const PointSpec& point, PointContext& context, PointOutcome& outcome,
+                       const RuntimeFailure& failure) {
+  context.nccl_log.update();
+  const std::vector<std::uint8_t> codes = local_codes(point, context.nccl_log);
+  std::string refused;
+  outcome.settings = point.settings;
+  for (std::size_t i = 0; i < outcome.settings.size(); ++i) {
+    SettingOutcome& s = outcome.settings[i];
+    s.status = status_of(s, codes[i]);
+    const auto& invalid = facts_for(s, context.nccl_log).invalid;
+    if (const auto said = invalid.find(s.name); s.kind != "config" && said != invalid.end()) {
+      refused += (refused.empty() ? "" : "; ") + s.name + "=" + s.value + " (" + said->second + ")";
+    }
+  }
+  if (refused.empty()) return;
+  outcome.status = "mismatch";
+  outcome.error = "NCCL refused " + refused + ", then " + failure.call() + " failed: " + failure.what() +
+                  "; not measured";
+  throw PointRejected(outcome, failure);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
+
 }  // namespace
 
 PointOutcome run_point(const PointSpec& point, PointContext& context) {
@@ -70,13 +127,23 @@ PointOutcome run_point(const PointSpec& point, PointContext& context) {
     phase.disconnect = seconds_since(start);
   };
   outcome.label = point.label;
-  // Only re-read variables (and, under --isolation reinit, the rest) change here; the
-  // process-cached ones came with the worker's environment.
-  for (const auto& [name, value] : point.env) setenv(name.c_str(), value.c_str(), 1);
+  // The worker's environment plus this point's variables, whatever earlier points set;
+  // the worker's comes back when the point ends. Only re-read variables (and, under
+  // --isolation reinit, the rest) change here: the process-cached ones came with the
+  // worker's environment.
+  const ScopedPointEnvironment environment(context.base_environment, EnvironmentMap(point.env.begin(), point.env.end()));
+  context.nccl_log.mark_point();
+  outcome.environment = recorded_environment(environ);
 
   const auto start = std::chrono::steady_clock::now();
-  context.engine.connect(point.config);
+  try {
+    context.engine.connect(point.config);
+  } catch (const RuntimeFailure& failure) {
+    throw_if_rejected(point, context, outcome, failure);
+    throw;
+  }
   phase.connect = seconds_since(start);
+  adopt_variables_set_during_init(context, outcome);
   const RankTimes t = context.ranks.reduce_times(phase.connect);
   outcome.init_time_us = {t.min * 1e6, t.avg * 1e6, t.max * 1e6};
 
@@ -98,7 +165,13 @@ PointOutcome run_point(const PointSpec& point, PointContext& context) {
     return outcome;
   }
   phase_start = std::chrono::steady_clock::now();
-  const bool measured = measure_plan(context.plan, options, context.engine, context.ranks, context.rows);
+  bool measured = false;
+  try {
+    measured = measure_plan(context.plan, options, context.engine, context.ranks, context.rows);
+  } catch (const RuntimeFailure& failure) {
+    throw_if_rejected(point, context, outcome, failure);  // e.g. no algorithm NCCL_ALGO allows serves a call
+    throw;
+  }
   phase.measure = seconds_since(phase_start);
   if (!measured) {
     outcome.status = "interrupted";  // the ranks agreed to stop (a signal): the sweep ends here

@@ -1,10 +1,12 @@
 #pragma once
-// Runs one sweep point inside a worker: set the point's variables, initialise a fresh
-// communicator, verify from NCCL's own log that every setting applied, measure, and
-// tear the communicator down.
+// Runs one sweep point inside a worker: compose the point's environment (the worker's
+// own plus the point's variables, nothing from earlier points), initialise a fresh
+// communicator, verify from NCCL's own log that every setting applied and nothing else
+// crept in, measure, tear the communicator down, and give the environment back.
 #include <string>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "engine/coordinator.hpp"
 #include "engine/engine.hpp"
 #include "plan/measurement_plan.hpp"
@@ -13,6 +15,7 @@
 #include "runtime/measurement_loop.hpp"
 #include "runtime/worker_protocol.hpp"
 #include "verify/nccl_log.hpp"
+#include "worker/point_environment.hpp"
 
 namespace ncclsweep {
 
@@ -25,6 +28,24 @@ struct PointContext {
   ResultSink* rows;  // rank 0's worker forwards rows; null elsewhere
   FaultInjection fault;  // --inject-fault: a testing aid
   bool log_resources = false;  // NCCLSWEEP_RESOURCE_LOG: print fds and free GPU memory after each point
+  EnvironmentMap base_environment;  // the worker's whole environment as it started: each point starts from it
+  // What the run has without any point: recorded_environment() of the worker at start,
+  // plus what NCCL set in this process during an init (its config file). A variable at a
+  // point's init that is neither here nor named by the point is reported.
+  EnvironmentMap run_environment;
+};
+
+// NCCL refused one of the point's values (an unknown algorithm or protocol name, no
+// algorithm for a call) and failed the init or a call: the point is a mismatch, and the
+// worker ends as after any NCCL failure. Carries the outcome to report first.
+class PointRejected : public RuntimeFailure {
+ public:
+  PointRejected(PointOutcome outcome, const RuntimeFailure& cause)
+      : RuntimeFailure(cause.call(), cause.what()), outcome_(std::move(outcome)) {}
+  const PointOutcome& outcome() const { return outcome_; }
+
+ private:
+  PointOutcome outcome_;
 };
 
 // One run of a point inside its worker: which repeats it measures.
@@ -40,7 +61,8 @@ struct PointVisit {
 std::vector<PointVisit> point_visits(std::size_t points, const LoopOptions& options);
 
 // The outcome as every rank agrees on it (statuses are the worst over ranks);
-// channels and transports are this rank's view.
+// channels, transports and the environment are this rank's view. Throws PointRejected
+// when NCCL failed because it refused one of the point's values.
 PointOutcome run_point(const PointSpec& point, PointContext& context);
 
 }  // namespace ncclsweep

@@ -1,8 +1,11 @@
 #include "worker/worker_main.hpp"
 
+#include <unistd.h>  // environ
+
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/failure_report.hpp"
 #include "results/record_json.hpp"
@@ -46,7 +49,7 @@ bool parent_wants_stop(MessageChannel& channel) {
   return reply->at("stop").get<bool>();
 }
 
-int run_group(MessageChannel& channel, const WorkerStart& start) {
+int run_group(MessageChannel& channel, const WorkerStart& start, const EnvironmentMap& base_environment) {
   RelayCoordinator ranks(channel, start.rank, start.ranks, start.local_rank);
   try {
     const MeasurementPlan plan = plan_measurements(start.spec, start.ranks);
@@ -59,15 +62,35 @@ int run_group(MessageChannel& channel, const WorkerStart& start) {
     options.done.insert(start.done.begin(), start.done.end());
     options.stop_requested = [&channel] { return parent_wants_stop(channel); };
     options.trace_timing = std::getenv("NCCLSWEEP_TRACE_TIMING") != nullptr;
-    PointContext context{*engine, ranks, plan, options, NcclLogFollower(start.nccl_log_path), start.rank == 0 ? &forwarder : nullptr,
+    PointContext context{*engine,
+                         ranks,
+                         plan,
+                         options,
+                         NcclLogFollower(start.nccl_log_path),
+                         start.rank == 0 ? &forwarder : nullptr,
                          start.fault.empty() ? FaultInjection{} : parse_fault_injection(start.fault),
-                         std::getenv("NCCLSWEEP_RESOURCE_LOG") != nullptr};
+                         std::getenv("NCCLSWEEP_RESOURCE_LOG") != nullptr,
+                         base_environment,
+                         recorded_environment(environ)};
     for (const PointVisit& visit : point_visits(start.points.size(), context.options)) {
       context.options.first_repeat = visit.first_repeat;
       context.options.repeats = visit.repeats;
-      const PointOutcome outcome = run_point(start.points[visit.point], context);
+      const bool reports = start.rank == 0 && visit.first_repeat == 0;
+      PointOutcome outcome;
+      try {
+        outcome = run_point(start.points[visit.point], context);
+      } catch (const PointRejected& rejected) {
+        // NCCL failed after refusing one of the point's values: the point is settled as a
+        // mismatch, and the next points run in a fresh worker.
+        if (reports) channel.send({{"type", "point"}, {"outcome", rejected.outcome()}});
+        channel.send({{"type", "error"},
+                      {"status", kExitRuntime},
+                      {"message", rejected.call() + " failed: " + rejected.what()},
+                      {"after_outcome", true}});
+        return kExitRuntime;
+      }
       // One outcome per point: its first visit's (later visits re-verify and measure).
-      if (start.rank == 0 && visit.first_repeat == 0) channel.send({{"type", "point"}, {"outcome", outcome}});
+      if (reports) channel.send({{"type", "point"}, {"outcome", outcome}});
       if (outcome.status == "interrupted") break;
     }
     ranks.end();
@@ -89,12 +112,14 @@ int run_group(MessageChannel& channel, const WorkerStart& start) {
 }  // namespace
 
 int worker_main() {
+  // Every point starts from this: the environment the MPI rank gave the worker.
+  const EnvironmentMap base_environment = environment_map(environ);
   ignore_stop_signals();
   MessageChannel channel(kWorkerChannelFd);
   try {
     const auto start = channel.receive();
     if (!start) return kExitRuntime;
-    return run_group(channel, start->get<WorkerStart>());
+    return run_group(channel, start->get<WorkerStart>(), base_environment);
   } catch (...) {
     // The channel itself broke: nobody to tell but stderr.
     const FailureReport failure = describe_failure(std::current_exception());

@@ -1,5 +1,5 @@
 #pragma once
-// Megatron-Core's gradient buckets (notes/workloads.md): parameters walked in reverse
+// Megatron-Core's gradient buckets (docs/workloads.md): parameters walked in reverse
 // registration order, each start padded to 64 elements, a bucket closing after the
 // parameter that takes it to at least bucket_size elements, its end padded to
 // lcm(dp*cp, 128) elements.

@@ -1,6 +1,6 @@
 #pragma once
 // Workload -> the collectives one rank calls per training iteration, each with its
-// group, total size, dtype, calls and origin (formulas: shared notes, docs/workloads.md).
+// group, total size, dtype, calls and origin (formulas: docs/workloads.md).
 #include "workload/comm_use.hpp"
 #include "workload/workload.hpp"
 

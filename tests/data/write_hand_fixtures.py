@@ -2,7 +2,8 @@
 """Writes the hand-made importer fixtures in this directory (see README.md).
 
 They imitate a 2-rank job (an FSDP model of 4 blocks plus a DDP all-reduce) for
-2 iterations, in the formats of shared notes nccl-facts.md sections 4-5. They are
+2 iterations, in the formats NCCL's COLL log, the torch profiler and NCCL Inspector
+write (docs/workloads.md). They are
 NOT from a real job; scripts/make-fixtures.py makes real ones on a GPU machine.
 """
 import gzip

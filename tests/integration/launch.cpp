@@ -3,7 +3,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace ncclsweep::testing {
@@ -44,7 +48,7 @@ Launch mpirun_ncclsweep(int ranks, const std::vector<std::string>& args) {
   return run_process(argv);
 }
 
-Launch mpirun_mpmd(const std::vector<AppContext>& apps) {
+std::vector<std::string> mpirun_argv(const std::vector<AppContext>& apps) {
   std::vector<std::string> argv{NCCLSWEEP_MPIEXEC, "--oversubscribe"};
   if (geteuid() == 0) argv.push_back("--allow-run-as-root");
   for (std::size_t i = 0; i < apps.size(); ++i) {
@@ -54,13 +58,35 @@ Launch mpirun_mpmd(const std::vector<AppContext>& apps) {
     argv.push_back(NCCLSWEEP_BINARY);
     argv.insert(argv.end(), apps[i].args.begin(), apps[i].args.end());
   }
-  return run_process(argv);
+  return argv;
 }
+
+Launch mpirun_mpmd(const std::vector<AppContext>& apps) { return run_process(mpirun_argv(apps)); }
 
 Launch run_ncclsweep(const std::vector<std::string>& args) {
   std::vector<std::string> argv{NCCLSWEEP_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv);
+}
+
+int visible_gpu_count() {
+  const Launch list = run_process({"nvidia-smi", "-L"});
+  if (list.status != 0) return 0;
+  int installed = 0;
+  std::istringstream lines(list.output);
+  for (std::string line; std::getline(lines, line);) installed += line.rfind("GPU ", 0) == 0;
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!visible) return installed;
+  // CUDA stops at the first entry that names no device ("", "-1", "none"): an index or a
+  // GPU-/MIG- UUID.
+  const auto names_a_device = [](const std::string& entry) {
+    return (!entry.empty() && std::isdigit(static_cast<unsigned char>(entry[0]))) || entry.rfind("GPU-", 0) == 0 ||
+           entry.rfind("MIG-", 0) == 0;
+  };
+  int listed = 0;
+  std::istringstream entries(visible);
+  for (std::string entry; std::getline(entries, entry, ',') && names_a_device(entry);) ++listed;
+  return std::min(installed, listed);
 }
 
 std::filesystem::path scratch_dir(const std::string& name) {

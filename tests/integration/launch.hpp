@@ -28,6 +28,8 @@ struct AppContext {
 };
 
 // mpirun [options] -np N -x A=1 ncclsweep ARGS : -np M -x A=2 ncclsweep ARGS ...
+// mpirun [-x NAME=VALUE ...] -np N ncclsweep ARGS : ...: one app context per element.
+std::vector<std::string> mpirun_argv(const std::vector<AppContext>& apps);
 Launch mpirun_mpmd(const std::vector<AppContext>& apps);
 
 // ncclsweep ARGS... without a launcher.
@@ -36,6 +38,10 @@ Launch run_ncclsweep(const std::vector<std::string>& args);
 // A JSON file parsed (run.json, records, report output); throws naming the file when it
 // cannot be read, which fails the test.
 nlohmann::json read_json_file(const std::filesystem::path& path);
+
+// GPUs a rank started from here would see: nvidia-smi's list, narrowed by
+// CUDA_VISIBLE_DEVICES when it is set. 0 where nvidia-smi is missing (no driver).
+int visible_gpu_count();
 
 // A new empty directory for one test.
 std::filesystem::path scratch_dir(const std::string& name);

@@ -38,21 +38,6 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
   return args;
 }
 
-// mpirun [-x NAME=VALUE ...] -np 4 ncclsweep ARGS : [-np M ...]: one app context per
-// element of `apps`.
-std::vector<std::string> mpirun_argv(const std::vector<AppContext>& apps) {
-  std::vector<std::string> argv{NCCLSWEEP_MPIEXEC, "--oversubscribe"};
-  if (geteuid() == 0) argv.push_back("--allow-run-as-root");
-  for (std::size_t i = 0; i < apps.size(); ++i) {
-    if (i > 0) argv.push_back(":");
-    argv.insert(argv.end(), {"-np", std::to_string(apps[i].ranks)});
-    for (const auto& e : apps[i].exports) argv.insert(argv.end(), {"-x", e});
-    argv.push_back(NCCLSWEEP_BINARY);
-    argv.insert(argv.end(), apps[i].args.begin(), apps[i].args.end());
-  }
-  return argv;
-}
-
 // A launch in the background, in its own process group, output to a file.
 class BackgroundRun {
  public:

@@ -1,10 +1,12 @@
-// End-to-end runs of the real binary under mpirun -np 4 with the mpi engine.
+// End-to-end runs of the real binary under mpirun -np 4 with the mpi engine, and the two
+// nccl-engine sweeps that show the worker processes (verified on 2+ GPUs, refused on none).
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "catch_compat.hpp"
 #include "integration/launch.hpp"
+#include "read_file.hpp"
 
 using namespace ncclsweep::testing;
 using nlohmann::json;
@@ -132,7 +134,13 @@ TEST_CASE("data movement of 16-bit and fp8 dtypes is checked with the mpi engine
   for (const json& r : read_json_file(dir / "run.json").at("records")) CHECK(r.at("wrong") == 0);
 }
 
+// With one rank NCCL never reads NCCL_PROTO, so the smoke sweep's settings can be verified
+// only with two ranks, each on its own GPU.
+constexpr const char* kProtoNeedsTwoGpus =
+    "needs 0 GPUs (the refusal) or 2 (one per rank): with one rank NCCL does not read NCCL_PROTO, 1 GPU visible";
+
 TEST_CASE("a sweep with the nccl engine runs in worker processes: verified on a GPU, refused without one") {
+  if (visible_gpu_count() == 1) NCCLSWEEP_SKIP(kProtoNeedsTwoGpus);
   const auto dir = scratch_dir("nccl-sweep");
   const Launch run = mpirun_ncclsweep(2, {"run", std::string(NCCLSWEEP_SOURCE_DIR) + "/sweeps/smoke.yaml", "-o",
                                           dir.string()});
@@ -165,6 +173,7 @@ TEST_CASE("--env and --config without a sweep file make a sweep: refused by the 
   CHECK_THAT(mpi.output, ContainsSubstring("the mpi engine cannot apply NCCL variables"));
   CHECK_FALSE(std::filesystem::exists(dir / "run.json"));
 
+  if (visible_gpu_count() == 1) NCCLSWEEP_SKIP(kProtoNeedsTwoGpus);
   const Launch nccl = mpirun_ncclsweep(2, {"run", "--engine", "nccl", "--collectives", "all_reduce", "--sizes", "64K",
                                            "--iters", "2", "--env", "NCCL_PROTO=LL,Simple", "--config", "max_ctas=8",
                                            "-o", dir.string()});
@@ -177,5 +186,114 @@ TEST_CASE("--env and --config without a sweep file make a sweep: refused by the 
     REQUIRE(doc.at("points").size() == 2);
     CHECK(doc.at("points")[0].at("label") == "NCCL_PROTO=LL max_ctas=8");
     for (const json& p : doc.at("points")) CHECK(p.at("status") == "ok");
+  }
+}
+
+TEST_CASE("one rank: busbw is 0 for the (n-1)/n collectives, and the header and the summary say why") {
+  const auto dir = scratch_dir("one-rank");
+  const Launch run = mpirun_ncclsweep(1, {"run", "--engine", "mpi", "--collectives", "all_gather,broadcast", "--sizes",
+                                          "64K", "--warmup", "0", "--iters", "2", "-o", dir.string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  const std::size_t header = run.output.find("# note: one rank: busbw is 0 by definition");
+  const std::size_t first_table = run.output.find("# all_gather");
+  const std::size_t summary = run.output.find("\n# one rank: busbw is 0 by definition", first_table);
+  CHECK(header < first_table);
+  CHECK(summary != std::string::npos);
+  CHECK_THAT(run.output, ContainsSubstring("what one process shows alone"));
+  CHECK_THAT(run.output, ContainsSubstring("mpirun -np 2, or srun -N 2"));
+  const json doc = read_json_file(dir / "run.json");
+  for (const json& r : doc.at("records")) {
+    CHECK(r.at("wrong") == 0);
+    CHECK(r.at("algbw_gbps").get<double>() > 0);
+    if (r.at("collective") == "all_gather") CHECK(r.at("busbw_gbps").get<double>() == 0);
+    if (r.at("collective") == "broadcast") CHECK(r.at("busbw_gbps") == r.at("algbw_gbps"));
+  }
+  bool noted = false;
+  for (const json& note : doc.at("notes")) noted = noted || note.get<std::string>().rfind("one rank: busbw", 0) == 0;
+  CHECK(noted);
+  CHECK_THAT(read_file(dir / "summary.md"), ContainsSubstring("busbw is 0 by definition"));
+}
+
+TEST_CASE("the environment each point ran with: the launcher's on the mpi engine, the run's plus the point's on workers") {
+  // The mpi engine never loads NCCL and runs no sweep points (it refuses env axes): what it
+  // records is each rank's NCCL_ and launcher variables as mpirun gave them.
+  const auto dir = scratch_dir("point-environment-mpi");
+  const Launch mpi = mpirun_mpmd({{4,
+                                   {"NCCL_ALGO=Ring", "NCCL_DEBUG=WARN"},
+                                   {"run", std::string(NCCLSWEEP_SOURCE_DIR) + "/sweeps/smoke-mpi.yaml", "--collectives",
+                                    "all_reduce", "--sizes", "64K", "--dtype", "float32", "--op", "sum", "-o",
+                                    dir.string()}}});
+  INFO(mpi.output);
+  REQUIRE(mpi.status == 0);
+  const json doc = read_json_file(dir / "run.json");
+  CHECK(doc.at("points").empty());
+  REQUIRE(doc.at("ranks").size() == 4);
+  for (const json& r : doc.at("ranks")) {
+    CHECK(r.at("environment").at("NCCL_ALGO") == "Ring");
+    CHECK(r.at("environment").at("OMPI_COMM_WORLD_RANK") == std::to_string(r.at("rank").get<int>()));
+  }
+  for (const json& r : doc.at("records")) CHECK(r.at("point") == "default");
+
+  // The nccl engine: each point's init saw the run's NCCL_ALGO and its own NCCL_PROTO only.
+  const auto workers_dir = scratch_dir("point-environment-nccl");
+  const Launch nccl = mpirun_mpmd({{2,
+                                     {"NCCL_ALGO=Ring"},
+                                     {"run", "--engine", "nccl", "--collectives", "all_reduce", "--sizes", "64K",
+                                      "--iters", "2", "--env", "NCCL_PROTO=LL,Simple", "-o", workers_dir.string()}}});
+  INFO(nccl.output);
+  if (nccl.output.find("no GPU visible") != std::string::npos || nccl.output.find("both drive GPU") != std::string::npos) {
+    CHECK(nccl.status == 2);  // CI: the workers found no GPU; a 1-GPU machine: two ranks, one GPU
+    return;                   // (tests/gpu/test_point_environment.cpp covers one GPU)
+  }
+  REQUIRE(nccl.status == 0);
+  const json points = read_json_file(workers_dir / "run.json").at("points");
+  REQUIRE(points.size() == 2);
+  const char* protocols[] = {"LL", "Simple"};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const json& environment = points[i].at("environment");
+    CHECK(environment.at("NCCL_PROTO") == protocols[i]);
+    CHECK(environment.at("NCCL_ALGO") == "Ring");
+    CHECK(environment.at("OMPI_COMM_WORLD_RANK") == "0");  // rank 0's view
+    CHECK(points[i].at("unexpected_environment").empty());
+  }
+}
+
+TEST_CASE("buffer footprints: rotated calls stay inside their allocation, and each footprint is recorded") {
+  // Under AddressSanitizer a rotated call past the end of its host buffer would fail the run.
+  const auto dir = scratch_dir("footprints");
+  const Launch run = mpirun_ncclsweep(4, {"run", "--engine", "mpi", "--collectives", "all", "--sizes", "64K,1M",
+                                          "--buffer-footprint", "exact,4M", "--warmup", "1", "--iters", "40", "-o",
+                                          dir.string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  const json doc = read_json_file(dir / "run.json");
+  CHECK(doc.at("records").size() == 2 * 2 * (7 + 5));
+  for (const json& r : doc.at("records")) {
+    CHECK(r.at("wrong") == 0);
+    const auto size = r.at("size_bytes").get<std::uint64_t>();
+    if (r.at("buffer_footprint") == "exact") {
+      CHECK(r.at("footprint_bytes") == size);
+      CHECK(r.at("footprint_offsets") == 1);
+    } else {
+      CHECK(r.at("footprint_bytes") == (4u << 20));
+      CHECK(r.at("footprint_offsets") == (4u << 20) / size);
+    }
+  }
+  CHECK_THAT(run.output, ContainsSubstring("[footprint exact]"));
+}
+
+TEST_CASE("a flushed cache is recorded and times single calls") {
+  const auto dir = scratch_dir("cache-flush");
+  const Launch run = mpirun_ncclsweep(4, {"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes", "64K",
+                                          "--cache", "flush", "--warmup", "0", "--iters", "2", "-o", dir.string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  const json doc = read_json_file(dir / "run.json");
+  REQUIRE(doc.at("records").size() == 2);
+  for (const json& r : doc.at("records")) {
+    CHECK(r.at("cache") == "flush");
+    CHECK(r.at("calls_per_sample") == 1);
+    CHECK(r.at("buffer_footprint") == "largest");
   }
 }

@@ -30,6 +30,8 @@ MeasurementRecord record(const std::string& point, const std::string& collective
   MeasurementRecord r;
   r.point = point;
   r.collective = collective;
+  r.dtype = "float32";
+  r.op = "sum";
   r.size_bytes = r.requested_bytes = bytes;
   r.ranks = ranks;
   r.time_us = {us, us, us};

@@ -148,7 +148,7 @@ TEST_CASE("the variable table is sorted, unique, and classifies the re-read vari
   }
   const auto reread_count = std::count_if(vars.begin(), vars.end(), [](const auto& v) { return v.kind == VariableKind::reread_each_init; });
   CHECK(reread_count == 6);
-  // nccl-facts.md section 1: cached ones, and the safe default for unknown ones.
+  // docs/nccl-settings.md: cached ones, and the safe default for unknown ones.
   for (const char* cached : {"NCCL_IB_QPS_PER_CONNECTION", "NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_MAX_NCHANNELS", "NCCL_BUFFSIZE",
                              "NCCL_P2P_LEVEL", "NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "NCCL_NVLS_ENABLE", "NCCL_NO_SUCH_THING"}) {
     CHECK(variable_kind(cached) == VariableKind::process_cached);

@@ -1,6 +1,10 @@
 #include "engine/mpi/mpi_engine.hpp"
 
+#include <unistd.h>
+
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -76,6 +80,8 @@ class MpiEngine final : public Engine {
     }
   }
 
+  void slow_down(double factor) override { slow_factor_ = factor; }
+
   std::string unsupported_reason(const CollectiveCall& call) const override {
     if (call.buffers != BufferMode::cuda_malloc || call.launch != LaunchMode::stream) {
       return "the mpi engine has host buffers and blocking calls only; buffer modes and launch modes other than "
@@ -114,18 +120,31 @@ class MpiEngine final : public Engine {
   TimedIterations run_timed(const CollectiveCall& call, int iters, int calls_per_sample) override {
     const View v = view(call);
     const Buffers b = prepare(call, v);
+    const bool flush = call.cache == CacheState::flush;
     check_mpi(MPI_Barrier(comm_), "MPI_Barrier");  // every rank, so all groups start together
     TimedIterations timed;
     timed.iteration_seconds.reserve(static_cast<std::size_t>(iters));
     const double start = MPI_Wtime();
     double mark = start;
     for (int i = 0; i < iters; ++i) {
-      for (int c = 0; c < calls_per_sample; ++c) launch(call, b, v);
+      if (flush) {
+        flush_cache();  // outside the sample; the barrier lines the ranks up after it
+        check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
+        mark = MPI_Wtime();
+      }
+      for (int c = 0; c < calls_per_sample; ++c) {
+        const double call_start = MPI_Wtime();
+        launch(call, b.at(b.span.offset_of(static_cast<std::uint64_t>(i) * calls_per_sample + c)), v);
+        if (slow_factor_ > 1) {  // the testing aid: the others wait for this rank in the next call
+          std::this_thread::sleep_for(std::chrono::duration<double>((slow_factor_ - 1) * (MPI_Wtime() - call_start)));
+        }
+      }
       const double now = MPI_Wtime();
       timed.iteration_seconds.push_back(now - mark);
+      timed.device_seconds += now - mark;
       mark = now;
     }
-    timed.device_seconds = timed.host_seconds = mark - start;  // the host is the device here
+    timed.host_seconds = mark - start;  // the host is the device here; with flush, the flushes are in it
     return timed;
   }
 
@@ -153,16 +172,18 @@ class MpiEngine final : public Engine {
     groups_.clear();
   }
 
-  // Where one call reads and writes, inside buffers that only grow.
+  // Where one call reads and writes, inside the buffers this engine owns.
   using Buffers = CallBuffers;
 
   Buffers prepare(const CollectiveCall& call, const View& v) {
     const CallSizes sizes = call_sizes(call, v.ranks);
     const std::size_t elem = sizes.element_bytes;
     const bool in_place = sizes.in_place;
-    grow(send_, in_place ? 0 : sizes.send_bytes());
-    grow(recv_, sizes.recv_bytes());
-    Buffers b = sizes.at(send_.data(), recv_.data());
+    // Host buffers follow the same footprint rules as the GPU's (core/buffer_footprint.hpp).
+    const BufferSpan span = buffer_span(in_place ? 0 : sizes.send_bytes(), sizes.recv_bytes(), call.footprint_bytes);
+    allocate(send_, in_place ? 0 : span.send_bytes);
+    allocate(recv_, span.recv_bytes);
+    Buffers b = sizes.buffers_in(send_.data(), recv_.data(), span);
     if (in_place) {
       b.send = b.recv;
       // MPI_IN_PLACE: an allgather's own block sits at its rank's offset; every other
@@ -175,8 +196,24 @@ class MpiEngine final : public Engine {
     return b;
   }
 
-  static void grow(std::vector<std::byte>& buffer, std::size_t bytes) {
-    if (buffer.size() < bytes) buffer.resize(bytes);
+  // Exactly `bytes`, a fresh allocation when the size changes (the footprint is measured;
+  // an in-place call leaves the send buffer as it is).
+  static void allocate(std::vector<std::byte>& buffer, std::size_t bytes) {
+    if (bytes != 0 && buffer.size() != bytes) buffer = std::vector<std::byte>(bytes);
+  }
+
+  // --cache flush on host buffers: write a buffer larger than the last-level cache
+  // (kFlushFactor x its size, as the GPU engine reads twice its L2), so the collective's
+  // buffers are no longer cached.
+  static constexpr std::size_t kFlushFactor = 2;
+  void flush_cache() {
+    if (flush_scratch_.empty()) {
+      const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+      const std::size_t fallback = std::size_t(64) << 20;  // when the C library cannot say
+      flush_scratch_.resize(kFlushFactor * (llc > 0 ? static_cast<std::size_t>(llc) : fallback));
+    }
+    ++flush_round_;
+    for (std::size_t i = 0; i < flush_scratch_.size(); i += 64) flush_scratch_[i] = static_cast<std::byte>(flush_round_);
   }
 
   void launch(const CollectiveCall& call, const Buffers& b, const View& v) {
@@ -223,8 +260,11 @@ class MpiEngine final : public Engine {
 
   MPI_Comm comm_;
   int rank_ = 0, ranks_ = 1;
+  double slow_factor_ = 1;  // slow_down(): the testing aid's factor
   std::vector<MPI_Comm> groups_;  // from split(); freed by disconnect()
   std::vector<std::byte> send_, recv_;
+  std::vector<std::byte> flush_scratch_;  // --cache flush; empty until first used
+  unsigned flush_round_ = 0;
 };
 
 }  // namespace

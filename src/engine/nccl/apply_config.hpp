@@ -1,5 +1,5 @@
 #pragma once
-// ncclConfig_t fields by their snake_case names (nccl-facts.md section 3), as sweep
+// ncclConfig_t fields by their snake_case names (docs/nccl-settings.md), as sweep
 // files' `config:` axes name them; which exist depends on the NCCL headers built against.
 #include <nccl.h>
 

@@ -37,7 +37,7 @@ inline void check_free_memory(std::size_t bytes) {
                                          "GPU of other processes (nvidia-smi shows them)");
 }
 
-// A device buffer that can only grow; contents are not kept on growth. From cudaMalloc,
+// A device buffer; contents are not kept when it is allocated anew. From cudaMalloc,
 // or from ncclMemAlloc (VMM memory that NCCL can register and map into peers).
 class DeviceBuffer {
  public:
@@ -47,12 +47,29 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
-  // True when it had to allocate anew (registrations of the old memory are then stale).
+  // At least `bytes`, keeping a larger allocation. True when it had to allocate anew
+  // (registrations of the old memory are then stale).
   bool reserve(std::size_t bytes) {
     if (bytes <= capacity_) return false;
-    // ncclMemAlloc maps whole granules (2 MiB on NVLink GPUs): take all of it, so a
-    // registration or window covers the whole mapping.
-    if (allocator_ == Allocator::nccl) bytes = (bytes + kNcclGranule - 1) / kNcclGranule * kNcclGranule;
+    return allocate(rounded(bytes));
+  }
+  // Exactly `bytes` (granule-rounded for ncclMemAlloc): the buffer footprint is a
+  // measured parameter, so a larger allocation left by an earlier size is not kept.
+  bool resize(std::size_t bytes) {
+    if (rounded(bytes) == capacity_) return false;
+    return allocate(rounded(bytes));
+  }
+  bool would_resize(std::size_t bytes) const { return rounded(bytes) != capacity_; }
+  std::byte* data() const { return static_cast<std::byte*>(data_); }
+  std::size_t capacity() const { return capacity_; }
+
+ private:
+  // ncclMemAlloc maps whole granules (2 MiB on NVLink GPUs): take all of it, so a
+  // registration or window covers the whole mapping.
+  std::size_t rounded(std::size_t bytes) const {
+    return allocator_ == Allocator::nccl ? (bytes + kNcclGranule - 1) / kNcclGranule * kNcclGranule : bytes;
+  }
+  bool allocate(std::size_t bytes) {
     release();
     check_free_memory(bytes);
     if (allocator_ == Allocator::cuda) {
@@ -63,10 +80,6 @@ class DeviceBuffer {
     capacity_ = bytes;
     return true;
   }
-  std::byte* data() const { return static_cast<std::byte*>(data_); }
-  std::size_t capacity() const { return capacity_; }
-
- private:
   void release() {
     if (data_) allocator_ == Allocator::cuda ? void(cudaFree(data_)) : void(ncclMemFree(data_));
     data_ = nullptr;

@@ -16,6 +16,7 @@
 #include "engine/nccl/cuda_handles.hpp"
 #include "engine/nccl/gpu_clock_reader.hpp"
 #include "engine/nccl/nccl_ids.hpp"
+#include "cache_flush.hpp"
 #include "pattern_kernels.hpp"
 
 namespace ncclsweep {
@@ -75,7 +76,7 @@ class NcclEngine final : public Engine {
   void settle() override { retirement_->wait(); }
 
   // ncclCommSplit after init: one sub-communicator per colour set, inheriting the
-  // parent's config (nccl-facts.md: config is per communicator).
+  // parent's config (config is per communicator: docs/nccl-settings.md).
   void split(const std::vector<int>& colors) override {
     if (!comm_) throw UsageError("internal: split before connect");
     groups_.clear();
@@ -137,45 +138,57 @@ class NcclEngine final : public Engine {
 
   TimedIterations run_timed(const CollectiveCall& call, int iters, int calls_per_sample) override {
     settle();  // no timed call overlaps an earlier communicator's teardown
+    if (iters <= 0) return {};
     const View v = view(call);
     const Buffers b = prepare(call, v);
     // Graph mode: the sample's calls captured once (before the barrier: capture runs nothing).
     const GraphExec* graph = call.launch == LaunchMode::graph ? &graph_for(call, b, v, calls_per_sample) : nullptr;
     const bool blocking = call.launch == LaunchMode::blocking;
+    const bool flush = call.cache == CacheState::flush;
+    if (flush) prepare_flush();
     barrier();  // on the world communicator, so every group starts together
     const auto host_start = std::chrono::steady_clock::now();
-    // Event i marks the start of sample i and the end of sample i-1: one event per
-    // boundary, so the per-sample times add up to the total exactly.
-    while (gpu_->marks.size() < static_cast<std::size_t>(iters) + 1) gpu_->marks.push_back(std::make_unique<Event>());
+    // Warm: event i marks the start of sample i and the end of sample i-1, one event per
+    // boundary, so the per-sample times add up to the total exactly. Flush: each sample
+    // has its own pair, and the flush runs between them, outside every timed region.
+    const std::size_t samples = static_cast<std::size_t>(iters);
+    const auto start_mark = [&](std::size_t i) { return flush ? 2 * i : i; };
+    const auto end_mark = [&](std::size_t i) { return flush ? 2 * i + 1 : i + 1; };
+    while (gpu_->marks.size() < end_mark(samples - 1) + 1) gpu_->marks.push_back(std::make_unique<Event>());
     cudaStream_t s = gpu_->stream.get();
-    check_cuda(cudaEventRecord(gpu_->marks[0]->get(), s), "cudaEventRecord");
-    for (int i = 0; i < iters; ++i) {
+    for (std::size_t i = 0; i < samples; ++i) {
+      if (flush) flush_cache();
+      if (flush || i == 0) check_cuda(cudaEventRecord(gpu_->marks[start_mark(i)]->get(), s), "cudaEventRecord");
       if (graph) {
         graph->launch(s);
       } else {
         for (int c = 0; c < calls_per_sample; ++c) {
-          launch(call, b, v);
+          // Call k of the batch at its rotation offset (nccl-tests' iteration shift).
+          launch(call, b.at(b.span.offset_of(i * static_cast<std::size_t>(calls_per_sample) + c)), v);
           if (blocking) gpu_->stream.synchronize();  // as nccl-tests -z 1
         }
       }
-      check_cuda(cudaEventRecord(gpu_->marks[static_cast<std::size_t>(i) + 1]->get(), s), "cudaEventRecord");
+      check_cuda(cudaEventRecord(gpu_->marks[end_mark(i)]->get(), s), "cudaEventRecord");
     }
-    const cudaEvent_t last = gpu_->marks[static_cast<std::size_t>(iters)]->get();
+    const cudaEvent_t last = gpu_->marks[end_mark(samples - 1)]->get();
     check_cuda(cudaEventSynchronize(last), "cudaEventSynchronize");
     const std::chrono::duration<double> host = std::chrono::steady_clock::now() - host_start;
     TimedIterations timed;
-    timed.host_seconds = host.count();
-    timed.iteration_seconds.reserve(static_cast<std::size_t>(iters));
-    for (int i = 0; i < iters; ++i) {
+    timed.host_seconds = host.count();  // with flush, the flushes are in it: docs/performance.md
+    timed.iteration_seconds.reserve(samples);
+    for (std::size_t i = 0; i < samples; ++i) {
       float ms = 0;
-      check_cuda(cudaEventElapsedTime(&ms, gpu_->marks[static_cast<std::size_t>(i)]->get(),
-                                      gpu_->marks[static_cast<std::size_t>(i) + 1]->get()),
+      check_cuda(cudaEventElapsedTime(&ms, gpu_->marks[start_mark(i)]->get(), gpu_->marks[end_mark(i)]->get()),
                  "cudaEventElapsedTime");
       timed.iteration_seconds.push_back(ms / 1e3);
     }
-    float total_ms = 0;
-    check_cuda(cudaEventElapsedTime(&total_ms, gpu_->marks[0]->get(), last), "cudaEventElapsedTime");
-    timed.device_seconds = total_ms / 1e3;
+    if (flush) {
+      for (const double sample : timed.iteration_seconds) timed.device_seconds += sample;
+    } else {
+      float total_ms = 0;
+      check_cuda(cudaEventElapsedTime(&total_ms, gpu_->marks[0]->get(), last), "cudaEventElapsedTime");
+      timed.device_seconds = total_ms / 1e3;
+    }
     return timed;
   }
 
@@ -200,6 +213,8 @@ class NcclEngine final : public Engine {
 
   using Buffers = CallBuffers;
 
+  // Buffers of the call's footprint (core/buffer_footprint.hpp): exactly that much, so a
+  // record's footprint is what was allocated, and nothing larger is kept from before.
   Buffers prepare(const CollectiveCall& call, const View& v) {
     const CallSizes sizes = call_sizes(call, v.ranks);
     const std::size_t elem = sizes.element_bytes;
@@ -207,17 +222,18 @@ class NcclEngine final : public Engine {
     const bool nccl_memory = call.buffers != BufferMode::cuda_malloc;
     DeviceBuffer& send = nccl_memory ? gpu_->nccl_send : gpu_->send;
     DeviceBuffer& recv = nccl_memory ? gpu_->nccl_recv : gpu_->recv;
-    const std::size_t send_bytes = std::max<std::size_t>(sizes.send_bytes(), 1);
-    const std::size_t recv_bytes = std::max<std::size_t>(sizes.recv_bytes(), 1);
-    if (send_bytes > send.capacity() || recv_bytes > recv.capacity()) {
+    const BufferSpan span = buffer_span(sizes.send_bytes(), sizes.recv_bytes(), call.footprint_bytes);
+    const std::size_t send_bytes = std::max<std::size_t>(span.send_bytes, 1);
+    const std::size_t recv_bytes = std::max<std::size_t>(span.recv_bytes, 1);
+    if (send.would_resize(send_bytes) || recv.would_resize(recv_bytes)) {
       // Graphs and registrations refer to the memory about to be freed: they go first.
       graph_.reset();
       if (nccl_memory) registrations_.clear();
     }
-    send.reserve(send_bytes);
-    recv.reserve(recv_bytes);
+    send.resize(send_bytes);
+    recv.resize(recv_bytes);
     if (nccl_memory) register_buffers(v.comm, call.buffers == BufferMode::nccl_window);
-    Buffers b = sizes.at(send.data(), recv.data());
+    Buffers b = sizes.buffers_in(send.data(), recv.data(), span);
     if (in_place) {
       // NCCL's in-place conventions: an allgather's input is its rank's block of the
       // output; a reduce-scatter's output is its rank's block of the input.
@@ -254,7 +270,8 @@ class NcclEngine final : public Engine {
     graph_.reset();
     gpu_->stream.synchronize();  // capture starts on an idle stream
     graph_ = std::make_unique<GraphExec>(gpu_->stream.get(), [&] {
-      for (int c = 0; c < calls; ++c) launch(call, b, v);
+      // The sample's calls at their rotation offsets; every replay repeats them.
+      for (int c = 0; c < calls; ++c) launch(call, b.at(b.span.offset_of(static_cast<std::uint64_t>(c))), v);
     });
     graph_key_ = key;
     return *graph_;
@@ -303,6 +320,32 @@ class NcclEngine final : public Engine {
     }
   }
 
+  // The scratch the cache flush reads: kFlushFactor x the L2 size, allocated once.
+  // Twice: Hopper's L2 is two partitions that may each hold a copy of a line, and its
+  // replacement is not strict LRU, so reading exactly one L2's worth can leave lines behind.
+  static constexpr std::size_t kFlushFactor = 2;
+  void prepare_flush() {
+    if (gpu_->flush_scratch.capacity() > 0) return;
+    int l2_bytes = 0;
+    check_cuda(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device_.gpu_index), "cudaDeviceGetAttribute");
+    const std::size_t bytes = std::max<std::size_t>(kFlushFactor * static_cast<std::size_t>(l2_bytes), std::size_t(1) << 20);
+    gpu_->flush_scratch.reserve(bytes);
+    check_cuda(cudaMemsetAsync(gpu_->flush_scratch.data(), 0, bytes, gpu_->stream.get()), "cudaMemsetAsync");
+    gpu_->stream.synchronize();
+  }
+
+  // Before a timed sample: evict the buffers from L2, then line the ranks up again on the
+  // device (the flush takes a little longer on one GPU than another, and that skew would
+  // otherwise be timed as the collective waiting for its peers).
+  void flush_cache() {
+    cudaStream_t s = gpu_->stream.get();
+    check_cuda(kernels::read_through(gpu_->flush_scratch.data(), gpu_->flush_scratch.capacity(),
+                                     reinterpret_cast<unsigned long long*>(gpu_->counter.data()), s),
+               "cache flush kernel");
+    check_nccl(ncclAllReduce(gpu_->barrier.data(), gpu_->barrier.data(), 1, ncclFloat32, ncclSum, comm_->get(), s),
+               "ncclAllReduce", comm_->get());
+  }
+
   // Lines the ranks up before timing: a one-element allreduce, then wait for it.
   void barrier() {
     check_nccl(ncclAllReduce(gpu_->barrier.data(), gpu_->barrier.data(), 1, ncclFloat32, ncclSum, comm_->get(), gpu_->stream.get()),
@@ -339,6 +382,7 @@ class NcclEngine final : public Engine {
     Stream stream;
     std::vector<std::unique_ptr<Event>> marks;  // iteration boundaries; grows to the longest batch
     DeviceBuffer send, recv, barrier, counter;
+    DeviceBuffer flush_scratch;  // --cache flush: read between samples; empty until first used
     // The nccl-register and nccl-window modes' buffers (ncclMemAlloc), kept apart so a
     // sweep over modes does not reallocate at every switch.
     DeviceBuffer nccl_send{DeviceBuffer::Allocator::nccl}, nccl_recv{DeviceBuffer::Allocator::nccl};

@@ -1,0 +1,97 @@
+#include "core/buffer_footprint.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "core/errors.hpp"
+
+namespace ncclsweep {
+namespace {
+
+std::vector<std::string> items_of(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    items.push_back(item);
+  }
+  return items;
+}
+
+}  // namespace
+
+std::string label_of(const BufferFootprint& footprint) {
+  switch (footprint.mode) {
+    case FootprintMode::largest: return "largest";
+    case FootprintMode::exact: return "exact";
+    case FootprintMode::fixed: return std::to_string(footprint.bytes);
+  }
+  return "?";
+}
+
+std::vector<BufferFootprint> parse_footprint_list(const std::string& text) {
+  const char* fix = "use largest (nccl-tests' model: one allocation at the run's largest size), exact (buffers of "
+                    "each size), or a size such as 1G (an allocation that large)";
+  std::vector<BufferFootprint> out;
+  for (const std::string& item : items_of(text)) {
+    BufferFootprint f;
+    if (item == "largest") {
+      f.mode = FootprintMode::largest;
+    } else if (item == "exact") {
+      f.mode = FootprintMode::exact;
+    } else {
+      try {
+        f = {FootprintMode::fixed, parse_size(item)};
+      } catch (const UsageError&) {
+        throw UsageError("unknown buffer footprint '" + item + "'", fix);
+      }
+      if (f.bytes == 0) throw UsageError("buffer footprint '" + item + "' is zero bytes", fix);
+    }
+    if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+  }
+  if (out.empty()) throw UsageError("empty list of buffer footprints", fix);
+  return out;
+}
+
+Bytes footprint_bytes(const BufferFootprint& footprint, Bytes call_bytes, Bytes largest_bytes) {
+  switch (footprint.mode) {
+    case FootprintMode::largest: return std::max(call_bytes, largest_bytes);
+    case FootprintMode::exact: return call_bytes;
+    case FootprintMode::fixed: return std::max(call_bytes, footprint.bytes);
+  }
+  return call_bytes;
+}
+
+std::uint64_t rotation_offsets(Bytes footprint, Bytes call_bytes) {
+  if (call_bytes == 0) return 1;
+  return std::max<std::uint64_t>(1, footprint / call_bytes);
+}
+
+BufferSpan buffer_span(Bytes send_bytes, Bytes recv_bytes, Bytes footprint) {
+  const Bytes call = std::max(send_bytes, recv_bytes);
+  if (footprint <= call) return {send_bytes, recv_bytes, 1, call};
+  return {footprint, footprint, rotation_offsets(footprint, call), call};
+}
+
+std::string_view name_of(CacheState state) { return state == CacheState::warm ? "warm" : "flush"; }
+
+std::vector<CacheState> parse_cache_state_list(const std::string& text) {
+  std::vector<CacheState> out;
+  for (const std::string& item : items_of(text)) {
+    CacheState s;
+    if (item == "warm") {
+      s = CacheState::warm;
+    } else if (item == "flush") {
+      s = CacheState::flush;
+    } else {
+      throw UsageError("unknown cache state '" + item + "'", "use warm or flush");
+    }
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  }
+  if (out.empty()) throw UsageError("empty list of cache states", "use warm or flush");
+  return out;
+}
+
+}  // namespace ncclsweep

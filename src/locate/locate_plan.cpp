@@ -1,0 +1,98 @@
+#include "locate/locate_plan.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "core/collective.hpp"
+#include "core/errors.hpp"
+#include "plan/scale_estimate.hpp"
+
+namespace ncclsweep::locate {
+
+void set_phases(LocateOptions& options, const std::string& phases) {
+  options.host_phase = options.pairs_phase = false;
+  std::stringstream list(phases);
+  std::string phase;
+  while (std::getline(list, phase, ',')) {
+    if (phase == "host") {
+      options.host_phase = true;
+    } else if (phase == "pairs") {
+      options.pairs_phase = true;
+    } else if (phase == "rails") {
+      options.pairs_phase = options.by_rail = true;
+    } else {
+      throw UsageError("--phases: unknown phase '" + phase + "'", "use host, pairs or both: --phases host,pairs");
+    }
+  }
+  if (!options.host_phase && !options.pairs_phase) {
+    throw UsageError("--phases names no phase", "use host, pairs or both: --phases host,pairs");
+  }
+}
+
+std::vector<LocateTest> tests_for(const std::string& phase, const std::vector<Bytes>& sizes) {
+  std::vector<const char*> collectives{"sendrecv"};
+  if (phase == "host") collectives = {"all_reduce", "all_gather", "sendrecv"};
+  if (phase == "pairs") collectives = {"all_gather", "sendrecv"};
+  std::vector<LocateTest> tests;
+  for (const Bytes size : sizes) {
+    for (const char* c : collectives) tests.push_back({c, size});
+  }
+  return tests;
+}
+
+std::vector<Step> plan_steps(const HostLayout& layout, const LocateOptions& options) {
+  std::vector<Step> steps;
+  if (options.host_phase) steps.push_back(host_step(layout));
+  if (!options.pairs_phase) return steps;
+  const auto rounds = options.pairs == "ring" ? ring_rounds(layout.host_count()) : round_robin(layout.host_count());
+  for (std::size_t r = 0; r < rounds.size(); ++r) steps.push_back(pairs_step(layout, rounds[r], static_cast<int>(r) + 1));
+  if (options.by_rail) {
+    for (std::size_t r = 0; r < rounds.size(); ++r) steps.push_back(rails_step(layout, rounds[r], static_cast<int>(r) + 1));
+  }
+  return steps;
+}
+
+HostLayout uniform_layout(int hosts, int ranks_per_host) {
+  std::vector<std::string> names;
+  for (int h = 0; h < hosts; ++h) {
+    for (int r = 0; r < ranks_per_host; ++r) names.push_back("host" + std::to_string(h));
+  }
+  return layout_from_hosts(names);
+}
+
+LocateEstimate estimate_locate(const HostLayout& layout, const LocateOptions& options, double busbw_bytes_per_s) {
+  ScaleModel model;  // the documented defaults of docs/scale.md
+  model.ranks = layout.ranks();
+  const auto log2_of = [](int n) { return std::log2(static_cast<double>(std::max(n, 1))); };
+  LocateEstimate e;
+  e.launch_s = model.launch_base_s + model.launch_per_rank_s * model.ranks + model.init_base_s +
+               model.init_per_rank_s * model.ranks;
+  const double coordination = model.coordination_base_s + model.coordination_per_log2_rank_s * log2_of(model.ranks);
+  for (const Step& step : plan_steps(layout, options)) {
+    ++e.steps;
+    if (step.phase == "pairs") ++e.rounds;
+    // Every group of the step runs at once: the step takes its slowest group's time.
+    double step_s = model.init_base_s + model.init_per_rank_s * model.ranks;
+    e.splits_s += step_s;
+    for (const LocateTest& test : tests_for(step.phase, options.sizes)) {
+      double slowest = 0;
+      for (const Group& group : step.groups) {
+        if (!group.measured) continue;
+        const int ranks = static_cast<int>(group.ranks.size());
+        const CollectiveKind& kind = collective(test.collective);
+        const double call = model.call_latency_s + model.latency_per_log2_rank_s * log2_of(ranks) +
+                            static_cast<double>(test.bytes) * kind.busbw_factor(ranks) / busbw_bytes_per_s;
+        slowest = std::max(slowest, call);
+        e.measurements += options.repeats;
+      }
+      const double calls = options.warmup + static_cast<double>(options.repeats) * options.iters;
+      e.collectives_s += calls * slowest;
+      e.coordination_s += coordination;
+      step_s += calls * slowest + coordination;
+    }
+    if (step.phase == "pairs") e.per_round_s = step_s;
+  }
+  return e;
+}
+
+}  // namespace ncclsweep::locate

@@ -1,0 +1,56 @@
+#pragma once
+// What one `ncclsweep locate` measures, in which order, and how long that should take.
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+#include "locate/host_layout.hpp"
+
+namespace ncclsweep::locate {
+
+struct LocateOptions {
+  bool host_phase = true;
+  bool pairs_phase = true;
+  bool by_rail = false;
+  std::string pairs = "all";  // all: the full round robin | ring: two rounds with neighbours
+  std::vector<Bytes> sizes;   // total sizes (nccl-tests convention)
+  int warmup = 2;             // untimed calls per test and group, after each split
+  int iters = 10;             // timed calls per repeat
+  int repeats = 3;            // their spread is the noise band
+  double threshold = 0.9;     // slow below this share of the reference
+};
+
+// Parses --phases "host,pairs" into the options. Throws UsageError.
+void set_phases(LocateOptions& options, const std::string& phases);
+
+struct LocateTest {
+  std::string collective;  // "all_reduce" | "all_gather" | "sendrecv"
+  Bytes bytes = 0;
+};
+
+// host: AllReduce and AllGather, and SendRecv to the neighbour on the host, at each size;
+// pairs: AllGather and SendRecv across the pair; rails: SendRecv between the two ranks.
+std::vector<LocateTest> tests_for(const std::string& phase, const std::vector<Bytes>& sizes);
+
+// Every split of the launch, in order.
+std::vector<Step> plan_steps(const HostLayout& layout, const LocateOptions& options);
+
+// A layout of `hosts` hosts of `ranks_per_host` ranks each (host0, host1, ...), for
+// estimates before a launch.
+HostLayout uniform_layout(int hosts, int ranks_per_host);
+
+struct LocateEstimate {
+  int steps = 0, rounds = 0, measurements = 0;
+  double launch_s = 0;       // processes and the world communicator
+  double splits_s = 0;       // a split per step
+  double collectives_s = 0;  // warm-up and timed calls
+  double coordination_s = 0; // the per-test reductions
+  double per_round_s = 0;    // one pairs round (0 without the pairs phase)
+  double total_s() const { return launch_s + splits_s + collectives_s + coordination_s; }
+};
+
+// From the rank-count model `plan --ranks` uses (docs/scale.md): per-call latency growing
+// with log2(ranks), a bus bandwidth, communicator creation growing with ranks.
+LocateEstimate estimate_locate(const HostLayout& layout, const LocateOptions& options, double busbw_bytes_per_s);
+
+}  // namespace ncclsweep::locate

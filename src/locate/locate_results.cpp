@@ -1,0 +1,272 @@
+#include "locate/locate_results.hpp"
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+#include "core/finding.hpp"
+
+namespace ncclsweep::locate {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+json options_json(const LocateOptions& o) {
+  return {{"host_phase", o.host_phase}, {"pairs_phase", o.pairs_phase}, {"by_rail", o.by_rail},
+          {"pairs", o.pairs},           {"sizes", o.sizes},             {"warmup", o.warmup},
+          {"iters", o.iters},           {"repeats", o.repeats},         {"threshold", o.threshold}};
+}
+
+LocateOptions options_from(const json& j) {
+  LocateOptions o;
+  o.host_phase = j.at("host_phase").get<bool>();
+  o.pairs_phase = j.at("pairs_phase").get<bool>();
+  o.by_rail = j.at("by_rail").get<bool>();
+  o.pairs = j.at("pairs").get<std::string>();
+  o.sizes = j.at("sizes").get<std::vector<Bytes>>();
+  o.warmup = j.at("warmup").get<int>();
+  o.iters = j.at("iters").get<int>();
+  o.repeats = j.at("repeats").get<int>();
+  o.threshold = j.at("threshold").get<double>();
+  return o;
+}
+
+std::string host_list(const HostLayout& layout, const std::vector<int>& hosts) {
+  std::string names;
+  for (const int h : hosts) names += (names.empty() ? "" : ",") + layout.hosts[static_cast<std::size_t>(h)];
+  return names;
+}
+
+std::string what_of(const Finding& f) {
+  if (f.kind == "nic") return "nic (rail " + std::to_string(f.rail) + ")";
+  if (f.kind == "rail") return "link, rail " + std::to_string(f.rail);
+  return f.kind;
+}
+
+std::string share(double ratio) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2fx", ratio);
+  return text;
+}
+
+// Red below the threshold, amber within 10% above it, green above; grey unmeasured.
+const char* colour_of(double ratio, double threshold) {
+  if (ratio < 0) return "#dddddd";
+  if (ratio < threshold) return "#d73027";
+  if (ratio < threshold * 1.1) return "#fdae61";
+  return "#1a9850";
+}
+
+std::string xml_escaped(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void write_locate_results(const fs::path& dir, const LocateDocument& d, const std::vector<Measurement>& measurements,
+                          const Verdicts& verdicts) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw UsageError("cannot create results directory " + dir.string() + ": " + ec.message(), "give a writable -o");
+  if (fs::exists(dir / "run.json")) {
+    throw UsageError(dir.string() + " already holds a run", "give a new directory to -o, or remove the old one");
+  }
+  {
+    std::ofstream records(dir / "records.jsonl");
+    for (const Measurement& m : measurements) records << json(m).dump() << "\n";
+    if (!records) throw UsageError("cannot write " + (dir / "records.jsonl").string(), "check the disk");
+  }
+  const HostLayout layout = layout_from_hosts(d.rank_hosts);
+  json steps = json::array();
+  for (const StepTime& s : d.steps) steps.push_back({{"phase", s.phase}, {"round", s.round}, {"seconds", s.seconds}});
+  json run = {{"kind", "locate"},
+              {"version", d.version},
+              {"engine", d.engine},
+              {"start_time", d.start_time},
+              {"end_time", d.end_time},
+              {"command_line", d.command_line},
+              {"hosts", layout.hosts},
+              {"rank_hosts", d.rank_hosts},
+              {"options", options_json(d.options)},
+              {"steps", steps},
+              {"notes", d.notes},
+              {"verdicts", verdicts_json(layout, verdicts, d.options.threshold)}};
+  if (!d.fault.empty()) run["inject_fault"] = d.fault;
+  std::ofstream out(dir / "run.json");
+  out << run.dump(2) << "\n";
+  if (!out) throw UsageError("cannot write " + (dir / "run.json").string(), "check the disk");
+}
+
+bool is_locate_results(const fs::path& dir) {
+  std::ifstream in(dir / "run.json");
+  if (!in) return false;
+  const json run = json::parse(in, nullptr, false);
+  return run.is_object() && run.value("kind", "") == "locate";
+}
+
+LocateResults read_locate_results(const fs::path& dir) {
+  LocateResults r;
+  try {
+    std::ifstream in(dir / "run.json");
+    const json run = json::parse(in);
+    LocateDocument& d = r.document;
+    d.version = run.at("version").get<std::string>();
+    d.engine = run.at("engine").get<std::string>();
+    d.start_time = run.at("start_time").get<std::string>();
+    d.end_time = run.at("end_time").get<std::string>();
+    d.command_line = run.at("command_line").get<std::vector<std::string>>();
+    d.rank_hosts = run.at("rank_hosts").get<std::vector<std::string>>();
+    d.options = options_from(run.at("options"));
+    d.fault = run.value("inject_fault", "");
+    d.notes = run.value("notes", std::vector<std::string>{});
+    for (const json& s : run.at("steps")) {
+      d.steps.push_back({s.at("phase").get<std::string>(), s.at("round").get<int>(), s.at("seconds").get<double>()});
+    }
+    std::ifstream records(dir / "records.jsonl");
+    std::string line;
+    int number = 0;
+    while (std::getline(records, line)) {
+      ++number;
+      if (line.empty()) continue;
+      try {
+        r.measurements.push_back(json::parse(line).get<Measurement>());
+      } catch (const json::exception& e) {
+        throw UsageError("records.jsonl line " + std::to_string(number) + ": " + e.what(),
+                         "the file is damaged; run locate again");
+      }
+    }
+  } catch (const json::exception& e) {
+    throw UsageError("cannot read the locate results in " + dir.string() + ": " + e.what(),
+                     "give a directory written by ncclsweep locate");
+  }
+  return r;
+}
+
+void print_findings_table(std::ostream& out, const HostLayout& layout, const Verdicts& verdicts, bool markdown) {
+  if (verdicts.findings.empty()) {
+    out << (markdown ? "" : "# ") << "locate: nothing slow on " << layout.host_count() << " host(s), "
+        << layout.ranks() << " rank(s)\n";
+    return;
+  }
+  if (markdown) {
+    out << "| what | ranks | hosts | slow | evidence |\n|---|---|---|---|---|\n";
+    for (const Finding& f : verdicts.findings) {
+      std::string evidence;
+      for (const auto& e : f.evidence) evidence += (evidence.empty() ? "" : "<br>") + e;
+      out << "| " << what_of(f) << " | " << doctor::compact_ranks(f.ranks) << " | " << host_list(layout, f.hosts)
+          << " | " << share(f.ratio) << " | " << evidence << " |\n";
+    }
+    return;
+  }
+  std::vector<std::array<std::string, 4>> rows;
+  std::array<std::size_t, 4> width{4, 5, 5, 4};
+  for (const Finding& f : verdicts.findings) {
+    rows.push_back({what_of(f), doctor::compact_ranks(f.ranks), host_list(layout, f.hosts), share(f.ratio)});
+    for (std::size_t c = 0; c < 4; ++c) width[c] = std::max(width[c], rows.back()[c].size());
+  }
+  const auto cell = [&](const std::string& text, std::size_t c) {
+    out << text << std::string(width[c] - text.size() + 2, ' ');
+  };
+  cell("what", 0), cell("ranks", 1), cell("hosts", 2), cell("slow", 3);
+  out << "evidence\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& evidence = verdicts.findings[i].evidence;
+    for (std::size_t e = 0; e < evidence.size(); ++e) {
+      for (std::size_t c = 0; c < 4; ++c) cell(e == 0 ? rows[i][c] : "", c);
+      out << evidence[e] << "\n";
+    }
+  }
+}
+
+json verdicts_json(const HostLayout& layout, const Verdicts& verdicts, double threshold) {
+  json findings = json::array();
+  for (const Finding& f : verdicts.findings) {
+    std::vector<std::string> hosts;
+    for (const int h : f.hosts) hosts.push_back(layout.hosts[static_cast<std::size_t>(h)]);
+    json j = {{"kind", f.kind}, {"hosts", hosts}, {"ranks", f.ranks}, {"ratio", f.ratio}, {"evidence", f.evidence}};
+    j["rail"] = f.rail >= 0 ? json(f.rail) : json(nullptr);
+    findings.push_back(j);
+  }
+  json matrix = json::array();
+  for (const auto& row : verdicts.matrix) {
+    json cells = json::array();
+    for (const double v : row) cells.push_back(v < 0 ? json(nullptr) : json(v));
+    matrix.push_back(cells);
+  }
+  return {{"slow", verdicts.anything_slow()}, {"threshold", threshold}, {"hosts", layout.hosts},
+          {"findings", findings},             {"matrix", matrix}};
+}
+
+void print_heat_map_svg(std::ostream& out, const HostLayout& layout, const Verdicts& verdicts, double threshold) {
+  const int n = layout.host_count();
+  const int cell = 48, margin = 110, top = 40;
+  const int size = margin + n * cell + 20;
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << size << "\" height=\"" << size + top
+      << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
+  out << "<text x=\"10\" y=\"20\" font-size=\"14\">share of the reference busbw, host x host (threshold "
+      << share(threshold) << ")</text>\n";
+  for (int y = 0; y < n; ++y) {
+    const std::string name = xml_escaped(layout.hosts[static_cast<std::size_t>(y)]);
+    out << "<text x=\"" << margin - 6 << "\" y=\"" << top + margin + y * cell + cell / 2 + 4
+        << "\" text-anchor=\"end\">" << name << "</text>\n";
+    out << "<text transform=\"translate(" << margin + y * cell + cell / 2 + 4 << "," << top + margin - 6
+        << ") rotate(-60)\">" << name << "</text>\n";
+    for (int x = 0; x < n; ++x) {
+      const double v = verdicts.matrix[static_cast<std::size_t>(y)][static_cast<std::size_t>(x)];
+      const int px = margin + x * cell, py = top + margin + y * cell;
+      out << "<rect x=\"" << px << "\" y=\"" << py << "\" width=\"" << cell - 2 << "\" height=\"" << cell - 2
+          << "\" fill=\"" << colour_of(v, threshold) << "\"><title>"
+          << name << " x " << xml_escaped(layout.hosts[static_cast<std::size_t>(x)]) << ": "
+          << (v < 0 ? std::string("not measured") : share(v)) << "</title></rect>\n";
+      if (v >= 0) {
+        char text[16];
+        std::snprintf(text, sizeof text, "%.2f", v);
+        out << "<text x=\"" << px + cell / 2 - 1 << "\" y=\"" << py + cell / 2 + 3 << "\" text-anchor=\"middle\">"
+            << text << "</text>\n";
+      }
+    }
+  }
+  out << "</svg>\n";
+}
+
+void print_records_csv(std::ostream& out, const HostLayout& layout, const std::vector<Measurement>& measurements) {
+  out << "phase,round,hosts,rail,ranks,collective,bytes,repeat,time_s,busbw_gbps\n";
+  for (const Measurement& m : measurements) {
+    out << m.phase << "," << m.round << "," << host_list(layout, m.hosts) << ","
+        << (m.rail >= 0 ? std::to_string(m.rail) : "") << ",\"" << doctor::compact_ranks(m.ranks) << "\","
+        << m.collective << "," << m.bytes << "," << m.repeat << "," << m.seconds << "," << m.busbw_gbps << "\n";
+  }
+}
+
+void print_locate_report(const fs::path& dir, const std::string& format, std::ostream& out) {
+  const LocateResults results = read_locate_results(dir);
+  const HostLayout layout = layout_from_hosts(results.document.rank_hosts);
+  const double threshold = results.document.options.threshold;
+  const Verdicts verdicts = judge(layout, results.measurements, threshold);
+  if (format == "table" || format == "md") {
+    print_findings_table(out, layout, verdicts, format == "md");
+  } else if (format == "json") {
+    out << verdicts_json(layout, verdicts, threshold).dump(2) << "\n";
+  } else if (format == "svg") {
+    print_heat_map_svg(out, layout, verdicts, threshold);
+  } else if (format == "csv") {
+    print_records_csv(out, layout, results.measurements);
+  } else {
+    throw UsageError("unknown format '" + format + "' for a locate's results", "use table, md, csv, json or svg");
+  }
+}
+
+}  // namespace ncclsweep::locate

@@ -1,0 +1,55 @@
+#pragma once
+// A locate's results directory (run.json with "kind": "locate", records.jsonl with one
+// Measurement a line) and its printed forms: the findings table, JSON, and the host x
+// host heat map as SVG. The verdicts are made again from the records when read, so a
+// report shows exactly what the records support.
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "locate/locate_plan.hpp"
+#include "locate/phase_runner.hpp"
+#include "locate/verdicts.hpp"
+
+namespace ncclsweep::locate {
+
+struct LocateDocument {
+  std::string version;
+  std::string engine;
+  std::string start_time, end_time;
+  std::vector<std::string> command_line;
+  std::vector<std::string> rank_hosts;  // the host of every rank, in rank order
+  LocateOptions options;
+  std::string fault;                    // --inject-fault text, when a testing aid was on
+  std::vector<StepTime> steps;
+  std::vector<std::string> notes;
+};
+
+// Creates `dir` (refusing one that holds a run.json) and writes both files.
+void write_locate_results(const std::filesystem::path& dir, const LocateDocument& document,
+                          const std::vector<Measurement>& measurements, const Verdicts& verdicts);
+
+// True when `dir` holds a run.json written by locate.
+bool is_locate_results(const std::filesystem::path& dir);
+
+struct LocateResults {
+  LocateDocument document;
+  std::vector<Measurement> measurements;
+};
+LocateResults read_locate_results(const std::filesystem::path& dir);  // throws UsageError
+
+// The findings: kind, ranks, hosts, how slow, evidence; "nothing slow" when none.
+void print_findings_table(std::ostream& out, const HostLayout& layout, const Verdicts& verdicts, bool markdown);
+nlohmann::json verdicts_json(const HostLayout& layout, const Verdicts& verdicts, double threshold);
+// Host x host heat map: each cell the pair's worst share of its reference, the diagonal
+// the host's own; red below the threshold.
+void print_heat_map_svg(std::ostream& out, const HostLayout& layout, const Verdicts& verdicts, double threshold);
+void print_records_csv(std::ostream& out, const HostLayout& layout, const std::vector<Measurement>& measurements);
+
+// `ncclsweep report DIR --format table|md|csv|json|svg` for a locate's directory.
+void print_locate_report(const std::filesystem::path& dir, const std::string& format, std::ostream& out);
+
+}  // namespace ncclsweep::locate

@@ -1,0 +1,37 @@
+#pragma once
+// Runs locate's steps on one connected engine: per step one split of the world (every
+// group at once), then each test's warm-up and timed repeats on every group together.
+// Engine-neutral: the mpi engine splits with MPI_Comm_split, the nccl engine with
+// ncclCommSplit, both through Engine::split.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/coordinator.hpp"
+#include "engine/engine.hpp"
+#include "locate/locate_fault.hpp"
+#include "locate/locate_plan.hpp"
+#include "locate/measurement.hpp"
+
+namespace ncclsweep::locate {
+
+struct StepTime {
+  std::string phase;
+  int round = 0;
+  double seconds = 0;  // wall time of the split and all its tests, on rank 0
+};
+
+struct LocateRun {
+  std::vector<Measurement> measurements;  // measured groups only
+  std::vector<StepTime> steps;
+};
+
+// Called on every rank after each step (index from 0 of `total`).
+using StepDone = std::function<void(const StepTime& time, int index, int total)>;
+
+// Collective: every rank calls it with the same layout and options and gets the same
+// result. `fault` slows this rank's calls where it applies (a testing aid).
+LocateRun run_locate(Engine& engine, Coordinator& ranks, const HostLayout& layout, const LocateOptions& options,
+                     const SlowFault& fault, const StepDone& on_step);
+
+}  // namespace ncclsweep::locate

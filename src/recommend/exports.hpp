@@ -1,0 +1,38 @@
+#pragma once
+// The forms a Recommendation is written in (docs/recommend.md): a table for people, env
+// lines for job scripts, rules for NCCL's tuner-plugin CSV, a sweep file to re-verify
+// the winners, and JSON with all of it. Pure: text in, text out.
+#include <string>
+#include <vector>
+
+#include "recommend/recommendation.hpp"
+#include "tuner/tuner_rules.hpp"
+
+namespace ncclsweep {
+
+// One rule of the tuner CSV and the band it came from.
+struct TunerLine {
+  tuner::TunerRule rule;
+  std::string comment;  // "all_gather 1 MiB .. 4 MiB: NCCL_PROTO=LL, busbw +25.0% median, ..."
+};
+
+struct TunerExport {
+  std::vector<TunerLine> lines;
+  std::vector<std::string> notes;  // bands a tuner cannot express, and why
+};
+
+// A line per winning band whose settings a tuner can steer (algorithm, protocol,
+// channels), for the runs' node and rank counts; a band whose winner also needs another
+// variable gets a note instead (it goes through `env`).
+TunerExport tuner_export(const Recommendation& rec);
+
+enum class EnvStyle { plain, export_block, container };
+EnvStyle parse_env_style(const std::string& name);  // plain | export | container; UsageError otherwise
+
+std::string format_recommend_table(const Recommendation& rec);
+std::string format_env(const Recommendation& rec, EnvStyle style);
+std::string format_nccl_tuner(const Recommendation& rec);
+std::string format_recommend_yaml(const Recommendation& rec);
+std::string format_recommend_json(const Recommendation& rec);
+
+}  // namespace ncclsweep

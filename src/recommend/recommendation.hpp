@@ -1,0 +1,71 @@
+#pragma once
+// From sweep results to settings to ship (docs/recommend.md): per collective and size
+// band, the sweep point that beats the baseline beyond the noise of both at every
+// measurement, and the process-level variables that win across the sizes that matter.
+// Pure: reads RunDocuments, no I/O.
+#include <string>
+#include <vector>
+
+#include "compare/noise_band.hpp"
+#include "core/units.hpp"
+#include "results/record.hpp"
+
+namespace ncclsweep {
+
+struct RunInput {
+  RunDocument run;
+  std::string path;  // for messages
+};
+
+struct RecommendOptions {
+  std::string baseline;  // a point label; empty: the run's baseline, else the point without settings, else the first
+  NoiseModel noise;      // compare's noise band around each figure
+};
+
+// Adjacent measured sizes of one collective with the same winner (or none).
+struct Band {
+  std::string collective;  // "all_gather"
+  int ranks = 0;   // of the communicator measured (a sub-communicator's own)
+  int nodes = 0;   // -1 when a sub-communicator's node count is not known
+  std::vector<Bytes> sizes;  // measured sizes, ascending
+  std::string winner;        // point label; empty: no clear winner, the default stays
+  std::vector<SettingOutcome> settings;  // the winner's settings
+  int support = 0;           // records (winner and baseline, every repeat and placement) behind the verdicts
+  double median_gain = 0;    // winner / baseline busbw - 1, over the band's rows
+  double worst_gain = 0;
+  // NCCL's choice for the winner as its TUNING log said ("RING", "LL", 24), when every
+  // logged size of the band agrees; empty / -1 when not logged.
+  std::string logged_algorithm, logged_protocol;
+  int logged_channels = -1;
+  std::string why;  // for a band without a winner
+};
+
+// One environment setting some band's winner uses.
+struct EnvChoice {
+  std::string name, value;
+  double share = 0;       // of the weighted sizes that matter, where the winner sets it
+  bool exported = false;  // wins across the sizes that matter and never loses beyond noise there
+  std::string why;        // where it wins, or why it is not exported
+};
+
+struct Recommendation {
+  std::vector<std::string> runs;  // run names, in input order
+  int ranks = 0, nodes = 0;
+  std::vector<std::string> dtypes;  // as measured, for re-verification
+  std::string baseline;           // label of the baseline point
+  std::string baseline_reason;    // how it was chosen
+  std::vector<SettingOutcome> baseline_settings;
+  std::string weights;            // "calls per iteration from <workload>", or "every measured size alike"
+  std::vector<Band> bands;        // by collective, then size
+  std::vector<EnvChoice> env;     // by name, then value
+  std::vector<std::string> notes;  // points left out and why, rows ignored, ...
+};
+
+// Throws UsageError when the runs cannot be judged together (no sweep points, different
+// rank counts, no baseline rows).
+Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptions& options = {});
+
+// "all_gather 1 MiB .. 16 MiB" / "all_gather 64 MiB".
+std::string band_label(const Band& band);
+
+}  // namespace ncclsweep

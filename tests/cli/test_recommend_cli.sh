@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# `ncclsweep recommend` and `run --verify-recommendation` through the binary: the exports
+# equal the golden files the unit tests check, -o writes the same bytes, and bad input
+# exits 2 naming what is wrong. Usage: test_recommend_cli.sh NCCLSWEEP SOURCE_DIR
+set -uo pipefail
+bin=$1
+cd "$2" || exit 1
+data=tests/data/recommend
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+same_as_golden() {
+  local golden=$1; shift
+  "$bin" recommend "$@" >"$tmp/out" 2>"$tmp/err" || fail "recommend $* exited $?: $(cat "$tmp/err")"
+  cmp -s "$tmp/out" "$data/golden/$golden" || fail "recommend $* differs from $golden: $(diff "$tmp/out" "$data/golden/$golden" | head -5)"
+}
+same_as_golden clear-winner.txt "$data/clear-winner"
+same_as_golden clear-winner.conf "$data/clear-winner" --format nccl-tuner
+same_as_golden clear-winner.export.env "$data/clear-winner/run.json" --format env --env-style export
+same_as_golden clear-winner.json "$data/clear-winner" --format json
+same_as_golden mixed.yaml "$data/mixed" -f yaml
+same_as_golden qps-workload.container.env "$data/qps-workload" --format env --env-style container
+
+"$bin" recommend "$data/mixed" --format nccl-tuner -o "$tmp/rules.conf" || fail "recommend -o exited $?"
+cmp -s "$tmp/rules.conf" "$data/golden/mixed.conf" || fail "-o wrote other bytes than stdout"
+
+# The container list has no room for comments: what was held back goes to stderr.
+"$bin" recommend "$data/qps-grid" --format env --env-style container >"$tmp/out" 2>"$tmp/err"
+[ ! -s "$tmp/out" ] || fail "qps-grid exported something: $(cat "$tmp/out")"
+grep -q "not exported: NCCL_IB_QPS_PER_CONNECTION=4" "$tmp/err" || fail "no stderr note for the held-back QPS"
+
+expect_usage_error() {
+  local needle=$1; shift
+  local err
+  err=$("$bin" "$@" 2>&1 >/dev/null); local status=$?
+  [ "$status" -eq 2 ] || fail "$* exited $status, expected 2"
+  grep -qF -- "$needle" <<<"$err" || fail "$*: message lacks '$needle': $err"
+}
+expect_usage_error "unknown --format 'csv'" recommend "$data/mixed" --format csv
+expect_usage_error "unknown --env-style 'docker'" recommend "$data/mixed" --format env --env-style docker
+expect_usage_error "names no point" recommend "$data/mixed" --baseline nope
+expect_usage_error "recommend from runs at one scale" recommend "$data/mixed" "$data/qps-grid"
+expect_usage_error "cannot read $data/none" recommend "$data/none"
+printf 'allgather,0,100,ring,lx,-1,-1,-1\n' >"$tmp/bad.conf"
+expect_usage_error "bad.conf:1:1: unknown protocol 'lx'" run --engine mpi --verify-recommendation "$tmp/bad.conf"
+printf 'NCCL_X\n' >"$tmp/bad.env"
+expect_usage_error "'NCCL_X' is not KEY=VALUE" run --engine mpi --verify-recommendation "$tmp/bad.env"
+
+[ "$failures" -eq 0 ] && echo "recommend CLI: all checks passed"
+exit "$failures"

@@ -1,0 +1,76 @@
+// ncclsweep locate on GPUs (scripts/gpu-check): the refusal on one GPU, and the pairs
+// phase over NVLink against `ncclsweep run` when two GPUs each get their own host name.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "catch_compat.hpp"
+#include "integration/launch.hpp"
+
+using namespace ncclsweep::testing;
+using nlohmann::json;
+
+namespace {
+
+int gpu_count() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+TEST_CASE("locate with one GPU explains that it needs two and exits 2") {
+  const Launch alone = run_ncclsweep({"locate", "-o", scratch_dir("gpu-locate-alone").string()});
+  INFO(alone.output);
+  CHECK(alone.status == 2);
+  CHECK_THAT(alone.output, ContainsSubstring("needs at least two"));
+  if (gpu_count() != 1) return;
+  // Two ranks on the one GPU: still one GPU.
+  const Launch shared = mpirun_ncclsweep(2, {"locate", "-o", scratch_dir("gpu-locate-shared").string()});
+  INFO(shared.output);
+  CHECK(shared.status == 2);
+  CHECK_THAT(shared.output, ContainsSubstring("locate needs at least two GPUs"));
+}
+
+TEST_CASE("locate's pairs phase on two GPUs as two hosts agrees with run within 2%") {
+  if (gpu_count() < 2) {
+    WARN("skipped: needs 2 GPUs, this machine has " << gpu_count());
+    return;
+  }
+  const auto dir = scratch_dir("gpu-locate-pairs");
+  const std::vector<std::string> args{"locate", "--phases", "pairs", "--sizes", "256M", "--iters", "20",
+                                      "--repeats", "5", "-o", dir.string()};
+  const Launch located = mpirun_mpmd({{1, {"NCCLSWEEP_FAKE_HOSTNAME=gpu0"}, args}, {1, {"NCCLSWEEP_FAKE_HOSTNAME=gpu1"}, args}});
+  INFO(located.output);
+  REQUIRE(located.status == 0);  // one pair: nothing to judge it against
+  std::vector<double> pair_busbw;
+  std::ifstream records(dir / "records.jsonl");
+  for (std::string line; std::getline(records, line);) {
+    const json r = json::parse(line);
+    if (r.at("phase") == "pairs" && r.at("collective") == "all_gather") pair_busbw.push_back(r.at("busbw_gbps").get<double>());
+  }
+  REQUIRE(pair_busbw.size() == 5);
+
+  const auto run_dir = scratch_dir("gpu-locate-run");
+  const Launch run = mpirun_ncclsweep(2, {"run", "--collectives", "all_gather", "--sizes", "256M", "--iters", "20",
+                                          "--repeats", "5", "-o", run_dir.string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  std::ifstream in(run_dir / "run.json");
+  const json doc = json::parse(in);
+  std::vector<double> run_busbw;
+  for (const json& r : doc.at("records")) {
+    if (r.at("placement") == "out_of_place") run_busbw.push_back(r.at("busbw_gbps").get<double>());
+  }
+  REQUIRE(!run_busbw.empty());
+  const double located_gbps = median(pair_busbw), run_gbps = median(run_busbw);
+  INFO("locate " << located_gbps << " GB/s, run " << run_gbps << " GB/s");
+  CHECK(located_gbps == Approx(run_gbps).epsilon(0.02));
+}

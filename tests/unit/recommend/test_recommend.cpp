@@ -1,0 +1,198 @@
+// `recommend` on the fabricated sweeps of tests/data/recommend (make_runs.py writes them):
+// what wins where, what is never recommended, and the exports byte for byte.
+// NCCLSWEEP_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing (review the diff).
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "catch_compat.hpp"
+#include "read_file.hpp"
+#include "recommend/exports.hpp"
+#include "recommend/recommendation.hpp"
+#include "results/results_directory.hpp"
+#include "tuner/tuner_rules.hpp"
+
+namespace {
+
+using namespace ncclsweep;
+namespace fs = std::filesystem;
+
+const fs::path kData = fs::path(NCCLSWEEP_TEST_DATA) / "recommend";
+
+RunInput load(const std::string& name) { return {read_run_document(kData / name), name}; }
+
+Recommendation recommend_from(const std::string& name) { return recommend({load(name)}); }
+
+// Compares with tests/data/recommend/golden/<file>, or writes it when asked to.
+void check_golden(const std::string& file, const std::string& text) {
+  const fs::path path = kData / "golden" / file;
+  if (const char* update = std::getenv("NCCLSWEEP_UPDATE_GOLDEN"); update && *update == '1') {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+  }
+  INFO("golden file " << path);
+  CHECK(read_file(path) == text);
+}
+
+int rule_lines(const std::string& csv) { return static_cast<int>(tuner::parse_tuner_rules(csv).rules.size()); }
+
+int env_lines(const std::string& env) {
+  int lines = 0;
+  for (std::size_t at = 0; at < env.size();) {
+    const std::size_t end = env.find('\n', at);
+    if (env[at] != '#') ++lines;
+    at = end == std::string::npos ? env.size() : end + 1;
+  }
+  return lines;
+}
+
+const Band* band_with_winner(const Recommendation& rec, const std::string& winner) {
+  for (const auto& b : rec.bands) {
+    if (b.winner == winner) return &b;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a clear winner in one band gives one tuner line and one env line", "[recommend]") {
+  const Recommendation rec = recommend_from("clear-winner");
+  CHECK(rec.baseline == "NCCL_PROTO=Simple");
+  CHECK(rec.baseline_reason == "the sweep's baseline");
+  REQUIRE(rec.bands.size() == 2);
+  const Band& won = rec.bands[0];
+  CHECK(won.winner == "NCCL_PROTO=LL");
+  CHECK(won.sizes == std::vector<Bytes>{1 << 20, 4 << 20, 16 << 20});
+  CHECK(won.median_gain == Approx(0.30).epsilon(0.01));
+  CHECK(won.worst_gain == Approx(0.25).epsilon(0.01));
+  CHECK(won.support == 3 * 2 * 3);  // 3 sizes x (winner + baseline) x 3 repeats
+  CHECK(won.logged_algorithm == "RING");
+  // +1% at 64 MiB is inside the noise: the default stays there, and says so.
+  CHECK(rec.bands[1].winner.empty());
+  CHECK_THAT(rec.bands[1].why, ContainsSubstring("beyond the noise"));
+
+  const std::string csv = format_nccl_tuner(rec);
+  REQUIRE(rule_lines(csv) == 1);
+  CHECK(tuner::format_rule(tuner::parse_tuner_rules(csv).rules[0]) == "allgather,1048576,16777216,ring,ll,-1,1,2,-1,-1");
+  const std::string env = format_env(rec, EnvStyle::plain);
+  CHECK(env_lines(env) == 1);
+  CHECK_THAT(env, ContainsSubstring("\nNCCL_PROTO=LL\n"));
+
+  check_golden("clear-winner.txt", format_recommend_table(rec));
+  check_golden("clear-winner.env", env);
+  check_golden("clear-winner.export.env", format_env(rec, EnvStyle::export_block));
+  check_golden("clear-winner.container.env", format_env(rec, EnvStyle::container));
+  check_golden("clear-winner.conf", csv);
+  check_golden("clear-winner.yaml", format_recommend_yaml(rec));
+  check_golden("clear-winner.json", format_recommend_json(rec));
+}
+
+TEST_CASE("a point that wins only inside the noise gives no line", "[recommend]") {
+  const Recommendation rec = recommend_from("noise-win");
+  REQUIRE(rec.bands.size() == 1);
+  CHECK(rec.bands[0].winner.empty());
+  CHECK(rule_lines(format_nccl_tuner(rec)) == 0);
+  CHECK(env_lines(format_env(rec, EnvStyle::plain)) == 0);
+  CHECK(format_env(rec, EnvStyle::container).empty());
+  check_golden("noise-win.conf", format_nccl_tuner(rec));
+}
+
+TEST_CASE("a point with a not-read setting is never recommended", "[recommend]") {
+  const Recommendation rec = recommend_from("not-read");
+  CHECK(rec.baseline == "default");
+  CHECK(rec.baseline_reason == "the point without settings: NCCL's own choices");
+  for (const auto& band : rec.bands) CHECK(band.winner.empty());
+  CHECK(rec.env.empty());
+  REQUIRE(rec.notes.size() == 1);
+  CHECK_THAT(rec.notes[0], ContainsSubstring("NCCL_IB_QPS_PER_CONNECTION=4 was not-read"));
+  check_golden("not-read.txt", format_recommend_table(rec));
+}
+
+TEST_CASE("mixed winners give several bands, and settings that also lose are flagged", "[recommend]") {
+  const Recommendation rec = recommend_from("mixed");
+  std::vector<std::string> winners;
+  for (const auto& b : rec.bands) winners.push_back(b.winner + " " + std::to_string(b.sizes.size()));
+  CHECK(winners == std::vector<std::string>{"NCCL_PROTO=LL NCCL_MAX_NCHANNELS=32 2", "NCCL_PROTO=LL128 NCCL_MAX_NCHANNELS=32 2",
+                                            " 1", "NCCL_PROTO=Simple NCCL_MAX_NCHANNELS=16 1"});
+  const std::string csv = format_nccl_tuner(rec);
+  const auto rules = tuner::parse_tuner_rules(csv).rules;
+  REQUIRE(rules.size() == 3);
+  CHECK(tuner::format_rule(rules[0]) == "allgather,1048576,4194304,ring,ll,-1,1,2,-1,-1");
+  CHECK(tuner::format_rule(rules[1]) == "allgather,16777216,67108864,ring,ll128,-1,1,2,-1,-1");
+  // Fewer channels won: the rule carries the count NCCL logged for that point.
+  CHECK(tuner::format_rule(rules[2]) == "allgather,1073741824,1073741824,ring,simple,16,1,2,-1,-1");
+  // LL wins small sizes but loses large ones: flagged, not exported; nothing wins broadly.
+  CHECK(env_lines(format_env(rec, EnvStyle::plain)) == 0);
+  bool flagged = false;
+  for (const auto& e : rec.env) {
+    CHECK_FALSE(e.exported);
+    if (e.name == "NCCL_PROTO" && e.value == "LL") flagged = e.why.find("loses beyond noise at") != std::string::npos;
+  }
+  CHECK(flagged);
+  check_golden("mixed.txt", format_recommend_table(rec));
+  check_golden("mixed.conf", csv);
+  check_golden("mixed.env", format_env(rec, EnvStyle::plain));
+  check_golden("mixed.yaml", format_recommend_yaml(rec));
+}
+
+TEST_CASE("workload weighting changes the env choice", "[recommend]") {
+  const Recommendation grid = recommend_from("qps-grid");
+  const Recommendation job = recommend_from("qps-workload");
+  // The same measurements: 4 QPs lose at 1 MiB and win at the bucket sizes.
+  REQUIRE(band_with_winner(grid, "NCCL_IB_QPS_PER_CONNECTION=4"));
+  REQUIRE(grid.env.size() == 1);
+  CHECK_FALSE(grid.env[0].exported);
+  CHECK_THAT(grid.env[0].why, ContainsSubstring("loses beyond noise at all_gather 1 MiB"));
+  // The job sends no 1 MiB calls: the loss there does not matter, so it is exported.
+  REQUIRE(job.env.size() == 1);
+  CHECK(job.env[0].exported);
+  CHECK(job.env[0].share == Approx(1.0));
+  CHECK(env_lines(format_env(grid, EnvStyle::plain)) == 0);
+  CHECK(format_env(job, EnvStyle::export_block).find("export NCCL_IB_QPS_PER_CONNECTION=4\n") != std::string::npos);
+  // A tuner cannot set QPs: no rule, a note that says to use env.
+  const TunerExport tuner = tuner_export(job);
+  CHECK(tuner.lines.empty());
+  REQUIRE_FALSE(tuner.notes.empty());
+  CHECK_THAT(tuner.notes[0], ContainsSubstring("which a tuner cannot set: see --format env"));
+  check_golden("qps-grid.env", format_env(grid, EnvStyle::plain));
+  check_golden("qps-workload.env", format_env(job, EnvStyle::plain));
+  check_golden("qps-workload.container.env", format_env(job, EnvStyle::container));
+  check_golden("qps-workload.conf", format_nccl_tuner(job));
+}
+
+TEST_CASE("several runs are judged together, each against its own baseline", "[recommend]") {
+  const Recommendation rec = recommend({load("clear-winner"), load("noise-win")});
+  // noise-win's LL is ambiguous at every size, so no size is clear in both runs.
+  for (const auto& band : rec.bands) CHECK(band.winner.empty());
+  CHECK(rec.runs == std::vector<std::string>{"clear-winner", "noise-win"});
+}
+
+TEST_CASE("recommend refuses what it cannot judge", "[recommend]") {
+  CHECK_THAT(usage_error_text([] { recommend({load("clear-winner"), load("qps-grid")}); }),
+             ContainsSubstring("recommend from runs at one scale"));
+  CHECK_THAT(usage_error_text([] { recommend({load("clear-winner")}, {"NCCL_PROTO=LL128", {}}); }),
+             ContainsSubstring("give one of: NCCL_PROTO=Simple, NCCL_PROTO=LL"));
+  CHECK_THAT(usage_error_text([] { recommend({load("not-read")}, {"NCCL_IB_QPS_PER_CONNECTION=4", {}}); }),
+             ContainsSubstring("was not verified"));
+}
+
+TEST_CASE("the yaml export is a sweep file the loader accepts", "[recommend]") {
+  // Loaded through the real sweep loader in the CLI test; here: the baseline and the winner.
+  const std::string yaml = format_recommend_yaml(recommend_from("mixed"));
+  CHECK_THAT(yaml, ContainsSubstring("NCCL_PROTO: [Simple, LL, LL128]"));
+  CHECK_THAT(yaml, ContainsSubstring("NCCL_MAX_NCHANNELS: [32, 16]"));
+  CHECK_THAT(yaml, ContainsSubstring("baseline: {NCCL_PROTO: Simple, NCCL_MAX_NCHANNELS: 32}"));
+}
+
+TEST_CASE("bands on sub-communicators carry the group's rank count and any node count", "[recommend]") {
+  RunInput input = load("clear-winner");
+  for (auto& r : input.run.records) {
+    r.ranks = 1;  // as if measured on groups of 1 rank: NCCL's tuner sees a 1-rank communicator
+    r.comm_group = "size";
+  }
+  const Recommendation rec = recommend({input});
+  REQUIRE_FALSE(rec.bands.empty());
+  CHECK(rec.bands[0].ranks == 1);
+  CHECK(rec.bands[0].nodes == -1);
+  CHECK(rec.ranks == 2);
+}
