@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "spec/suggest.hpp"
+#include "core/suggest.hpp"
 
 namespace ncclsweep {
 

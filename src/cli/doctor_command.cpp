@@ -8,7 +8,7 @@
 #include "core/errors.hpp"
 #include "doctor/checks.hpp"
 #include "doctor/gpu_probe.hpp"
-#include "doctor/preflight.hpp"
+#include "runtime/preflight.hpp"
 #include "runtime/mpi_session.hpp"
 
 namespace ncclsweep {

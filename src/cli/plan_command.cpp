@@ -16,7 +16,7 @@
 #include "report/sweep_plan_report.hpp"
 #include "results/results_directory.hpp"
 #include "spec/sweep.hpp"
-#include "workload/sweep_sizes.hpp"
+#include "plan/sweep_sizes.hpp"
 
 namespace ncclsweep {
 namespace {

@@ -13,7 +13,10 @@
 #include "cli/command.hpp"
 #include "cli/data_dir.hpp"
 #include "cli/sweep_context.hpp"
+#include "core/call_modes.hpp"
 #include "core/errors.hpp"
+#include "core/repeat_order.hpp"
+#include "core/run_options.hpp"
 #include "core/utc_time.hpp"
 #include "plan/measurement_plan.hpp"
 #include "plan/sweep_plan.hpp"
@@ -22,7 +25,7 @@
 #include "runtime/engine_registry.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/mpi_session.hpp"
-#include "workload/sweep_sizes.hpp"
+#include "plan/sweep_sizes.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -32,10 +35,10 @@ struct RunArgs {
   std::string sizes = "1M:1G:x4";
   std::string dtypes = "float32";
   std::string ops = "sum";
-  std::string buffers = "cuda-malloc";
-  std::string launch = "stream";
-  std::string footprint = "largest";
-  std::string cache = "warm";
+  std::string buffers{name_of(BufferMode::cuda_malloc)};
+  std::string launch{name_of(LaunchMode::stream)};
+  std::string footprint{label_of(BufferFootprint{})};
+  std::string cache{name_of(CacheState::warm)};
   int root = 0;
   int warmup = 5;
   int iters = 0;  // 0: noise-based stop
@@ -263,7 +266,7 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
       if (request.spec.engine.empty()) request.spec.engine = std::string(available_engines().front());
       const bool has_settings = std::any_of(sweep_plan.points.begin(), sweep_plan.points.end(),
                                             [](const SweepPoint& p) { return !p.settings.empty(); });
-      if (request.spec.engine == "mpi" && has_settings) {
+      if (parse_engine(request.spec.engine) == EngineKind::mpi && has_settings) {
         throw UsageError("the mpi engine cannot apply NCCL settings or communicator config",
                          "drop the env/config axes, or use --engine nccl");
       }
@@ -274,7 +277,7 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
     check_engine(request.spec.engine);
     if (!args.fault.empty()) {
       request.fault = parse_fault_injection(args.fault);
-      if (request.spec.engine == "mpi" && request.fault.action == "skip") {
+      if (parse_engine(request.spec.engine) == EngineKind::mpi && request.fault.action == "skip") {
         throw UsageError("--inject-fault skip needs the nccl engine (its workers have deadlines; the mpi engine "
                          "would wait forever)",
                          "use sleep=SECONDS, exit or kill with --engine mpi");
@@ -334,7 +337,7 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_option("--isolation", args->isolation,
                   "auto: a fresh worker per group where settings need one; reinit: re-initialise in one process "
                   "(process-cached settings are then reported as mismatch)")
-      ->check(one_of({"auto", "reinit"}))
+      ->check(one_of(kIsolationNames.names()))
       ->capture_default_str();
   run->add_option("--collectives,-c", args->collectives,
                   "Comma list: all_gather, reduce_scatter, all_reduce, broadcast, reduce, alltoall, sendrecv, or all")
@@ -390,7 +393,7 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
       ->capture_default_str();
   run->add_option("--order", args->order,
                   "Order of the repeats over points (sizes for one point): sequential, interleaved or shuffled")
-      ->check(one_of({"sequential", "interleaved", "shuffled"}))
+      ->check(one_of(kRepeatOrderNames.names()))
       ->capture_default_str();
   run->add_option("--seed", args->seed, "Seed of --order shuffled")->capture_default_str();
   run->add_option("--check", args->check, "1: verify every output element once per size; 0: do not")

@@ -1,38 +1,11 @@
 // An ncclsweep run.json as a Side.
-#include <algorithm>
-#include <map>
 #include <set>
-#include <vector>
+#include <string>
 
 #include "compare/importers.hpp"
-#include "core/iteration_stats.hpp"
-#include "results/conditions.hpp"
+#include "results/repeats.hpp"
 
 namespace ncclsweep {
-namespace {
-
-// The repeats of one row become one: the median busbw and time, and as the row's
-// spread half the repeats' range over the median (so the compare verdicts and their
-// noise band follow what the repeats showed).
-SideRow merge_repeats(const std::vector<SideRow>& repeats) {
-  SideRow row = repeats.front();
-  std::vector<double> busbw, algbw, time;
-  for (const SideRow& r : repeats) {
-    busbw.push_back(r.busbw_gbps);
-    algbw.push_back(r.algbw_gbps);
-    time.push_back(r.time_us);
-    if (r.wrong) row.wrong = row.wrong.value_or(0) + *r.wrong;
-  }
-  row.busbw_gbps = median_of(busbw);
-  row.algbw_gbps = median_of(algbw);
-  row.time_us = median_of(time);
-  const auto [low, high] = std::minmax_element(busbw.begin(), busbw.end());
-  if (row.busbw_gbps > 0) row.measured_spread = (*high - *low) / 2 / row.busbw_gbps;
-  row.repeats = static_cast<int>(repeats.size());
-  return row;
-}
-
-}  // namespace
 
 Side side_from_run(const RunDocument& run, const std::string& path) {
   Side side;
@@ -51,42 +24,50 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
   id.engine = run.settings.engine;
   side.notes = run.notes;
   if (run.status != "complete") side.notes.push_back("run status is '" + run.status + "': rows may be missing");
-  std::map<RowKey, std::vector<SideRow>> by_key;  // repeats of a row together
   // A run that measured more than one footprint or cache state keeps the others as rows
   // of their own (tagged like a point); a run of one keeps its rows matchable with
   // nccl-tests', and compare judges their footprints (compare/footprint_match.hpp).
+  const std::vector<RepeatedMeasurement> measurements = aggregate_repeats(run.records);
   std::set<std::string> footprints;
-  for (const auto& r : run.records) footprints.insert(footprint_tag(r));
-  for (const auto& r : run.records) {
-    SideRow row;
+  for (const RepeatedMeasurement& m : measurements) footprints.insert(footprint_text(m.key));
+  // Repeats are folded once (results/repeats.hpp): a row is the median over them.
+  for (const RepeatedMeasurement& m : measurements) {
+    const MeasurementKey& k = m.key;
+    const MeasurementRecord& r = m.first;
     // A run without a sweep has the one point "default": keep its rows comparable with
-    // nccl-tests output, which has no points.
-    // Other buffer or launch modes are rows of their own, tagged like a point.
-    std::string variant = r.point == "default" ? "" : r.point;
-    if (r.buffers != "cuda-malloc" || r.launch != "stream") {
-      variant += (variant.empty() ? "" : " ") + ("buffers=" + r.buffers + " launch=" + r.launch);
+    // nccl-tests output, which has no points. Sub-communicators and other buffer or
+    // launch modes are rows of their own, tagged like a point.
+    std::string variant = k.point == "default" ? "" : k.point;
+    const auto tag = [&variant](const std::string& text) { variant += (variant.empty() ? "" : " ") + text; };
+    if (!k.communicator.is_world()) tag("on " + communicator_text(k.communicator));
+    if (k.buffers != BufferMode::cuda_malloc || k.launch != LaunchMode::stream) {
+      tag("buffers=" + r.buffers + " launch=" + r.launch);
     }
-    if (const std::string tag = footprint_tag(r); footprints.size() > 1 && !tag.empty()) {
-      variant += (variant.empty() ? "" : " ") + tag;
-    }
-    row.key = {r.collective, r.dtype, r.op, r.size_bytes, r.placement, variant};
+    if (const std::string footprint = footprint_text(k); footprints.size() > 1 && !footprint.empty()) tag(footprint);
+    SideRow row;
+    row.key = {r.collective, r.dtype, r.op, k.size_bytes, r.placement, variant};
     row.count = r.count;
-    row.root = r.root;
-    row.time_us = r.time_us.max;
-    row.algbw_gbps = r.algbw_gbps;
-    row.busbw_gbps = r.busbw_gbps;
-    row.wrong = r.wrong;
+    row.root = k.root;
+    row.time_us = m.time_us.median;
+    row.algbw_gbps = m.algbw_gbps.median;
+    row.busbw_gbps = m.busbw_gbps.median;
+    row.wrong = m.wrong;
+    row.repeats = m.busbw_gbps.count;
     if (!r.buffer_footprint.empty()) {
       row.footprint_bytes = r.footprint_bytes;
       row.footprint_mode = r.buffer_footprint;
     }
     row.cache = r.cache;
-    // One record's own noise: twice the relative standard error of its mean (about 95%).
-    if (r.spread > 0) row.measured_spread = 2 * r.spread;
-    by_key[row.key].push_back(row);
-  }
-  for (const auto& [key, repeats] : by_key) {
-    side.rows.push_back(repeats.size() > 1 ? merge_repeats(repeats) : repeats.front());
+    row.measurement = k;
+    if (m.busbw_gbps.count > 1) {
+      // Half the repeats' range: the compare verdicts and their noise band follow what
+      // the repeats showed.
+      if (m.busbw_gbps.median > 0) row.measured_spread = m.busbw_gbps.spread / 2;
+    } else if (r.spread > 0) {
+      // One record's own noise: twice the relative standard error of its mean (about 95%).
+      row.measured_spread = 2 * r.spread;
+    }
+    side.rows.push_back(row);
   }
   normalise_rows(side);
   return side;

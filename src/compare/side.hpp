@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/units.hpp"
+#include "results/measurement_key.hpp"
 
 namespace ncclsweep {
 
@@ -47,6 +48,9 @@ struct SideRow {
   std::optional<Bytes> footprint_bytes;
   std::string footprint_mode;  // "largest" | "exact" | a size | "" (nccl-tests: "largest")
   std::string cache;           // "warm" | "flush" | "" (unknown)
+  // From an ncclsweep run: the measurement this row is (without its repeat), so readers
+  // such as recommend need not parse the variant label back. Empty for nccl-tests rows.
+  std::optional<MeasurementKey> measurement;
 };
 
 struct SideIdentity {

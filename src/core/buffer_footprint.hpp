@@ -2,6 +2,7 @@
 // How much memory a measurement's buffers span and what the GPU's cache holds when a
 // timed call starts: two axes of a measurement that change small-size numbers by up to
 // a third (docs/performance.md, "Buffer footprint"). Every record carries both.
+#include <compare>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -23,7 +24,7 @@ enum class FootprintMode { largest, exact, fixed };
 struct BufferFootprint {
   FootprintMode mode = FootprintMode::largest;
   Bytes bytes = 0;  // fixed only
-  bool operator==(const BufferFootprint&) const = default;
+  auto operator<=>(const BufferFootprint&) const = default;
 };
 
 // "largest", "exact", or the fixed size in bytes ("268435456"): what records carry.

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/name_table.hpp"
+
 namespace ncclsweep {
 
 // cuda_malloc: cudaMalloc'd buffers, not registered (nccl-tests' default).
@@ -17,8 +19,26 @@ enum class BufferMode { cuda_malloc, nccl_register, nccl_window };
 // issuing the next (nccl-tests -z 1).
 enum class LaunchMode { stream, graph, blocking };
 
-std::string_view name_of(BufferMode mode);  // "cuda-malloc", "nccl-register", "nccl-window"
-std::string_view name_of(LaunchMode mode);  // "stream", "graph", "blocking"
+// Whether the output buffer is a separate one or the input itself (nccl-tests prints both).
+enum class Placement { out_of_place, in_place };
+
+inline constexpr NameTable<BufferMode, 3> kBufferModeNames{"buffer mode",
+                                                            {{{BufferMode::cuda_malloc, "cuda-malloc"},
+                                                              {BufferMode::nccl_register, "nccl-register"},
+                                                              {BufferMode::nccl_window, "nccl-window"}}}};
+inline constexpr NameTable<LaunchMode, 3> kLaunchModeNames{
+    "launch mode", {{{LaunchMode::stream, "stream"}, {LaunchMode::graph, "graph"}, {LaunchMode::blocking, "blocking"}}}};
+inline constexpr NameTable<Placement, 2> kPlacementNames{
+    "placement", {{{Placement::out_of_place, "out_of_place"}, {Placement::in_place, "in_place"}}}};
+
+constexpr std::string_view name_of(BufferMode mode) { return kBufferModeNames.name(mode); }
+constexpr std::string_view name_of(LaunchMode mode) { return kLaunchModeNames.name(mode); }
+constexpr std::string_view name_of(Placement placement) { return kPlacementNames.name(placement); }
+
+// One name; UsageError naming it and the valid names.
+inline BufferMode parse_buffer_mode(std::string_view name) { return kBufferModeNames.parse(name); }
+inline LaunchMode parse_launch_mode(std::string_view name) { return kLaunchModeNames.parse(name); }
+inline Placement parse_placement(std::string_view name) { return kPlacementNames.parse(name); }
 
 // Comma-separated lists ("cuda-malloc,nccl-register"), duplicates dropped; UsageError
 // naming the bad entry and the valid names.

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "spec/suggest.hpp"
+#include "core/suggest.hpp"
 
 namespace ncclsweep {
 namespace {

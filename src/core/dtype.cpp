@@ -6,25 +6,32 @@
 #include <utility>
 
 #include "core/errors.hpp"
-#include "spec/suggest.hpp"
+#include "core/suggest.hpp"
 
 namespace ncclsweep {
 namespace {
 
-constexpr std::array<DataType, 12> kDataTypes{{
-    {"int8", 1, 0, Encoding::signed_int},
-    {"uint8", 1, 1, Encoding::unsigned_int},
-    {"int32", 4, 2, Encoding::signed_int},
-    {"uint32", 4, 3, Encoding::unsigned_int},
-    {"int64", 8, 4, Encoding::signed_int},
-    {"uint64", 8, 5, Encoding::unsigned_int},
-    {"float16", 2, 6, Encoding::minifloat, 5, 10, 15},
-    {"float32", 4, 7, Encoding::ieee_float},
-    {"float64", 8, 8, Encoding::ieee_float},
-    {"bfloat16", 2, 9, Encoding::minifloat, 8, 7, 127},
-    {"fp8_e4m3", 1, 10, Encoding::minifloat, 4, 3, 7, true},
-    {"fp8_e5m2", 1, 11, Encoding::minifloat, 5, 2, 15},
+constexpr std::array<DataType, kNcclTypeCount> kDataTypes{{
+    {"int8", 1, kNcclInt8, Encoding::signed_int},
+    {"uint8", 1, kNcclUint8, Encoding::unsigned_int},
+    {"int32", 4, kNcclInt32, Encoding::signed_int},
+    {"uint32", 4, kNcclUint32, Encoding::unsigned_int},
+    {"int64", 8, kNcclInt64, Encoding::signed_int},
+    {"uint64", 8, kNcclUint64, Encoding::unsigned_int},
+    {"float16", 2, kNcclFloat16, Encoding::minifloat, 5, 10, 15},
+    {"float32", 4, kNcclFloat32, Encoding::ieee_float},
+    {"float64", 8, kNcclFloat64, Encoding::ieee_float},
+    {"bfloat16", 2, kNcclBfloat16, Encoding::minifloat, 8, 7, 127},
+    {"fp8_e4m3", 1, kNcclFloat8e4m3, Encoding::minifloat, 4, 3, 7, true},
+    {"fp8_e5m2", 1, kNcclFloat8e5m2, Encoding::minifloat, 5, 2, 15},
 }};
+// The table is in ncclDataType_t order: a dtype's id is its place.
+static_assert([] {
+  for (std::size_t i = 0; i < kDataTypes.size(); ++i) {
+    if (kDataTypes[i].nccl_id != static_cast<int>(i)) return false;
+  }
+  return true;
+}());
 
 constexpr std::array<std::string_view, kReduceOpCount> kOpNames{"sum", "prod", "max", "min", "avg"};
 
@@ -70,6 +77,5 @@ ReduceOp reduce_op(std::string_view name) {
 }
 
 std::string_view name_of(ReduceOp op) { return kOpNames[static_cast<int>(op)]; }
-int nccl_id(ReduceOp op) { return static_cast<int>(op); }
 
 }  // namespace ncclsweep

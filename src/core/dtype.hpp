@@ -7,6 +7,14 @@
 
 namespace ncclsweep {
 
+// ncclDataType_t's values, named: the dtype table and the mpi engine use these, and the
+// nccl engine checks each against nccl.h at compile time.
+enum NcclTypeId : int {
+  kNcclInt8 = 0, kNcclUint8 = 1, kNcclInt32 = 2, kNcclUint32 = 3, kNcclInt64 = 4, kNcclUint64 = 5,
+  kNcclFloat16 = 6, kNcclFloat32 = 7, kNcclFloat64 = 8, kNcclBfloat16 = 9, kNcclFloat8e4m3 = 10, kNcclFloat8e5m2 = 11,
+  kNcclTypeCount = 12
+};
+
 // How an element's bits encode a number; the check pattern decodes through this.
 enum class Encoding { signed_int, unsigned_int, ieee_float, minifloat };
 
@@ -30,6 +38,7 @@ inline constexpr int kReduceOpCount = 5;
 
 ReduceOp reduce_op(std::string_view name);  // throws UsageError listing the valid names
 std::string_view name_of(ReduceOp op);
-int nccl_id(ReduceOp op);  // ncclRedOp_t value: sum 0, prod 1, max 2, min 3, avg 4
+// ncclRedOp_t value: sum 0, prod 1, max 2, min 3, avg 4 (the nccl engine checks them).
+constexpr int nccl_id(ReduceOp op) { return static_cast<int>(op); }
 
 }  // namespace ncclsweep

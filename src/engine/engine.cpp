@@ -6,8 +6,6 @@
 
 namespace ncclsweep {
 
-std::string_view name_of(Placement p) { return p == Placement::in_place ? "in_place" : "out_of_place"; }
-
 void Engine::split(const std::vector<int>& colors) {
   if (colors.empty()) return;
   throw UsageError("the " + std::string(name()) + " engine cannot run collectives on sub-communicator groups",

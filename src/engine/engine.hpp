@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,9 +15,6 @@
 #include "core/gpu_clocks.hpp"
 
 namespace ncclsweep {
-
-enum class Placement { out_of_place, in_place };
-std::string_view name_of(Placement p);
 
 struct CollectiveCall {
   const CollectiveKind* kind;
@@ -34,6 +30,7 @@ struct CollectiveCall {
   // Larger than the call: call k of a batch runs at offset (k mod (footprint / call)) x call.
   Bytes footprint_bytes = 0;
   CacheState cache = CacheState::warm;
+  bool operator==(const CollectiveCall&) const = default;
 };
 
 // Two clocks over the same iterations. The device clock (CUDA events on the
@@ -60,10 +57,6 @@ struct DeviceDescription {
   // Compute mode EXCLUSIVE_PROCESS: a second process cannot create a context on this GPU
   // while another holds one, so worker groups must not overlap there.
   bool exclusive_process = false;
-};
-
-struct RankTimes {
-  double min = 0, avg = 0, max = 0;
 };
 
 // A communicator setting passed through the API (ncclConfig_t field, snake_case name).
@@ -113,28 +106,6 @@ class Engine {
   // This rank's GPU clocks now; nothing for engines without a GPU or when unreadable.
   // Read between measurements only, never while timing.
   virtual std::optional<GpuClocks> read_clocks() { return std::nullopt; }
-};
-
-// The control plane: what the runtime and engines need from the other ranks,
-// independent of the engine's data plane. MPI ranks implement it with MPI; worker
-// processes by relaying through their MPI rank.
-class Coordinator {
- public:
-  virtual ~Coordinator() = default;
-  virtual int rank() const = 0;
-  virtual int size() const = 0;
-  virtual int local_rank() const = 0;  // among the ranks on this host
-  virtual void broadcast(std::span<std::byte> data, int root) = 0;
-  // True on every rank when `ok` is true on every rank: lets a rank that cannot go on
-  // stop the others before they wait for it in a collective.
-  virtual bool all_ranks_agree(bool ok) = 0;
-  virtual RankTimes reduce_times(double seconds) = 0;  // min, avg, max over ranks
-  virtual std::uint64_t sum(std::uint64_t value) = 0;
-  // Element-wise maximum of small status codes over ranks (the worst status wins).
-  virtual std::vector<std::uint8_t> max_codes(std::vector<std::uint8_t> codes) = 0;
-  // Element-wise maximum over ranks of per-iteration times (the slowest rank bounds each
-  // iteration). Every rank passes the same number of values.
-  virtual std::vector<double> max_each(std::vector<double> values) = 0;
 };
 
 }  // namespace ncclsweep

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
-#include "doctor/finding.hpp"
+#include "core/finding.hpp"
 #include "locate/locate_reference.hpp"
 
 namespace ncclsweep::locate {

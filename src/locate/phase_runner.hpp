@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/coordinator.hpp"
 #include "engine/engine.hpp"
 #include "locate/locate_fault.hpp"
 #include "locate/locate_plan.hpp"

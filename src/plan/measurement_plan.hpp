@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "engine/engine.hpp"
-#include "plan/run_spec.hpp"
+#include "spec/run_spec.hpp"
 
 namespace ncclsweep {
 

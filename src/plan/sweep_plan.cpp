@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <set>
 
+#include "core/run_options.hpp"
 #include "spec/config_fields.hpp"
 #include "spec/nccl_variables.hpp"
-#include "spec/suggest.hpp"
+#include "core/suggest.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -146,13 +147,10 @@ void group_points(SweepPlan& plan, bool reinit) {
 }
 
 Sweep with_options(const Sweep& sweep, const PlanOptions& options) {
-  if (options.isolation != "auto" && options.isolation != "reinit") {
-    throw UsageError("unknown isolation '" + options.isolation + "'" + did_you_mean(options.isolation, {"auto", "reinit"}),
-                     "--isolation is auto or reinit");
-  }
+  parse_isolation(options.isolation);  // refuses an unknown name with the valid ones
   Sweep merged = sweep;
   if (!options.engine.empty()) {
-    if (options.engine != "nccl" && options.engine != "mpi") throw UsageError("unknown engine '" + options.engine + "'" + did_you_mean(options.engine, {"nccl", "mpi"}), "--engine is nccl or mpi");
+    parse_engine(options.engine);
     merged.measurements.engine = options.engine;
     merged.engine_where = {"--engine " + options.engine, 0, 0};
   }
@@ -229,7 +227,7 @@ SweepPlan plan_sweep(const Sweep& input, const PlanOptions& options) {
     point.index = static_cast<int>(plan.points.size());
     plan.points.push_back(std::move(point));
   }
-  group_points(plan, options.isolation == "reinit");
+  group_points(plan, parse_isolation(options.isolation) == Isolation::reinit);
 
   if (sweep.baseline) {
     const auto it = std::find_if(plan.points.begin(), plan.points.end(), [&](const SweepPoint& p) {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "plan/run_spec.hpp"
+#include "spec/run_spec.hpp"
 #include "spec/sweep.hpp"
 
 namespace ncclsweep {

@@ -20,6 +20,7 @@ namespace {
 // against its run's baseline within each variant, so runs and dtypes never mix.
 struct Variant {
   int run = 0;
+  CommunicatorGroup communicator;  // the world and each group size are bands of their own
   std::string dtype, op, placement;
   auto operator<=>(const Variant&) const = default;
 };
@@ -225,21 +226,12 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
   int skipped_modes = 0, skipped_wrong = 0;
   for (std::size_t r = 0; r < runs.size(); ++r) {
     const RunDocument& run = runs[r].run;
-    std::map<std::tuple<std::string, std::string, std::string, Bytes, std::string, std::string>, int> repeats;
-    for (const auto& rec_ : run.records) {
-      if (rec_.buffers != "cuda-malloc" || rec_.launch != "stream") continue;
-      ++repeats[{rec_.collective, rec_.dtype, rec_.op, rec_.size_bytes, rec_.placement, rec_.point}];
-    }
-    const std::set<std::string> labels = [&] {
-      const auto l = labels_of(run);
-      return std::set<std::string>(l.begin(), l.end());
-    }();
     const Side side = side_from_run(run, runs[r].path);
     for (const auto& row : side.rows) {
-      // compare names the point of a plain run "" and tags other buffer and launch modes
-      // onto the label: the recommendation is about settings, measured the default way.
-      const std::string label = row.key.point.empty() ? "default" : row.key.point;
-      if (!labels.count(label)) {
+      // The recommendation is about settings, measured the default way: rows of other
+      // buffer or launch modes, footprints or cache states are left out.
+      const MeasurementKey& k = *row.measurement;
+      if (!conditions_text(k).empty()) {
         ++skipped_modes;
         continue;
       }
@@ -247,10 +239,10 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
         ++skipped_wrong;
         continue;
       }
-      const Variant variant{static_cast<int>(r), row.key.dtype, row.key.op, row.key.placement};
-      Measured& m = table[row.key.collective][row.key.size_bytes][variant][label];
+      const Variant variant{static_cast<int>(r), k.communicator, row.key.dtype, row.key.op, row.key.placement};
+      Measured& m = table[row.key.collective][row.key.size_bytes][variant][k.point];
       m.row = row;
-      m.records = repeats[{row.key.collective, row.key.dtype, row.key.op, row.key.size_bytes, row.key.placement, label}];
+      m.records = row.repeats;
     }
   }
   std::set<std::string> dtypes;
@@ -260,7 +252,7 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
     }
   }
   rec.dtypes.assign(dtypes.begin(), dtypes.end());
-  if (skipped_modes) rec.notes.push_back(std::to_string(skipped_modes) + " rows of other buffer or launch modes left out");
+  if (skipped_modes) rec.notes.push_back(std::to_string(skipped_modes) + " rows of other buffer or launch modes, footprints or cache states left out");
   if (skipped_wrong) rec.notes.push_back(std::to_string(skipped_wrong) + " rows with wrong results left out");
   if (table.empty()) throw UsageError("the runs hold no measurements", "give results directories of completed sweep runs");
 

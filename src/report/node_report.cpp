@@ -7,7 +7,7 @@
 
 #include "core/errors.hpp"
 #include "core/number_format.hpp"
-#include "doctor/finding.hpp"
+#include "core/finding.hpp"
 
 namespace ncclsweep {
 namespace {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "report/result_sink.hpp"
+#include "results/result_sink.hpp"
 
 namespace ncclsweep {
 

@@ -6,11 +6,10 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <tuple>
 
-#include "results/conditions.hpp"
 #include "core/errors.hpp"
 #include "core/units.hpp"
+#include "results/repeats.hpp"
 #include "results/point_notes.hpp"
 
 namespace ncclsweep {
@@ -133,28 +132,16 @@ SweepReport build_sweep_report(const RunDocument& run, double noise) {
                                   : checked   ? "ok"
                                               : "unchecked");
   }
-  // (collective, dtype, op, communicator) -> size -> point -> busbw, out-of-place only.
-  using Key = std::tuple<std::string, std::string, std::string, std::string>;
-  std::map<Key, std::map<Bytes, std::map<std::string, double>>> blocks;
-  for (const auto& r : run.records) {
-    if (r.placement != "out_of_place") continue;
-    std::string comm = r.comm_group == "world" ? "" : r.comm_group + " groups of " + std::to_string(r.ranks);
-    // Other conditions are blocks of their own, never one point's cell overwritten by another's.
-    if (const std::string conditions = conditions_tag(r); !conditions.empty()) {
-      comm += (comm.empty() ? "[" : " [") + conditions + "]";
-    }
-    blocks[{r.collective, r.dtype, r.op, comm}][r.size_bytes][r.point] = r.busbw_gbps;
-  }
-  for (const auto& [key, sizes] : blocks) {
+  const auto blocks = busbw_by_series(aggregate_repeats(run.records), Placement::out_of_place);
+  for (const auto& [series, sizes] : blocks) {
     SweepBlock block;
-    const auto& [collective, dtype, op, comm] = key;
-    block.title = collective + " " + dtype + (op == "none" ? "" : " " + op) + (comm.empty() ? "" : comm.front() == '[' ? " " + comm : " on " + comm);
+    block.title = series_title(series);
     for (const auto& [size, by_point] : sizes) {
-      block.sizes.push_back(size);
+      block.sizes.push_back(size.first);
       std::vector<std::optional<double>> row;
       for (const auto& label : report.labels) {
         const auto it = by_point.find(label);
-        row.push_back(it == by_point.end() ? std::nullopt : std::optional<double>(it->second));
+        row.push_back(it == by_point.end() ? std::nullopt : std::optional<double>(it->second.median));
       }
       block.busbw.push_back(row);
     }

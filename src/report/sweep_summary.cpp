@@ -1,34 +1,17 @@
 #include "report/sweep_summary.hpp"
 
 #include "report/sweep_report.hpp"
+#include "results/repeats.hpp"
 #include "results/point_notes.hpp"
-#include "results/conditions.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <tuple>
 #include <vector>
 
 namespace ncclsweep {
 namespace {
-
-// One cell's busbw over the repeats.
-struct RepeatedBusbw {
-  std::vector<double> values;
-  double median() const {
-    std::vector<double> v = values;
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-  }
-  // max/min - 1: 0 for a single repeat.
-  double range() const {
-    const auto [low, high] = std::minmax_element(values.begin(), values.end());
-    return *low > 0 ? *high / *low - 1 : 0;
-  }
-};
 
 class SweepSummary final : public ResultSink {
  public:
@@ -59,21 +42,15 @@ std::string sweep_summary_text(const RunDocument& run, const std::string& baseli
   const auto baseline_at = std::find(labels.begin(), labels.end(), baseline_point);
   const std::size_t baseline = baseline_at == labels.end() ? 0 : static_cast<std::size_t>(baseline_at - labels.begin());
 
-  // (collective, dtype, op) -> size -> point -> busbw of each repeat, out-of-place only.
-  // Other conditions (results/conditions.hpp) are blocks of their own, not more repeats.
-  using Block = std::tuple<std::string, std::string, std::string, std::string>;
-  std::map<Block, std::map<Bytes, std::map<std::string, RepeatedBusbw>>> blocks;
-  bool repeated = false;
-  for (const auto& r : run.records) {
-    if (r.placement != "out_of_place") continue;
-    auto& cell = blocks[{r.collective, r.dtype, r.op, conditions_tag(r)}][r.size_bytes][r.point];
-    cell.values.push_back(r.busbw_gbps);
-    repeated = repeated || cell.values.size() > 1;
-  }
+  const std::vector<RepeatedMeasurement> measurements = aggregate_repeats(run.records);
+  const auto blocks = busbw_by_series(measurements, Placement::out_of_place);
+  const bool repeated =
+      std::any_of(measurements.begin(), measurements.end(), [](const auto& m) { return m.busbw_gbps.count > 1; });
   std::string out = "#\n# sweep summary: busbw (GB/s, out-of-place) per point; (+x%) against the baseline P" +
                     std::to_string(baseline) + "\n";
   if (repeated) {
-    out += "# with repeats: the median; '~' marks a change within the repeats' range (max/min - 1) of either point\n";
+    out += "# with repeats: the median; '~' marks a change within the repeats' spread ((max - min) / median) of "
+           "either point\n";
   }
   for (std::size_t i = 0; i < run.points.size(); ++i) {
     const PointOutcome& p = run.points[i];
@@ -84,10 +61,8 @@ std::string sweep_summary_text(const RunDocument& run, const std::string& baseli
     verdict += unexpected_environment_note(p);
     out += "#  P" + std::to_string(i) + " = " + p.label + "  [" + verdict + "]\n";
   }
-  for (const auto& [block, sizes] : blocks) {
-    out += "#\n# " + std::get<0>(block) + " " + std::get<1>(block) +
-           (std::get<2>(block) == "none" ? "" : " " + std::get<2>(block)) +
-           (std::get<3>(block).empty() ? "" : " [" + std::get<3>(block) + "]") + "\n#";
+  for (const auto& [series, sizes] : blocks) {
+    out += "#\n# " + series_title(series) + "\n#";
     char head[32];
     std::snprintf(head, sizeof head, "%12s", "size");
     out += head;
@@ -98,7 +73,7 @@ std::string sweep_summary_text(const RunDocument& run, const std::string& baseli
     out += "\n";
     for (const auto& [size, by_point] : sizes) {
       char cell[64];
-      std::snprintf(cell, sizeof cell, " %12llu", static_cast<unsigned long long>(size));
+      std::snprintf(cell, sizeof cell, " %12llu", static_cast<unsigned long long>(size.first));
       out += cell;
       const auto base = by_point.find(labels[baseline]);
       for (std::size_t i = 0; i < labels.size(); ++i) {
@@ -108,12 +83,12 @@ std::string sweep_summary_text(const RunDocument& run, const std::string& baseli
           out += cell;
           continue;
         }
-        const double value = it->second.median();
-        if (i == baseline || base == by_point.end() || base->second.median() <= 0) {
+        const double value = it->second.median;
+        if (i == baseline || base == by_point.end() || base->second.median <= 0) {
           std::snprintf(cell, sizeof cell, " %16.1f", value);
         } else {
-          const double change = value / base->second.median() - 1;
-          const double noise = std::max(it->second.range(), base->second.range());
+          const double change = value / base->second.median - 1;
+          const double noise = std::max(it->second.spread, base->second.spread);
           if (std::abs(change) <= noise) {
             std::snprintf(cell, sizeof cell, " %7.1f (%+4.0f%%~)", value, change * 100);
           } else {

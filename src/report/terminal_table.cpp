@@ -1,11 +1,13 @@
 #include "report/terminal_table.hpp"
 
+#include <optional>
 #include <set>
 #include <string>
 
-#include "results/conditions.hpp"
 #include "core/number_format.hpp"
 #include "results/best_mode.hpp"
+#include "results/measurement_key.hpp"
+#include "results/repeats.hpp"
 #include "results/node_map.hpp"
 
 namespace ncclsweep {
@@ -49,13 +51,16 @@ class TerminalTable final : public ResultSink {
 
   void row(std::span<const MeasurementRecord> placements) override {
     const MeasurementRecord& first = placements.front();
-    const std::string block =
-        first.point + "/" + first.collective + "/" + first.dtype + "/" + first.op + "/" + conditions_tag(first);
+    // One block per series and point: a new header wherever anything but the size changes.
+    MeasurementKey block = series_of(key_of(first));
+    block.point = first.point;
+    block.placement = Placement::out_of_place;
     if (block != current_block_) {
       current_block_ = block;
       std::string tags;
       if (first.point != "default") tags += "   [point " + first.point + "]";
-      if (const std::string conditions = conditions_tag(first); !conditions.empty()) tags += "   [" + conditions + "]";
+      if (!block.communicator.is_world()) tags += "   [on " + communicator_text(block.communicator) + "]";
+      if (const std::string conditions = conditions_text(block); !conditions.empty()) tags += "   [" + conditions + "]";
       std::fprintf(out_, "#\n# %s%s\n", first.collective.c_str(), tags.c_str());
       std::fprintf(out_, "#%59s%-35s%s\n", "", "out-of-place", "in-place");
       std::fprintf(out_, "#%11s %13s %9s %7s %7s %8s %7s %7s %7s %8s %7s %7s %7s\n", "size", "count", "type", "redop",
@@ -108,21 +113,22 @@ class TerminalTable final : public ResultSink {
 
   // With several buffer/launch modes: per size the best one against the default.
   void print_best_modes(const RunDocument& run) {
-    const std::vector<BestMode> best = best_modes(run.records);
+    const std::vector<BestMode> best = best_modes(aggregate_repeats(run.records));
     if (best.empty()) return;
     std::fprintf(out_, "#\n# best mode per size (median busbw over repeats)\n");
     std::fprintf(out_, "#%-16s %-14s %12s %-13s %-9s %8s %9s\n", " collective", "placement", "size (B)", "buffers",
                  "launch", "busbw", "vs default");
     for (const BestMode& b : best) {
+      const MeasurementKey& k = b.key;
       const std::string gain = b.default_busbw_gbps > 0
                                    ? percent_change(b.busbw_gbps / b.default_busbw_gbps)
                                    : std::string("n/a");
-      std::fprintf(out_, "# %-15s %-14s %12llu %-13s %-9s %8.2f %9s%s\n", b.collective.c_str(), b.placement.c_str(),
-                   static_cast<unsigned long long>(b.size_bytes), b.buffers.c_str(), b.launch.c_str(), b.busbw_gbps,
-                   gain.c_str(),
-                   ((b.point == "default" ? "" : "   [point " + b.point + "]") +
-                    (b.conditions.empty() ? "" : "   [" + b.conditions + "]"))
-                       .c_str());
+      std::string tags = k.point == "default" ? "" : "   [point " + k.point + "]";
+      if (!k.communicator.is_world()) tags += "   [on " + communicator_text(k.communicator) + "]";
+      if (const std::string footprint = footprint_text(k); !footprint.empty()) tags += "   [" + footprint + "]";
+      std::fprintf(out_, "# %-15s %-14s %12llu %-13s %-9s %8.2f %9s%s\n", k.collective->name.data(),
+                   name_of(k.placement).data(), static_cast<unsigned long long>(k.size_bytes), name_of(k.buffers).data(),
+                   name_of(k.launch).data(), b.busbw_gbps, gain.c_str(), tags.c_str());
     }
   }
 
@@ -136,7 +142,7 @@ class TerminalTable final : public ResultSink {
   }
 
   std::FILE* out_;
-  std::string current_block_;
+  std::optional<MeasurementKey> current_block_;
 };
 
 }  // namespace

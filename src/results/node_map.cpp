@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "doctor/finding.hpp"
+#include "core/finding.hpp"
 
 namespace ncclsweep {
 namespace {

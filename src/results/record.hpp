@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "core/call_modes.hpp"
 #include "core/units.hpp"
-#include "doctor/finding.hpp"
+#include "core/finding.hpp"
 
 namespace ncclsweep {
 
@@ -49,8 +50,8 @@ struct MeasurementRecord {
   Bytes requested_bytes = 0;
   std::uint64_t count = 0;    // per rank, as passed to the call
   std::string placement;      // "out_of_place" | "in_place"
-  std::string buffers = "cuda-malloc";  // core/call_modes.hpp; omitted from JSON when the default
-  std::string launch = "stream";
+  std::string buffers{name_of(BufferMode::cuda_malloc)};  // omitted from JSON when the default
+  std::string launch{name_of(LaunchMode::stream)};
   // How much memory the buffers span and what the cache held (core/buffer_footprint.hpp):
   // at 1-32 MiB these change busbw by up to a third. "" and 0 in files from before them.
   std::string buffer_footprint;    // "largest" | "exact" | a size in bytes (fixed)

@@ -38,8 +38,8 @@ void to_json(json& j, const MeasurementRecord& r) {
            {"calls_per_sample", r.calls_per_sample},
            {"rank_time_us", r.rank_time_us}};
   // Default modes and absent clocks are left out, so records of plain runs stay as they were.
-  if (r.buffers != "cuda-malloc") j["buffers"] = r.buffers;
-  if (r.launch != "stream") j["launch"] = r.launch;
+  if (r.buffers != name_of(BufferMode::cuda_malloc)) j["buffers"] = r.buffers;
+  if (r.launch != name_of(LaunchMode::stream)) j["launch"] = r.launch;
   // Always written (when known): the footprint and cache state change the number.
   if (!r.buffer_footprint.empty()) {
     j["buffer_footprint"] = r.buffer_footprint;
@@ -100,8 +100,8 @@ void from_json(const json& j, MeasurementRecord& r) {
   r.stopped_by = j.value("stopped_by", std::string());
   r.calls_per_sample = j.value("calls_per_sample", 1);
   r.rank_time_us = j.value("rank_time_us", std::vector<double>());
-  r.buffers = j.value("buffers", std::string("cuda-malloc"));
-  r.launch = j.value("launch", std::string("stream"));
+  r.buffers = j.value("buffers", std::string(name_of(BufferMode::cuda_malloc)));
+  r.launch = j.value("launch", std::string(name_of(LaunchMode::stream)));
   // Absent in files from before the footprint was recorded: unknown, not a default.
   r.buffer_footprint = j.value("buffer_footprint", std::string());
   r.footprint_bytes = j.value("footprint_bytes", Bytes{0});

@@ -6,13 +6,10 @@
 #include <memory>
 #include <string>
 
-#include "report/result_sink.hpp"
+#include "results/result_sink.hpp"
+#include "spec/run_name.hpp"
 
 namespace ncclsweep {
-
-// Why `name` cannot be one directory level of a results path ("" when it can): it
-// must not climb out of the results root (/, .., a leading dot) or hold control bytes.
-std::string unsafe_run_name_reason(const std::string& name);
 
 // results/<name>/<UTC timestamp>/ below `root`; throws UsageError for an unsafe name.
 std::filesystem::path default_results_dir(const std::filesystem::path& root, const std::string& name,

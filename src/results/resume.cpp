@@ -5,33 +5,14 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "results/measurement_key.hpp"
 #include "results/record_json.hpp"
 
 namespace ncclsweep {
 
-namespace {
-// Default modes add nothing, so keys of runs from before the modes existed still match.
-std::string mode_suffix(const MeasurementRecord& r) {
-  std::string s;
-  if (r.buffers != "cuda-malloc") s += "|" + r.buffers;
-  if (r.launch != "stream") s += "|" + r.launch;
-  // The nccl-tests model (largest, warm) adds nothing either: resuming a run from before
-  // the footprint was recorded measures what that run measured.
-  if (!r.buffer_footprint.empty() && r.buffer_footprint != "largest") s += "|footprint=" + r.buffer_footprint;
-  if (!r.cache.empty() && r.cache != "warm") s += "|cache=" + r.cache;
-  return s;
-}
-}  // namespace
-
-std::string measurement_key(const MeasurementRecord& r) {
-  return r.point + "|" + r.collective + "|" + r.dtype + "|" + r.op + "|" + std::to_string(r.root) + "|" +
-         std::to_string(r.requested_bytes) + "|" + std::to_string(r.size_bytes) + "|" + r.placement + "|" +
-         r.comm_group + "|" + std::to_string(r.repeat) + mode_suffix(r);
-}
-
 std::set<std::string> measurement_keys(const std::vector<MeasurementRecord>& records) {
   std::set<std::string> keys;
-  for (const auto& r : records) keys.insert(measurement_key(r));
+  for (const auto& r : records) keys.insert(key_text(key_of(r)));
   return keys;
 }
 

@@ -12,10 +12,6 @@
 
 namespace ncclsweep {
 
-// Identifies one measurement within a run: point, collective, dtype, op, root, size
-// and placement (the timings are what the measurement produced, not what it is).
-std::string measurement_key(const MeasurementRecord& record);
-
 struct RecordedMeasurements {
   std::vector<MeasurementRecord> records;
   std::uintmax_t complete_bytes = 0;  // records.jsonl is cut back to this length before appending
@@ -27,6 +23,8 @@ struct RecordedMeasurements {
 // throws UsageError naming the file and line.
 RecordedMeasurements read_recorded_measurements(const std::filesystem::path& records_file);
 
+// The key_text (results/measurement_key.hpp) of every record: what each rank and worker
+// skips.
 std::set<std::string> measurement_keys(const std::vector<MeasurementRecord>& records);
 
 // A short, stable hex digest of `text` (FNV-1a, 64 bits): run.json's fingerprint of the

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "plan/comm_group.hpp"
+#include "spec/comm_group.hpp"
 #include "results/node_timing.hpp"
 #include "results/record.hpp"
 
@@ -24,7 +24,7 @@ namespace ncclsweep {
 // reproduce per_group, when exactly one does. Empty when it cannot be told.
 std::optional<CommGroup> group_layout(const MeasurementRecord& record, int world);
 
-// The ranks of the group with colour `colour`, ascending (plan/comm_group.hpp's colours).
+// The ranks of the group with colour `colour`, ascending (spec/comm_group.hpp's colours).
 std::vector<int> group_members(const CommGroup& group, int colour, int world);
 
 struct SlowGroup {

@@ -3,15 +3,15 @@
 #include <string>
 
 #include "core/errors.hpp"
-#include "spec/suggest.hpp"
+#include "core/run_options.hpp"
 
 namespace ncclsweep {
 
 std::vector<std::string_view> available_engines() {
 #if NCCLSWEEP_HAVE_NCCL
-  return {"nccl", "mpi"};
+  return {name_of(EngineKind::nccl), name_of(EngineKind::mpi)};
 #else
-  return {"mpi"};
+  return {name_of(EngineKind::mpi)};
 #endif
 }
 
@@ -19,12 +19,12 @@ void check_engine(std::string_view name) {
   for (const auto engine : available_engines()) {
     if (engine == name) return;
   }
-  if (name == "nccl") {
+  // Known but not built here, or not known at all (parse names the engines).
+  if (kEngineNames.parse(name) == EngineKind::nccl) {
     throw UsageError("this ncclsweep was built without CUDA or NCCL, so it has no nccl engine",
                      "use --engine mpi, or rebuild where CUDA and NCCL are installed (see README.md)");
   }
-  throw UsageError("unknown engine '" + std::string(name) + "'" + did_you_mean(name, {"nccl", "mpi"}),
-                   "use --engine nccl or --engine mpi");
+  throw UsageError("the " + std::string(name) + " engine is not in this build", "use one of " + kEngineNames.joined());
 }
 
 }  // namespace ncclsweep

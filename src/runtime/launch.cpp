@@ -7,8 +7,9 @@
 #include <set>
 
 #include "core/errors.hpp"
+#include "core/run_options.hpp"
 #include "core/utc_time.hpp"
-#include "doctor/preflight.hpp"
+#include "runtime/preflight.hpp"
 #include "ncclsweep_version.hpp"
 #include "report/summary_file.hpp"
 #include "report/sweep_summary.hpp"
@@ -16,6 +17,7 @@
 #include "results/results_directory.hpp"
 #include "results/point_notes.hpp"
 #include "results/resume.hpp"
+#include "results/iteration_times.hpp"
 #include "results/stragglers.hpp"
 #include "engine/mpi/mpi_engine.hpp"
 #include "runtime/measurement_loop.hpp"
@@ -30,7 +32,7 @@
 #include "runtime/worker_environment.hpp"
 #include "runtime/worker_group.hpp"
 #include "runtime/worker_process.hpp"
-#include "workload/sweep_sizes.hpp"
+#include "plan/sweep_sizes.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -67,7 +69,7 @@ class Launch {
 
   int run() {
     if (const int status = open_results(); status != kExitOk) return status;
-    const int status = request_.spec.engine == "mpi" ? run_in_process() : run_in_workers();
+    const int status = parse_engine(request_.spec.engine) == EngineKind::mpi ? run_in_process() : run_in_workers();
     return finish(status);
   }
 

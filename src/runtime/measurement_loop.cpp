@@ -8,7 +8,7 @@
 
 #include "core/iteration_stats.hpp"
 #include "core/repeat_order.hpp"
-#include "results/resume.hpp"
+#include "results/measurement_key.hpp"
 #include "runtime/group_times.hpp"
 
 namespace ncclsweep {
@@ -167,7 +167,7 @@ LoopOptions loop_options(const RunSpec& spec, int corrupt_rank, std::string poin
   options.corrupt_rank = corrupt_rank;
   options.point = std::move(point);
   options.repeats = spec.repeats;
-  options.order = spec.order;
+  options.order = parse_repeat_order(spec.order);
   options.seed = spec.seed;
   return options;
 }
@@ -228,7 +228,7 @@ bool measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engin
         MeasurementRecord key = make_record(planned, placement, planned.group.ranks_in(ranks.size()), options, 0, 0, 0);
         key.repeat = repeat;
         if (planned.call.comm != 0) key.comm_group = planned.group.kind;  // as add_group_times sets it
-        if (options.done.count(measurement_key(key))) continue;  // --resume: recorded by an earlier run
+        if (options.done.count(key_text(key_of(key)))) continue;  // --resume: recorded by an earlier run
       }
       row.push_back(measure_placement(planned, placement, repeat, options, engine, ranks));
     }

@@ -8,11 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "core/repeat_order.hpp"
 #include "core/stopping_rule.hpp"
+#include "engine/coordinator.hpp"
 #include "engine/engine.hpp"
 #include "plan/measurement_plan.hpp"
-#include "plan/run_spec.hpp"
-#include "report/result_sink.hpp"
+#include "spec/run_spec.hpp"
+#include "results/result_sink.hpp"
 
 namespace ncclsweep {
 
@@ -24,14 +26,14 @@ struct LoopOptions {
   std::string point = "default";  // the sweep point these measurements belong to
   int first_repeat = 0;   // repeat numbers run here: first_repeat .. first_repeat + repeats - 1
   int repeats = 1;
-  std::string order = "sequential";  // of the repeats over the plan's calls
+  RepeatOrder order = RepeatOrder::sequential;  // of the repeats over the plan's calls
   std::uint64_t seed = 0;
   // Under the noise-based stop, warm-up ends early once it has taken this long (after
   // at least one call): a 1 GiB call at a slow setting is warm after one iteration.
   double warmup_budget_seconds = 0.05;
   // Calls shorter than this are timed in samples of several calls, about this long.
   double sample_seconds = 1e-3;
-  // --resume: measurement_key()s already recorded; those measurements are skipped.
+  // --resume: key_text()s (results/measurement_key.hpp) already recorded; skipped.
   std::set<std::string> done;
   // Polled on every rank before each size (this rank's wish to stop, e.g. a signal);
   // the ranks agree on it collectively, so all stop at the same size. Empty: never.

@@ -10,14 +10,6 @@
 
 namespace ncclsweep {
 
-void check_mpi(int status, const char* call) {
-  if (status == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(status, text, &length);
-  throw RuntimeFailure(call, std::string(text, static_cast<std::size_t>(length)));
-}
-
 MpiSession::MpiSession(int* argc, char*** argv) {
   check_mpi(MPI_Init(argc, argv), "MPI_Init");
   // Errors come back as return codes so they can carry context up to main.

@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/engine.hpp"
+#include "engine/coordinator.hpp"
+#include "engine/mpi/mpi_check.hpp"
 
 namespace ncclsweep {
 
@@ -47,8 +48,5 @@ class MpiSession final : public Coordinator {
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   std::string host_;
 };
-
-// Throws RuntimeFailure naming `call` when an MPI call did not return MPI_SUCCESS.
-void check_mpi(int status, const char* call);
 
 }  // namespace ncclsweep

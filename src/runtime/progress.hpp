@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "plan/measurement_plan.hpp"
-#include "report/result_sink.hpp"
+#include "results/result_sink.hpp"
 #include "runtime/worker_protocol.hpp"
 
 namespace ncclsweep {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "plan/run_spec.hpp"
+#include "spec/run_spec.hpp"
 #include "runtime/worker_protocol.hpp"
 
 namespace ncclsweep {

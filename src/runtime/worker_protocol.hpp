@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "engine/engine.hpp"
-#include "plan/run_spec.hpp"
+#include "spec/run_spec.hpp"
 #include "results/record.hpp"
 #include "results/record_json.hpp"
 
@@ -55,7 +55,7 @@ struct WorkerStart {
   int corrupt_rank = -1;
   std::string nccl_log_path;  // this worker's NCCL_DEBUG_FILE
   std::vector<PointSpec> points;
-  std::vector<std::string> done;  // --resume: measurement_key()s recorded earlier, skipped
+  std::vector<std::string> done;  // --resume: key_text()s recorded earlier, skipped
   std::string fault;              // --inject-fault as text (runtime/fault_injection.hpp); "" for none
 };
 

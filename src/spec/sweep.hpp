@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "plan/comm_group.hpp"
-#include "plan/run_spec.hpp"
+#include "spec/comm_group.hpp"
+#include "spec/run_spec.hpp"
 #include "spec/config_fields.hpp"
 
 namespace ncclsweep {

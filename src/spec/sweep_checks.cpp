@@ -7,9 +7,10 @@
 #include <set>
 #include <sstream>
 
+#include "core/run_options.hpp"
 #include "core/utf8.hpp"
 #include "spec/nccl_variables.hpp"
-#include "spec/suggest.hpp"
+#include "core/suggest.hpp"
 #include "spec/sweep.hpp"
 
 namespace ncclsweep {
@@ -123,7 +124,7 @@ void check_overrides(const Sweep& sweep) {
 }
 
 void check_engine(const Sweep& sweep) {
-  if (sweep.measurements.engine != "mpi") return;
+  if (kEngineNames.find(sweep.measurements.engine) != EngineKind::mpi) return;
   if (!sweep.env.empty()) {
     throw UsageError("the mpi engine cannot apply NCCL variables, and this sweep sets " + sweep.env.front().name,
                      "use engine nccl, or drop env (collectives, sizes, dtypes and ops still sweep with mpi)",

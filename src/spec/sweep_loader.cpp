@@ -7,9 +7,11 @@
 #include <map>
 #include <sstream>
 
+#include "core/repeat_order.hpp"
+#include "core/run_options.hpp"
+#include "core/suggest.hpp"
 #include "core/utf8.hpp"
-#include "results/results_directory.hpp"
-#include "spec/suggest.hpp"
+#include "spec/run_name.hpp"
 #include "spec/sweep.hpp"
 #include "spec/yaml_guard.hpp"
 
@@ -262,8 +264,9 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
       {"engine", [](const Reader& r, const YAML::Node& n, Sweep& s) {
          s.measurements.engine = r.scalar(n, "engine");
          s.engine_where = r.at(n);
-         if (s.measurements.engine != "nccl" && s.measurements.engine != "mpi") {
-           r.fail(n, "unknown engine '" + s.measurements.engine + "'" + did_you_mean(s.measurements.engine, {"nccl", "mpi"}), "engine is nccl or mpi");
+         if (!kEngineNames.find(s.measurements.engine)) {
+           r.fail(n, "unknown engine '" + s.measurements.engine + "'" + did_you_mean(s.measurements.engine, kEngineNames.names()),
+                   "engine is one of " + kEngineNames.joined());
          }
        }},
       {"env", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.env = r.axes(n, "env"); }},
@@ -278,9 +281,9 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
       {"repeats", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.repeats = static_cast<int>(r.integer(n, "repeats", 1, 10000, 3)); }},
       {"order", [](const Reader& r, const YAML::Node& n, Sweep& s) {
          s.order = r.scalar(n, "order");
-         if (s.order != "sequential" && s.order != "interleaved" && s.order != "shuffled") {
-           r.fail(n, "unknown order '" + s.order + "'" + did_you_mean(s.order, {"sequential", "interleaved", "shuffled"}),
-                  "order is sequential, interleaved or shuffled");
+         if (!kRepeatOrderNames.find(s.order)) {
+           r.fail(n, "unknown order '" + s.order + "'" + did_you_mean(s.order, kRepeatOrderNames.names()),
+                   "order is one of " + kRepeatOrderNames.joined());
          }
        }},
       {"seed", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.seed = static_cast<std::uint64_t>(r.integer(n, "seed", 0, 0x7fffffffffffffffLL, 7)); }},

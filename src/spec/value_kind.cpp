@@ -8,7 +8,7 @@
 
 #include "core/errors.hpp"
 #include "core/units.hpp"
-#include "spec/suggest.hpp"
+#include "core/suggest.hpp"
 
 namespace ncclsweep {
 namespace {

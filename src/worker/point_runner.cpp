@@ -193,7 +193,7 @@ PointOutcome run_point(const PointSpec& point, PointContext& context) {
 
 std::vector<PointVisit> point_visits(std::size_t points, const LoopOptions& options) {
   std::vector<PointVisit> visits;
-  if (options.order == "sequential" || points <= 1 || options.repeats <= 1) {
+  if (options.order == RepeatOrder::sequential || points <= 1 || options.repeats <= 1) {
     for (std::size_t p = 0; p < points; ++p) visits.push_back({p, 0, options.repeats});
     return visits;
   }

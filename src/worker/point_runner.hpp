@@ -7,9 +7,10 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "engine/coordinator.hpp"
 #include "engine/engine.hpp"
 #include "plan/measurement_plan.hpp"
-#include "report/result_sink.hpp"
+#include "results/result_sink.hpp"
 #include "runtime/fault_injection.hpp"
 #include "runtime/measurement_loop.hpp"
 #include "runtime/worker_protocol.hpp"

@@ -2,6 +2,7 @@
 // The Coordinator of a worker process: each cross-rank operation becomes a RelayStep
 // sent to the worker's MPI rank, which combines it with every other rank's.
 #include "core/errors.hpp"
+#include "engine/coordinator.hpp"
 #include "engine/engine.hpp"
 #include "runtime/message_channel.hpp"
 #include "runtime/relay_step.hpp"

@@ -13,7 +13,8 @@
 #include "core/errors.hpp"
 #include "plan/measurement_plan.hpp"
 #include "results/best_mode.hpp"
-#include "results/conditions.hpp"
+#include "results/measurement_key.hpp"
+#include "results/repeats.hpp"
 #include "results/record_json.hpp"
 #include "results/resume.hpp"
 #include "runtime/worker_protocol.hpp"
@@ -155,22 +156,26 @@ TEST_CASE("records carry the footprint and cache; different footprints stay apar
   exact.footprint_bytes = 16 * kMiB;
   MeasurementRecord flushed = r;
   flushed.cache = "flush";
-  CHECK(footprint_tag(r).empty());
-  CHECK(footprint_tag(exact) == "footprint exact");
-  CHECK(conditions_tag(flushed) == "cache flush");
+  CHECK(conditions_text(key_of(r)).empty());
+  CHECK(conditions_text(key_of(exact)) == "footprint exact");
+  CHECK(conditions_text(key_of(flushed)) == "cache flush");
   // --resume tells them apart; a plain record's key is as before.
-  CHECK(measurement_key(exact) != measurement_key(r));
-  CHECK(measurement_key(flushed) != measurement_key(r));
+  CHECK(key_text(key_of(exact)) != key_text(key_of(r)));
+  CHECK(key_text(key_of(flushed)) != key_text(key_of(r)));
   MeasurementRecord unknown = r;
   unknown.buffer_footprint.clear();
   unknown.cache.clear();
-  CHECK(measurement_key(unknown) == measurement_key(r));
+  CHECK(key_text(key_of(unknown)) == key_text(key_of(r)));
   // The best mode per size never picks across footprints: each is its own size.
+  exact.busbw_gbps = 1;
   MeasurementRecord registered = exact;
   registered.buffers = "nccl-register";
-  const auto best = best_modes({r, exact, registered});
+  registered.busbw_gbps = 2;
+  const std::vector<MeasurementRecord> records{r, exact, registered};
+  const auto best = best_modes(aggregate_repeats(records));
   REQUIRE(best.size() == 1);
-  CHECK(best[0].conditions == "footprint exact");
+  CHECK(best[0].key.footprint.mode == FootprintMode::exact);
+  CHECK(best[0].key.buffers == BufferMode::nccl_register);
 }
 
 TEST_CASE("nccl-tests text and JSON give their footprint: maxBytes, warm") {

@@ -8,6 +8,7 @@
 #include "core/gpu_clocks.hpp"
 #include "plan/measurement_plan.hpp"
 #include "results/best_mode.hpp"
+#include "results/measurement_key.hpp"
 #include "results/record_json.hpp"
 #include "results/resume.hpp"
 #include "runtime/worker_protocol.hpp"
@@ -88,9 +89,11 @@ TEST_CASE("records keep modes and clocks through JSON, and old records read as t
   CHECK(back.clocks->sm_mhz_before == 1980);
   CHECK(back.clocks->sm_mhz_after == 1755);
   CHECK(back.clocks->throttle == std::vector<std::string>{"sw_power_cap"});
-  // --resume tells modes apart, and a default-mode key is what it was before modes existed.
-  CHECK(measurement_key(back) != measurement_key(plain_back));
-  CHECK(measurement_key(plain_back).find("stream") == std::string::npos);
+  // --resume tells modes apart; a record from before modes existed reads as the defaults.
+  CHECK(key_of(back) != key_of(plain_back));
+  CHECK(key_text(key_of(back)) != key_text(key_of(plain_back)));
+  CHECK(key_of(plain_back).buffers == BufferMode::cuda_malloc);
+  CHECK(key_of(plain_back).launch == LaunchMode::stream);
 }
 
 TEST_CASE("nvidia-smi clock lines parse; other shapes are refused") {
@@ -106,9 +109,12 @@ TEST_CASE("nvidia-smi clock lines parse; other shapes are refused") {
 }
 
 namespace {
-MeasurementRecord at(Bytes size, const std::string& buffers, const std::string& launch, double busbw) {
+MeasurementRecord at(Bytes size, const std::string& buffers, const std::string& launch, double busbw, int repeat = 0) {
   MeasurementRecord r;
   r.collective = "all_gather";
+  r.dtype = "float32";
+  r.op = "none";
+  r.repeat = repeat;
   r.placement = "out_of_place";
   r.size_bytes = size;
   r.buffers = buffers;
@@ -123,20 +129,20 @@ TEST_CASE("best mode per size: the highest median busbw, against the default mod
       at(1 << 20, "cuda-malloc", "stream", 40), at(1 << 20, "cuda-malloc", "graph", 55),
       at(1 << 20, "nccl-register", "stream", 50),
       // repeats: nccl-register's median (300) beats the default's (290) despite its one low repeat
-      at(64 << 20, "cuda-malloc", "stream", 290), at(64 << 20, "cuda-malloc", "stream", 291),
-      at(64 << 20, "cuda-malloc", "stream", 289), at(64 << 20, "nccl-register", "stream", 301),
-      at(64 << 20, "nccl-register", "stream", 100), at(64 << 20, "nccl-register", "stream", 300),
+      at(64 << 20, "cuda-malloc", "stream", 290, 0), at(64 << 20, "cuda-malloc", "stream", 291, 1),
+      at(64 << 20, "cuda-malloc", "stream", 289, 2), at(64 << 20, "nccl-register", "stream", 301, 0),
+      at(64 << 20, "nccl-register", "stream", 100, 1), at(64 << 20, "nccl-register", "stream", 300, 2),
       at(256 << 20, "cuda-malloc", "stream", 300),  // one mode only: not listed
   };
-  const std::vector<BestMode> best = best_modes(records);
+  const std::vector<BestMode> best = best_modes(aggregate_repeats(records));
   REQUIRE(best.size() == 2);
-  CHECK(best[0].size_bytes == 1u << 20);
-  CHECK(best[0].launch == "graph");
-  CHECK(best[0].buffers == "cuda-malloc");
+  CHECK(best[0].key.size_bytes == 1u << 20);
+  CHECK(best[0].key.launch == LaunchMode::graph);
+  CHECK(best[0].key.buffers == BufferMode::cuda_malloc);
   CHECK(best[0].busbw_gbps == Approx(55));
   CHECK(best[0].default_busbw_gbps == Approx(40));
   CHECK(best[0].modes == 3);
-  CHECK(best[1].buffers == "nccl-register");
+  CHECK(best[1].key.buffers == BufferMode::nccl_register);
   CHECK(best[1].busbw_gbps == Approx(300));
   CHECK(best[1].default_busbw_gbps == Approx(290));
 }

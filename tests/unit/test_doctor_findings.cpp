@@ -1,6 +1,6 @@
 // Findings, their merging and printing, and the small text helpers of src/doctor.
 #include "catch_compat.hpp"
-#include "doctor/finding.hpp"
+#include "core/finding.hpp"
 #include "doctor/rank_facts.hpp"
 #include "doctor/system_reader.hpp"
 

@@ -3,14 +3,15 @@
 #include <nlohmann/json.hpp>
 
 #include "catch_compat.hpp"
-#include "plan/comm_group.hpp"
+#include "spec/comm_group.hpp"
 #include "plan/measurement_plan.hpp"
 #include "report/sweep_report.hpp"
 #include "results/record_json.hpp"
 #include "runtime/group_times.hpp"
 #include "runtime/worker_protocol.hpp"
 #include "spec/sweep.hpp"
-#include "workload/sweep_sizes.hpp"
+#include "plan/sweep_sizes.hpp"
+#include "results/iteration_times.hpp"
 
 using namespace ncclsweep;
 
@@ -29,6 +30,8 @@ MeasurementRecord record(const std::string& point, const std::string& collective
   MeasurementRecord r;
   r.point = point;
   r.collective = collective;
+  r.dtype = "float32";
+  r.op = "sum";
   r.size_bytes = r.requested_bytes = bytes;
   r.ranks = ranks;
   r.time_us = {us, us, us};

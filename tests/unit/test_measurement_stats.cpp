@@ -103,12 +103,12 @@ TEST_CASE("the noise-based stop ends at max_iters or max time whatever the sprea
 
 TEST_CASE("repeats run sequentially, interleaved, or shuffled by a seed") {
   using R = ScheduledRun;
-  CHECK(schedule_repeats(2, 2, "sequential", 0) == std::vector<R>{{0, 0}, {0, 1}, {1, 0}, {1, 1}});
-  CHECK(schedule_repeats(2, 3, "interleaved", 0) == std::vector<R>{{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 2}, {1, 2}});
-  const auto a = schedule_repeats(4, 3, "shuffled", 42);
-  CHECK(a == schedule_repeats(4, 3, "shuffled", 42));  // the seed fixes the order
-  CHECK(a != schedule_repeats(4, 3, "shuffled", 43));
-  CHECK(a != schedule_repeats(4, 3, "interleaved", 0));
+  CHECK(schedule_repeats(2, 2, RepeatOrder::sequential, 0) == std::vector<R>{{0, 0}, {0, 1}, {1, 0}, {1, 1}});
+  CHECK(schedule_repeats(2, 3, RepeatOrder::interleaved, 0) == std::vector<R>{{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 2}, {1, 2}});
+  const auto a = schedule_repeats(4, 3, RepeatOrder::shuffled, 42);
+  CHECK(a == schedule_repeats(4, 3, RepeatOrder::shuffled, 42));  // the seed fixes the order
+  CHECK(a != schedule_repeats(4, 3, RepeatOrder::shuffled, 43));
+  CHECK(a != schedule_repeats(4, 3, RepeatOrder::interleaved, 0));
   std::set<std::pair<int, int>> seen;
   std::vector<int> next(4, 0);
   for (const R& run : a) {
@@ -116,13 +116,15 @@ TEST_CASE("repeats run sequentially, interleaved, or shuffled by a seed") {
     CHECK(run.repeat == next[static_cast<std::size_t>(run.item)]++);  // each item's repeats in order
   }
   CHECK(seen.size() == 12);
-  CHECK_THAT(usage_error_text([] { schedule_repeats(2, 2, "random", 0); }), ContainsSubstring("unknown order 'random'"));
+  CHECK_THAT(usage_error_text([] { parse_repeat_order("random"); }), ContainsSubstring("unknown order 'random'"));
+  CHECK_THAT(usage_error_text([] { parse_repeat_order("random"); }), ContainsSubstring("sequential, interleaved, shuffled"));
+  CHECK(parse_repeat_order(name_of(RepeatOrder::shuffled)) == RepeatOrder::shuffled);
 }
 
 TEST_CASE("workers visit several points once per repeat when interleaved") {
   LoopOptions options;
   options.repeats = 2;
-  options.order = "interleaved";
+  options.order = RepeatOrder::interleaved;
   const auto visits = point_visits(2, options);
   REQUIRE(visits.size() == 4);
   CHECK(visits[0].point == 0);
@@ -130,7 +132,7 @@ TEST_CASE("workers visit several points once per repeat when interleaved") {
   CHECK(visits[2].point == 0);
   CHECK(visits[2].first_repeat == 1);
   CHECK(visits[3].repeats == 1);
-  options.order = "sequential";
+  options.order = RepeatOrder::sequential;
   const auto once = point_visits(2, options);
   REQUIRE(once.size() == 2);
   CHECK(once[1].repeats == 2);

@@ -3,8 +3,8 @@
 #include "catch_compat.hpp"
 #include "core/call_modes.hpp"
 #include "core/repeat_order.hpp"
-#include "plan/comm_group.hpp"
-#include "plan/run_spec.hpp"
+#include "spec/comm_group.hpp"
+#include "spec/run_spec.hpp"
 #include "runtime/engine_registry.hpp"
 
 using namespace ncclsweep;
@@ -23,7 +23,7 @@ TEST_CASE("a misspelt name on the command line gets the nearest valid one") {
   CHECK_THAT(usage_error_text([] { parse_group_request("intra-nod", {"--groups", 0, 0}); }),
              ContainsSubstring("unknown groups 'intra-nod' (did you mean intra-node?)"));
   CHECK_THAT(usage_error_text([] { check_engine("mpii"); }), ContainsSubstring("unknown engine 'mpii' (did you mean mpi?)"));
-  CHECK_THAT(usage_error_text([] { schedule_repeats(2, 2, "interleavd", 0); }),
+  CHECK_THAT(usage_error_text([] { parse_repeat_order("interleavd"); }),
              ContainsSubstring("unknown order 'interleavd' (did you mean interleaved?)"));
 }
 

@@ -5,6 +5,7 @@
 
 #include "catch_compat.hpp"
 #include "core/errors.hpp"
+#include "results/measurement_key.hpp"
 #include "results/record_json.hpp"
 #include "results/results_directory.hpp"
 #include "results/resume.hpp"
@@ -42,14 +43,22 @@ TEST_CASE("a measurement's key names what was measured, not what it measured") {
   MeasurementRecord b = a;
   b.time_us = {9, 9, 9};
   b.busbw_gbps = 5;
-  CHECK(measurement_key(a) == measurement_key(b));
+  CHECK(key_of(a) == key_of(b));
+  CHECK(key_text(key_of(a)) == key_text(key_of(b)));
   for (auto change : {+[](MeasurementRecord& r) { r.placement = "out_of_place"; },
                       +[](MeasurementRecord& r) { r.point = "p2"; }, +[](MeasurementRecord& r) { r.size_bytes = 2048; },
+                      +[](MeasurementRecord& r) { r.requested_bytes = 1000; },
                       +[](MeasurementRecord& r) { r.dtype = "int8"; }, +[](MeasurementRecord& r) { r.op = "max"; },
-                      +[](MeasurementRecord& r) { r.collective = "all_gather"; }}) {
+                      +[](MeasurementRecord& r) { r.collective = "all_gather"; },
+                      +[](MeasurementRecord& r) { r.buffers = "nccl-register"; },
+                      +[](MeasurementRecord& r) { r.launch = "graph"; },
+                      +[](MeasurementRecord& r) { r.comm_group = "intra-node"; },
+                      +[](MeasurementRecord& r) { r.ranks = 2; }, +[](MeasurementRecord& r) { r.repeat = 1; },
+                      +[](MeasurementRecord& r) { r.root = 0; }}) {
     MeasurementRecord c = a;
     change(c);
-    CHECK(measurement_key(c) != measurement_key(a));
+    CHECK(key_of(c) != key_of(a));
+    CHECK(key_text(key_of(c)) != key_text(key_of(a)));
   }
 }
 

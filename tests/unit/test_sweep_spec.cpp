@@ -4,7 +4,7 @@
 #include "catch_compat.hpp"
 #include "spec/config_fields.hpp"
 #include "spec/nccl_variables.hpp"
-#include "spec/suggest.hpp"
+#include "core/suggest.hpp"
 #include "plan/sweep_plan.hpp"
 #include "spec/sweep.hpp"
 

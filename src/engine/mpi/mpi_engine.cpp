@@ -13,7 +13,8 @@
 
 #include "core/errors.hpp"
 #include "core/pattern_spec.hpp"
-#include "runtime/mpi_session.hpp"
+#include "engine/call_buffers.hpp"
+#include "engine/mpi/mpi_check.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -21,14 +22,14 @@ namespace {
 // MPI's own types for the dtypes it can reduce; MPI_DATATYPE_NULL for the rest.
 MPI_Datatype reducible_type(const DataType& t) {
   switch (t.nccl_id) {
-    case 0: return MPI_INT8_T;
-    case 1: return MPI_UINT8_T;
-    case 2: return MPI_INT32_T;
-    case 3: return MPI_UINT32_T;
-    case 4: return MPI_INT64_T;
-    case 5: return MPI_UINT64_T;
-    case 7: return MPI_FLOAT;
-    case 8: return MPI_DOUBLE;
+    case kNcclInt8: return MPI_INT8_T;
+    case kNcclUint8: return MPI_UINT8_T;
+    case kNcclInt32: return MPI_INT32_T;
+    case kNcclUint32: return MPI_UINT32_T;
+    case kNcclInt64: return MPI_INT64_T;
+    case kNcclUint64: return MPI_UINT64_T;
+    case kNcclFloat32: return MPI_FLOAT;
+    case kNcclFloat64: return MPI_DOUBLE;
     default: return MPI_DATATYPE_NULL;
   }
 }
@@ -201,34 +202,18 @@ class MpiEngine final : public Engine {
     groups_.clear();
   }
 
-  // Where one call reads and writes, inside buffers that only grow.
-  struct Buffers {
-    std::byte* send;     // what the call is passed as its send buffer
-    std::byte* recv;     // ... and as its receive buffer
-    std::byte* input;    // where this rank's input lies (send, or inside recv in place)
-    std::byte* output;   // where this rank's result lies
-    std::uint64_t input_elements;
-    std::uint64_t output_elements;
-    BufferSpan span;     // the allocation and the offsets calls rotate through
-    // The same call `offset` bytes further into both buffers.
-    Buffers at(Bytes offset) const {
-      Buffers shifted = *this;
-      for (std::byte** p : {&shifted.send, &shifted.recv, &shifted.input, &shifted.output}) *p += offset;
-      return shifted;
-    }
-  };
+  // Where one call reads and writes, inside the buffers this engine owns.
+  using Buffers = CallBuffers;
 
   Buffers prepare(const CollectiveCall& call, const View& v) {
-    const std::size_t elem = call.dtype->bytes;
-    const std::uint64_t send_n = send_elements(*call.kind, call.count, v.ranks);
-    const std::uint64_t recv_n = recv_elements(*call.kind, call.count, v.ranks);
-    const bool in_place = call.placement == Placement::in_place;
+    const CallSizes sizes = call_sizes(call, v.ranks);
+    const std::size_t elem = sizes.element_bytes;
+    const bool in_place = sizes.in_place;
     // Host buffers follow the same footprint rules as the GPU's (core/buffer_footprint.hpp).
-    const BufferSpan span = buffer_span(in_place ? 0 : send_n * elem,
-                                        (in_place ? std::max(send_n, recv_n) : recv_n) * elem, call.footprint_bytes);
+    const BufferSpan span = buffer_span(in_place ? 0 : sizes.send_bytes(), sizes.recv_bytes(), call.footprint_bytes);
     allocate(send_, in_place ? 0 : span.send_bytes);
     allocate(recv_, span.recv_bytes);
-    Buffers b{send_.data(), recv_.data(), send_.data(), recv_.data(), send_n, recv_n, span};
+    Buffers b = sizes.buffers_in(send_.data(), recv_.data(), span);
     if (in_place) {
       b.send = b.recv;
       // MPI_IN_PLACE: an allgather's own block sits at its rank's offset; every other

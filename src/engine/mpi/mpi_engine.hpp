@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "engine/coordinator.hpp"
 #include "engine/engine.hpp"
 
 namespace ncclsweep {

@@ -11,9 +11,11 @@
 
 #include "core/pattern_spec.hpp"
 #include "engine/nccl/communicator_retirement.hpp"
+#include "engine/call_buffers.hpp"
 #include "engine/nccl/apply_config.hpp"
 #include "engine/nccl/cuda_handles.hpp"
 #include "engine/nccl/gpu_clock_reader.hpp"
+#include "engine/nccl/nccl_ids.hpp"
 #include "cache_flush.hpp"
 #include "pattern_kernels.hpp"
 
@@ -209,34 +211,18 @@ class NcclEngine final : public Engine {
     return v;
   }
 
-  struct Buffers {
-    std::byte* send;
-    std::byte* recv;
-    std::byte* input;   // this rank's input (send, or inside recv in place)
-    std::byte* output;  // this rank's result
-    std::uint64_t input_elements;
-    std::uint64_t output_elements;
-    BufferSpan span;    // the allocation and the offsets calls rotate through
-    // The same call `offset` bytes further into both buffers.
-    Buffers at(Bytes offset) const {
-      Buffers shifted = *this;
-      for (std::byte** p : {&shifted.send, &shifted.recv, &shifted.input, &shifted.output}) *p += offset;
-      return shifted;
-    }
-  };
+  using Buffers = CallBuffers;
 
   // Buffers of the call's footprint (core/buffer_footprint.hpp): exactly that much, so a
   // record's footprint is what was allocated, and nothing larger is kept from before.
   Buffers prepare(const CollectiveCall& call, const View& v) {
-    const std::size_t elem = call.dtype->bytes;
-    const std::uint64_t send_n = send_elements(*call.kind, call.count, v.ranks);
-    const std::uint64_t recv_n = recv_elements(*call.kind, call.count, v.ranks);
-    const bool in_place = call.placement == Placement::in_place;
+    const CallSizes sizes = call_sizes(call, v.ranks);
+    const std::size_t elem = sizes.element_bytes;
+    const bool in_place = sizes.in_place;
     const bool nccl_memory = call.buffers != BufferMode::cuda_malloc;
     DeviceBuffer& send = nccl_memory ? gpu_->nccl_send : gpu_->send;
     DeviceBuffer& recv = nccl_memory ? gpu_->nccl_recv : gpu_->recv;
-    const BufferSpan span = buffer_span(send_n * elem, (in_place ? std::max(send_n, recv_n) : recv_n) * elem,
-                                        call.footprint_bytes);
+    const BufferSpan span = buffer_span(sizes.send_bytes(), sizes.recv_bytes(), call.footprint_bytes);
     const std::size_t send_bytes = std::max<std::size_t>(span.send_bytes, 1);
     const std::size_t recv_bytes = std::max<std::size_t>(span.recv_bytes, 1);
     if (send.would_resize(send_bytes) || recv.would_resize(recv_bytes)) {
@@ -247,7 +233,7 @@ class NcclEngine final : public Engine {
     send.resize(send_bytes);
     recv.resize(recv_bytes);
     if (nccl_memory) register_buffers(v.comm, call.buffers == BufferMode::nccl_window);
-    Buffers b{send.data(), recv.data(), send.data(), recv.data(), send_n, recv_n, span};
+    Buffers b = sizes.buffers_in(send.data(), recv.data(), span);
     if (in_place) {
       // NCCL's in-place conventions: an allgather's input is its rank's block of the
       // output; a reduce-scatter's output is its rank's block of the input.
@@ -276,12 +262,7 @@ class NcclEngine final : public Engine {
   // The graph of `calls` launches of `call`, captured on first use and kept while the same
   // call on the same buffers comes back (warm-up, then each batch of samples).
   const GraphExec& graph_for(const CollectiveCall& call, const Buffers& b, const View& v, int calls) {
-    const std::string key = std::string(call.kind->name) + "|" + std::string(call.dtype->name) + "|" +
-                            std::to_string(static_cast<int>(call.op)) + "|" + std::to_string(call.count) + "|" +
-                            std::to_string(call.root) + "|" + std::to_string(static_cast<int>(call.placement)) + "|" +
-                            std::to_string(call.comm) + "|" + std::to_string(reinterpret_cast<std::uintptr_t>(b.send)) +
-                            "|" + std::to_string(reinterpret_cast<std::uintptr_t>(b.recv)) + "|" + std::to_string(calls) +
-                            "|" + std::to_string(b.span.offsets) + "|" + std::to_string(b.span.stride);
+    const GraphKey key{call, b.send, b.recv, calls};
     if (graph_ && key == graph_key_) return *graph_;
     // A global-mode capture refuses other threads' unsafe CUDA calls, such as those of a
     // communicator being destroyed: that teardown ends first.
@@ -299,7 +280,7 @@ class NcclEngine final : public Engine {
   // What refers to the communicators: graphs and registrations go before them.
   void release_comm_resources() {
     graph_.reset();
-    graph_key_.clear();
+    graph_key_ = {};
     registrations_.clear();
   }
 
@@ -421,7 +402,15 @@ class NcclEngine final : public Engine {
   std::vector<Registration> registrations_;  // per communicator that ran a registered mode
   bool registered_as_window_ = false;
   std::unique_ptr<GraphExec> graph_;  // graph mode: the last captured sample
-  std::string graph_key_;
+  // What a captured graph replays: the call, on these buffers, this many times.
+  struct GraphKey {
+    CollectiveCall call{};
+    const void* send = nullptr;
+    const void* recv = nullptr;
+    int calls = 0;
+    bool operator==(const GraphKey&) const = default;
+  };
+  GraphKey graph_key_;
   std::unique_ptr<GpuClockReader> clocks_;
   std::unique_ptr<CommunicatorRetirement> retirement_;  // earlier points' communicators, going
 };

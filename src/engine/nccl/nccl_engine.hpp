@@ -1,6 +1,7 @@
 #pragma once
 #include <memory>
 
+#include "engine/coordinator.hpp"
 #include "engine/engine.hpp"
 
 namespace ncclsweep {

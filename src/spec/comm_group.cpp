@@ -1,11 +1,11 @@
-#include "plan/comm_group.hpp"
+#include "spec/comm_group.hpp"
 
 #include <algorithm>
 #include <array>
 #include <string_view>
 #include <vector>
 
-#include "spec/suggest.hpp"
+#include "core/suggest.hpp"
 
 namespace ncclsweep {
 namespace {

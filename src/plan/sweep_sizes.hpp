@@ -1,12 +1,12 @@
 #pragma once
 // A sweep's `sizes:` from a workload (or a real job's files) and its `groups:` -> the
 // calls a run measures, each on its communicator, and the weights that turn measured
-// times into collective time per training iteration.
+// times into collective time per training iteration (results/iteration_times.hpp uses them).
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "plan/run_spec.hpp"
+#include "spec/run_spec.hpp"
 #include "results/record.hpp"
 #include "spec/sweep.hpp"
 #include "workload/comm_use.hpp"
@@ -39,9 +39,5 @@ WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<G
 // The group for a grid (no workload sizes): plain kinds only. Throws UsageError for a
 // workload kind (dp, tp, ...), which needs a workload's layout.
 CommGroup grid_group(const std::optional<GroupRequest>& groups, int ranks, int ranks_per_node);
-
-// Per point: collective time per iteration from the run's out-of-place records
-// (workload/histogram.hpp: iteration_time, log-linear interpolation, marked).
-std::vector<PointIterationTime> weigh_points(const RunDocument& run);
 
 }  // namespace ncclsweep

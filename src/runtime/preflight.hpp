@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "doctor/finding.hpp"
+#include "core/finding.hpp"
 #include "doctor/rank_facts.hpp"
 
 namespace ncclsweep {

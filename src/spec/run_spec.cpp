@@ -1,4 +1,4 @@
-#include "plan/run_spec.hpp"
+#include "spec/run_spec.hpp"
 
 #include <algorithm>
 #include <sstream>

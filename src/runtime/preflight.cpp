@@ -1,4 +1,4 @@
-#include "doctor/preflight.hpp"
+#include "runtime/preflight.hpp"
 
 #include "doctor/checks.hpp"
 #include "doctor/gpu_probe.hpp"

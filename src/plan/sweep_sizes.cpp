@@ -1,4 +1,4 @@
-#include "workload/sweep_sizes.hpp"
+#include "plan/sweep_sizes.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -127,37 +127,6 @@ WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<G
   }
   if (out.calls.empty()) {
     throw UsageError("the workload sends nothing through NCCL", "check its tp_comm_overlap and moe_dispatcher fields");
-  }
-  return out;
-}
-
-std::vector<PointIterationTime> weigh_points(const RunDocument& run) {
-  std::vector<PointIterationTime> out;
-  if (!run.workload) return out;
-  std::vector<HistogramRow> rows;
-  for (const WorkloadCall& c : run.workload->calls) {
-    rows.push_back({c.collective, c.bytes, c.dtype, "", c.group_size, c.group, c.calls, 0, true, {c.origin}});
-  }
-  std::vector<std::string> points;
-  for (const auto& p : run.points) points.push_back(p.label);
-  if (points.empty()) points.push_back("default");
-  for (const std::string& point : points) {
-    std::vector<MeasuredTime> table;
-    for (const MeasurementRecord& r : run.records) {
-      if (r.point != point || r.placement != "out_of_place") continue;
-      // The requested size: the measured one differs by less than an element per rank.
-      table.push_back({r.collective, r.requested_bytes ? r.requested_bytes : r.size_bytes, r.ranks, r.time_us.max * 1e-6});
-    }
-    const IterationTime t = iteration_time(rows, table);
-    PointIterationTime p;
-    p.point = point;
-    p.ms = t.seconds * 1e3;
-    for (const WeightedRow& w : t.rows) {
-      if (w.source == TimeSource::measured) ++p.measured;
-      if (w.source == TimeSource::interpolated) ++p.interpolated;
-      if (w.source == TimeSource::missing) ++p.missing;
-    }
-    out.push_back(p);
   }
   return out;
 }

@@ -1,4 +1,4 @@
-#include "spec/suggest.hpp"
+#include "core/suggest.hpp"
 
 #include <algorithm>
 #include <cctype>

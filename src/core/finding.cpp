@@ -1,4 +1,4 @@
-#include "doctor/finding.hpp"
+#include "core/finding.hpp"
 
 #include <algorithm>
 #include <map>

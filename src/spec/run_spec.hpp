@@ -10,7 +10,7 @@
 #include "core/dtype.hpp"
 #include "core/stopping_rule.hpp"
 #include "core/units.hpp"
-#include "plan/comm_group.hpp"
+#include "spec/comm_group.hpp"
 
 namespace ncclsweep {
 

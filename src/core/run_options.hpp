@@ -1,0 +1,25 @@
+#pragma once
+// Which engine measures, and how sweep points that differ in process-cached settings are
+// isolated: names as the command line, sweep files and run.json spell them.
+#include <string_view>
+
+#include "core/name_table.hpp"
+
+namespace ncclsweep {
+
+// nccl: GPU buffers and NCCL, in worker processes. mpi: host buffers and MPI
+// collectives, in the MPI ranks (no GPU needed).
+enum class EngineKind { nccl, mpi };
+inline constexpr NameTable<EngineKind, 2> kEngineNames{"engine", {{{EngineKind::nccl, "nccl"}, {EngineKind::mpi, "mpi"}}}};
+constexpr std::string_view name_of(EngineKind engine) { return kEngineNames.name(engine); }
+inline EngineKind parse_engine(std::string_view name) { return kEngineNames.parse(name); }
+
+// automatic ("auto"): fresh worker processes where process-cached settings differ.
+// reinit: every point in one process, re-initialising NCCL in it.
+enum class Isolation { automatic, reinit };
+inline constexpr NameTable<Isolation, 2> kIsolationNames{"isolation",
+                                                         {{{Isolation::automatic, "auto"}, {Isolation::reinit, "reinit"}}}};
+constexpr std::string_view name_of(Isolation isolation) { return kIsolationNames.name(isolation); }
+inline Isolation parse_isolation(std::string_view name) { return kIsolationNames.parse(name); }
+
+}  // namespace ncclsweep

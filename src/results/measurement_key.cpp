@@ -1,0 +1,83 @@
+#include "results/measurement_key.hpp"
+
+namespace ncclsweep {
+namespace {
+BufferFootprint footprint_of(const std::string& label) {
+  if (label.empty()) return {};
+  return parse_footprint_list(label).at(0);
+}
+CacheState cache_of(const std::string& name) {
+  if (name.empty()) return CacheState::warm;
+  return parse_cache_state_list(name).at(0);
+}
+void add(std::string& text, const std::string& part) { text += (text.empty() ? "" : ", ") + part; }
+}  // namespace
+
+MeasurementKey key_of(const MeasurementRecord& r) {
+  return {.collective = &collective(r.collective),
+          .dtype = &data_type(r.dtype),
+          .op = r.op == "none" ? std::nullopt : std::optional<ReduceOp>(reduce_op(r.op)),
+          .root = r.root,
+          .communicator = {r.comm_group, r.ranks},
+          .buffers = parse_buffer_mode(r.buffers),
+          .launch = parse_launch_mode(r.launch),
+          .footprint = footprint_of(r.buffer_footprint),
+          .cache = cache_of(r.cache),
+          .placement = parse_placement(r.placement),
+          .point = r.point,
+          .size_bytes = r.size_bytes,
+          .requested_bytes = r.requested_bytes,
+          .repeat = r.repeat};
+}
+
+MeasurementKey without_repeat(MeasurementKey key) {
+  key.repeat = 0;
+  return key;
+}
+
+MeasurementKey series_of(MeasurementKey key) {
+  key.point.clear();
+  key.size_bytes = key.requested_bytes = 0;
+  key.repeat = 0;
+  return key;
+}
+
+std::string_view op_name(const MeasurementKey& key) { return key.op ? name_of(*key.op) : "none"; }
+
+std::string key_text(const MeasurementKey& k) {
+  // The point label is free text: it goes last, so a '|' in it cannot make two keys alike.
+  return std::string(k.collective->name) + "|" + std::string(k.dtype->name) + "|" + std::string(op_name(k)) + "|" +
+         std::to_string(k.root) + "|" + k.communicator.kind + "|" + std::to_string(k.communicator.ranks) + "|" +
+         std::string(name_of(k.buffers)) + "|" + std::string(name_of(k.launch)) + "|" +
+         label_of(k.footprint) + "|" + std::string(name_of(k.cache)) + "|" + std::string(name_of(k.placement)) + "|" + std::to_string(k.size_bytes) + "|" +
+         std::to_string(k.requested_bytes) + "|" + std::to_string(k.repeat) + "|" + k.point;
+}
+
+std::string communicator_text(const CommunicatorGroup& group) {
+  return group.kind + " groups of " + std::to_string(group.ranks);
+}
+
+std::string series_title(const MeasurementKey& k) {
+  std::string title = std::string(k.collective->name) + " " + std::string(k.dtype->name);
+  if (k.op) title += " " + std::string(name_of(*k.op));
+  if (!k.communicator.is_world()) title += " on " + communicator_text(k.communicator);
+  if (const std::string conditions = conditions_text(k); !conditions.empty()) title += " [" + conditions + "]";
+  return title;
+}
+
+std::string conditions_text(const MeasurementKey& k) {
+  std::string text;
+  if (k.buffers != BufferMode::cuda_malloc) add(text, "buffers " + std::string(name_of(k.buffers)));
+  if (k.launch != LaunchMode::stream) add(text, "launch " + std::string(name_of(k.launch)));
+  if (const std::string footprint = footprint_text(k); !footprint.empty()) add(text, footprint);
+  return text;
+}
+
+std::string footprint_text(const MeasurementKey& k) {
+  std::string text;
+  if (k.footprint.mode != FootprintMode::largest) add(text, "footprint " + label_of(k.footprint));
+  if (k.cache != CacheState::warm) add(text, "cache " + std::string(name_of(k.cache)));
+  return text;
+}
+
+}  // namespace ncclsweep
