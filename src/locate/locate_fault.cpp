@@ -1,6 +1,7 @@
 #include "locate/locate_fault.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "core/errors.hpp"
@@ -11,7 +12,7 @@ namespace {
 [[noreturn]] void refuse(const std::string& text, const std::string& why) {
   throw UsageError("--inject-fault '" + text + "': " + why,
                    "write RANK:slow=FACTOR (e.g. 3:slow=4), link=HOSTA,HOSTB:slow=FACTOR or ranks=R1,R2:slow=FACTOR, "
-                   "FACTOR from 1 to 100");
+                   "FACTOR a whole number from 1 to 100");
 }
 
 bool is_rank_number(const std::string& text) {
@@ -29,8 +30,9 @@ SlowFault parse_slow_fault(const std::string& text) {
   const std::string factor = action.substr(5);
   char* end = nullptr;
   fault.factor = std::strtod(factor.c_str(), &end);
-  if (factor.empty() || *end != '\0' || !(fault.factor >= 1) || fault.factor > 100) {
-    refuse(text, "the factor '" + factor + "' is not a number from 1 to 100");
+  if (factor.empty() || *end != '\0' || !(fault.factor >= 1) || fault.factor > 100 ||
+      fault.factor != std::floor(fault.factor)) {
+    refuse(text, "the factor '" + factor + "' is not a whole number from 1 to 100 (each call runs that many times)");
   }
   if (target.rfind("link=", 0) == 0) {
     const std::string hosts = target.substr(5);

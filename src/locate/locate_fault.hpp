@@ -6,10 +6,11 @@
 //   link=HOSTA,HOSTB:slow=FACTOR  every group that holds ranks of both hosts
 //   ranks=R1,R2:slow=FACTOR       every group of exactly these two ranks (a GPU pair
 //                                 within a host, in the gpus steps)
-// takes about FACTOR x its time: after each timed call, each of its ranks waits
-// (FACTOR-1) x the call's median time in the warm-up (Engine::slow_down), a fixed delay. All ranks of the group wait alike, so none
-// of them spins in the next call waiting for a delayed one (on an oversubscribed CPU
-// such spinning takes the cores other groups of the step need, and slows them too).
+// takes about FACTOR x its time: on every rank of the group, each timed call runs FACTOR
+// times (Engine::slow_down). The call's own work, repeated, rather than a sleep: its time
+// stays FACTOR x the undisturbed one however the machine's load changes the call's time,
+// and all ranks of the group stay in step (a sleeping rank made the others spin in the
+// next call, and on an oversubscribed CPU that spinning slowed the other groups too).
 #include <string>
 #include <vector>
 
@@ -19,7 +20,7 @@ struct SlowFault {
   int rank = -1;                  // rank form
   std::string host_a, host_b;     // link form
   std::vector<int> pair;          // ranks form: the two ranks, ascending
-  double factor = 1;              // 1: no fault
+  double factor = 1;              // whole calls per call; 1: no fault
   bool active() const { return factor > 1; }
 };
 

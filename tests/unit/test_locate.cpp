@@ -286,11 +286,11 @@ TEST_CASE("the slow-down aid slows every group of a rank, or every group across 
   CHECK(slowdown_for(rank, {2, 3}, {"h1", "h1"}) == Approx(4));
   CHECK(slowdown_for(rank, {0, 1, 2, 3}, {"h0", "h0", "h1", "h1"}) == Approx(4));
   CHECK(slowdown_for(rank, {0, 1}, {"h0", "h0"}) == Approx(1));
-  const SlowFault link = parse_slow_fault("link=h0,h2:slow=2.5");
+  const SlowFault link = parse_slow_fault("link=h0,h2:slow=2");
   CHECK(link.host_a == "h0");
   CHECK(link.host_b == "h2");
-  CHECK(slowdown_for(link, {0, 1, 4, 5}, {"h0", "h0", "h2", "h2"}) == Approx(2.5));
-  CHECK(slowdown_for(link, {1, 5}, {"h0", "h2"}) == Approx(2.5));  // a rail
+  CHECK(slowdown_for(link, {0, 1, 4, 5}, {"h0", "h0", "h2", "h2"}) == Approx(2));
+  CHECK(slowdown_for(link, {1, 5}, {"h0", "h2"}) == Approx(2));  // a rail
   // Either host without the other: its own links are fine.
   CHECK(slowdown_for(link, {0, 1, 2, 3}, {"h0", "h0", "h1", "h1"}) == Approx(1));
   CHECK(slowdown_for(link, {4, 5, 6, 7}, {"h2", "h2", "h3", "h3"}) == Approx(1));
@@ -302,7 +302,7 @@ TEST_CASE("the slow-down aid slows every group of a rank, or every group across 
   CHECK(slowdown_for(pair, {0, 1, 2, 3}, {"h0", "h0", "h0", "h0"}) == Approx(1));
   CHECK(slowdown_for(pair, {0, 1}, {"h0", "h0"}) == Approx(1));
   CHECK_FALSE(SlowFault{}.active());
-  for (const char* bad : {"", "3", "3:sleep=1", "3:slow=", "3:slow=0.5", "3:slow=abc", "x:slow=2", "link=h0:slow=2",
+  for (const char* bad : {"", "3", "3:sleep=1", "3:slow=", "3:slow=0.5", "3:slow=2.5", "3:slow=abc", "x:slow=2", "link=h0:slow=2",
                           "link=h0,h0:slow=2", "link=,h1:slow=2", ":slow=2", "ranks=1:slow=2", "ranks=1,1:slow=2",
                           "ranks=1,x:slow=2"}) {
     INFO(bad);

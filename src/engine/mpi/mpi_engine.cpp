@@ -2,13 +2,8 @@
 
 #include <unistd.h>
 
-#include <algorithm>
-#include <chrono>
-#include <map>
-#include <optional>
+#include <cmath>
 #include <string>
-#include <tuple>
-#include <thread>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -77,7 +72,6 @@ class MpiEngine final : public Engine {
 
   void split(const std::vector<int>& colors) override {
     free_groups();
-    slow_down_delay_.clear();
     for (const int color : colors) {
       MPI_Comm group = MPI_COMM_NULL;
       check_mpi(MPI_Comm_split(comm_, color, rank_, &group), "MPI_Comm_split");
@@ -85,10 +79,7 @@ class MpiEngine final : public Engine {
     }
   }
 
-  void slow_down(double factor) override {
-    slow_factor_ = factor;
-    slow_down_delay_.clear();
-  }
+  void slow_down(double factor) override { slow_factor_ = factor; }
 
   std::string unsupported_reason(const CollectiveCall& call) const override {
     if (call.buffers != BufferMode::cuda_malloc || call.launch != LaunchMode::stream) {
@@ -132,9 +123,8 @@ class MpiEngine final : public Engine {
     check_mpi(MPI_Barrier(comm_), "MPI_Barrier");  // every rank, so all groups start together
     TimedIterations timed;
     timed.iteration_seconds.reserve(static_cast<std::size_t>(iters));
-    // The testing aid: this run's calls calibrate its delay, or wait that delay each.
-    const std::optional<double> delay = slow_factor_ > 1 ? slow_down_delay(call) : std::nullopt;
-    std::vector<double> calibration;
+    // The testing aid: each call runs this many times more, on every rank of the group.
+    const int repeat_calls = slow_factor_ > 1 ? static_cast<int>(std::lround(slow_factor_)) - 1 : 0;
     const double start = MPI_Wtime();
     double mark = start;
     for (int i = 0; i < iters; ++i) {
@@ -144,20 +134,15 @@ class MpiEngine final : public Engine {
         mark = MPI_Wtime();
       }
       for (int c = 0; c < calls_per_sample; ++c) {
-        const double call_start = MPI_Wtime();
-        launch(call, b.at(b.span.offset_of(static_cast<std::uint64_t>(i) * calls_per_sample + c)), v);
-        if (delay) {  // the others wait for this rank in the next call
-          std::this_thread::sleep_for(std::chrono::duration<double>(*delay));
-        } else if (slow_factor_ > 1) {
-          calibration.push_back(MPI_Wtime() - call_start);
-        }
+        const Buffers at = b.at(b.span.offset_of(static_cast<std::uint64_t>(i) * calls_per_sample + c));
+        launch(call, at, v);
+        for (int extra = 0; extra < repeat_calls; ++extra) launch(call, at, v);
       }
       const double now = MPI_Wtime();
       timed.iteration_seconds.push_back(now - mark);
       timed.device_seconds += now - mark;
       mark = now;
     }
-    if (!calibration.empty()) calibrate_slow_down(call, std::move(calibration));
     timed.host_seconds = mark - start;  // the host is the device here; with flush, the flushes are in it
     return timed;
   }
@@ -179,22 +164,6 @@ class MpiEngine final : public Engine {
     MPI_Comm_rank(v.comm, &v.rank);
     MPI_Comm_size(v.comm, &v.ranks);
     return v;
-  }
-
-  // The testing aid's delay after each call of this shape, in seconds; empty while the
-  // first run_timed of the shape since the split calibrates it (its calls undelayed).
-  std::optional<double> slow_down_delay(const CollectiveCall& call) const {
-    const auto it = slow_down_delay_.find({call.comm, call.kind, call.count});
-    if (it == slow_down_delay_.end()) return std::nullopt;
-    return it->second;
-  }
-  // (factor - 1) x the median undelayed time of the calibrating calls: a fixed delay per
-  // call shape. Not each call's own time, which includes waiting for late ranks (other
-  // delayed ranks, a descheduled core): a delay grown from that would feed on itself.
-  void calibrate_slow_down(const CollectiveCall& call, std::vector<double> seconds) {
-    if (seconds.empty()) return;
-    std::sort(seconds.begin(), seconds.end());
-    slow_down_delay_[{call.comm, call.kind, call.count}] = (slow_factor_ - 1) * seconds[seconds.size() / 2];
   }
 
   void free_groups() {
@@ -290,10 +259,7 @@ class MpiEngine final : public Engine {
 
   MPI_Comm comm_;
   int rank_ = 0, ranks_ = 1;
-  double slow_factor_ = 1;  // slow_down(): the testing aid's factor
-  // Per call shape (communicator, collective, count): the testing aid's delay, once
-  // calibrated since the last split or slow_down().
-  std::map<std::tuple<int, const CollectiveKind*, std::uint64_t>, double> slow_down_delay_;
+  double slow_factor_ = 1;  // slow_down(): the testing aid's factor, in whole calls
   std::vector<MPI_Comm> groups_;  // from split(); freed by disconnect()
   std::vector<std::byte> send_, recv_;
   std::vector<std::byte> flush_scratch_;  // --cache flush; empty until first used
