@@ -108,7 +108,6 @@ PairsJudgement judge_pairs(int nodes, const std::map<HostPair, Figure>& values, 
 // are low with it.
 class ConsistentPairs {
  public:
-
   void add(const std::string& test, const PairsJudgement& j) {
     for (const auto& [pair, ratio] : j.ratio) {
       Tally& t = pairs_[pair];
@@ -154,8 +153,8 @@ class ConsistentPairs {
     return median_of(ratios);
   }
 
-  // Per test, the partners of `node` low in it: "all_gather 1 MiB: slow with h1 (0.31x),
-  // h3 (0.30x) of 3 partners, the reference 10 GB/s".
+  // Per test, the partners of `node` low in it: "all_gather 1 MiB across hosts: slow with
+  // h1 (0.31x), h3 (0.30x) of 3 partners; the reference 10 GB/s".
   std::vector<std::string> node_evidence(int node, const std::string& where,
                                          const std::function<std::string(int)>& name,
                                          const std::string& reference_name) const {
