@@ -138,7 +138,7 @@ void print_json(const NodeReport& report, std::ostream& out) {
   j["grouped_measurements"] = report.grouped_measurements;
   auto& groups = j["slow_groups"] = nlohmann::ordered_json::array();
   for (const SlowGroup& g : report.slow_groups) {
-    groups.push_back({{"kind", g.kind}, {"size", g.size}, {"group", g.colour}, {"ranks", g.ranks}, {"hosts", g.hosts},
+    groups.push_back({{"kind", g.kind}, {"size", g.size}, {"colour", g.colour}, {"ranks", g.ranks}, {"hosts", g.hosts},
                       {"measurements", g.measurements}, {"slower_in", g.slower_in},
                       {"median_excess", g.median_excess}, {"worst_excess", g.worst_excess}});
   }
@@ -154,7 +154,7 @@ NodeReport build_node_report(const RunDocument& run, double threshold) {
   report.threshold = threshold;
   report.nodes = node_timings(run, threshold);
   report.grouped_measurements = static_cast<int>(std::count_if(
-      run.records.begin(), run.records.end(), [](const MeasurementRecord& r) { return r.per_group.size() >= 2; }));
+      run.records.begin(), run.records.end(), [](const MeasurementRecord& r) { return r.per_communicator.size() >= 2; }));
   report.slow_groups = find_slow_groups(run, threshold);
   return report;
 }

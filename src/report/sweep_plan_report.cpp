@@ -41,14 +41,14 @@ nlohmann::json sweep_plan_json(const SweepPlan& plan, double estimated_seconds) 
   j["measurements"] = measurements_json(plan.measurements);
   j["points"] = nlohmann::json::array();
   for (const auto& p : plan.points) {
-    nlohmann::json point{{"index", p.index}, {"label", p.label}, {"group", p.group},
+    nlohmann::json point{{"index", p.index}, {"label", p.label}, {"isolation_group", p.isolation_group},
                          {"baseline", p.index == plan.baseline}, {"expected_mismatch", p.expected_mismatch}};
     point["settings"] = nlohmann::json::array();
     for (const auto& s : p.settings) point["settings"].push_back({{"name", s.name}, {"value", s.value}, {"kind", name_of(s.kind)}});
     j["points"].push_back(point);
   }
-  j["groups"] = nlohmann::json::array();
-  for (const auto& g : plan.groups) j["groups"].push_back({{"index", g.index}, {"process_env", g.process_env}, {"points", g.points}});
+  j["isolation_groups"] = nlohmann::json::array();
+  for (const auto& g : plan.isolation_groups) j["isolation_groups"].push_back({{"index", g.index}, {"process_env", g.process_env}, {"points", g.points}});
   j["repeats"] = plan.repeats;
   j["order"] = plan.order;
   j["seed"] = plan.seed;
@@ -61,7 +61,7 @@ nlohmann::json sweep_plan_json(const SweepPlan& plan, double estimated_seconds) 
 std::string sweep_plan_text(const SweepPlan& plan, double estimated_seconds) {
   const RunSpec& m = plan.measurements;
   std::string out = "# sweep " + m.name + ": " + std::to_string(plan.points.size()) + " point(s) in " +
-                    std::to_string(plan.groups.size()) + " isolation group(s), repeats " + std::to_string(plan.repeats) +
+                    std::to_string(plan.isolation_groups.size()) + " isolation group(s), repeats " + std::to_string(plan.repeats) +
                     ", order " + plan.order + ", isolation " + plan.isolation + "\n";
   out += "# per point: " + std::to_string(m.collectives.size()) + " collective(s) x " + std::to_string(m.sizes.size()) +
          " size(s) x " + std::to_string(m.dtypes.size()) + " dtype(s)" +
@@ -73,7 +73,7 @@ std::string sweep_plan_text(const SweepPlan& plan, double estimated_seconds) {
               : std::string()) +
          ", warmup " + std::to_string(m.warmup) + ", iters " +
          (m.iters > 0 ? std::to_string(m.iters) : std::string("noise-based")) + ", engine " + (m.engine.empty() ? "default" : m.engine) + "\n";
-  for (const auto& g : plan.groups) {
+  for (const auto& g : plan.isolation_groups) {
     std::string env;
     for (const auto& [k, v] : g.process_env) env += " " + k + "=" + v;
     out += "\ngroup " + std::to_string(g.index) + " (fresh processes;" + (env.empty() ? " no process-cached settings" : env) + ")\n";

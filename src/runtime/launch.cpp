@@ -271,7 +271,7 @@ class Launch {
         std::vector<PointOutcome> outcomes;
         callbacks.on_point = [&](const PointOutcome& outcome) {
           outcomes.push_back(outcome);
-          outcomes.back().group = group.index;
+          outcomes.back().isolation_group = group.index;
         };
         WorkerStart start{session_.rank(), session_.size(), session_.local_rank(), group.index, request_.spec,
                           request_.corrupt_rank,
@@ -329,7 +329,7 @@ class Launch {
       if (done) continue;
       PointOutcome failed;
       failed.label = point.label;
-      failed.group = group;
+      failed.isolation_group = group;
       const bool interrupted = stopped_ && !result.failed;
       failed.status = interrupted ? "interrupted" : timed_out ? "timeout" : "failed";
       failed.error = interrupted ? "not run: stopped by a signal" : reason;

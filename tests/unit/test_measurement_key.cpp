@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "catch_compat.hpp"
-#include "compare/importers.hpp"
+#include "compare/side_readers.hpp"
 #include "report/printers.hpp"
 #include "report/sweep_report.hpp"
 #include "report/sweep_summary.hpp"
@@ -105,7 +105,7 @@ TEST_CASE("the key holds every field that makes a measurement, and orders by the
   CHECK(k.dtype == &data_type("float32"));
   CHECK(k.op == ReduceOp::sum);
   CHECK(k.placement == Placement::out_of_place);
-  CHECK(k.communicator == CommunicatorGroup{"world", 4});
+  CHECK(k.communicator == CommunicatorShape{"world", 4});
   MeasurementRecord later = a;
   later.repeat = 1;
   CHECK(key_of(later) > k);
@@ -234,9 +234,9 @@ TEST_CASE("a grouped run keeps the world's numbers apart from the groups'") {
   for (MeasurementRecord r : run.records) {
     if (r.buffers != "cuda-malloc" || r.launch != "stream") continue;
     records.push_back(r);
-    r.comm_group = "intra-node";
+    r.communicator = "intra-node";
     r.ranks = 2;
-    r.groups = 2;
+    r.communicators = 2;
     r.busbw_gbps += 1000;  // the groups' numbers are far from the world's
     records.push_back(r);
   }
