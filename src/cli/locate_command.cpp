@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -18,6 +20,7 @@
 #include "core/errors.hpp"
 #include "core/utc_time.hpp"
 #include "engine/mpi/mpi_engine.hpp"
+#include "locate/locate_reference.hpp"
 #include "locate/locate_results.hpp"
 #include "ncclsweep_version.hpp"
 #include "results/results_directory.hpp"
@@ -40,6 +43,7 @@ struct LocateArgs {
   int warmup = 2;
   int iters = 10;
   int repeats = 3;
+  int passes = 1;
   double threshold = 0.9;
   std::string engine;
   std::string format = "table";
@@ -47,6 +51,7 @@ struct LocateArgs {
   std::string results_root = "results";
   std::string svg;
   std::string fault;
+  std::string reference;  // --reference DIR
   bool dry_run = false;
   int hosts = 0;           // --dry-run: the allocation to estimate
   int ranks_per_host = 8;
@@ -63,6 +68,7 @@ LocateOptions options_from(const LocateArgs& args) {
   options.warmup = args.warmup;
   options.iters = args.iters;
   options.repeats = args.repeats;
+  options.passes = args.passes;
   options.threshold = args.threshold;
   return options;
 }
@@ -140,6 +146,41 @@ std::string shared_gpu_reason(MpiSession& session, const Engine& engine) {
   return session.broadcast_string(reason);
 }
 
+// How each step's sub-communicators are made, and the world's config that decides it.
+// NCCL shares the parent's resources (channels, buffers, proxy) with the children of
+// ncclCommSplit when the PARENT was initialised with splitShare = 1 (2.18 and later;
+// the config passed to the split itself does not decide it), which makes a split far
+// cheaper than a fresh init: the 63 rounds of 64 hosts are mostly splits.
+struct SplitMode {
+  std::vector<ConfigSetting> world_config;
+  std::string description;  // run.json "split"
+};
+
+// "2.28.9" -> 22809; 0 when unreadable.
+int nccl_version_code(const std::string& text) {
+  int major = 0, minor = 0, patch = 0;
+  if (std::sscanf(text.c_str(), "%d.%d.%d", &major, &minor, &patch) < 2) return 0;
+  return major * 10000 + minor * 100 + patch;
+}
+
+SplitMode split_mode(const std::string& engine_name, const Engine& engine) {
+  if (engine_name != "nccl") return {{}, "MPI_Comm_split"};
+#if defined(NCCLSWEEP_NCCL_VERSION_CODE) && NCCLSWEEP_NCCL_VERSION_CODE >= 21800
+  const std::string library = engine.device().nccl_library_version;
+  if (nccl_version_code(library) < 21800) {
+    return {{}, "ncclCommSplit, own resources (NCCL " + library + " predates splitShare, 2.18)"};
+  }
+  std::string mode = "ncclCommSplit, shared resources (splitShare = 1 on the world communicator)";
+  if (const char* env = std::getenv("NCCL_COMM_SPLIT_SHARE_RESOURCES")) {
+    mode += "; NCCL_COMM_SPLIT_SHARE_RESOURCES=" + std::string(env) + " overrides it";
+  }
+  return {{{"split_share", "1"}}, mode};
+#else
+  (void)engine;
+  return {{}, "ncclCommSplit, own resources (built against NCCL headers before 2.18, without splitShare)"};
+#endif
+}
+
 // Ends with the same status on every rank: all stop together on bad input.
 struct Refusal {
   std::string message;
@@ -180,6 +221,18 @@ int run_located(const LocateArgs& args, CommandContext& context) {
 
   const std::vector<std::string> hosts = rank_hosts(session, session.host());
   const HostLayout layout = layout_from_hosts(hosts);
+  // --reference: read on rank 0, which judges; every rank stops on a bad one before
+  // anything is measured.
+  std::optional<ReferenceFigures> reference;
+  if (leader && !args.reference.empty()) {
+    try {
+      reference = load_reference(args.reference, layout, options, engine_name);
+    } catch (const UsageError& e) {
+      error = e.message();
+    }
+  }
+  if (refuse_all(error)) return kExitUsage;
+
   std::unique_ptr<Engine> engine;
   try {
     engine = make_engine(engine_name, session);
@@ -199,20 +252,25 @@ int run_located(const LocateArgs& args, CommandContext& context) {
   if (options.host_phase && !host_measured) notes.push_back("one rank per host: the host phase has nothing to measure");
   std::FILE* progress = args.format == "json" ? stderr : stdout;
   if (leader) {
-    std::fprintf(progress, "# locate: %d host(s), %d rank(s), %s engine, threshold %.2f\n", layout.host_count(),
-                 layout.ranks(), engine_name.c_str(), options.threshold);
+    std::fprintf(progress, "# locate: %d host(s), %d rank(s), %s engine, threshold %.2f of %s\n",
+                 layout.host_count(), layout.ranks(), engine_name.c_str(), options.threshold,
+                 reference ? ("the reference " + reference->source).c_str() : "the median of the hosts");
     for (const std::string& note : notes) std::fprintf(progress, "# note: %s\n", note.c_str());
     if (fault.active()) std::fprintf(progress, "# testing aid: --inject-fault %s\n", args.fault.c_str());
     std::fflush(progress);
   }
 
+  const SplitMode split = split_mode(engine_name, *engine);
+  if (leader) std::fprintf(progress, "# splits: %s\n", split.description.c_str());
   LocateRun run;
   try {
-    engine->connect({});
+    engine->connect(split.world_config);
     run = run_locate(*engine, session, layout, options, fault, [&](const StepTime& t, int index, int total) {
       if (!leader) return;
-      std::fprintf(progress, "# step %d/%d: %s%s took %s\n", index + 1, total, t.phase.c_str(),
-                   t.round > 0 ? (" round " + std::to_string(t.round)).c_str() : "", seconds_text(t.seconds).c_str());
+      const std::string round = t.round > 0 ? " round " + std::to_string(t.round) : "";
+      const std::string pass = options.passes > 1 ? " (pass " + std::to_string(t.pass) + ")" : "";
+      std::fprintf(progress, "# step %d/%d: %s%s%s took %s\n", index + 1, total, t.phase.c_str(), round.c_str(),
+                   pass.c_str(), seconds_text(t.seconds).c_str());
       std::fflush(progress);
     });
     engine->disconnect();
@@ -228,7 +286,7 @@ int run_located(const LocateArgs& args, CommandContext& context) {
   int status = kExitOk;
   if (leader) {
     try {
-      const Verdicts verdicts = judge(layout, run.measurements, options.threshold);
+      const Verdicts verdicts = judge(layout, run.measurements, options.threshold, reference ? &*reference : nullptr);
       const std::string dir =
           !args.output.empty() ? args.output
                                : default_results_dir(args.results_root, "locate", compact_utc(start)).string();
@@ -241,6 +299,8 @@ int run_located(const LocateArgs& args, CommandContext& context) {
       document.rank_hosts = hosts;
       document.options = options;
       document.fault = args.fault;
+      document.reference = reference;
+      document.split_mode = split.description;
       document.steps = run.steps;
       document.notes = notes;
       write_locate_results(dir, document, run.measurements, verdicts);
@@ -254,15 +314,19 @@ int run_located(const LocateArgs& args, CommandContext& context) {
         if (t.phase == "pairs") rounds.push_back(t.seconds);
       }
       if (args.format == "json") {
-        nlohmann::json out = verdicts_json(layout, verdicts, options.threshold);
+        nlohmann::json out = verdicts_json(layout, verdicts, options.threshold, reference ? reference->source : "");
         out["results"] = dir;
         out["steps"] = nlohmann::json::array();
-        for (const StepTime& t : run.steps) out["steps"].push_back({{"phase", t.phase}, {"round", t.round}, {"seconds", t.seconds}});
+        for (const StepTime& t : run.steps) {
+          out["steps"].push_back({{"phase", t.phase}, {"round", t.round}, {"pass", t.pass}, {"seconds", t.seconds}});
+        }
         std::cout << out.dump(2) << "\n";
       } else {
         if (!rounds.empty()) {
           std::sort(rounds.begin(), rounds.end());
-          std::printf("# pairs: %zu round(s), %s per round (median)\n", rounds.size(),
+          const std::size_t per_pass = rounds.size() / static_cast<std::size_t>(options.passes);
+          std::printf("# pairs: %zu round(s)%s, %s per round (median)\n", per_pass,
+                      options.passes > 1 ? (" x " + std::to_string(options.passes) + " passes").c_str() : "",
                       seconds_text(rounds[rounds.size() / 2]).c_str());
         }
         std::fflush(stdout);
@@ -295,9 +359,16 @@ void add_locate_command(CLI::App& app, CommandAction& chosen) {
   cmd->add_option("--sizes", args->sizes, "Total sizes per test (a few large ones)")->capture_default_str();
   cmd->add_option("--warmup", args->warmup, "Untimed calls per test after each split")->check(CLI::Range(0, 1000))->capture_default_str();
   cmd->add_option("--iters", args->iters, "Timed calls per repeat")->check(CLI::Range(1, 100000))->capture_default_str();
-  cmd->add_option("--repeats", args->repeats, "Repeats per test; their spread is the noise band")
+  cmd->add_option("--repeats", args->repeats, "Repeats per test and pass; their spread is the noise band")
       ->check(CLI::Range(1, 100))
       ->capture_default_str();
+  cmd->add_option("--passes", args->passes,
+                  "Run the whole schedule this many times (each split anew), so every test's repeats are spread "
+                  "over the launch and a slow spell touches all groups alike")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->add_option("--reference", args->reference,
+                  "Judge against an earlier locate or run results directory instead of the median of this launch");
   cmd->add_option("--threshold", args->threshold, "Slow below this share of the reference (the median of hosts)")
       ->check(CLI::Range(0.01, 1.0))
       ->capture_default_str();
@@ -310,7 +381,7 @@ void add_locate_command(CLI::App& app, CommandAction& chosen) {
   cmd->add_option("--svg", args->svg, "Also write the host x host heat map to this SVG file");
   cmd->add_option("--inject-fault", args->fault,
                   "Testing aid (mpi engine): R:slow=F slows rank R's calls F-fold; link=HOSTA,HOSTB:slow=F slows only "
-                  "traffic between two hosts");
+                  "traffic between two hosts; ranks=R1,R2:slow=F only the exchange of two ranks (a GPU pair)");
   cmd->add_flag("--dry-run", args->dry_run, "Print the time estimate and exit (needs --hosts and --ranks-per-host)");
   cmd->add_option("--hosts", args->hosts, "--dry-run: hosts of the allocation")->check(CLI::Range(1, 100000));
   cmd->add_option("--ranks-per-host", args->ranks_per_host, "--dry-run: ranks (GPUs) per host")

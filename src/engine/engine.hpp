@@ -97,9 +97,10 @@ class Engine {
   // at once, while run_timed still lines up all ranks first. disconnect() ends them.
   // The default refuses: an engine that cannot split says so (a usage error).
   virtual void split(const std::vector<int>& colors);
-  // Testing aid (locate --inject-fault ...:slow=F): after each timed call, this rank
-  // waits (factor - 1) x that call's time, so every collective it takes part in slows
-  // as behind a slow GPU or link. 1 turns it off. The default refuses (a usage error).
+  // Testing aid (locate --inject-fault ...:slow=F): each timed call runs F times (F a
+  // whole number), so the collectives of this rank's group take about F times as long,
+  // as behind a slow GPU or link, whatever else loads the machine. Every rank of the
+  // group must be given the same F. 1 turns it off. The default refuses (a usage error).
   virtual void slow_down(double factor);
   // This rank's GPU clocks now; nothing for engines without a GPU or when unreadable.
   // Read between measurements only, never while timing.

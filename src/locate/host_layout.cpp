@@ -61,6 +61,37 @@ Step host_step(const HostLayout& layout) {
   return step;
 }
 
+std::vector<Step> gpu_pair_steps(const HostLayout& layout) {
+  std::vector<std::vector<Round>> rounds_of_host;
+  std::size_t rounds = 0;
+  for (const auto& ranks : layout.host_ranks) {
+    const int gpus = static_cast<int>(ranks.size());
+    rounds_of_host.push_back(gpus >= 3 ? ring_rounds(gpus) : std::vector<Round>{});
+    rounds = std::max(rounds, rounds_of_host.back().size());
+  }
+  std::vector<Step> steps;
+  for (std::size_t r = 0; r < rounds; ++r) {
+    Step step = empty_step(layout, "gpus", static_cast<int>(r) + 1);
+    for (int host = 0; host < layout.host_count(); ++host) {
+      const auto& ranks = ranks_of(layout, host);
+      const auto& mine = rounds_of_host[static_cast<std::size_t>(host)];
+      std::vector<bool> paired(ranks.size(), false);
+      if (r < mine.size()) {
+        for (const HostPair& pair : mine[r].pairs) {
+          const auto a = static_cast<std::size_t>(pair.a), b = static_cast<std::size_t>(pair.b);
+          paired[a] = paired[b] = true;
+          add_group(step, {{host}, -1, {ranks[a], ranks[b]}, true});
+        }
+      }
+      for (std::size_t i = 0; i < ranks.size(); ++i) {
+        if (!paired[i]) add_group(step, {{host}, -1, {ranks[i]}, false});
+      }
+    }
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
 Step pairs_step(const HostLayout& layout, const Round& round, int round_number) {
   Step step = empty_step(layout, "pairs", round_number);
   for (const HostPair& pair : round.pairs) {

@@ -40,6 +40,12 @@ struct Step {
 
 // Each host's ranks together; hosts with one rank are not measured.
 Step host_step(const HostLayout& layout);
+// Within each host of three or more ranks, the neighbour pairs of its ranks (local i
+// with i+1, and the last with the first), two ranks per group, in the rounds of
+// ring_rounds (2, or 3 for an odd count): phase "gpus". Ranks without a partner in a
+// round, and hosts of one or two ranks, wait alone (two ranks are one pair, with no
+// other on the host to compare it with; the host step measures it).
+std::vector<Step> gpu_pair_steps(const HostLayout& layout);
 // Each pair of the round on its two hosts' ranks; idle hosts each alone.
 Step pairs_step(const HostLayout& layout, const Round& round, int round_number);
 // Each pair of the round split by rail: local rank i of one host with local rank i of the other.

@@ -1,6 +1,7 @@
 #include "locate/locate_fault.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "core/errors.hpp"
@@ -10,7 +11,12 @@ namespace {
 
 [[noreturn]] void refuse(const std::string& text, const std::string& why) {
   throw UsageError("--inject-fault '" + text + "': " + why,
-                   "write RANK:slow=FACTOR (e.g. 3:slow=4) or link=HOSTA,HOSTB:slow=FACTOR, FACTOR from 1 to 100");
+                   "write RANK:slow=FACTOR (e.g. 3:slow=4), link=HOSTA,HOSTB:slow=FACTOR or ranks=R1,R2:slow=FACTOR, "
+                   "FACTOR a whole number from 1 to 100");
+}
+
+bool is_rank_number(const std::string& text) {
+  return !text.empty() && text.size() <= 7 && text.find_first_not_of("0123456789") == std::string::npos;
 }
 
 }  // namespace
@@ -24,8 +30,9 @@ SlowFault parse_slow_fault(const std::string& text) {
   const std::string factor = action.substr(5);
   char* end = nullptr;
   fault.factor = std::strtod(factor.c_str(), &end);
-  if (factor.empty() || *end != '\0' || !(fault.factor >= 1) || fault.factor > 100) {
-    refuse(text, "the factor '" + factor + "' is not a number from 1 to 100");
+  if (factor.empty() || *end != '\0' || !(fault.factor >= 1) || fault.factor > 100 ||
+      fault.factor != std::floor(fault.factor)) {
+    refuse(text, "the factor '" + factor + "' is not a whole number from 1 to 100 (each call runs that many times)");
   }
   if (target.rfind("link=", 0) == 0) {
     const std::string hosts = target.substr(5);
@@ -38,21 +45,36 @@ SlowFault parse_slow_fault(const std::string& text) {
     if (fault.host_a == fault.host_b) refuse(text, "a link joins two different hosts");
     return fault;
   }
-  if (target.empty() || target.size() > 7 || target.find_first_not_of("0123456789") != std::string::npos) {
-    refuse(text, "'" + target + "' is neither a rank number nor link=HOSTA,HOSTB");
+  if (target.rfind("ranks=", 0) == 0) {
+    const std::string ranks = target.substr(6);
+    const auto comma = ranks.find(',');
+    const std::string first = ranks.substr(0, comma), second = comma == std::string::npos ? "" : ranks.substr(comma + 1);
+    if (!is_rank_number(first) || !is_rank_number(second)) refuse(text, "a GPU pair names two ranks: ranks=R1,R2");
+    fault.pair = {std::atoi(first.c_str()), std::atoi(second.c_str())};
+    if (fault.pair[0] == fault.pair[1]) refuse(text, "a pair joins two different ranks");
+    if (fault.pair[0] > fault.pair[1]) std::swap(fault.pair[0], fault.pair[1]);
+    return fault;
   }
+  if (!is_rank_number(target)) refuse(text, "'" + target + "' is neither a rank number, link=HOSTA,HOSTB nor ranks=R1,R2");
   fault.rank = std::atoi(target.c_str());
   return fault;
 }
 
-double slowdown_for(const SlowFault& fault, int rank, const std::vector<int>& group_ranks,
+double slowdown_for(const SlowFault& fault, const std::vector<int>& group_ranks,
                     const std::vector<std::string>& group_hosts) {
   if (!fault.active()) return 1;
-  if (fault.rank >= 0) return rank == fault.rank ? fault.factor : 1;
-  if (std::find(group_hosts.begin(), group_hosts.end(), fault.host_b) == group_hosts.end()) return 1;
-  const auto first_of_a = std::find(group_hosts.begin(), group_hosts.end(), fault.host_a);
-  if (first_of_a == group_hosts.end()) return 1;
-  return group_ranks[static_cast<std::size_t>(first_of_a - group_hosts.begin())] == rank ? fault.factor : 1;
+  const auto holds = [](const auto& list, const auto& value) {
+    return std::find(list.begin(), list.end(), value) != list.end();
+  };
+  bool slowed = false;
+  if (fault.rank >= 0) {
+    slowed = holds(group_ranks, fault.rank);
+  } else if (!fault.pair.empty()) {
+    slowed = group_ranks == fault.pair;
+  } else {
+    slowed = holds(group_hosts, fault.host_a) && holds(group_hosts, fault.host_b);
+  }
+  return slowed ? fault.factor : 1;
 }
 
 }  // namespace ncclsweep::locate

@@ -40,9 +40,18 @@ std::vector<LocateTest> tests_for(const std::string& phase, const std::vector<By
   return tests;
 }
 
+Bytes measured_bytes(const LocateTest& test, int group_ranks) {
+  const CollectiveKind& kind = collective(test.collective);
+  constexpr std::size_t kFloat32Bytes = 4;  // locate measures float32 (phase_runner)
+  return total_bytes(kind, count_per_rank(kind, test.bytes, group_ranks, kFloat32Bytes), group_ranks, kFloat32Bytes);
+}
+
 std::vector<Step> plan_steps(const HostLayout& layout, const LocateOptions& options) {
   std::vector<Step> steps;
-  if (options.host_phase) steps.push_back(host_step(layout));
+  if (options.host_phase) {
+    steps.push_back(host_step(layout));
+    for (Step& step : gpu_pair_steps(layout)) steps.push_back(std::move(step));
+  }
   if (!options.pairs_phase) return steps;
   const auto rounds = options.pairs == "ring" ? ring_rounds(layout.host_count()) : round_robin(layout.host_count());
   for (std::size_t r = 0; r < rounds.size(); ++r) steps.push_back(pairs_step(layout, rounds[r], static_cast<int>(r) + 1));
@@ -68,9 +77,10 @@ LocateEstimate estimate_locate(const HostLayout& layout, const LocateOptions& op
   e.launch_s = model.launch_base_s + model.launch_per_rank_s * model.ranks + model.init_base_s +
                model.init_per_rank_s * model.ranks;
   const double coordination = model.coordination_base_s + model.coordination_per_log2_rank_s * log2_of(model.ranks);
-  for (const Step& step : plan_steps(layout, options)) {
+  for (const Step& step : plan_steps(layout, options)) {  // one pass
     ++e.steps;
     if (step.phase == "pairs") ++e.rounds;
+    e.coordination_s += coordination;  // one reduction of every test's times per step
     // Every group of the step runs at once: the step takes its slowest group's time.
     double step_s = model.init_base_s + model.init_per_rank_s * model.ranks;
     e.splits_s += step_s;
@@ -87,11 +97,18 @@ LocateEstimate estimate_locate(const HostLayout& layout, const LocateOptions& op
       }
       const double calls = options.warmup + static_cast<double>(options.repeats) * options.iters;
       e.collectives_s += calls * slowest;
-      e.coordination_s += coordination;
-      step_s += calls * slowest + coordination;
+      step_s += calls * slowest;
     }
+    step_s += coordination;
     if (step.phase == "pairs") e.per_round_s = step_s;
   }
+  // Every pass repeats the splits and the tests.
+  e.steps *= options.passes;
+  e.rounds *= options.passes;
+  e.measurements *= options.passes;
+  e.splits_s *= options.passes;
+  e.collectives_s *= options.passes;
+  e.coordination_s *= options.passes;
   return e;
 }
 

@@ -16,7 +16,8 @@ struct LocateOptions {
   std::vector<Bytes> sizes;   // total sizes (nccl-tests convention)
   int warmup = 2;             // untimed calls per test and group, after each split
   int iters = 10;             // timed calls per repeat
-  int repeats = 3;            // their spread is the noise band
+  int repeats = 3;            // per pass; the spread of all of a test's repeats is its noise band
+  int passes = 1;             // the whole schedule this many times, each pass split anew
   double threshold = 0.9;     // slow below this share of the reference
 };
 
@@ -29,10 +30,16 @@ struct LocateTest {
 };
 
 // host: AllReduce and AllGather, and SendRecv to the neighbour on the host, at each size;
-// pairs: AllGather and SendRecv across the pair; rails: SendRecv between the two ranks.
+// pairs: AllGather and SendRecv across the pair; rails and gpus: SendRecv between the
+// group's two ranks.
 std::vector<LocateTest> tests_for(const std::string& phase, const std::vector<Bytes>& sizes);
 
-// Every split of the launch, in order.
+// The total size a test measures on a group of `group_ranks`: its size rounded down to
+// whole float32 elements per rank, as the call passes it (nccl-tests convention).
+Bytes measured_bytes(const LocateTest& test, int group_ranks);
+
+// Every split of one pass, in order: the host step and the gpus steps (host phase), the
+// pairs rounds, the rails rounds.
 std::vector<Step> plan_steps(const HostLayout& layout, const LocateOptions& options);
 
 // A layout of `hosts` hosts of `ranks_per_host` ranks each (host0, host1, ...), for
@@ -44,7 +51,7 @@ struct LocateEstimate {
   double launch_s = 0;       // processes and the world communicator
   double splits_s = 0;       // a split per step
   double collectives_s = 0;  // warm-up and timed calls
-  double coordination_s = 0; // the per-test reductions
+  double coordination_s = 0; // one reduction of the tests' times per step
   double per_round_s = 0;    // one pairs round (0 without the pairs phase)
   double total_s() const { return launch_s + splits_s + collectives_s + coordination_s; }
 };

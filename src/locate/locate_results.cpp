@@ -1,5 +1,6 @@
 #include "locate/locate_results.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -7,6 +8,7 @@
 
 #include "core/errors.hpp"
 #include "core/finding.hpp"
+#include "locate/locate_reference.hpp"
 
 namespace ncclsweep::locate {
 namespace fs = std::filesystem;
@@ -17,7 +19,8 @@ namespace {
 json options_json(const LocateOptions& o) {
   return {{"host_phase", o.host_phase}, {"pairs_phase", o.pairs_phase}, {"by_rail", o.by_rail},
           {"pairs", o.pairs},           {"sizes", o.sizes},             {"warmup", o.warmup},
-          {"iters", o.iters},           {"repeats", o.repeats},         {"threshold", o.threshold}};
+          {"iters", o.iters},           {"repeats", o.repeats},         {"passes", o.passes},
+          {"threshold", o.threshold}};
 }
 
 LocateOptions options_from(const json& j) {
@@ -30,6 +33,7 @@ LocateOptions options_from(const json& j) {
   o.warmup = j.at("warmup").get<int>();
   o.iters = j.at("iters").get<int>();
   o.repeats = j.at("repeats").get<int>();
+  o.passes = j.value("passes", 1);
   o.threshold = j.at("threshold").get<double>();
   return o;
 }
@@ -43,6 +47,10 @@ std::string host_list(const HostLayout& layout, const std::vector<int>& hosts) {
 std::string what_of(const Finding& f) {
   if (f.kind == "nic") return "nic (rail " + std::to_string(f.rail) + ")";
   if (f.kind == "rail") return "link, rail " + std::to_string(f.rail);
+  if (f.kind == "gpu" && f.local.size() == 1) return "gpu: local " + std::to_string(f.local[0]);
+  if (f.kind == "gpu-link" && f.local.size() == 2) {
+    return "gpu-link: local " + std::to_string(f.local[0]) + "-" + std::to_string(f.local[1]);
+  }
   return f.kind;
 }
 
@@ -91,10 +99,13 @@ void write_locate_results(const fs::path& dir, const LocateDocument& d, const st
   }
   const HostLayout layout = layout_from_hosts(d.rank_hosts);
   json steps = json::array();
-  for (const StepTime& s : d.steps) steps.push_back({{"phase", s.phase}, {"round", s.round}, {"seconds", s.seconds}});
+  for (const StepTime& s : d.steps) {
+    steps.push_back({{"phase", s.phase}, {"round", s.round}, {"pass", s.pass}, {"seconds", s.seconds}});
+  }
   json run = {{"kind", "locate"},
               {"version", d.version},
               {"engine", d.engine},
+              {"split", d.split_mode},
               {"start_time", d.start_time},
               {"end_time", d.end_time},
               {"command_line", d.command_line},
@@ -103,8 +114,10 @@ void write_locate_results(const fs::path& dir, const LocateDocument& d, const st
               {"options", options_json(d.options)},
               {"steps", steps},
               {"notes", d.notes},
-              {"verdicts", verdicts_json(layout, verdicts, d.options.threshold)}};
+              {"verdicts", verdicts_json(layout, verdicts, d.options.threshold,
+                                         d.reference ? d.reference->source : std::string())}};
   if (!d.fault.empty()) run["inject_fault"] = d.fault;
+  if (d.reference) run["reference"] = reference_json(*d.reference);
   std::ofstream out(dir / "run.json");
   out << run.dump(2) << "\n";
   if (!out) throw UsageError("cannot write " + (dir / "run.json").string(), "check the disk");
@@ -125,15 +138,18 @@ LocateResults read_locate_results(const fs::path& dir) {
     LocateDocument& d = r.document;
     d.version = run.at("version").get<std::string>();
     d.engine = run.at("engine").get<std::string>();
+    d.split_mode = run.value("split", "");
     d.start_time = run.at("start_time").get<std::string>();
     d.end_time = run.at("end_time").get<std::string>();
     d.command_line = run.at("command_line").get<std::vector<std::string>>();
     d.rank_hosts = run.at("rank_hosts").get<std::vector<std::string>>();
     d.options = options_from(run.at("options"));
     d.fault = run.value("inject_fault", "");
+    if (run.contains("reference")) d.reference = reference_from_json(run.at("reference"));
     d.notes = run.value("notes", std::vector<std::string>{});
     for (const json& s : run.at("steps")) {
-      d.steps.push_back({s.at("phase").get<std::string>(), s.at("round").get<int>(), s.at("seconds").get<double>()});
+      d.steps.push_back({s.at("phase").get<std::string>(), s.at("round").get<int>(), s.value("pass", 1),
+                         s.at("seconds").get<double>()});
     }
     std::ifstream records(dir / "records.jsonl");
     std::string line;
@@ -191,13 +207,14 @@ void print_findings_table(std::ostream& out, const HostLayout& layout, const Ver
   }
 }
 
-json verdicts_json(const HostLayout& layout, const Verdicts& verdicts, double threshold) {
+json verdicts_json(const HostLayout& layout, const Verdicts& verdicts, double threshold, const std::string& reference) {
   json findings = json::array();
   for (const Finding& f : verdicts.findings) {
     std::vector<std::string> hosts;
     for (const int h : f.hosts) hosts.push_back(layout.hosts[static_cast<std::size_t>(h)]);
     json j = {{"kind", f.kind}, {"hosts", hosts}, {"ranks", f.ranks}, {"ratio", f.ratio}, {"evidence", f.evidence}};
     j["rail"] = f.rail >= 0 ? json(f.rail) : json(nullptr);
+    if (!f.local.empty()) j["local"] = f.local;
     findings.push_back(j);
   }
   json matrix = json::array();
@@ -206,30 +223,46 @@ json verdicts_json(const HostLayout& layout, const Verdicts& verdicts, double th
     for (const double v : row) cells.push_back(v < 0 ? json(nullptr) : json(v));
     matrix.push_back(cells);
   }
-  return {{"slow", verdicts.anything_slow()}, {"threshold", threshold}, {"hosts", layout.hosts},
-          {"findings", findings},             {"matrix", matrix}};
+  json gpu_matrices = json::object();
+  for (std::size_t h = 0; h < verdicts.gpu_matrix.size(); ++h) {
+    if (verdicts.gpu_matrix[h].empty()) continue;
+    json rows = json::array();
+    for (const auto& row : verdicts.gpu_matrix[h]) {
+      json cells = json::array();
+      for (const double v : row) cells.push_back(v < 0 ? json(nullptr) : json(v));
+      rows.push_back(cells);
+    }
+    gpu_matrices[layout.hosts[h]] = rows;
+  }
+  return {{"slow", verdicts.anything_slow()},
+          {"gpu_matrix", gpu_matrices},
+          {"threshold", threshold},
+          {"judged_against", reference.empty() ? std::string("this run") : reference},
+          {"hosts", layout.hosts},
+          {"findings", findings},
+          {"matrix", matrix}};
 }
 
-void print_heat_map_svg(std::ostream& out, const HostLayout& layout, const Verdicts& verdicts, double threshold) {
-  const int n = layout.host_count();
-  const int cell = 48, margin = 110, top = 40;
-  const int size = margin + n * cell + 20;
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << size << "\" height=\"" << size + top
-      << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
-  out << "<text x=\"10\" y=\"20\" font-size=\"14\">share of the reference busbw, host x host (threshold "
-      << share(threshold) << ")</text>\n";
+namespace {
+
+// One heat map of `cells` (rows x columns, negative: not measured) at (left, top), its
+// rows and columns labelled `labels`; returns its height.
+int draw_matrix(std::ostream& out, int left, int top, int cell, const std::vector<std::string>& labels,
+                const std::vector<std::vector<double>>& cells, double threshold, const std::string& title_prefix) {
+  const int n = static_cast<int>(labels.size());
+  const int label_room = 90;
   for (int y = 0; y < n; ++y) {
-    const std::string name = xml_escaped(layout.hosts[static_cast<std::size_t>(y)]);
-    out << "<text x=\"" << margin - 6 << "\" y=\"" << top + margin + y * cell + cell / 2 + 4
+    const std::string name = xml_escaped(labels[static_cast<std::size_t>(y)]);
+    out << "<text x=\"" << left + label_room - 6 << "\" y=\"" << top + label_room + y * cell + cell / 2 + 4
         << "\" text-anchor=\"end\">" << name << "</text>\n";
-    out << "<text transform=\"translate(" << margin + y * cell + cell / 2 + 4 << "," << top + margin - 6
+    out << "<text transform=\"translate(" << left + label_room + y * cell + cell / 2 + 4 << "," << top + label_room - 6
         << ") rotate(-60)\">" << name << "</text>\n";
     for (int x = 0; x < n; ++x) {
-      const double v = verdicts.matrix[static_cast<std::size_t>(y)][static_cast<std::size_t>(x)];
-      const int px = margin + x * cell, py = top + margin + y * cell;
+      const double v = cells[static_cast<std::size_t>(y)][static_cast<std::size_t>(x)];
+      const int px = left + label_room + x * cell, py = top + label_room + y * cell;
       out << "<rect x=\"" << px << "\" y=\"" << py << "\" width=\"" << cell - 2 << "\" height=\"" << cell - 2
-          << "\" fill=\"" << colour_of(v, threshold) << "\"><title>"
-          << name << " x " << xml_escaped(layout.hosts[static_cast<std::size_t>(x)]) << ": "
+          << "\" fill=\"" << colour_of(v, threshold) << "\"><title>" << xml_escaped(title_prefix) << name << " x "
+          << xml_escaped(labels[static_cast<std::size_t>(x)]) << ": "
           << (v < 0 ? std::string("not measured") : share(v)) << "</title></rect>\n";
       if (v >= 0) {
         char text[16];
@@ -238,6 +271,38 @@ void print_heat_map_svg(std::ostream& out, const HostLayout& layout, const Verdi
             << text << "</text>\n";
       }
     }
+  }
+  return label_room + n * cell;
+}
+
+}  // namespace
+
+void print_heat_map_svg(std::ostream& out, const HostLayout& layout, const Verdicts& verdicts, double threshold) {
+  const int n = layout.host_count();
+  const int cell = 48, gpu_cell = 30, margin = 10, heading = 30;
+  // The host x host map, then one GPU x GPU map per host that measured its GPU pairs.
+  int width = margin + 90 + n * cell + 20, height = heading + 90 + n * cell + 20;
+  for (std::size_t h = 0; h < verdicts.gpu_matrix.size(); ++h) {
+    const int gpus = static_cast<int>(verdicts.gpu_matrix[h].size());
+    if (gpus == 0) continue;
+    width = std::max(width, margin + 90 + gpus * gpu_cell + 20);
+    height += heading + 90 + gpus * gpu_cell + 10;
+  }
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+      << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
+  out << "<text x=\"10\" y=\"20\" font-size=\"14\">share of the reference busbw, host x host (threshold "
+      << share(threshold) << ")</text>\n";
+  int top = heading;
+  top += draw_matrix(out, margin, top, cell, layout.hosts, verdicts.matrix, threshold, "") + 20;
+  for (std::size_t h = 0; h < verdicts.gpu_matrix.size(); ++h) {
+    const auto& cells = verdicts.gpu_matrix[h];
+    if (cells.empty()) continue;
+    std::vector<std::string> labels;
+    for (std::size_t i = 0; i < cells.size(); ++i) labels.push_back("local " + std::to_string(i));
+    out << "<text x=\"10\" y=\"" << top + 20 << "\" font-size=\"14\">" << xml_escaped(layout.hosts[h])
+        << ": GPU x GPU, neighbour pairs' share of the host's reference</text>\n";
+    top += heading;
+    top += draw_matrix(out, margin, top, gpu_cell, labels, cells, threshold, layout.hosts[h] + " ") + 10;
   }
   out << "</svg>\n";
 }
@@ -255,11 +320,15 @@ void print_locate_report(const fs::path& dir, const std::string& format, std::os
   const LocateResults results = read_locate_results(dir);
   const HostLayout layout = layout_from_hosts(results.document.rank_hosts);
   const double threshold = results.document.options.threshold;
-  const Verdicts verdicts = judge(layout, results.measurements, threshold);
+  const Verdicts verdicts = judge(layout, results.measurements, threshold,
+                                  results.document.reference ? &*results.document.reference : nullptr);
   if (format == "table" || format == "md") {
     print_findings_table(out, layout, verdicts, format == "md");
   } else if (format == "json") {
-    out << verdicts_json(layout, verdicts, threshold).dump(2) << "\n";
+    out << verdicts_json(layout, verdicts, threshold,
+                         results.document.reference ? results.document.reference->source : std::string())
+               .dump(2)
+        << "\n";
   } else if (format == "svg") {
     print_heat_map_svg(out, layout, verdicts, threshold);
   } else if (format == "csv") {

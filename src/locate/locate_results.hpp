@@ -4,6 +4,7 @@
 // host heat map as SVG. The verdicts are made again from the records when read, so a
 // report shows exactly what the records support.
 #include <filesystem>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -19,11 +20,13 @@ namespace ncclsweep::locate {
 struct LocateDocument {
   std::string version;
   std::string engine;
+  std::string split_mode;  // how the steps' sub-communicators were made (MPI_Comm_split, ncclCommSplit shared or not)
   std::string start_time, end_time;
   std::vector<std::string> command_line;
   std::vector<std::string> rank_hosts;  // the host of every rank, in rank order
   LocateOptions options;
   std::string fault;                    // --inject-fault text, when a testing aid was on
+  std::optional<ReferenceFigures> reference;  // --reference: what the verdicts were judged against
   std::vector<StepTime> steps;
   std::vector<std::string> notes;
 };
@@ -43,7 +46,9 @@ LocateResults read_locate_results(const std::filesystem::path& dir);  // throws 
 
 // The findings: kind, ranks, hosts, how slow, evidence; "nothing slow" when none.
 void print_findings_table(std::ostream& out, const HostLayout& layout, const Verdicts& verdicts, bool markdown);
-nlohmann::json verdicts_json(const HostLayout& layout, const Verdicts& verdicts, double threshold);
+// `reference`: the --reference directory the verdicts were judged against, "" for none.
+nlohmann::json verdicts_json(const HostLayout& layout, const Verdicts& verdicts, double threshold,
+                             const std::string& reference = "");
 // Host x host heat map: each cell the pair's worst share of its reference, the diagonal
 // the host's own; red below the threshold.
 void print_heat_map_svg(std::ostream& out, const HostLayout& layout, const Verdicts& verdicts, double threshold);

@@ -4,11 +4,13 @@
 
 namespace ncclsweep::locate {
 
-std::string Measurement::test() const { return collective + " " + format_bytes(bytes); }
+std::string test_key(const std::string& collective, Bytes bytes) { return collective + " " + format_bytes(bytes); }
+
+std::string Measurement::test() const { return test_key(collective, bytes); }
 
 void to_json(nlohmann::json& j, const Measurement& m) {
   j = {{"phase", m.phase},   {"round", m.round},           {"hosts", m.hosts},   {"ranks", m.ranks},
-       {"collective", m.collective}, {"bytes", m.bytes}, {"repeat", m.repeat}, {"time_s", m.seconds},
+       {"collective", m.collective}, {"bytes", m.bytes}, {"pass", m.pass}, {"repeat", m.repeat}, {"time_s", m.seconds},
        {"busbw_gbps", m.busbw_gbps}};
   j["rail"] = m.rail >= 0 ? nlohmann::json(m.rail) : nlohmann::json(nullptr);
 }
@@ -21,6 +23,7 @@ void from_json(const nlohmann::json& j, Measurement& m) {
   m.rail = j.at("rail").is_null() ? -1 : j.at("rail").get<int>();
   m.collective = j.at("collective").get<std::string>();
   m.bytes = j.at("bytes").get<Bytes>();
+  m.pass = j.value("pass", 1);
   m.repeat = j.at("repeat").get<int>();
   m.seconds = j.at("time_s").get<double>();
   m.busbw_gbps = j.at("busbw_gbps").get<double>();

@@ -10,6 +10,9 @@
 
 namespace ncclsweep::locate {
 
+// What repeats of the same measurement share: "all_gather 1 MiB".
+std::string test_key(const std::string& collective, Bytes bytes);
+
 struct Measurement {
   std::string phase;       // "host" | "pairs" | "rails"
   int round = 0;           // 0 in the host phase
@@ -18,7 +21,8 @@ struct Measurement {
   std::vector<int> ranks;  // the group's world ranks
   std::string collective;  // "all_gather", "all_reduce", "sendrecv"
   Bytes bytes = 0;         // total size, nccl-tests convention
-  int repeat = 0;
+  int pass = 1;            // --passes: which run of the whole schedule
+  int repeat = 0;          // over all passes: (pass - 1) x repeats per pass + the repeat in it
   double seconds = 0;      // per call, the slowest rank of the group
   double busbw_gbps = 0;
 

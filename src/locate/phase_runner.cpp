@@ -27,44 +27,57 @@ std::vector<std::string> host_names(const HostLayout& layout, const Group& group
   return names;
 }
 
-// One test on every group of the step at once; every rank returns every group's repeats.
-std::vector<Measurement> run_test(Engine& engine, Coordinator& ranks, const Step& step, const LocateTest& test,
-                                  const LocateOptions& options) {
+// Every test of the step on every group at once; every rank returns every group's
+// repeats. The repeats are interleaved (repeat 1 of every test, then repeat 2, ...), so
+// a burst of load on the machine touches one repeat of several tests rather than every
+// repeat of one, and the median of the repeats leaves it out.
+std::vector<Measurement> run_step_tests(Engine& engine, Coordinator& ranks, const Step& step,
+                                        const LocateOptions& options, int pass) {
   const int mine = step.color_of_rank[static_cast<std::size_t>(ranks.rank())];
   const Group& group = step.groups[static_cast<std::size_t>(mine)];
-  const CollectiveCall call = call_for(test, static_cast<int>(group.ranks.size()));
-  if (options.warmup > 0) engine.run_timed(call, options.warmup);
-  // Slot (group, repeat): this rank's per-call time; the maximum over ranks is the
+  const std::vector<LocateTest> tests = tests_for(step.phase, options.sizes);
+  std::vector<CollectiveCall> calls;
+  for (const LocateTest& test : tests) calls.push_back(call_for(test, static_cast<int>(group.ranks.size())));
+  if (options.warmup > 0) {
+    for (const CollectiveCall& call : calls) engine.run_timed(call, options.warmup);
+  }
+  // Slot (test, group, repeat): this rank's per-call time; the maximum over ranks is the
   // group's time, since a collective ends when its slowest member does.
-  const std::size_t repeats = static_cast<std::size_t>(options.repeats);
-  std::vector<double> slots(step.groups.size() * repeats, 0.0);
+  const std::size_t repeats = static_cast<std::size_t>(options.repeats), groups = step.groups.size();
+  const auto slot = [&](std::size_t t, std::size_t g, std::size_t r) { return (t * groups + g) * repeats + r; };
+  std::vector<double> slots(tests.size() * groups * repeats, 0.0);
   for (std::size_t r = 0; r < repeats; ++r) {
-    const TimedIterations timed = engine.run_timed(call, options.iters);
-    slots[static_cast<std::size_t>(mine) * repeats + r] = timed.device_seconds / options.iters;
+    for (std::size_t t = 0; t < tests.size(); ++t) {
+      const TimedIterations timed = engine.run_timed(calls[t], options.iters);
+      slots[slot(t, static_cast<std::size_t>(mine), r)] = timed.device_seconds / options.iters;
+    }
   }
   slots = ranks.max_each(slots);
   std::vector<Measurement> out;
-  for (std::size_t g = 0; g < step.groups.size(); ++g) {
-    const Group& measured = step.groups[g];
-    if (!measured.measured) continue;
-    const int group_ranks = static_cast<int>(measured.ranks.size());
-    const CollectiveCall group_call = call_for(test, group_ranks);
-    const Bytes total = total_bytes(*group_call.kind, group_call.count, group_ranks, group_call.dtype->bytes);
-    for (std::size_t r = 0; r < repeats; ++r) {
-      Measurement m;
-      m.phase = step.phase;
-      m.round = step.round;
-      m.hosts = measured.hosts;
-      m.rail = measured.rail;
-      m.ranks = measured.ranks;
-      m.collective = test.collective;
-      m.bytes = total;
-      m.repeat = static_cast<int>(r);
-      m.seconds = slots[g * repeats + r];
-      m.busbw_gbps = m.seconds > 0 ? static_cast<double>(total) * group_call.kind->busbw_factor(group_ranks) /
-                                         m.seconds / 1e9
-                                   : 0;
-      out.push_back(m);
+  for (std::size_t t = 0; t < tests.size(); ++t) {
+    for (std::size_t g = 0; g < groups; ++g) {
+      const Group& measured = step.groups[g];
+      if (!measured.measured) continue;
+      const int group_ranks = static_cast<int>(measured.ranks.size());
+      const CollectiveCall group_call = call_for(tests[t], group_ranks);
+      const Bytes total = total_bytes(*group_call.kind, group_call.count, group_ranks, group_call.dtype->bytes);
+      for (std::size_t r = 0; r < repeats; ++r) {
+        Measurement m;
+        m.phase = step.phase;
+        m.round = step.round;
+        m.hosts = measured.hosts;
+        m.rail = measured.rail;
+        m.ranks = measured.ranks;
+        m.collective = tests[t].collective;
+        m.bytes = total;
+        m.pass = pass;
+        m.repeat = (pass - 1) * options.repeats + static_cast<int>(r);
+        m.seconds = slots[slot(t, g, r)];
+        m.busbw_gbps = m.seconds > 0 ? static_cast<double>(total) * group_call.kind->busbw_factor(group_ranks) /
+                                           m.seconds / 1e9
+                                     : 0;
+        out.push_back(m);
+      }
     }
   }
   return out;
@@ -77,24 +90,24 @@ LocateRun run_locate(Engine& engine, Coordinator& ranks, const HostLayout& layou
   LocateRun run;
   const std::vector<Step> steps = plan_steps(layout, options);
   const int rank = ranks.rank();
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    const Step& step = steps[i];
-    const auto start = std::chrono::steady_clock::now();
-    const int mine = step.color_of_rank[static_cast<std::size_t>(rank)];
-    engine.split({mine});
-    if (fault.active()) {
-      const Group& group = step.groups[static_cast<std::size_t>(mine)];
-      engine.slow_down(slowdown_for(fault, rank, group.ranks, host_names(layout, group)));
+  const int total = static_cast<int>(steps.size()) * options.passes;
+  for (int pass = 1; pass <= options.passes; ++pass) {
+    for (const Step& step : steps) {
+      const auto start = std::chrono::steady_clock::now();
+      const int mine = step.color_of_rank[static_cast<std::size_t>(rank)];
+      engine.split({mine});
+      if (fault.active()) {
+        const Group& group = step.groups[static_cast<std::size_t>(mine)];
+        engine.slow_down(slowdown_for(fault, group.ranks, host_names(layout, group)));
+      }
+      for (Measurement& m : run_step_tests(engine, ranks, step, options, pass)) run.measurements.push_back(std::move(m));
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+      StepTime time{step.phase, step.round, pass, took.count()};
+      // Rank 0's clock for everyone, so all ranks hold the same result.
+      time.seconds = ranks.max_each({rank == 0 ? time.seconds : 0.0}).front();
+      run.steps.push_back(time);
+      if (on_step) on_step(time, static_cast<int>(run.steps.size()) - 1, total);
     }
-    for (const LocateTest& test : tests_for(step.phase, options.sizes)) {
-      for (Measurement& m : run_test(engine, ranks, step, test, options)) run.measurements.push_back(std::move(m));
-    }
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-    StepTime time{step.phase, step.round, took.count()};
-    // Rank 0's clock for everyone, so all ranks hold the same result.
-    time.seconds = ranks.max_each({rank == 0 ? time.seconds : 0.0}).front();
-    run.steps.push_back(time);
-    if (on_step) on_step(time, static_cast<int>(i), static_cast<int>(steps.size()));
   }
   if (fault.active()) engine.slow_down(1);
   return run;

@@ -1,6 +1,8 @@
 #pragma once
 // Runs locate's steps on one connected engine: per step one split of the world (every
-// group at once), then each test's warm-up and timed repeats on every group together.
+// group at once), then each test's warm-up and timed repeats on every group together;
+// with --passes N the whole schedule N times, so a test's repeats are spread over the
+// launch and a slow spell of the machine touches every group alike.
 // Engine-neutral: the mpi engine splits with MPI_Comm_split, the nccl engine with
 // ncclCommSplit, both through Engine::split.
 #include <functional>
@@ -18,6 +20,7 @@ namespace ncclsweep::locate {
 struct StepTime {
   std::string phase;
   int round = 0;
+  int pass = 1;
   double seconds = 0;  // wall time of the split and all its tests, on rank 0
 };
 
@@ -26,7 +29,7 @@ struct LocateRun {
   std::vector<StepTime> steps;
 };
 
-// Called on every rank after each step (index from 0 of `total`).
+// Called on every rank after each step (index from 0 of `total`, over all passes).
 using StepDone = std::function<void(const StepTime& time, int index, int total)>;
 
 // Collective: every rank calls it with the same layout and options and gets the same

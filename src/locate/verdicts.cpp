@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
+#include <functional>
 #include <set>
+#include <tuple>
 
 namespace ncclsweep::locate {
 namespace {
@@ -38,14 +39,24 @@ Figure median_figure(const std::vector<Figure>& figures) {
   return {median_of(medians), median_of(bands)};
 }
 
-// Per test, per group key (hosts, rail): the repeats' busbw.
-using GroupKey = std::pair<std::vector<int>, int>;
+double ratio_to(const Figure& value, const Figure& reference) {
+  return reference.median > 0 ? value.median / reference.median : 1;
+}
+
+// What one group of a phase measured: its hosts, rail and ranks.
+struct GroupKey {
+  std::vector<int> hosts;
+  int rail = -1;
+  std::vector<int> ranks;
+  auto operator<=>(const GroupKey&) const = default;
+};
+// Per test ("all_gather 256 KiB"), per group: the figure of its repeats.
 using TestFigures = std::map<std::string, std::map<GroupKey, Figure>>;
 
 TestFigures figures_of(const std::vector<Measurement>& measurements, const std::string& phase) {
   std::map<std::string, std::map<GroupKey, std::vector<double>>> repeats;
   for (const Measurement& m : measurements) {
-    if (m.phase == phase) repeats[m.test()][{m.hosts, m.rail}].push_back(m.busbw_gbps);
+    if (m.phase == phase) repeats[m.test()][{m.hosts, m.rail, m.ranks}].push_back(m.busbw_gbps);
   }
   TestFigures figures;
   for (const auto& [test, groups] : repeats) {
@@ -54,31 +65,12 @@ TestFigures figures_of(const std::vector<Measurement>& measurements, const std::
   return figures;
 }
 
-// One test's pairs, judged: which are low, and each pair's share of the reference.
-struct PairsJudgement {
-  Figure reference;
-  std::map<HostPair, double> ratio;
-  std::set<HostPair> low;
-  std::vector<int> pairs_of_host, low_of_host;  // per host: measured pairs, low ones
-  double worst_of_host(int host) const {
-    double worst = 1;
-    for (const auto& pair : low) {
-      if (pair.a == host || pair.b == host) worst = std::min(worst, ratio.at(pair));
-    }
-    return worst;
-  }
-  bool host_low(int host) const {
-    const auto h = static_cast<std::size_t>(host);
-    return pairs_of_host[h] >= 2 && 2 * low_of_host[h] > pairs_of_host[h];
-  }
-};
-
-// The reference is what a host reaches with its better partners (the upper quartile of
-// its row), taken as the median over hosts: one slow host then lowers every row it is
-// in by one entry only, and cannot drag the reference down with it.
-PairsJudgement judge_pairs(int hosts, const std::map<HostPair, Figure>& values, double threshold) {
-  PairsJudgement j;
-  std::vector<std::vector<Figure>> rows(static_cast<std::size_t>(hosts));
+// The reference of pairs of nodes (hosts, or the GPUs of one host) with no other: what a
+// node reaches with its better partners (the upper quartile of its row), the median of
+// that over nodes. One slow node then lowers every row it is in by one entry only, and
+// cannot drag the reference down with it.
+Figure better_partner_reference(int nodes, const std::map<HostPair, Figure>& values) {
+  std::vector<std::vector<Figure>> rows(static_cast<std::size_t>(nodes));
   for (const auto& [pair, figure] : values) {
     rows[static_cast<std::size_t>(pair.a)].push_back(figure);
     rows[static_cast<std::size_t>(pair.b)].push_back(figure);
@@ -90,36 +82,132 @@ PairsJudgement judge_pairs(int hosts, const std::map<HostPair, Figure>& values, 
     const auto at = static_cast<std::size_t>(std::ceil(0.75 * static_cast<double>(row.size() - 1)));
     upper.push_back(row[at]);
   }
-  j.reference = median_figure(upper);
-  j.pairs_of_host.assign(static_cast<std::size_t>(hosts), 0);
-  j.low_of_host.assign(static_cast<std::size_t>(hosts), 0);
+  return median_figure(upper);
+}
+
+// One test's pairs of nodes: each pair's share of the reference, and which are below it.
+struct PairsJudgement {
+  Figure reference;
+  std::map<HostPair, double> ratio;
+  std::set<HostPair> low;
+};
+
+PairsJudgement judge_pairs(int nodes, const std::map<HostPair, Figure>& values, double threshold,
+                           const Figure* reference) {
+  PairsJudgement j;
+  j.reference = reference != nullptr ? *reference : better_partner_reference(nodes, values);
   for (const auto& [pair, figure] : values) {
-    j.ratio[pair] = j.reference.median > 0 ? figure.median / j.reference.median : 1;
-    const bool low = below(figure, j.reference, threshold);
-    if (low) j.low.insert(pair);
-    for (const int host : {pair.a, pair.b}) {
-      ++j.pairs_of_host[static_cast<std::size_t>(host)];
-      if (low) ++j.low_of_host[static_cast<std::size_t>(host)];
-    }
+    j.ratio[pair] = ratio_to(figure, j.reference);
+    if (below(figure, j.reference, threshold)) j.low.insert(pair);
   }
   return j;
 }
 
+// Every test of a phase together: a pair is low when it is low in more than half of the
+// tests it was measured in; a node when more than half of its partners (at least two)
+// are low with it.
+class ConsistentPairs {
+ public:
+
+  void add(const std::string& test, const PairsJudgement& j) {
+    for (const auto& [pair, ratio] : j.ratio) {
+      Tally& t = pairs_[pair];
+      ++t.tests;
+      t.ratios.push_back(ratio);
+      if (j.low.count(pair) > 0) {
+        ++t.low;
+        t.low_ratios.push_back(ratio);
+      }
+    }
+    tests_.push_back({test, j});
+  }
+
+  bool pair_low(const HostPair& pair) const {
+    const auto it = pairs_.find(pair);
+    return it != pairs_.end() && 2 * it->second.low > it->second.tests;
+  }
+  std::vector<HostPair> measured_pairs() const {
+    std::vector<HostPair> out;
+    for (const auto& [pair, t] : pairs_) out.push_back(pair);
+    return out;
+  }
+  std::vector<HostPair> low_pairs() const {
+    std::vector<HostPair> out;
+    for (const auto& [pair, t] : pairs_) {
+      if (pair_low(pair)) out.push_back(pair);
+    }
+    return out;
+  }
+  // The pair's ratio over all its tests (the heat map's cell).
+  double ratio(const HostPair& pair) const { return median_of(pairs_.at(pair).ratios); }
+  // ... over the tests it was low in (a finding's "how slow").
+  double low_ratio(const HostPair& pair) const { return median_of(pairs_.at(pair).low_ratios); }
+
+  int partners(int node) const { return count(node, false); }
+  int low_partners(int node) const { return count(node, true); }
+  bool node_low(int node) const { return partners(node) >= 2 && 2 * low_partners(node) > partners(node); }
+  double node_ratio(int node) const {
+    std::vector<double> ratios;
+    for (const auto& [pair, t] : pairs_) {
+      if ((pair.a == node || pair.b == node) && pair_low(pair)) ratios.push_back(low_ratio(pair));
+    }
+    return median_of(ratios);
+  }
+
+  // Per test, the partners of `node` low in it: "all_gather 1 MiB: slow with h1 (0.31x),
+  // h3 (0.30x) of 3 partners, the reference 10 GB/s".
+  std::vector<std::string> node_evidence(int node, const std::string& where,
+                                         const std::function<std::string(int)>& name,
+                                         const std::string& reference_name) const {
+    std::vector<std::string> lines;
+    for (const auto& [test, j] : tests_) {
+      std::string partners;
+      int measured = 0;
+      for (const auto& [pair, ratio] : j.ratio) {
+        if (pair.a != node && pair.b != node) continue;
+        ++measured;
+        if (j.low.count(pair) == 0) continue;
+        partners += (partners.empty() ? "" : ", ") + name(pair.a == node ? pair.b : pair.a) + " (" + share(ratio) + ")";
+      }
+      if (partners.empty()) continue;
+      lines.push_back(test + where + ": slow with " + partners + " of " + std::to_string(measured) + " partners; " +
+                      reference_name + " " + gbps(j.reference.median));
+    }
+    return lines;
+  }
+  std::vector<std::string> pair_evidence(const HostPair& pair, const std::string& where,
+                                         const std::string& reference_name, const std::string& fine) const {
+    std::vector<std::string> lines;
+    for (const auto& [test, j] : tests_) {
+      if (j.low.count(pair) == 0) continue;
+      lines.push_back(test + where + ": " + share(j.ratio.at(pair)) + " " + reference_name + " " +
+                      gbps(j.reference.median) + "; " + fine);
+    }
+    return lines;
+  }
+
+ private:
+  struct Tally {
+    int tests = 0, low = 0;
+    std::vector<double> ratios, low_ratios;
+  };
+  int count(int node, bool low_only) const {
+    int n = 0;
+    for (const auto& [pair, t] : pairs_) {
+      if ((pair.a == node || pair.b == node) && (!low_only || pair_low(pair))) ++n;
+    }
+    return n;
+  }
+  std::map<HostPair, Tally> pairs_;
+  std::vector<std::pair<std::string, PairsJudgement>> tests_;
+};
+
 std::map<HostPair, Figure> pair_figures(const std::map<GroupKey, Figure>& groups, int rail) {
   std::map<HostPair, Figure> pairs;
   for (const auto& [key, figure] : groups) {
-    if (key.first.size() == 2 && key.second == rail) pairs[{key.first[0], key.first[1]}] = figure;
+    if (key.hosts.size() == 2 && key.rail == rail) pairs[{key.hosts[0], key.hosts[1]}] = figure;
   }
   return pairs;
-}
-
-std::string partner_list(const HostLayout& layout, int host, const std::set<HostPair>& low) {
-  std::string names;
-  for (const HostPair& p : low) {
-    if (p.a != host && p.b != host) continue;
-    names += (names.empty() ? "" : ",") + layout.hosts[static_cast<std::size_t>(p.a == host ? p.b : p.a)];
-  }
-  return names;
 }
 
 std::vector<int> ranks_of_hosts(const HostLayout& layout, const std::vector<int>& hosts) {
@@ -132,36 +220,35 @@ std::vector<int> ranks_of_hosts(const HostLayout& layout, const std::vector<int>
   return ranks;
 }
 
-// Findings keyed by what they name, so several tests add evidence to one finding.
+// Findings keyed by what they name, so several phases add evidence to one finding.
 class FindingSet {
  public:
-  Finding& at(const std::string& kind, std::vector<int> hosts, int rail, const HostLayout& layout) {
-    auto [it, added] = findings_.try_emplace({kind, hosts, rail});
+  using Key = std::tuple<std::string, std::vector<int>, int, std::vector<int>>;  // kind, hosts, rail, local
+
+  Finding& at(const std::string& kind, std::vector<int> hosts, int rail, std::vector<int> local,
+              std::vector<int> ranks) {
+    auto [it, added] = findings_.try_emplace({kind, hosts, rail, local});
     if (added) {
-      it->second.kind = kind;
-      it->second.hosts = hosts;
-      it->second.rail = rail;
-      if (rail < 0) {
-        it->second.ranks = ranks_of_hosts(layout, hosts);
-      } else {
-        for (const int h : hosts) {
-          const auto& mine = layout.host_ranks[static_cast<std::size_t>(h)];
-          if (static_cast<std::size_t>(rail) < mine.size()) it->second.ranks.push_back(mine[static_cast<std::size_t>(rail)]);
-        }
-      }
+      Finding& f = it->second;
+      f.kind = kind;
+      f.hosts = std::move(hosts);
+      f.rail = rail;
+      f.local = std::move(local);
+      f.ranks = std::move(ranks);
+      f.ratio = 2;  // above any real share until the first add()
     }
     return it->second;
   }
   bool has(const std::string& kind, const std::vector<int>& hosts, int rail = -1) const {
-    return findings_.count({kind, hosts, rail}) > 0;
+    return findings_.count({kind, hosts, rail, {}}) > 0;
   }
-  void add(Finding& f, double ratio, std::string evidence) {
+  void add(Finding& f, double ratio, const std::vector<std::string>& evidence) {
     f.ratio = std::min(f.ratio, ratio);
-    f.evidence.push_back(std::move(evidence));
+    f.evidence.insert(f.evidence.end(), evidence.begin(), evidence.end());
   }
   std::vector<Finding> ordered() const {
     std::vector<Finding> out;
-    for (const char* kind : {"host", "nic", "link", "rail"}) {
+    for (const char* kind : {"host", "nic", "link", "rail", "gpu", "gpu-link"}) {
       for (const auto& [key, f] : findings_) {
         if (std::get<0>(key) == kind) out.push_back(f);
       }
@@ -170,16 +257,177 @@ class FindingSet {
   }
 
  private:
-  std::map<std::tuple<std::string, std::vector<int>, int>, Finding> findings_;
+  std::map<Key, Finding> findings_;
 };
+
+// Judging one phase's tests against a reference: the given one, or this run's own.
+struct ReferenceChoice {
+  const ReferenceFigures* given = nullptr;
+  const Figure* find(const std::string& phase, const std::string& test) const {
+    return given != nullptr ? given->find(phase, test) : nullptr;
+  }
+  std::string name(const std::string& own) const {
+    return given != nullptr ? "the reference (" + given->source + ")" : own;
+  }
+};
+
+void judge_host_phase(const HostLayout& layout, const std::vector<Measurement>& measurements, double threshold,
+                      const ReferenceChoice& reference, Verdicts& v, FindingSet& found) {
+  struct Tally {
+    int tests = 0;
+    std::vector<double> ratios, low_ratios;
+    std::vector<std::string> evidence;
+  };
+  std::map<int, Tally> hosts;
+  for (const auto& [test, groups] : figures_of(measurements, "host")) {
+    std::vector<Figure> all;
+    for (const auto& [key, figure] : groups) all.push_back(figure);
+    const Figure* given = reference.find("host", test);
+    const Figure ref = given != nullptr ? *given : median_figure(all);
+    const std::string ref_name = reference.name("the hosts' median");
+    for (const auto& [key, figure] : groups) {
+      Tally& t = hosts[key.hosts.front()];
+      const double ratio = ratio_to(figure, ref);
+      ++t.tests;
+      t.ratios.push_back(ratio);
+      if (!below(figure, ref, threshold)) continue;
+      t.low_ratios.push_back(ratio);
+      t.evidence.push_back(test + " within the host: " + gbps(figure.median) + ", " + share(ratio) + " " + ref_name +
+                           " " + gbps(ref.median));
+    }
+  }
+  for (const auto& [host, t] : hosts) {
+    const auto h = static_cast<std::size_t>(host);
+    v.matrix[h][h] = median_of(t.ratios);
+    if (2 * t.low_ratios.size() <= static_cast<std::size_t>(t.tests)) continue;
+    found.add(found.at("host", {host}, -1, {}, ranks_of_hosts(layout, {host})), median_of(t.low_ratios), t.evidence);
+  }
+}
+
+// Pairs of hosts (rail -1) or one rail of them: hosts slow with most partners are named
+// (as `node_kind`), then pairs whose hosts are fine elsewhere (as `pair_kind`).
+void judge_host_pairs(const HostLayout& layout, const TestFigures& tests, const std::string& phase, int rail,
+                      double threshold, const ReferenceChoice& reference, Verdicts& v, FindingSet& found) {
+  const int hosts = layout.host_count();
+  ConsistentPairs consistent;
+  const std::string ref_name = reference.name("the reference");
+  for (const auto& [test, groups] : tests) {
+    const std::map<HostPair, Figure> values = pair_figures(groups, rail);
+    if (values.empty()) continue;
+    consistent.add(test, judge_pairs(hosts, values, threshold, reference.find(phase, test)));
+  }
+  const std::string where = rail < 0 ? " across hosts" : " on rail " + std::to_string(rail);
+  const auto name = [&](int host) { return layout.hosts[static_cast<std::size_t>(host)]; };
+  const std::string node_kind = rail < 0 ? "host" : "nic";
+  const std::string pair_kind = rail < 0 ? "link" : "rail";
+  if (rail < 0) {
+    for (const HostPair& pair : consistent.measured_pairs()) {
+      v.matrix[static_cast<std::size_t>(pair.a)][static_cast<std::size_t>(pair.b)] = consistent.ratio(pair);
+      v.matrix[static_cast<std::size_t>(pair.b)][static_cast<std::size_t>(pair.a)] = consistent.ratio(pair);
+    }
+  }
+  for (int host = 0; host < hosts; ++host) {
+    if (!consistent.node_low(host)) continue;
+    if (rail >= 0 && found.has("host", {host})) continue;  // the host explains its NIC
+    std::vector<int> ranks = ranks_of_hosts(layout, {host});
+    if (rail >= 0) ranks = {layout.host_ranks[static_cast<std::size_t>(host)][static_cast<std::size_t>(rail)]};
+    found.add(found.at(node_kind, {host}, rail, {}, ranks), consistent.node_ratio(host),
+              consistent.node_evidence(host, where, name, ref_name));
+  }
+  for (const HostPair& pair : consistent.low_pairs()) {
+    // A pair of a slow host (or NIC, or a link already named) is explained by that.
+    if (found.has("host", {pair.a}) || found.has("host", {pair.b})) continue;
+    if (rail >= 0 && (found.has("link", {pair.a, pair.b}) || found.has("nic", {pair.a}, rail) ||
+                      found.has("nic", {pair.b}, rail))) {
+      continue;
+    }
+    std::vector<int> ranks = ranks_of_hosts(layout, {pair.a, pair.b});
+    if (rail >= 0) {
+      ranks = {layout.host_ranks[static_cast<std::size_t>(pair.a)][static_cast<std::size_t>(rail)],
+               layout.host_ranks[static_cast<std::size_t>(pair.b)][static_cast<std::size_t>(rail)]};
+    }
+    found.add(found.at(pair_kind, {pair.a, pair.b}, rail, {}, ranks), consistent.low_ratio(pair),
+              consistent.pair_evidence(pair, where, ref_name,
+                                       name(pair.a) + " and " + name(pair.b) + " are fine with their other partners"));
+  }
+}
+
+// The gpus steps: on each host, the neighbour pairs of its GPUs (local indices) against
+// what that host's GPUs reach with their better partners. Always within the host: a
+// GPU pair is compared with its host's other pairs, with or without --reference.
+void judge_gpu_pairs(const HostLayout& layout, const std::vector<Measurement>& measurements, double threshold,
+                     Verdicts& v, FindingSet& found) {
+  const TestFigures tests = figures_of(measurements, "gpus");
+  for (int host = 0; host < layout.host_count(); ++host) {
+    const auto& host_ranks = layout.host_ranks[static_cast<std::size_t>(host)];
+    const int gpus = static_cast<int>(host_ranks.size());
+    ConsistentPairs consistent;
+    for (const auto& [test, groups] : tests) {
+      std::map<HostPair, Figure> values;
+      for (const auto& [key, figure] : groups) {
+        if (key.hosts != std::vector<int>{host} || key.ranks.size() != 2) continue;
+        const int a = layout.local_index(key.ranks[0]), b = layout.local_index(key.ranks[1]);
+        values[{std::min(a, b), std::max(a, b)}] = figure;
+      }
+      if (!values.empty()) consistent.add(test, judge_pairs(gpus, values, threshold, nullptr));
+    }
+    const std::vector<HostPair> measured = consistent.measured_pairs();
+    if (measured.empty()) continue;
+    auto& cells = v.gpu_matrix[static_cast<std::size_t>(host)];
+    cells.assign(static_cast<std::size_t>(gpus), std::vector<double>(static_cast<std::size_t>(gpus), -1.0));
+    for (const HostPair& pair : measured) {
+      cells[static_cast<std::size_t>(pair.a)][static_cast<std::size_t>(pair.b)] = consistent.ratio(pair);
+      cells[static_cast<std::size_t>(pair.b)][static_cast<std::size_t>(pair.a)] = consistent.ratio(pair);
+    }
+    const std::string host_name = layout.hosts[static_cast<std::size_t>(host)];
+    const auto name = [](int local) { return "local " + std::to_string(local); };
+    const auto rank_of = [&](int local) { return host_ranks[static_cast<std::size_t>(local)]; };
+    const std::string ref_name = "the reference of " + host_name + "'s GPU pairs";
+    std::set<int> slow_gpus;
+    for (int gpu = 0; gpu < gpus; ++gpu) {
+      if (!consistent.node_low(gpu)) continue;
+      slow_gpus.insert(gpu);
+      found.add(found.at("gpu", {host}, -1, {gpu}, {rank_of(gpu)}), consistent.node_ratio(gpu),
+                consistent.node_evidence(gpu, " within " + host_name, name, ref_name));
+    }
+    for (const HostPair& pair : consistent.low_pairs()) {
+      if (slow_gpus.count(pair.a) > 0 || slow_gpus.count(pair.b) > 0) continue;  // the GPU explains it
+      found.add(found.at("gpu-link", {host}, -1, {pair.a, pair.b}, {rank_of(pair.a), rank_of(pair.b)}),
+                consistent.low_ratio(pair),
+                consistent.pair_evidence(pair, " within " + host_name, ref_name,
+                                         name(pair.a) + " and " + name(pair.b) + " are fine with their other neighbours"));
+    }
+  }
+}
+
+std::set<int> rails_of(const std::map<GroupKey, Figure>& groups) {
+  std::set<int> rails;
+  for (const auto& [key, figure] : groups) {
+    if (key.rail >= 0) rails.insert(key.rail);
+  }
+  return rails;
+}
+
+// One phase's tests regrouped per rail: rail -> test -> groups.
+std::map<int, TestFigures> per_rail(const TestFigures& tests) {
+  std::map<int, TestFigures> out;
+  for (const auto& [test, groups] : tests) {
+    for (const auto& [key, figure] : groups) out[key.rail][test][key] = figure;
+  }
+  return out;
+}
 
 }  // namespace
 
 Figure figure_of(std::vector<double> repeats) {
   if (repeats.empty()) return {};
-  const auto [lo, hi] = std::minmax_element(repeats.begin(), repeats.end());
+  std::sort(repeats.begin(), repeats.end());
   const double median = median_of(repeats);
-  const double spread = median > 0 ? (*hi - *lo) / 2 / median : 0;
+  // Half the range; from five repeats on, of all but the lowest and the highest, so one
+  // repeat upset by a burst of load (or one lucky one) does not widen the band alone.
+  const std::size_t trim = repeats.size() >= 5 ? 1 : 0;
+  const double range = repeats[repeats.size() - 1 - trim] - repeats[trim];
+  const double spread = median > 0 ? range / 2 / median : 0;
   return {median, std::max(kLocateNoiseBand, spread) * median};
 }
 
@@ -187,85 +435,48 @@ bool below(const Figure& value, const Figure& reference, double threshold) {
   return value.median < threshold * reference.median && value.median + value.band < reference.median - reference.band;
 }
 
-Verdicts judge(const HostLayout& layout, const std::vector<Measurement>& measurements, double threshold) {
-  const int hosts = layout.host_count();
-  Verdicts v;
-  v.matrix.assign(static_cast<std::size_t>(hosts), std::vector<double>(static_cast<std::size_t>(hosts), -1.0));
-  const auto cell = [&](int x, int y) -> double& { return v.matrix[static_cast<std::size_t>(x)][static_cast<std::size_t>(y)]; };
-  const auto lower = [](double& slot, double ratio) { slot = slot < 0 ? ratio : std::min(slot, ratio); };
-  FindingSet found;
+const Figure* ReferenceFigures::find(const std::string& phase, const std::string& test) const {
+  const auto p = by_phase.find(phase);
+  if (p == by_phase.end()) return nullptr;
+  const auto t = p->second.find(test);
+  return t == p->second.end() ? nullptr : &t->second;
+}
 
-  // Host phase: each host against the median of all hosts.
+ReferenceFigures own_references(const HostLayout& layout, const std::vector<Measurement>& measurements) {
+  ReferenceFigures r;
   for (const auto& [test, groups] : figures_of(measurements, "host")) {
     std::vector<Figure> all;
     for (const auto& [key, figure] : groups) all.push_back(figure);
-    const Figure reference = median_figure(all);
-    for (const auto& [key, figure] : groups) {
-      const int host = key.first.front();
-      const double ratio = reference.median > 0 ? figure.median / reference.median : 1;
-      lower(cell(host, host), ratio);
-      if (!below(figure, reference, threshold)) continue;
-      found.add(found.at("host", {host}, -1, layout), ratio,
-                test + " within the host: " + gbps(figure.median) + ", " + share(ratio) + " the hosts' median " +
-                    gbps(reference.median));
-    }
+    r.by_phase["host"][test] = median_figure(all);
   }
-
-  // Pairs phase: hosts slow with most partners; then pairs whose hosts are fine elsewhere.
-  std::map<std::string, PairsJudgement> pair_tests;
   for (const auto& [test, groups] : figures_of(measurements, "pairs")) {
-    const PairsJudgement j = judge_pairs(hosts, pair_figures(groups, -1), threshold);
-    for (const auto& [pair, ratio] : j.ratio) {
-      lower(cell(pair.a, pair.b), ratio);
-      lower(cell(pair.b, pair.a), ratio);
-    }
-    for (int host = 0; host < hosts; ++host) {
-      if (!j.host_low(host)) continue;
-      const double worst = j.worst_of_host(host);
-      found.add(found.at("host", {host}, -1, layout), worst,
-                test + " across hosts: slow with " + std::to_string(j.low_of_host[static_cast<std::size_t>(host)]) +
-                    " of " + std::to_string(j.pairs_of_host[static_cast<std::size_t>(host)]) + " partners (" +
-                    partner_list(layout, host, j.low) + "), down to " + share(worst) + " the reference " +
-                    gbps(j.reference.median));
-    }
-    pair_tests.emplace(test, j);
+    r.by_phase["pairs"][test] = better_partner_reference(layout.host_count(), pair_figures(groups, -1));
   }
-  for (const auto& [test, j] : pair_tests) {
-    for (const HostPair& pair : j.low) {
-      if (found.has("host", {pair.a}) || found.has("host", {pair.b})) continue;  // the host explains it
-      const double ratio = j.ratio.at(pair);
-      found.add(found.at("link", {pair.a, pair.b}, -1, layout), ratio,
-                test + ": " + share(ratio) + " the reference " + gbps(j.reference.median) + "; " +
-                    layout.hosts[static_cast<std::size_t>(pair.a)] + " and " +
-                    layout.hosts[static_cast<std::size_t>(pair.b)] + " are fine with their other partners");
-    }
-  }
-
-  // Rails phase: per rail, the same judgement; what a host or link already explains is left out.
+  // Rails: each rail has its own reference; a later run takes their median.
   for (const auto& [test, groups] : figures_of(measurements, "rails")) {
-    std::set<int> rails;
-    for (const auto& [key, figure] : groups) rails.insert(key.second);
-    for (const int rail : rails) {
-      const PairsJudgement j = judge_pairs(hosts, pair_figures(groups, rail), threshold);
-      const std::string where = test + " on rail " + std::to_string(rail);
-      for (int host = 0; host < hosts; ++host) {
-        if (!j.host_low(host) || found.has("host", {host})) continue;
-        found.add(found.at("nic", {host}, rail, layout), j.worst_of_host(host),
-                  where + ": slow with " + std::to_string(j.low_of_host[static_cast<std::size_t>(host)]) + " of " +
-                      std::to_string(j.pairs_of_host[static_cast<std::size_t>(host)]) + " partners (" +
-                      partner_list(layout, host, j.low) + ")");
-      }
-      for (const HostPair& pair : j.low) {
-        if (found.has("host", {pair.a}) || found.has("host", {pair.b}) || found.has("link", {pair.a, pair.b}) ||
-            found.has("nic", {pair.a}, rail) || found.has("nic", {pair.b}, rail)) {
-          continue;
-        }
-        const double ratio = j.ratio.at(pair);
-        found.add(found.at("rail", {pair.a, pair.b}, rail, layout), ratio,
-                  where + ": " + share(ratio) + " the reference " + gbps(j.reference.median));
-      }
+    std::vector<Figure> rails;
+    for (const int rail : rails_of(groups)) {
+      rails.push_back(better_partner_reference(layout.host_count(), pair_figures(groups, rail)));
     }
+    r.by_phase["rails"][test] = median_figure(rails);
   }
+  return r;
+}
+
+Verdicts judge(const HostLayout& layout, const std::vector<Measurement>& measurements, double threshold,
+               const ReferenceFigures* reference) {
+  const auto hosts = static_cast<std::size_t>(layout.host_count());
+  Verdicts v;
+  v.matrix.assign(hosts, std::vector<double>(hosts, -1.0));
+  v.gpu_matrix.assign(hosts, {});
+  FindingSet found;
+  const ReferenceChoice choice{reference};
+  judge_host_phase(layout, measurements, threshold, choice, v, found);
+  judge_host_pairs(layout, figures_of(measurements, "pairs"), "pairs", -1, threshold, choice, v, found);
+  for (const auto& [rail, tests] : per_rail(figures_of(measurements, "rails"))) {
+    judge_host_pairs(layout, tests, "rails", rail, threshold, choice, v, found);
+  }
+  judge_gpu_pairs(layout, measurements, threshold, v, found);
   v.findings = found.ordered();
   return v;
 }

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "core/printf_text.hpp"
+
 namespace ncclsweep {
 namespace {
 
@@ -25,15 +27,9 @@ nlohmann::json measurements_json(const RunSpec& m) {
 }  // namespace
 
 std::string duration_text(double seconds) {
-  char buf[64];
-  if (seconds < 120) {
-    std::snprintf(buf, sizeof buf, "%.0f s", seconds);
-  } else if (seconds < 7200) {
-    std::snprintf(buf, sizeof buf, "%.0f min", seconds / 60);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.1f h", seconds / 3600);
-  }
-  return buf;
+  if (seconds < 120) return printf_text("%.0f s", seconds);
+  if (seconds < 7200) return printf_text("%.0f min", seconds / 60);
+  return printf_text("%.1f h", seconds / 3600);
 }
 
 nlohmann::json sweep_plan_json(const SweepPlan& plan, double estimated_seconds) {
@@ -79,9 +75,7 @@ std::string sweep_plan_text(const SweepPlan& plan, double estimated_seconds) {
     out += "\ngroup " + std::to_string(g.index) + " (fresh processes;" + (env.empty() ? " no process-cached settings" : env) + ")\n";
     for (const int i : g.points) {
       const SweepPoint& p = plan.points[static_cast<std::size_t>(i)];
-      char index[16];
-      std::snprintf(index, sizeof index, "%4d  ", p.index);
-      out += index + p.label;
+      out += printf_text("%4d  ", p.index) + p.label;
       if (p.index == plan.baseline) out += "  [baseline]";
       if (p.expected_mismatch) out += "  [expected mismatch: process-cached setting under --isolation reinit]";
       out += "\n";

@@ -111,7 +111,7 @@ void from_json(const json& j, MeasurementRecord& r) {
   } else if (j.contains("comm_group")) {  // written before the split was named so
     j.at("comm_group").get_to(r.communicator);
     j.at("groups").get_to(r.communicators);
-    j.at("per_group").get_to(r.per_communicator);
+    j.at("per_communicator").get_to(r.per_communicator);
   }
   // Fields added with per-iteration timing: absent in older run.json files.
   r.repeat = j.value("repeat", 0);

@@ -44,12 +44,36 @@ TEST_CASE("locate's pairs phase on two GPUs as two hosts agrees with run within 
     WARN("skipped: needs 2 GPUs, this machine has " << gpu_count());
     return;
   }
+  // The run first: it is also the --reference of the locate (all_gather and sendrecv at
+  // 256M on 2 ranks, what the pairs phase measures on one GPU per host).
+  const auto run_dir = scratch_dir("gpu-locate-run");
+  const Launch run = mpirun_ncclsweep(2, {"run", "--collectives", "all_gather,sendrecv", "--sizes", "256M", "--iters",
+                                          "20", "--repeats", "5", "-o", run_dir.string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  std::ifstream in(run_dir / "run.json");
+  const json doc = json::parse(in);
+  std::vector<double> run_busbw;
+  for (const json& r : doc.at("records")) {
+    if (r.at("placement") == "out_of_place" && r.at("collective") == "all_gather") {
+      run_busbw.push_back(r.at("busbw_gbps").get<double>());
+    }
+  }
+  REQUIRE(!run_busbw.empty());
+
   const auto dir = scratch_dir("gpu-locate-pairs");
   const std::vector<std::string> args{"locate", "--phases", "pairs", "--sizes", "256M", "--iters", "20",
-                                      "--repeats", "5", "-o", dir.string()};
+                                      "--repeats", "5", "--reference", run_dir.string(), "-o", dir.string()};
   const Launch located = mpirun_mpmd({{1, {"NCCLSWEEP_FAKE_HOSTNAME=gpu0"}, args}, {1, {"NCCLSWEEP_FAKE_HOSTNAME=gpu1"}, args}});
   INFO(located.output);
-  REQUIRE(located.status == 0);  // one pair: nothing to judge it against
+  // Judged against the run it agrees with: nothing slow (within the 0.9 threshold).
+  CHECK(located.status == 0);
+  const json located_doc = read_json_file(dir / "run.json");
+  CHECK(located_doc.at("verdicts").at("judged_against") == run_dir.string());
+  // NCCL 2.18 and later: the splits share the world communicator's resources.
+  CHECK_THAT(located_doc.at("split").get<std::string>(), ContainsSubstring("ncclCommSplit, shared resources"));
+  CHECK_THAT(located.output, ContainsSubstring("# splits: ncclCommSplit, shared resources"));
+  CHECK_THAT(located.output, ContainsSubstring("# step 1/1: pairs round 1 took"));
   std::vector<double> pair_busbw;
   std::ifstream records(dir / "records.jsonl");
   for (std::string line; std::getline(records, line);) {
@@ -57,19 +81,6 @@ TEST_CASE("locate's pairs phase on two GPUs as two hosts agrees with run within 
     if (r.at("phase") == "pairs" && r.at("collective") == "all_gather") pair_busbw.push_back(r.at("busbw_gbps").get<double>());
   }
   REQUIRE(pair_busbw.size() == 5);
-
-  const auto run_dir = scratch_dir("gpu-locate-run");
-  const Launch run = mpirun_ncclsweep(2, {"run", "--collectives", "all_gather", "--sizes", "256M", "--iters", "20",
-                                          "--repeats", "5", "-o", run_dir.string()});
-  INFO(run.output);
-  REQUIRE(run.status == 0);
-  std::ifstream in(run_dir / "run.json");
-  const json doc = json::parse(in);
-  std::vector<double> run_busbw;
-  for (const json& r : doc.at("records")) {
-    if (r.at("placement") == "out_of_place") run_busbw.push_back(r.at("busbw_gbps").get<double>());
-  }
-  REQUIRE(!run_busbw.empty());
   const double located_gbps = median(pair_busbw), run_gbps = median(run_busbw);
   INFO("locate " << located_gbps << " GB/s, run " << run_gbps << " GB/s");
   CHECK(located_gbps == Approx(run_gbps).epsilon(0.02));

@@ -285,7 +285,7 @@ TEST_CASE("records and workload calls write the split's names and still read the
   old.erase("per_communicator");
   old["comm_group"] = "dp";
   old["groups"] = 2;
-  old["per_group"] = {{{"group", 0}, {"time_us", {{"min", 1}, {"avg", 2}, {"max", 3}}}, {"busbw_gbps", 4}},
+  old["per_communicator"] = {{{"group", 0}, {"time_us", {{"min", 1}, {"avg", 2}, {"max", 3}}}, {"busbw_gbps", 4}},
                       {{"group", 1}, {"time_us", {{"min", 5}, {"avg", 6}, {"max", 7}}}, {"busbw_gbps", 8}}};
   const MeasurementRecord back = old.get<MeasurementRecord>();
   CHECK(back.communicator == "dp");

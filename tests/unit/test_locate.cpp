@@ -1,5 +1,6 @@
 // ncclsweep locate's pure parts: the tournament, the splits, the verdicts, the testing
 // aid's text, the time estimate and the records' round trip.
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -8,6 +9,7 @@
 #include "core/collective.hpp"
 #include "locate/locate_fault.hpp"
 #include "locate/locate_plan.hpp"
+#include "locate/locate_reference.hpp"
 #include "locate/measurement.hpp"
 #include "locate/tournament.hpp"
 #include "locate/verdicts.hpp"
@@ -155,6 +157,31 @@ TEST_CASE("each step's groups split the world: hosts, pairs of hosts, rails") {
   for (const Group& g : host_step(uniform_layout(3, 1)).groups) CHECK_FALSE(g.measured);
 }
 
+TEST_CASE("the gpus steps pair each GPU with both neighbours on its host, two ranks a group") {
+  // Host a has 4 ranks, host b 3 (odd: three rounds), host c 2 (one pair: not measured).
+  const HostLayout layout = layout_from_hosts({"a", "a", "a", "a", "b", "b", "b", "c", "c"});
+  const std::vector<Step> steps = gpu_pair_steps(layout);
+  REQUIRE(steps.size() == 3);
+  std::map<int, std::multiset<std::pair<int, int>>> pairs_of_host;
+  for (const Step& step : steps) {
+    CHECK(step.phase == "gpus");
+    for (const int color : step.color_of_rank) CHECK(color >= 0);  // every rank in a group
+    for (const Group& g : step.groups) {
+      if (!g.measured) {
+        CHECK(g.ranks.size() == 1);
+        continue;
+      }
+      REQUIRE(g.ranks.size() == 2);
+      CHECK(g.hosts.size() == 1);
+      pairs_of_host[g.hosts[0]].insert({layout.local_index(g.ranks[0]), layout.local_index(g.ranks[1])});
+    }
+  }
+  CHECK(pairs_of_host[0] == std::multiset<std::pair<int, int>>{{0, 1}, {1, 2}, {2, 3}, {0, 3}});
+  CHECK(pairs_of_host[1] == std::multiset<std::pair<int, int>>{{0, 1}, {1, 2}, {0, 2}});
+  CHECK(pairs_of_host.count(2) == 0);
+  CHECK(gpu_pair_steps(uniform_layout(4, 2)).empty());
+}
+
 TEST_CASE("a slow host is named, and none of its pairs as a link") {
   for (const int hosts : {3, 4, 5, 8}) {
     INFO(hosts << " hosts");
@@ -220,6 +247,10 @@ TEST_CASE("a figure below the threshold but within its noise is not slow") {
   CHECK_FALSE(below(figure_of({9.5, 9.5, 9.5}), reference, 0.9));
   CHECK(figure_of({1, 2, 3}).band == Approx(1.0));           // half the range
   CHECK(figure_of({10, 10, 10}).band == Approx(0.3));        // at least 3%
+  // From five repeats the lowest and highest are left out of the band, not the median.
+  CHECK(figure_of({1, 9, 10, 11, 30}).median == Approx(10));
+  CHECK(figure_of({1, 9, 10, 11, 30}).band == Approx(1.0));
+  CHECK(figure_of({30, 1, 11, 9}).band == Approx(14.5));     // four: the whole range
 }
 
 TEST_CASE("one slow rail of a pair is named as that rail") {
@@ -247,27 +278,33 @@ TEST_CASE("one slow rail of a pair is named as that rail") {
   CHECK(v.findings[0].ranks == std::vector<int>{3, 7});
 }
 
-TEST_CASE("the slow-down aid names a rank or a link") {
+TEST_CASE("the slow-down aid slows every group of a rank, or every group across a link") {
   const SlowFault rank = parse_slow_fault("3:slow=4");
   CHECK(rank.rank == 3);
   CHECK(rank.factor == Approx(4));
-  CHECK(slowdown_for(rank, 3, {2, 3}, {"h1", "h1"}) == Approx(4));
-  CHECK(slowdown_for(rank, 2, {2, 3}, {"h1", "h1"}) == Approx(1));
-  const SlowFault link = parse_slow_fault("link=h0,h2:slow=2.5");
+  // All ranks of a group that holds rank 3 wait alike; groups without it do not.
+  CHECK(slowdown_for(rank, {2, 3}, {"h1", "h1"}) == Approx(4));
+  CHECK(slowdown_for(rank, {0, 1, 2, 3}, {"h0", "h0", "h1", "h1"}) == Approx(4));
+  CHECK(slowdown_for(rank, {0, 1}, {"h0", "h0"}) == Approx(1));
+  const SlowFault link = parse_slow_fault("link=h0,h2:slow=2");
   CHECK(link.host_a == "h0");
   CHECK(link.host_b == "h2");
-  const std::vector<int> pair_ranks{0, 1, 4, 5};
-  const std::vector<std::string> pair_hosts{"h0", "h0", "h2", "h2"};
-  CHECK(slowdown_for(link, 0, pair_ranks, pair_hosts) == Approx(2.5));
-  // One delayed rank per group: the others wait for it.
-  CHECK(slowdown_for(link, 1, pair_ranks, pair_hosts) == Approx(1));
-  CHECK(slowdown_for(link, 4, pair_ranks, pair_hosts) == Approx(1));
-  CHECK(slowdown_for(link, 1, {1, 5}, {"h0", "h2"}) == Approx(2.5));  // a rail
-  CHECK(slowdown_for(link, 0, {0, 1, 2, 3}, {"h0", "h0", "h1", "h1"}) == Approx(1));
-  CHECK(slowdown_for(link, 0, {0, 1}, {"h0", "h0"}) == Approx(1));
+  CHECK(slowdown_for(link, {0, 1, 4, 5}, {"h0", "h0", "h2", "h2"}) == Approx(2));
+  CHECK(slowdown_for(link, {1, 5}, {"h0", "h2"}) == Approx(2));  // a rail
+  // Either host without the other: its own links are fine.
+  CHECK(slowdown_for(link, {0, 1, 2, 3}, {"h0", "h0", "h1", "h1"}) == Approx(1));
+  CHECK(slowdown_for(link, {4, 5, 6, 7}, {"h2", "h2", "h3", "h3"}) == Approx(1));
+  CHECK(slowdown_for(link, {0, 1}, {"h0", "h0"}) == Approx(1));
+  // A GPU pair: only the group of exactly those two ranks, not the host's group of all.
+  const SlowFault pair = parse_slow_fault("ranks=2,1:slow=3");
+  CHECK(pair.pair == std::vector<int>{1, 2});
+  CHECK(slowdown_for(pair, {1, 2}, {"h0", "h0"}) == Approx(3));
+  CHECK(slowdown_for(pair, {0, 1, 2, 3}, {"h0", "h0", "h0", "h0"}) == Approx(1));
+  CHECK(slowdown_for(pair, {0, 1}, {"h0", "h0"}) == Approx(1));
   CHECK_FALSE(SlowFault{}.active());
-  for (const char* bad : {"", "3", "3:sleep=1", "3:slow=", "3:slow=0.5", "3:slow=abc", "x:slow=2", "link=h0:slow=2",
-                          "link=h0,h0:slow=2", "link=,h1:slow=2", ":slow=2"}) {
+  for (const char* bad : {"", "3", "3:sleep=1", "3:slow=", "3:slow=0.5", "3:slow=2.5", "3:slow=abc", "x:slow=2", "link=h0:slow=2",
+                          "link=h0,h0:slow=2", "link=,h1:slow=2", ":slow=2", "ranks=1:slow=2", "ranks=1,1:slow=2",
+                          "ranks=1,x:slow=2"}) {
     INFO(bad);
     CHECK_THAT(usage_error_text([&] { parse_slow_fault(bad); }), ContainsSubstring("--inject-fault"));
   }
@@ -278,15 +315,17 @@ TEST_CASE("the time estimate counts H-1 rounds and grows with them") {
   options.sizes = {256 << 20};
   const LocateEstimate e64 = estimate_locate(uniform_layout(64, 8), options, 100e9);
   CHECK(e64.rounds == 63);
-  CHECK(e64.steps == 64);
+  CHECK(e64.steps == 1 + 2 + 63);  // host, the two gpus rounds of 8 GPUs, the pairs rounds
   CHECK(e64.per_round_s > 0);
   CHECK(e64.total_s() == Approx(e64.launch_s + e64.splits_s + e64.collectives_s + e64.coordination_s));
-  // 32 disjoint pairs per round, 2 tests, 3 repeats each: measurements per round.
-  CHECK(e64.measurements == 64 * 3 * 3 + 63 * 32 * 2 * 3);
+  // Host: 3 tests; gpus: 8 neighbour pairs per host, 1 test; pairs: 32 disjoint pairs
+  // per round, 2 tests; 3 repeats each.
+  CHECK(e64.measurements == 64 * 3 * 3 + 64 * 8 * 1 * 3 + 63 * 32 * 2 * 3);
   options.pairs = "ring";
   const LocateEstimate ring = estimate_locate(uniform_layout(64, 8), options, 100e9);
   CHECK(ring.rounds == 2);
-  CHECK(ring.total_s() < e64.total_s() / 10);
+  CHECK(ring.steps == 1 + 2 + 2);
+  CHECK(ring.total_s() < e64.total_s() / 5);
   // A pair round at 256 MiB is at least its data over the bus bandwidth, per timed call.
   const double calls = options.warmup + options.repeats * options.iters;
   CHECK(e64.per_round_s > calls * (256.0 * (1 << 20)) * collective("all_gather").busbw_factor(16) / 100e9);
@@ -326,4 +365,202 @@ TEST_CASE("a locate record reads back as written") {
   CHECK(nlohmann::json(m).at("rail").is_null());
   CHECK(nlohmann::json(m).get<Measurement>().rail == -1);
   CHECK(m.test() == "sendrecv 64 KiB");
+}
+
+namespace {
+
+// `repeats` measurements of one group and test around `busbw`.
+void add_figure(std::vector<Measurement>& out, const std::string& phase, std::vector<int> hosts,
+                std::vector<int> ranks, const std::string& collective, double busbw) {
+  for (const double wobble : {0.99, 1.0, 1.01}) {
+    Measurement m;
+    m.phase = phase;
+    m.hosts = hosts;
+    m.ranks = ranks;
+    m.collective = collective;
+    m.bytes = 1 << 20;
+    m.busbw_gbps = busbw * wobble;
+    m.seconds = 1e-3 / m.busbw_gbps;
+    out.push_back(m);
+  }
+}
+
+// Host phase of `layout`: the three tests, each host's figure from busbw(host, collective).
+template <typename Busbw>
+std::vector<Measurement> host_phase(const HostLayout& layout, Busbw busbw) {
+  std::vector<Measurement> out;
+  for (const char* collective : {"all_reduce", "all_gather", "sendrecv"}) {
+    for (int h = 0; h < layout.host_count(); ++h) {
+      add_figure(out, "host", {h}, layout.host_ranks[static_cast<std::size_t>(h)], collective, busbw(h, collective));
+    }
+  }
+  return out;
+}
+
+// The gpus steps of `layout`, each neighbour pair's figure from busbw(host, local a, local b).
+template <typename Busbw>
+std::vector<Measurement> gpu_pairs(const HostLayout& layout, Busbw busbw) {
+  std::vector<Measurement> out;
+  for (const Step& step : gpu_pair_steps(layout)) {
+    for (const Group& g : step.groups) {
+      if (!g.measured) continue;
+      add_figure(out, "gpus", g.hosts, g.ranks, "sendrecv",
+                 busbw(g.hosts[0], layout.local_index(g.ranks[0]), layout.local_index(g.ranks[1])));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a host is named only when it is below in most of its tests") {
+  const HostLayout layout = uniform_layout(4, 2);
+  // Host 1 far below in one test of three (a burst of load during it): nothing named.
+  const Verdicts once = judge(layout, host_phase(layout, [](int h, const std::string& c) {
+                                return h == 1 && c == "all_gather" ? 2.0 : 10.0;
+                              }), 0.8);
+  CHECK(once.findings.empty());
+  // In two of three: it is.
+  const Verdicts twice = judge(layout, host_phase(layout, [](int h, const std::string& c) {
+                                 return h == 1 && c != "sendrecv" ? 2.0 : 10.0;
+                               }), 0.8);
+  REQUIRE(twice.findings.size() == 1);
+  CHECK(twice.findings[0].hosts == std::vector<int>{1});
+  CHECK(twice.findings[0].evidence.size() == 2);  // the two tests it was slow in
+  CHECK(twice.findings[0].ratio == Approx(0.2).epsilon(0.05));
+  // The heat map's diagonal: the median of the host's three tests.
+  CHECK(twice.matrix[1][1] == Approx(0.2).epsilon(0.05));
+  CHECK(once.matrix[1][1] == Approx(1.0).epsilon(0.05));
+}
+
+TEST_CASE("judged against a reference, hosts alike are all slow when all are below it") {
+  const HostLayout layout = uniform_layout(4, 2);
+  const auto measurements = synthetic(layout, [](const std::vector<int>&) { return 10.0; });
+  CHECK(judge(layout, measurements, 0.9).findings.empty());  // against each other: nothing
+  ReferenceFigures faster;
+  faster.source = "ref/dir";
+  faster.by_phase["host"]["all_reduce 1 MiB"] = {20.0, 0.6};
+  faster.by_phase["pairs"]["all_gather 1 MiB"] = {20.0, 0.6};
+  faster.by_phase["pairs"]["sendrecv 1 MiB"] = {20.0, 0.6};
+  const Verdicts v = judge(layout, measurements, 0.9, &faster);
+  REQUIRE(v.findings.size() == 4);
+  for (int h = 0; h < 4; ++h) {
+    CHECK(v.findings[static_cast<std::size_t>(h)].kind == "host");
+    CHECK(v.findings[static_cast<std::size_t>(h)].ratio == Approx(0.5).epsilon(0.05));
+  }
+  CHECK_THAT(v.findings[0].evidence[0], ContainsSubstring("the reference (ref/dir)"));
+  CHECK(v.matrix[0][1] == Approx(0.5).epsilon(0.05));
+  // A reference the run matches: nothing, though the threshold is the same.
+  ReferenceFigures same = faster;
+  for (auto& [phase, tests] : same.by_phase) {
+    for (auto& [test, figure] : tests) figure = {10.0, 0.3};
+  }
+  CHECK(judge(layout, measurements, 0.9, &same).findings.empty());
+}
+
+TEST_CASE("with a reference, the one pair of two hosts can be named as a link") {
+  // Two hosts: without a reference their pair has nothing to be compared with.
+  const HostLayout layout = uniform_layout(2, 2);
+  std::vector<Measurement> ms = host_phase(layout, [](int, const std::string&) { return 10.0; });
+  add_figure(ms, "pairs", {0, 1}, {0, 1, 2, 3}, "all_gather", 4.0);
+  CHECK(judge(layout, ms, 0.9).findings.empty());
+  ReferenceFigures reference;
+  reference.source = "earlier";
+  for (const char* c : {"all_reduce", "all_gather", "sendrecv"}) reference.by_phase["host"][std::string(c) + " 1 MiB"] = {10, 0.3};
+  reference.by_phase["pairs"]["all_gather 1 MiB"] = {10, 0.3};
+  const Verdicts v = judge(layout, ms, 0.9, &reference);
+  REQUIRE(v.findings.size() == 1);
+  CHECK(v.findings[0].kind == "link");
+  CHECK(v.findings[0].ratio == Approx(0.4).epsilon(0.05));
+}
+
+TEST_CASE("a run's records become the reference of the same collective, size and rank count") {
+  const HostLayout layout = uniform_layout(4, 2);
+  LocateOptions options;
+  options.sizes = {1 << 20};
+  RunDocument run;
+  const auto add = [&](const std::string& collective, int ranks, double busbw, int repeat) {
+    MeasurementRecord r;
+    r.collective = collective;
+    r.dtype = "float32";
+    r.placement = "out_of_place";
+    r.size_bytes = measured_bytes({collective, 1 << 20}, ranks);
+    r.ranks = ranks;
+    r.busbw_gbps = busbw;
+    r.repeat = repeat;
+    run.records.push_back(r);
+  };
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    for (const char* c : {"all_reduce", "all_gather", "sendrecv"}) add(c, 2, 10.0 + repeat, repeat);  // a host's 2 ranks
+    for (const char* c : {"all_gather", "sendrecv"}) add(c, 4, 20.0 + repeat, repeat);                // a pair's 4
+    add("all_gather", 8, 99.0, repeat);  // the whole world: not what locate's groups measure
+  }
+  const ReferenceFigures reference = reference_from_run(run, "runs/8gpu", layout, options);
+  REQUIRE(reference.find("host", "all_reduce 1 MiB") != nullptr);
+  CHECK(reference.find("host", "all_reduce 1 MiB")->median == Approx(11));
+  CHECK(reference.find("host", "all_reduce 1 MiB")->band == Approx(1));  // half the repeats' range
+  REQUIRE(reference.find("pairs", "all_gather 1 MiB") != nullptr);
+  CHECK(reference.find("pairs", "all_gather 1 MiB")->median == Approx(21));
+  CHECK(reference.source == "runs/8gpu");
+
+  // A test the run lacks: refused, naming it, the rank count and what to run.
+  run.records.erase(std::remove_if(run.records.begin(), run.records.end(),
+                                   [](const MeasurementRecord& r) { return r.collective == "sendrecv" && r.ranks == 4; }),
+                    run.records.end());
+  const std::string why = usage_error_text([&] { reference_from_run(run, "runs/8gpu", layout, options); });
+  CHECK_THAT(why, ContainsSubstring("--reference runs/8gpu: the run has no sendrecv 1 MiB"));
+  CHECK_THAT(why, ContainsSubstring("on 4 ranks"));
+  CHECK_THAT(why, ContainsSubstring("--collectives sendrecv --sizes 1 MiB"));
+}
+
+TEST_CASE("an earlier locate is a reference only with the same ranks per host and tests") {
+  const std::string data = NCCLSWEEP_TEST_DATA;
+  LocateOptions options;
+  options.sizes = {256 << 10};
+  const ReferenceFigures fast = load_reference(data + "/locate/reference-fast", uniform_layout(4, 2), options, "mpi");
+  REQUIRE(fast.find("host", "sendrecv 256 KiB") != nullptr);
+  CHECK(fast.find("host", "sendrecv 256 KiB")->median == Approx(1000));
+  CHECK(fast.find("pairs", "all_gather 256 KiB")->median == Approx(1000));
+  // Another host count is fine: the references are per test, not per host.
+  CHECK_NOTHROW(load_reference(data + "/locate/reference-fast", uniform_layout(6, 2), options, "mpi"));
+  CHECK_THAT(usage_error_text([&] {
+               load_reference(data + "/locate/reference-3-per-host", uniform_layout(4, 2), options, "mpi");
+             }),
+             ContainsSubstring("it has 3 rank(s) per host, this launch 2"));
+  CHECK_THAT(usage_error_text([&] { load_reference(data + "/locate/reference-fast", uniform_layout(4, 2), options, "nccl"); }),
+             ContainsSubstring("measured with the mpi engine, this launch uses nccl"));
+  options.sizes = {1 << 20};
+  CHECK_THAT(usage_error_text([&] { load_reference(data + "/locate/reference-fast", uniform_layout(4, 2), options, "mpi"); }),
+             ContainsSubstring("it has no figure for host all_reduce 1 MiB"));
+  CHECK_THAT(usage_error_text([&] { load_reference(data + "/locate/none-here", uniform_layout(4, 2), options, "mpi"); }),
+             ContainsSubstring("no such directory"));
+}
+
+TEST_CASE("a slow GPU pair within a host is named as a gpu-link, a slow GPU as a gpu") {
+  const HostLayout layout = uniform_layout(2, 8);
+  // Host 1: its local pair 2-3 at half speed; every other pair of both hosts fine.
+  const Verdicts link = judge(layout, gpu_pairs(layout, [](int host, int a, int b) {
+                                return host == 1 && a == 2 && b == 3 ? 5.0 : 10.0;
+                              }), 0.8);
+  REQUIRE(link.findings.size() == 1);
+  CHECK(link.findings[0].kind == "gpu-link");
+  CHECK(link.findings[0].hosts == std::vector<int>{1});
+  CHECK(link.findings[0].local == std::vector<int>{2, 3});
+  CHECK(link.findings[0].ranks == std::vector<int>{10, 11});
+  CHECK(link.findings[0].ratio == Approx(0.5).epsilon(0.05));
+  REQUIRE(link.gpu_matrix[1].size() == 8);
+  CHECK(link.gpu_matrix[1][2][3] == Approx(0.5).epsilon(0.05));
+  CHECK(link.gpu_matrix[1][3][2] == Approx(0.5).epsilon(0.05));
+  CHECK(link.gpu_matrix[1][3][4] == Approx(1.0).epsilon(0.05));
+  CHECK(link.gpu_matrix[1][0][4] < 0);  // not neighbours: not measured
+  // Local GPU 5 of host 0 slow with both its neighbours: the GPU, not its two pairs.
+  const Verdicts gpu = judge(layout, gpu_pairs(layout, [](int host, int a, int b) {
+                               return host == 0 && (a == 5 || b == 5) ? 3.0 : 10.0;
+                             }), 0.8);
+  REQUIRE(gpu.findings.size() == 1);
+  CHECK(gpu.findings[0].kind == "gpu");
+  CHECK(gpu.findings[0].local == std::vector<int>{5});
+  CHECK(gpu.findings[0].ranks == std::vector<int>{5});
+  // All pairs alike within the noise: nothing.
+  CHECK(judge(layout, gpu_pairs(layout, [](int, int a, int) { return 10.0 - 0.1 * a; }), 0.8).findings.empty());
 }

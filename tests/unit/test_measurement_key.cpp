@@ -81,15 +81,6 @@ RunDocument mixed_mode_run() {
 
 constexpr std::size_t kMeasurements = 2 * 2 * 2 * 2 * 2;  // points, buffers, launches, sizes, placements
 
-std::string read_back(std::FILE* file) {
-  std::rewind(file);
-  std::string text;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, file)) text += buf;
-  std::fclose(file);
-  return text;
-}
-
 std::size_t occurrences(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -192,12 +183,11 @@ TEST_CASE("the end-of-run summary never takes modes for repeats") {
 
 TEST_CASE("the terminal table starts a block per point and mode, and picks the best mode per size") {
   RunDocument run = mixed_mode_run();
-  std::FILE* file = std::tmpfile();
-  REQUIRE(file != nullptr);
-  auto table = make_terminal_table(file);
+  std::ostringstream out;
+  auto table = make_terminal_table(out);
   for (std::size_t i = 0; i + 1 < run.records.size(); i += 2) table->row({&run.records[i], 2});
   table->finish(run);
-  const std::string text = read_back(file);
+  const std::string text = out.str();
   INFO(text);
   // Repeats come interleaved: each repeat's point and mode starts a block again.
   CHECK(occurrences(text, "#\n# all_reduce") == 2 * 2 * 2 * kRepeats);
