@@ -44,10 +44,10 @@ struct PlannedWorkload {
 };
 
 std::optional<PlannedWorkload> plan_workload(const PlanArgs& args, const Sweep& sweep) {
-  std::optional<GroupRequest> groups = sweep.groups;
-  if (!args.groups.empty()) groups = parse_group_request(args.groups, {"--groups", 0, 0});
+  std::optional<CommSplitRequest> groups = sweep.communicators;
+  if (!args.groups.empty()) groups = parse_comm_split_request(args.groups, {"--groups", 0, 0});
   if (!sweep.sizes_from) {
-    if (groups && (groups->kind == "workload" || is_workload_group_kind(groups->kind))) {
+    if (groups && (groups->kind == "workload" || is_parallel_kind(groups->kind))) {
       throw UsageError("groups " + groups->kind + " needs a workload's layout",
                        "take sizes from a workload (sizes: {workload: FILE}), or use plain groups", groups->where);
     }
@@ -70,7 +70,7 @@ std::string workload_text(const PlannedWorkload& w) {
                     std::to_string(w.ranks) + " ranks:\n";
   for (const auto& c : w.calls.calls) {
     out += "  " + std::string(c.kind->name) + " " + std::to_string(c.bytes) + " B (" + format_bytes(c.bytes) + ") " +
-           std::string(c.dtype->name) + " on " + c.group.label() + "\n";
+           std::string(c.dtype->name) + " on " + c.split.label() + "\n";
   }
   for (const auto& note : w.calls.notes) out += "  note: " + note + "\n";
   return out;
@@ -99,7 +99,7 @@ int run_plan(const PlanArgs& args) {
       auto& calls = j["workload_calls"] = nlohmann::json::array();
       for (const auto& c : workload->calls.calls) {
         calls.push_back({{"collective", std::string(c.kind->name)}, {"bytes", c.bytes},
-                         {"dtype", std::string(c.dtype->name)}, {"group", c.group.label()}});
+                         {"dtype", std::string(c.dtype->name)}, {"communicator", c.split.label()}});
       }
       j["workload_ranks"] = workload->ranks;
     }

@@ -12,7 +12,7 @@
 #include "cli/command.hpp"
 #include "cli/data_dir.hpp"
 #include "compare/comparison.hpp"
-#include "compare/importers.hpp"
+#include "compare/side_readers.hpp"
 #include "core/errors.hpp"
 #include "core/units.hpp"
 #include "locate/locate_results.hpp"

@@ -74,7 +74,7 @@ struct RunArgs {
 // Sweep points as workers run them: each group's points with what to set and verify.
 std::vector<WorkerGroup> worker_groups(const SweepPlan& plan) {
   std::vector<WorkerGroup> groups;
-  for (const IsolationGroup& g : plan.groups) {
+  for (const IsolationGroup& g : plan.isolation_groups) {
     WorkerGroup group;
     group.index = g.index;
     group.process_env = g.process_env;
@@ -185,9 +185,9 @@ int ranks_per_node(MpiSession& session) {
 // Groups and workload-derived sizes: what they make of the spec on this many ranks.
 void apply_groups(const RunArgs& args, const Sweep* sweep, int ranks, int per_node, LaunchRequest& request,
                   std::vector<std::string>& notes) {
-  std::optional<GroupRequest> groups;
-  if (sweep) groups = sweep->groups;
-  if (!args.groups.empty()) groups = parse_group_request(args.groups, {"--groups", 0, 0});
+  std::optional<CommSplitRequest> groups;
+  if (sweep) groups = sweep->communicators;
+  if (!args.groups.empty()) groups = parse_comm_split_request(args.groups, {"--groups", 0, 0});
   if (sweep && sweep->sizes_from && !args.given.count("--sizes")) {
     const SizesInput input = load_sizes_source(*sweep->sizes_from, args.sweep_file, models_directory(args.models_dir));
     WorkloadCalls calls = plan_workload_calls(input, groups, request.spec.dtypes, ranks, per_node);
@@ -196,7 +196,7 @@ void apply_groups(const RunArgs& args, const Sweep* sweep, int ranks, int per_no
     notes.insert(notes.end(), calls.notes.begin(), calls.notes.end());
     return;
   }
-  request.spec.group = grid_group(groups, ranks, per_node);
+  request.spec.split = grid_split(groups, ranks, per_node);
 }
 
 // libncclsweep-tuner.so next to this binary, where the build puts it.

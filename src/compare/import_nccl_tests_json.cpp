@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "compare/importers.hpp"
+#include "compare/side_readers.hpp"
 #include "core/errors.hpp"
 #include "core/units.hpp"
 

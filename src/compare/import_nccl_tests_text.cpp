@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "compare/importers.hpp"
+#include "compare/side_readers.hpp"
 #include "core/collective.hpp"
 #include "core/errors.hpp"
 

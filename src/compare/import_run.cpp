@@ -2,7 +2,7 @@
 #include <set>
 #include <string>
 
-#include "compare/importers.hpp"
+#include "compare/side_readers.hpp"
 #include "results/repeats.hpp"
 
 namespace ncclsweep {

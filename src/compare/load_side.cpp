@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "compare/importers.hpp"
+#include "compare/side_readers.hpp"
 #include "core/errors.hpp"
 #include "results/results_directory.hpp"
 

@@ -21,7 +21,7 @@ CommProfile ImportCounter::profile(const std::string& source, const std::string&
     const auto& [collective, bytes, dtype, op, group_size] = key;
     double calls = static_cast<double>(seen.calls) / static_cast<double>(seen.ranks.size());
     if (iterations > 0) calls /= iterations;
-    out.uses.push_back({collective, bytes, dtype, op, GroupSpec{GroupKind::unknown, group_size, 0}, calls,
+    out.uses.push_back({collective, bytes, dtype, op, ParallelGroup{ParallelKind::unknown, group_size, 0}, calls,
                         what + ": " + std::to_string(seen.calls) + " calls by " + std::to_string(seen.ranks.size()) +
                             " ranks",
                         true});

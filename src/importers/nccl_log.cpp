@@ -12,6 +12,7 @@
 #include "importers/import_counter.hpp"
 #include "importers/importers.hpp"
 #include "importers/input_files.hpp"
+#include "verify/nccl_log_line.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -35,10 +36,10 @@ struct LineFields {
 };
 
 // Splits a COLL line; false when the line is not one.
-bool parse_coll_line(const std::string& line, const std::string& file, LineFields& out) {
-  const auto info = line.find(" NCCL INFO ");
-  if (info == std::string::npos) return false;
-  std::istringstream rest(line.substr(info + 11));
+bool parse_coll_line(std::string_view line, const std::string& file, LineFields& out) {
+  const auto read = read_nccl_log_line(line);
+  if (!read || read->level != "INFO") return false;
+  std::istringstream rest{std::string(read->message)};
   std::string name, key;
   rest >> name >> key;
   if (name.size() < 2 || name.back() != ':' || key != "opCount") return false;
@@ -51,12 +52,7 @@ bool parse_coll_line(const std::string& line, const std::string& file, LineField
       if (!(rest >> key)) break;
     }
   }
-  // The prefix is "host:pid:tid [dev]"; the thread id varies within one rank.
-  const std::string prefix = line.substr(0, info);
-  const auto first = prefix.find(':'), second = prefix.find(':', first + 1), space = prefix.find(' ');
-  out.rank = (first != std::string::npos && second != std::string::npos && space != std::string::npos)
-                 ? prefix.substr(0, second) + prefix.substr(space)
-                 : file;
+  out.rank = read->origin.empty() ? file : process_of(read->origin);
   return true;
 }
 
@@ -79,17 +75,14 @@ CommProfile import_nccl_log(const std::string& pattern, int iterations) {
   ImportCounter counter;
   std::map<std::string, long> skipped;
   for (const auto& file : files) {
-    std::istringstream text(read_text_file(file));
-    int line_number = 0;
-    for (std::string line; std::getline(text, line);) {
-      ++line_number;
+    for_each_log_line(read_text_file(file), [&](std::string_view line, int line_number) {
       LineFields f;
-      if (!parse_coll_line(line, file, f)) continue;
+      if (!parse_coll_line(line, file, f)) return;
       const std::string where = file + ":" + std::to_string(line_number);
       const auto* kind = collective_by_nccl_name(f.name);
       if (kind == nullptr) {
         ++skipped[f.name];
-        continue;
+        return;
       }
       const auto* type = dtype_by_nccl_id(number(f, "datatype", where));
       if (type == nullptr) throw UsageError("unknown NCCL datatype " + f.values["datatype"], {}, {where});
@@ -101,7 +94,7 @@ CommProfile import_nccl_log(const std::string& pattern, int iterations) {
                                                                      : "custom" + std::to_string(op_id);
       counter.add(std::string(kind->name), total_bytes(*kind, count, f.nranks, type->bytes), std::string(type->name), op,
                   f.nranks, f.rank);
-    }
+    });
   }
   if (counter.empty()) {
     throw UsageError("no NCCL collective lines ('<Collective>: opCount ...') in " + std::to_string(files.size()) +

@@ -8,13 +8,13 @@ namespace ncclsweep {
 namespace {
 
 // The index call.comm takes for `group` (adding it to the plan's list), 0 for the world.
-int comm_index(MeasurementPlan& plan, const CommGroup& group, int ranks) {
+int comm_index(MeasurementPlan& plan, const CommSplit& group, int ranks) {
   if (group.is_world() || group.size == ranks) return 0;
   if (group.size < 1 || ranks % group.size != 0 || group.stride < 1 || ranks % (group.size * group.stride) != 0) {
     throw UsageError("groups " + group.label() + " do not divide the " + std::to_string(ranks) + " ranks evenly",
                      "choose groups whose size x stride divides the rank count");
   }
-  const auto same = [&](const CommGroup& g) { return g.size == group.size && g.stride == group.stride; };
+  const auto same = [&](const CommSplit& g) { return g.size == group.size && g.stride == group.stride; };
   const auto it = std::find_if(plan.comms.begin(), plan.comms.end(), same);
   if (it != plan.comms.end()) return static_cast<int>(it - plan.comms.begin()) + 1;
   plan.comms.push_back(group);
@@ -23,7 +23,7 @@ int comm_index(MeasurementPlan& plan, const CommGroup& group, int ranks) {
 
 // One call of `requested` total bytes on `group`, rounded to what the collective can move.
 void add_call(MeasurementPlan& plan, const RunSpec& spec, int ranks, const CollectiveKind& kind, const DataType& dtype,
-              ReduceOp op, bool first_op, Bytes requested, const CommGroup& group) {
+              ReduceOp op, bool first_op, Bytes requested, const CommSplit& group) {
   const int comm = comm_index(plan, group, ranks);
   const int members = comm == 0 ? ranks : group.size;
   if (kind.has_root && spec.root >= members) {
@@ -50,7 +50,7 @@ void add_call(MeasurementPlan& plan, const RunSpec& spec, int ranks, const Colle
   planned.reduces = kind.reduces;
   planned.requested_bytes = requested;
   planned.total_bytes = total;
-  planned.group = comm == 0 ? CommGroup{} : group;
+  planned.split = comm == 0 ? CommSplit{} : group;
   plan.calls.push_back(planned);
 }
 
@@ -58,7 +58,7 @@ void add_call(MeasurementPlan& plan, const RunSpec& spec, int ranks, const Colle
 
 std::vector<int> comm_colors(const MeasurementPlan& plan, int rank) {
   std::vector<int> colors;
-  for (const CommGroup& g : plan.comms) colors.push_back(comm_color(g, rank));
+  for (const CommSplit& g : plan.comms) colors.push_back(split_colour(g, rank));
   return colors;
 }
 
@@ -98,7 +98,7 @@ MeasurementPlan plan_measurements(const RunSpec& spec, int ranks) {
   if (!spec.calls.empty()) {
     // Sizes from a workload: each call as the job makes it, on its own group.
     for (const SizedCall& c : spec.calls) {
-      add_call(plan, spec, ranks, *c.kind, *c.dtype, c.kind->reduces ? c.op : ReduceOp::sum, true, c.bytes, c.group);
+      add_call(plan, spec, ranks, *c.kind, *c.dtype, c.kind->reduces ? c.op : ReduceOp::sum, true, c.bytes, c.split);
     }
   }
   for (const CollectiveKind* kind : spec.calls.empty() ? spec.collectives : std::vector<const CollectiveKind*>{}) {
@@ -107,13 +107,13 @@ MeasurementPlan plan_measurements(const RunSpec& spec, int ranks) {
       const std::vector<ReduceOp> ops = kind->reduces ? spec.ops : std::vector<ReduceOp>{ReduceOp::sum};
       for (const ReduceOp op : ops) {
         for (const Bytes requested : spec.sizes) {
-          add_call(plan, spec, ranks, *kind, *dtype, op, op == ops.front(), requested, spec.group);
+          add_call(plan, spec, ranks, *kind, *dtype, op, op == ops.front(), requested, spec.split);
         }
       }
     }
   }
   expand_call_modes(spec, plan);
-  for (const CommGroup& g : plan.comms) {
+  for (const CommSplit& g : plan.comms) {
     plan.notes.push_back("sub-communicators " + g.label() + ": " + std::to_string(ranks / g.size) +
                          " groups run at once; busbw on a group's ranks, time of the slowest group");
   }

@@ -16,13 +16,13 @@ struct PlannedCall {
   Bytes requested_bytes = 0;
   Bytes total_bytes = 0;
   BufferFootprint footprint;  // as asked; call.footprint_bytes is what it resolved to
-  CommGroup group;  // call.comm says which of the plan's sub-communicators it is (0: world)
+  CommSplit split;  // call.comm says which of the plan's sub-communicators it is (0: world)
 };
 
 struct MeasurementPlan {
   std::vector<PlannedCall> calls;  // collective, then dtype, then op, then size
   std::vector<std::string> notes;  // sizes rounded or dropped, said once each
-  std::vector<CommGroup> comms;    // distinct sub-communicators; call.comm == i + 1 runs on comms[i]
+  std::vector<CommSplit> comms;    // distinct sub-communicators; call.comm == i + 1 runs on comms[i]
 };
 
 // This rank's colour in each of the plan's sub-communicators (Engine::split's argument).

@@ -24,7 +24,7 @@ ScaleEstimate estimate_at_scale(const SweepPlan& plan, const ScaleModel& model) 
   const double ranks = std::max(model.ranks, 2);
   const double runs = static_cast<double>(plan.repeats) * static_cast<double>(plan.points.size());
   ScaleEstimate e;
-  e.launch_s = static_cast<double>(plan.groups.size()) * (model.launch_base_s + model.launch_per_rank_s * ranks);
+  e.launch_s = static_cast<double>(plan.isolation_groups.size()) * (model.launch_base_s + model.launch_per_rank_s * ranks);
   e.init_s = runs * (model.init_base_s + model.init_per_rank_s * ranks);
   const double latency_s = model.call_latency_s + model.latency_per_log2_rank_s * std::log2(ranks);
   double per_point_s = 0;

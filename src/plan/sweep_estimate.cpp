@@ -12,7 +12,7 @@ double estimate_seconds(const SweepPlan& plan, const EstimateModel& model) {
                             (kind->supports_in_place ? 2.0 : 1.0);
     for (const Bytes size : m.sizes) per_point += variants * estimate_measurement_seconds(size, m, model);
   }
-  return static_cast<double>(plan.groups.size()) * model.worker_start_s +
+  return static_cast<double>(plan.isolation_groups.size()) * model.worker_start_s +
          static_cast<double>(plan.repeats) * static_cast<double>(plan.points.size()) * per_point;
 }
 

@@ -133,16 +133,16 @@ void group_points(SweepPlan& plan, bool reinit) {
   std::map<std::map<std::string, std::string>, int> group_of_env;
   for (auto& point : plan.points) {
     const auto env = process_cached_env(point);
-    if (reinit && !plan.groups.empty()) {
-      point.group = 0;
-      point.expected_mismatch = env != plan.groups[0].process_env;
-      plan.groups[0].points.push_back(point.index);
+    if (reinit && !plan.isolation_groups.empty()) {
+      point.isolation_group = 0;
+      point.expected_mismatch = env != plan.isolation_groups[0].process_env;
+      plan.isolation_groups[0].points.push_back(point.index);
       continue;
     }
-    const auto [it, fresh] = group_of_env.emplace(env, static_cast<int>(plan.groups.size()));
-    if (fresh) plan.groups.push_back({it->second, env, {}});
-    point.group = it->second;
-    plan.groups[static_cast<std::size_t>(it->second)].points.push_back(point.index);
+    const auto [it, fresh] = group_of_env.emplace(env, static_cast<int>(plan.isolation_groups.size()));
+    if (fresh) plan.isolation_groups.push_back({it->second, env, {}});
+    point.isolation_group = it->second;
+    plan.isolation_groups[static_cast<std::size_t>(it->second)].points.push_back(point.index);
   }
 }
 
@@ -249,8 +249,8 @@ SweepPlan plan_sweep(const Sweep& input, const PlanOptions& options) {
     plan.notes.push_back("allow_unknown_values: setting values pass unchecked; NCCL may ignore or replace one it "
                          "does not know, so check each point's verification in the results");
   }
-  if (plan.groups.size() > 1) {
-    plan.notes.push_back(std::to_string(plan.groups.size()) +
+  if (plan.isolation_groups.size() > 1) {
+    plan.notes.push_back(std::to_string(plan.isolation_groups.size()) +
                          " isolation groups: process-cached variables differ, so each group runs in fresh processes");
   }
   return plan;

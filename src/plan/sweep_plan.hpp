@@ -30,7 +30,7 @@ struct SweepPoint {
   int index = 0;
   std::string label;  // "NCCL_PROTO=LL NCCL_MAX_NCHANNELS=4", or "default"
   std::vector<Setting> settings;
-  int group = 0;
+  int isolation_group = 0;  // index into SweepPlan::isolation_groups
   bool expected_mismatch = false;  // --isolation reinit with a process-cached setting that differs from its group's
 };
 
@@ -43,7 +43,7 @@ struct IsolationGroup {
 struct SweepPlan {
   RunSpec measurements;
   std::vector<SweepPoint> points;
-  std::vector<IsolationGroup> groups;
+  std::vector<IsolationGroup> isolation_groups;
   int baseline = 0;
   int repeats = 1;
   std::string order = "sequential";

@@ -19,21 +19,21 @@ std::string resolve_path(const std::string& path, const std::string& sweep_file)
   return fs::exists(beside) ? beside.string() : path;
 }
 
-GroupKind group_kind_named(const std::string& name) {
-  for (const GroupKind kind : {GroupKind::tp, GroupKind::cp, GroupKind::ep, GroupKind::dp, GroupKind::pp,
-                               GroupKind::dp_cp, GroupKind::edp}) {
+ParallelKind group_kind_named(const std::string& name) {
+  for (const ParallelKind kind : {ParallelKind::tp, ParallelKind::cp, ParallelKind::ep, ParallelKind::dp, ParallelKind::pp,
+                               ParallelKind::dp_cp, ParallelKind::edp}) {
     if (name_of(kind) == name) return kind;
   }
-  return GroupKind::unknown;
+  return ParallelKind::unknown;
 }
 
 // Where one use runs, or nullopt for "the world, with a note".
-std::optional<CommGroup> own_group(const CommUse& use, const SizesInput& input, int ranks) {
-  if (use.group.size == ranks) return CommGroup{};
-  if (!input.layout || input.layout->world() != ranks || use.group.kind == GroupKind::unknown || use.group.size < 2) {
+std::optional<CommSplit> own_group(const CommUse& use, const SizesInput& input, int ranks) {
+  if (use.group.size == ranks) return CommSplit{};
+  if (!input.layout || input.layout->world() != ranks || use.group.kind == ParallelKind::unknown || use.group.size < 2) {
     return std::nullopt;
   }
-  return CommGroup{name_of(use.group.kind), use.group.size, use.group.stride};
+  return CommSplit{name_of(use.group.kind), use.group.size, use.group.stride};
 }
 
 }  // namespace
@@ -60,35 +60,35 @@ SizesInput load_sizes_source(const SizesSource& source, const std::string& sweep
   }
 }
 
-CommGroup grid_group(const std::optional<GroupRequest>& groups, int ranks, int ranks_per_node) {
-  if (!groups) return CommGroup{};
-  if (groups->kind == "workload" || is_workload_group_kind(groups->kind)) {
+CommSplit grid_split(const std::optional<CommSplitRequest>& groups, int ranks, int ranks_per_node) {
+  if (!groups) return CommSplit{};
+  if (groups->kind == "workload" || is_parallel_kind(groups->kind)) {
     throw UsageError("groups " + groups->kind + " needs a workload's layout", "take sizes from a workload (sizes: {workload: FILE}), "
                      "or use intra-node, inter-node, stride:K or size:N", groups->where);
   }
-  return resolve_plain_group(*groups, ranks, ranks_per_node);
+  return resolve_plain_split(*groups, ranks, ranks_per_node);
 }
 
-WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<GroupRequest>& groups,
+WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<CommSplitRequest>& groups,
                                   const std::vector<const DataType*>& fallback_dtypes, int ranks, int ranks_per_node) {
   WorkloadCalls out;
   out.weights.source = input.profile.source;
   out.weights.basis = input.profile.basis;
   // One group for every call, when the request names one.
-  std::optional<CommGroup> forced;
+  std::optional<CommSplit> forced;
   const std::string kind = groups ? groups->kind : "workload";
   if (kind == "world") {
-    forced = CommGroup{};
-  } else if (is_workload_group_kind(kind)) {
+    forced = CommSplit{};
+  } else if (is_parallel_kind(kind)) {
     if (!input.layout || input.layout->world() != ranks) {
       throw UsageError("groups " + kind + " needs a workload layout of " + std::to_string(ranks) + " ranks" +
                            (input.layout ? " (its layout has " + std::to_string(input.layout->world()) + ")" : ""),
                        "scale the workload's layout to the rank count, or use plain groups", groups->where);
     }
-    const GroupSpec spec = group_of(group_kind_named(kind), *input.layout);
-    forced = spec.size == ranks ? CommGroup{} : CommGroup{kind, spec.size, spec.stride};
+    const ParallelGroup spec = group_of(group_kind_named(kind), *input.layout);
+    forced = spec.size == ranks ? CommSplit{} : CommSplit{kind, spec.size, spec.stride};
   } else if (kind != "workload") {
-    forced = resolve_plain_group(*groups, ranks, ranks_per_node);
+    forced = resolve_plain_split(*groups, ranks, ranks_per_node);
   }
   bool fell_back = false;
   for (const CommUse& use : input.profile.uses) {
@@ -97,21 +97,21 @@ WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<G
                           use.origin);
       continue;
     }
-    std::optional<CommGroup> group = forced ? forced : own_group(use, input, ranks);
+    std::optional<CommSplit> group = forced ? forced : own_group(use, input, ranks);
     if (!group) {
       fell_back = true;
-      group = CommGroup{};
+      group = CommSplit{};
     }
     const DataType* dtype = use.dtype.empty() ? fallback_dtypes.front() : &data_type(use.dtype);
     const CollectiveKind& coll = collective(use.collective);
     const ReduceOp op = use.op.empty() || !coll.reduces ? ReduceOp::sum : reduce_op(use.op);
     SizedCall call{&coll, dtype, op, use.bytes, *group};
     const auto same = [&](const SizedCall& c) {
-      return std::tie(c.kind, c.dtype, c.op, c.bytes, c.group.size, c.group.stride) ==
-             std::tie(call.kind, call.dtype, call.op, call.bytes, call.group.size, call.group.stride);
+      return std::tie(c.kind, c.dtype, c.op, c.bytes, c.split.size, c.split.stride) ==
+             std::tie(call.kind, call.dtype, call.op, call.bytes, call.split.size, call.split.stride);
     };
     if (std::none_of(out.calls.begin(), out.calls.end(), same)) out.calls.push_back(call);
-    const std::string group_name = group->is_world() ? (use.group.size == ranks && use.group.kind != GroupKind::unknown
+    const std::string group_name = group->is_world() ? (use.group.size == ranks && use.group.kind != ParallelKind::unknown
                                                             ? name_of(use.group.kind)
                                                             : std::string("world"))
                                                      : group->kind;

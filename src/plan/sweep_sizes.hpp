@@ -33,11 +33,11 @@ struct WorkloadCalls {
 // groups request (or with `workload`) each call runs on its own group kind when the
 // layout's rank count is this run's, else on the world communicator (a note says so).
 // Throws UsageError (at the request's position) for groups that cannot be made.
-WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<GroupRequest>& groups,
+WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<CommSplitRequest>& groups,
                                   const std::vector<const DataType*>& fallback_dtypes, int ranks, int ranks_per_node);
 
 // The group for a grid (no workload sizes): plain kinds only. Throws UsageError for a
 // workload kind (dp, tp, ...), which needs a workload's layout.
-CommGroup grid_group(const std::optional<GroupRequest>& groups, int ranks, int ranks_per_node);
+CommSplit grid_split(const std::optional<CommSplitRequest>& groups, int ranks, int ranks_per_node);
 
 }  // namespace ncclsweep

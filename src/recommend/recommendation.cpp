@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "compare/comparison.hpp"
-#include "compare/importers.hpp"
+#include "compare/side_readers.hpp"
 #include "core/errors.hpp"
 #include "core/iteration_stats.hpp"
 #include "recommend/nccl_choice.hpp"
@@ -20,7 +20,7 @@ namespace {
 // against its run's baseline within each variant, so runs and dtypes never mix.
 struct Variant {
   int run = 0;
-  CommunicatorGroup communicator;  // the world and each group size are bands of their own
+  CommunicatorShape communicator;  // the world and each group size are bands of their own
   std::string dtype, op, placement;
   auto operator<=>(const Variant&) const = default;
 };

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "compare/comparison.hpp"
-#include "compare/importers.hpp"
+#include "compare/side_readers.hpp"
 #include "core/errors.hpp"
 #include "core/iteration_stats.hpp"
 #include "core/number_format.hpp"
@@ -172,8 +172,8 @@ std::string verification_sweep_text(const RecommendedSettings& rec) {
 }
 
 SweepPlan with_default_point(SweepPlan plan) {
-  for (auto& p : plan.points) ++p.index, ++p.group;
-  for (auto& g : plan.groups) {
+  for (auto& p : plan.points) ++p.index, ++p.isolation_group;
+  for (auto& g : plan.isolation_groups) {
     ++g.index;
     for (int& i : g.points) ++i;
   }
@@ -182,7 +182,7 @@ SweepPlan with_default_point(SweepPlan plan) {
   plan.points.insert(plan.points.begin(), defaults);
   IsolationGroup own;
   own.points = {0};
-  plan.groups.insert(plan.groups.begin(), own);
+  plan.isolation_groups.insert(plan.isolation_groups.begin(), own);
   plan.baseline = 0;
   return plan;
 }

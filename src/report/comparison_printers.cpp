@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/number_format.hpp"
+#include "core/printf_text.hpp"
 #include "report/json_form.hpp"
 #include "report/printers.hpp"
 
@@ -39,17 +40,14 @@ void print_comparison_table(const Comparison& c, const PrintStyle& style, std::o
   for (const auto& n : c.notes) out << "note: " << n << "\n";
   int width = 3;
   for (const RowComparison& r : c.rows) width = std::max(width, static_cast<int>(row_label(r.key).size()));
-  char line[512];
-  std::snprintf(line, sizeof line, "\n%-*s %10s %10s %10s %8s  %s\n", width, "row", "new GB/s", "ref GB/s",
-                "band GB/s", "change", "verdict");
-  out << line;
+  out << printf_text("\n%-*s %10s %10s %10s %8s  %s\n", width, "row", "new GB/s", "ref GB/s", "band GB/s", "change",
+                     "verdict");
   for (const RowComparison& r : c.rows) {
     const std::string band = "+-" + significant3(r.new_band_gbps + r.reference_band_gbps);
-    std::snprintf(line, sizeof line, "%-*s %10s %10s %10s %8s  %s%s%s\n", width, row_label(r.key).c_str(),
-                  significant3(r.new_row.busbw_gbps).c_str(), significant3(r.reference_row.busbw_gbps).c_str(),
-                  band.c_str(), ratio_text(r).c_str(), style.colour ? verdict_colour(r.verdict, r.fails) : "",
-                  verdict_text(r).c_str(), style.colour ? plain : "");
-    out << line;
+    out << printf_text("%-*s %10s %10s %10s %8s  %s%s%s\n", width, row_label(r.key).c_str(),
+                       significant3(r.new_row.busbw_gbps).c_str(), significant3(r.reference_row.busbw_gbps).c_str(),
+                       band.c_str(), ratio_text(r).c_str(), style.colour ? verdict_colour(r.verdict, r.fails) : "",
+                       verdict_text(r).c_str(), style.colour ? plain : "");
   }
 }
 

@@ -1,24 +1,20 @@
 #include "report/node_report.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
-#include "core/number_format.hpp"
 #include "core/finding.hpp"
+#include "core/number_format.hpp"
+#include "core/printf_text.hpp"
 
 namespace ncclsweep {
 namespace {
 
 std::string excess_text(double excess) { return percent_change(1 + excess); }
 
-std::string share_text(double share) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f%%", share * 100);
-  return buf;
-}
+std::string share_text(double share) { return printf_text("%.0f%%", share * 100); }
 
 std::string joined(const std::vector<std::string>& items, const char* separator) {
   std::string out;
@@ -59,10 +55,8 @@ void print_text(const NodeReport& report, std::ostream& out, bool markdown) {
   if (markdown) {
     out << "| host | ranks | median rank | slowest rank | which | slowest host in |\n|---|---|---:|---:|---:|---:|\n";
   } else {
-    char head[256];
-    std::snprintf(head, sizeof head, "  %-24s %-16s %12s %12s %6s %16s\n", "host", "ranks", "median rank",
-                  "slowest rank", "which", "slowest host in");
-    out << head;
+    out << printf_text("  %-24s %-16s %12s %12s %6s %16s\n", "host", "ranks", "median rank", "slowest rank", "which",
+                       "slowest host in");
   }
   for (std::size_t n = 0; n < v.nodes.size(); ++n) {
     const NodeTiming& node = v.nodes[n];
@@ -73,11 +67,9 @@ void print_text(const NodeReport& report, std::ostream& out, bool markdown) {
       out << "| " << host << " | " << ranks_text(node) << " | " << excess_text(node.median_excess) << " | "
           << excess_text(node.worst_excess) << " | " << which << " | " << in << " |\n";
     } else {
-      char line[512];
-      std::snprintf(line, sizeof line, "  %-24s %-16s %12s %12s %6s %16s\n", host.c_str(), ranks_text(node).c_str(),
-                    excess_text(node.median_excess).c_str(), excess_text(node.worst_excess).c_str(), which.c_str(),
-                    in.c_str());
-      out << line;
+      out << printf_text("  %-24s %-16s %12s %12s %6s %16s\n", host.c_str(), ranks_text(node).c_str(),
+                         excess_text(node.median_excess).c_str(), excess_text(node.worst_excess).c_str(), which.c_str(),
+                         in.c_str());
     }
   }
   out << "\n" << (markdown ? "" : "  ") << slowest_line(report) << "\n";
@@ -138,7 +130,7 @@ void print_json(const NodeReport& report, std::ostream& out) {
   j["grouped_measurements"] = report.grouped_measurements;
   auto& groups = j["slow_groups"] = nlohmann::ordered_json::array();
   for (const SlowGroup& g : report.slow_groups) {
-    groups.push_back({{"kind", g.kind}, {"size", g.size}, {"group", g.colour}, {"ranks", g.ranks}, {"hosts", g.hosts},
+    groups.push_back({{"kind", g.kind}, {"size", g.size}, {"colour", g.colour}, {"ranks", g.ranks}, {"hosts", g.hosts},
                       {"measurements", g.measurements}, {"slower_in", g.slower_in},
                       {"median_excess", g.median_excess}, {"worst_excess", g.worst_excess}});
   }
@@ -154,7 +146,7 @@ NodeReport build_node_report(const RunDocument& run, double threshold) {
   report.threshold = threshold;
   report.nodes = node_timings(run, threshold);
   report.grouped_measurements = static_cast<int>(std::count_if(
-      run.records.begin(), run.records.end(), [](const MeasurementRecord& r) { return r.per_group.size() >= 2; }));
+      run.records.begin(), run.records.end(), [](const MeasurementRecord& r) { return r.per_communicator.size() >= 2; }));
   report.slow_groups = find_slow_groups(run, threshold);
   return report;
 }

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "core/number_format.hpp"
+#include "core/printf_text.hpp"
 #include "report/printers.hpp"
 
 namespace ncclsweep {
@@ -17,9 +18,7 @@ std::string peak_share(const SizeRow& s, const PrintStyle& style) {
   for (const SideRow* r : {s.out_of_place, s.in_place}) {
     if (r) best = std::max(best, r->busbw_gbps);
   }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * best / *style.link_peak_gbps);
-  return buf;
+  return printf_text("%.1f%%", 100 * best / *style.link_peak_gbps);
 }
 
 const SideRow* best_row(const RowGroup& g) {
@@ -39,23 +38,19 @@ void print_side_table(const Side& side, const PrintStyle& style, std::ostream& o
   const char* plain = style.colour ? "\033[0m" : "";
   const char* red = style.colour ? "\033[31m" : "";
   out << bold << identity_line(side.identity) << plain << "\n";
-  char line[256];
   for (const RowGroup& g : group_rows(side)) {
     out << "\n" << bold << g.title << plain << "\n";
-    std::snprintf(line, sizeof line, "%12s %14s %10s %10s %10s %10s %10s%s\n", "size", "count", "oop us", "oop GB/s",
-                  "ip us", "ip GB/s", "check", style.link_peak_gbps ? "  % of peak" : "");
-    out << line;
+    out << printf_text("%12s %14s %10s %10s %10s %10s %10s%s\n", "size", "count", "oop us", "oop GB/s", "ip us",
+                       "ip GB/s", "check", style.link_peak_gbps ? "  % of peak" : "");
     for (const SizeRow& s : g.sizes) {
       const std::string check = verification({&s, 1});
       const bool bad = check.find("wrong") != std::string::npos;
-      std::snprintf(line, sizeof line, "%12s %14llu %10s %10s %10s %10s %s%10s%s",
-                    format_bytes(s.any().key.size_bytes).c_str(), static_cast<unsigned long long>(s.any().count),
-                    time_text(s.out_of_place).c_str(), busbw_text(s.out_of_place).c_str(), time_text(s.in_place).c_str(),
-                    busbw_text(s.in_place).c_str(), bad ? red : "", check.c_str(), bad ? plain : "");
-      out << line;
+      out << printf_text("%12s %14llu %10s %10s %10s %10s %s%10s%s", format_bytes(s.any().key.size_bytes).c_str(),
+                         static_cast<unsigned long long>(s.any().count), time_text(s.out_of_place).c_str(),
+                         busbw_text(s.out_of_place).c_str(), time_text(s.in_place).c_str(),
+                         busbw_text(s.in_place).c_str(), bad ? red : "", check.c_str(), bad ? plain : "");
       if (style.link_peak_gbps) {
-        std::snprintf(line, sizeof line, " %10s", peak_share(s, style).c_str());
-        out << line;
+        out << printf_text(" %10s", peak_share(s, style).c_str());
       }
       out << "\n";
     }

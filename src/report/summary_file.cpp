@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "compare/importers.hpp"
+#include "compare/side_readers.hpp"
 #include "core/errors.hpp"
 #include "report/printers.hpp"
 #include "report/sweep_report.hpp"

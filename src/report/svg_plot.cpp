@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/number_format.hpp"
+#include "core/printf_text.hpp"
 #include "report/printers.hpp"
 
 namespace ncclsweep {
@@ -35,11 +36,7 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
-std::string fixed(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
+std::string fixed(double v) { return printf_text("%.1f", v); }
 
 // 1, 2 or 5 times a power of ten, giving about `ticks` steps up to `top`.
 double nice_step(double top, int ticks) {

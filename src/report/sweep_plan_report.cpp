@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "core/printf_text.hpp"
+
 namespace ncclsweep {
 namespace {
 
@@ -25,15 +27,9 @@ nlohmann::json measurements_json(const RunSpec& m) {
 }  // namespace
 
 std::string duration_text(double seconds) {
-  char buf[64];
-  if (seconds < 120) {
-    std::snprintf(buf, sizeof buf, "%.0f s", seconds);
-  } else if (seconds < 7200) {
-    std::snprintf(buf, sizeof buf, "%.0f min", seconds / 60);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.1f h", seconds / 3600);
-  }
-  return buf;
+  if (seconds < 120) return printf_text("%.0f s", seconds);
+  if (seconds < 7200) return printf_text("%.0f min", seconds / 60);
+  return printf_text("%.1f h", seconds / 3600);
 }
 
 nlohmann::json sweep_plan_json(const SweepPlan& plan, double estimated_seconds) {
@@ -41,14 +37,14 @@ nlohmann::json sweep_plan_json(const SweepPlan& plan, double estimated_seconds) 
   j["measurements"] = measurements_json(plan.measurements);
   j["points"] = nlohmann::json::array();
   for (const auto& p : plan.points) {
-    nlohmann::json point{{"index", p.index}, {"label", p.label}, {"group", p.group},
+    nlohmann::json point{{"index", p.index}, {"label", p.label}, {"isolation_group", p.isolation_group},
                          {"baseline", p.index == plan.baseline}, {"expected_mismatch", p.expected_mismatch}};
     point["settings"] = nlohmann::json::array();
     for (const auto& s : p.settings) point["settings"].push_back({{"name", s.name}, {"value", s.value}, {"kind", name_of(s.kind)}});
     j["points"].push_back(point);
   }
-  j["groups"] = nlohmann::json::array();
-  for (const auto& g : plan.groups) j["groups"].push_back({{"index", g.index}, {"process_env", g.process_env}, {"points", g.points}});
+  j["isolation_groups"] = nlohmann::json::array();
+  for (const auto& g : plan.isolation_groups) j["isolation_groups"].push_back({{"index", g.index}, {"process_env", g.process_env}, {"points", g.points}});
   j["repeats"] = plan.repeats;
   j["order"] = plan.order;
   j["seed"] = plan.seed;
@@ -61,7 +57,7 @@ nlohmann::json sweep_plan_json(const SweepPlan& plan, double estimated_seconds) 
 std::string sweep_plan_text(const SweepPlan& plan, double estimated_seconds) {
   const RunSpec& m = plan.measurements;
   std::string out = "# sweep " + m.name + ": " + std::to_string(plan.points.size()) + " point(s) in " +
-                    std::to_string(plan.groups.size()) + " isolation group(s), repeats " + std::to_string(plan.repeats) +
+                    std::to_string(plan.isolation_groups.size()) + " isolation group(s), repeats " + std::to_string(plan.repeats) +
                     ", order " + plan.order + ", isolation " + plan.isolation + "\n";
   out += "# per point: " + std::to_string(m.collectives.size()) + " collective(s) x " + std::to_string(m.sizes.size()) +
          " size(s) x " + std::to_string(m.dtypes.size()) + " dtype(s)" +
@@ -73,15 +69,13 @@ std::string sweep_plan_text(const SweepPlan& plan, double estimated_seconds) {
               : std::string()) +
          ", warmup " + std::to_string(m.warmup) + ", iters " +
          (m.iters > 0 ? std::to_string(m.iters) : std::string("noise-based")) + ", engine " + (m.engine.empty() ? "default" : m.engine) + "\n";
-  for (const auto& g : plan.groups) {
+  for (const auto& g : plan.isolation_groups) {
     std::string env;
     for (const auto& [k, v] : g.process_env) env += " " + k + "=" + v;
     out += "\ngroup " + std::to_string(g.index) + " (fresh processes;" + (env.empty() ? " no process-cached settings" : env) + ")\n";
     for (const int i : g.points) {
       const SweepPoint& p = plan.points[static_cast<std::size_t>(i)];
-      char index[16];
-      std::snprintf(index, sizeof index, "%4d  ", p.index);
-      out += index + p.label;
+      out += printf_text("%4d  ", p.index) + p.label;
       if (p.index == plan.baseline) out += "  [baseline]";
       if (p.expected_mismatch) out += "  [expected mismatch: process-cached setting under --isolation reinit]";
       out += "\n";

@@ -1,25 +1,21 @@
 #include "report/sweep_report.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/printf_text.hpp"
 #include "core/units.hpp"
-#include "results/repeats.hpp"
 #include "results/point_notes.hpp"
+#include "results/repeats.hpp"
 
 namespace ncclsweep {
 namespace {
 
-std::string fixed(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
-}
+std::string fixed(const char* format, double value) { return printf_text(format, value); }
 
 // About 3 significant digits, never an exponent (11580 ms stays 11580).
 std::string sig3(double value) { return fixed(std::fabs(value) >= 100 ? "%.0f" : "%.3g", value); }
@@ -228,9 +224,7 @@ void print_table(const SweepReport& report, std::ostream& out, bool markdown) {
     } else {
       out << "        size";
       for (std::size_t p = 0; p < report.labels.size(); ++p) {
-        char head[32];
-        std::snprintf(head, sizeof head, " %18s", ("P" + std::to_string(p)).c_str());
-        out << head;
+        out << printf_text(" %18s", ("P" + std::to_string(p)).c_str());
       }
       out << "\n";
     }
@@ -239,13 +233,9 @@ void print_table(const SweepReport& report, std::ostream& out, bool markdown) {
         out << "| " << format_bytes(block.sizes[i]) << " |";
         for (std::size_t p = 0; p < report.labels.size(); ++p) out << " " << cell(report, block.busbw[i], p) << " |";
       } else {
-        char first[32];
-        std::snprintf(first, sizeof first, "%12s", format_bytes(block.sizes[i]).c_str());
-        out << first;
+        out << printf_text("%12s", format_bytes(block.sizes[i]).c_str());
         for (std::size_t p = 0; p < report.labels.size(); ++p) {
-          char c[48];
-          std::snprintf(c, sizeof c, " %18s", cell(report, block.busbw[i], p).c_str());
-          out << c;
+          out << printf_text(" %18s", cell(report, block.busbw[i], p).c_str());
         }
       }
       out << "\n";
@@ -267,10 +257,8 @@ void print_table(const SweepReport& report, std::ostream& out, bool markdown) {
         out << "| " << ++place << " | " << id << " | " << fixed("%.3f", r.time->ms) << " | " << change_text(r) << " | "
             << marks(*r.time) << " |\n";
       } else {
-        char line[512];
-        std::snprintf(line, sizeof line, "  %2d. %-44s %10.3f ms  %-24s %s\n", ++place, id.c_str(), r.time->ms,
-                      change_text(r).c_str(), marks(*r.time).c_str());
-        out << line;
+        out << printf_text("  %2d. %-44s %10.3f ms  %-24s %s\n", ++place, id.c_str(), r.time->ms,
+                           change_text(r).c_str(), marks(*r.time).c_str());
       }
     }
   }
@@ -343,10 +331,8 @@ std::string iteration_summary_text(const RunDocument& run, const std::string& ba
                     std::to_string(run.workload->calls.size()) + " calls; " + run.workload->basis + ")\n";
   int place = 0;
   for (const RankedTime& r : ranked(labels, baseline, run.iteration_times)) {
-    char line[512];
-    std::snprintf(line, sizeof line, "#  %2d. P%zu %-40s %10.3f ms/iter  %-24s %s\n", ++place, r.point,
-                  labels[r.point].c_str(), r.time->ms, change_text(r).c_str(), marks(*r.time).c_str());
-    out += line;
+    out += printf_text("#  %2d. P%zu %-40s %10.3f ms/iter  %-24s %s\n", ++place, r.point, labels[r.point].c_str(),
+                       r.time->ms, change_text(r).c_str(), marks(*r.time).c_str());
   }
   return out;
 }

@@ -1,12 +1,12 @@
 #include "report/sweep_summary.hpp"
 
+#include "core/printf_text.hpp"
 #include "report/sweep_report.hpp"
 #include "results/repeats.hpp"
 #include "results/point_notes.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <vector>
 
@@ -15,23 +15,23 @@ namespace {
 
 class SweepSummary final : public ResultSink {
  public:
-  SweepSummary(std::FILE* out, std::string baseline) : out_(out), baseline_(std::move(baseline)) {}
+  SweepSummary(std::ostream& out, std::string baseline) : out_(out), baseline_(std::move(baseline)) {}
   void row(std::span<const MeasurementRecord>) override {}
   void finish(const RunDocument& run) override {
     // The ranking by time per iteration closes it, also for a run of one point.
     const std::string text = sweep_summary_text(run, baseline_) + iteration_summary_text(run, baseline_);
-    std::fputs(text.c_str(), out_);
-    std::fflush(out_);
+    out_ << text;
+    out_.flush();
   }
 
  private:
-  std::FILE* out_;
+  std::ostream& out_;
   std::string baseline_;
 };
 
 }  // namespace
 
-std::unique_ptr<ResultSink> make_sweep_summary(std::FILE* out, std::string baseline_point) {
+std::unique_ptr<ResultSink> make_sweep_summary(std::ostream& out, std::string baseline_point) {
   return std::make_unique<SweepSummary>(out, std::move(baseline_point));
 }
 
@@ -63,39 +63,30 @@ std::string sweep_summary_text(const RunDocument& run, const std::string& baseli
   }
   for (const auto& [series, sizes] : blocks) {
     out += "#\n# " + series_title(series) + "\n#";
-    char head[32];
-    std::snprintf(head, sizeof head, "%12s", "size");
-    out += head;
-    for (std::size_t i = 0; i < labels.size(); ++i) {
-      std::snprintf(head, sizeof head, " %16s", ("P" + std::to_string(i)).c_str());
-      out += head;
-    }
+    out += printf_text("%12s", "size");
+    for (std::size_t i = 0; i < labels.size(); ++i) out += printf_text(" %16s", ("P" + std::to_string(i)).c_str());
     out += "\n";
     for (const auto& [size, by_point] : sizes) {
-      char cell[64];
-      std::snprintf(cell, sizeof cell, " %12llu", static_cast<unsigned long long>(size.first));
-      out += cell;
+      out += printf_text(" %12llu", static_cast<unsigned long long>(size.first));
       const auto base = by_point.find(labels[baseline]);
       for (std::size_t i = 0; i < labels.size(); ++i) {
         const auto it = by_point.find(labels[i]);
         if (it == by_point.end()) {
-          std::snprintf(cell, sizeof cell, " %16s", "-");
-          out += cell;
+          out += printf_text(" %16s", "-");
           continue;
         }
         const double value = it->second.median;
         if (i == baseline || base == by_point.end() || base->second.median <= 0) {
-          std::snprintf(cell, sizeof cell, " %16.1f", value);
+          out += printf_text(" %16.1f", value);
         } else {
           const double change = value / base->second.median - 1;
           const double noise = std::max(it->second.spread, base->second.spread);
           if (std::abs(change) <= noise) {
-            std::snprintf(cell, sizeof cell, " %7.1f (%+4.0f%%~)", value, change * 100);
+            out += printf_text(" %7.1f (%+4.0f%%~)", value, change * 100);
           } else {
-            std::snprintf(cell, sizeof cell, " %7.1f (%+5.0f%%)", value, change * 100);
+            out += printf_text(" %7.1f (%+5.0f%%)", value, change * 100);
           }
         }
-        out += cell;
       }
       out += "\n";
     }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/number_format.hpp"
+#include "core/printf_text.hpp"
 #include "results/best_mode.hpp"
 #include "results/measurement_key.hpp"
 #include "results/repeats.hpp"
@@ -15,36 +16,36 @@ namespace {
 
 class TerminalTable final : public ResultSink {
  public:
-  explicit TerminalTable(std::FILE* out) : out_(out) {}
+  explicit TerminalTable(std::ostream& out) : out_(out) {}
 
   void begin(const RunDocument& run) override {
     // iters 0: the noise-based stop picks the count per size (each record's iters).
     const std::string iters = run.settings.iters > 0 ? std::to_string(run.settings.iters) : "noise-based";
-    std::fprintf(out_, "# ncclsweep %s: engine %s, %zu ranks on %zu host(s), warmup %d, iters %s, check %s\n",
+    out_ << printf_text("# ncclsweep %s: engine %s, %zu ranks on %zu host(s), warmup %d, iters %s, check %s\n",
                  run.versions.ncclsweep.c_str(), run.settings.engine.c_str(), run.ranks.size(), run.hosts.size(),
                  run.settings.warmup, iters.c_str(), run.settings.check ? "on" : "off");
     if (!run.versions.nccl_library.empty()) {
-      std::fprintf(out_, "# NCCL %s (built with %s), CUDA runtime %s, driver %s\n", run.versions.nccl_library.c_str(),
+      out_ << printf_text("# NCCL %s (built with %s), CUDA runtime %s, driver %s\n", run.versions.nccl_library.c_str(),
                    run.versions.nccl_header.c_str(), run.versions.cuda_runtime.c_str(), run.versions.driver.c_str());
     }
     // Past a few nodes' worth, one line per node: 512 rank lines would bury the table.
     constexpr std::size_t kRankLinesUpTo = 16;
     if (run.ranks.size() > kRankLinesUpTo) {
-      for (const auto& node : node_summaries(run.ranks)) std::fprintf(out_, "#  %s\n", node_summary_line(node).c_str());
+      for (const auto& node : node_summaries(run.ranks)) out_ << printf_text("#  %s\n", node_summary_line(node).c_str());
     } else {
       print_rank_lines(run);
     }
-    for (const auto& note : run.notes) std::fprintf(out_, "# note: %s\n", note.c_str());
-    std::fflush(out_);
+    for (const auto& note : run.notes) out_ << printf_text("# note: %s\n", note.c_str());
+    out_.flush();
   }
 
   void print_rank_lines(const RunDocument& run) {
     for (const auto& r : run.ranks) {
       if (r.gpu_index >= 0) {
-        std::fprintf(out_, "#  Rank %3d on %s device %d [%s] %s\n", r.rank, r.host.c_str(), r.gpu_index,
+        out_ << printf_text("#  Rank %3d on %s device %d [%s] %s\n", r.rank, r.host.c_str(), r.gpu_index,
                      r.pci_bus_id.c_str(), r.gpu_name.c_str());
       } else {
-        std::fprintf(out_, "#  Rank %3d on %s %s\n", r.rank, r.host.c_str(), r.gpu_name.c_str());
+        out_ << printf_text("#  Rank %3d on %s %s\n", r.rank, r.host.c_str(), r.gpu_name.c_str());
       }
     }
   }
@@ -61,35 +62,42 @@ class TerminalTable final : public ResultSink {
       if (first.point != "default") tags += "   [point " + first.point + "]";
       if (!block.communicator.is_world()) tags += "   [on " + communicator_text(block.communicator) + "]";
       if (const std::string conditions = conditions_text(block); !conditions.empty()) tags += "   [" + conditions + "]";
-      std::fprintf(out_, "#\n# %s%s\n", first.collective.c_str(), tags.c_str());
-      std::fprintf(out_, "#%59s%-35s%s\n", "", "out-of-place", "in-place");
-      std::fprintf(out_, "#%11s %13s %9s %7s %7s %8s %7s %7s %7s %8s %7s %7s %7s\n", "size", "count", "type", "redop",
+      out_ << printf_text("#\n# %s%s\n", first.collective.c_str(), tags.c_str());
+      out_ << printf_text("#%59s%-35s%s\n", "", "out-of-place", "in-place");
+      out_ << printf_text("#%11s %13s %9s %7s %7s %8s %7s %7s %7s %8s %7s %7s %7s\n", "size", "count", "type", "redop",
                    "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
-      std::fprintf(out_, "#%11s %13s %9s %7s %7s %8s %7s %7s %7s %8s %7s %7s %7s\n", "(B)", "(elements)", "", "", "",
+      out_ << printf_text("#%11s %13s %9s %7s %7s %8s %7s %7s %7s %8s %7s %7s %7s\n", "(B)", "(elements)", "", "", "",
                    "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
     }
-    std::fprintf(out_, " %11llu %13llu %9s %7s %7d", static_cast<unsigned long long>(first.size_bytes),
+    out_ << printf_text(" %11llu %13llu %9s %7s %7d", static_cast<unsigned long long>(first.size_bytes),
                  static_cast<unsigned long long>(first.count), first.dtype.c_str(), first.op.c_str(), first.root);
     print_placement(&first);
     print_placement(placements.size() > 1 ? &placements[1] : nullptr);
-    std::fprintf(out_, "\n");
-    std::fflush(out_);
+    out_ << '\n';
+    out_.flush();
+  }
+
+  // Preflight findings and where the results went: "# " lines among the table's own.
+  void log(LogLevel level, std::string_view message) override {
+    if (level != LogLevel::info) return;
+    out_ << "# " << message << '\n';
+    out_.flush();
   }
 
   void finish(const RunDocument& run) override {
     std::uint64_t wrong = 0;
     for (const auto& r : run.records) wrong += r.wrong.value_or(0);
-    std::fprintf(out_, "#\n# %zu measurements, %llu wrong elements, status %s\n", run.records.size(),
+    out_ << printf_text("#\n# %zu measurements, %llu wrong elements, status %s\n", run.records.size(),
                  static_cast<unsigned long long>(wrong), run.status.c_str());
-    if (run.ranks.size() == 1) std::fprintf(out_, "# %s\n", one_rank_busbw_note(run.settings.engine).c_str());
+    if (run.ranks.size() == 1) out_ << printf_text("# %s\n", one_rank_busbw_note(run.settings.engine).c_str());
     print_throttled(run);
     print_best_modes(run);
     for (const Straggler& s : run.stragglers) {
-      std::fprintf(out_, "# STRAGGLER: rank %d (%s, GPU %d) slower than the median rank by more than 5%% in %d of %d "
+      out_ << printf_text("# STRAGGLER: rank %d (%s, GPU %d) slower than the median rank by more than 5%% in %d of %d "
                    "measurements (median +%.1f%%)\n",
                    s.rank, s.host.c_str(), s.gpu_index, s.slower_in, s.measurements, s.median_excess * 100);
     }
-    std::fflush(out_);
+    out_.flush();
   }
 
  private:
@@ -107,7 +115,7 @@ class TerminalTable final : public ResultSink {
     if (throttled == 0) return;
     std::string why;
     for (const auto& reason : reasons) why += (why.empty() ? "" : ", ") + reason;
-    std::fprintf(out_, "# THROTTLED: %d of %d measurements ran with GPU clocks held down (%s); see records' clocks\n",
+    out_ << printf_text("# THROTTLED: %d of %d measurements ran with GPU clocks held down (%s); see records' clocks\n",
                  throttled, read, why.c_str());
   }
 
@@ -115,8 +123,8 @@ class TerminalTable final : public ResultSink {
   void print_best_modes(const RunDocument& run) {
     const std::vector<BestMode> best = best_modes(aggregate_repeats(run.records));
     if (best.empty()) return;
-    std::fprintf(out_, "#\n# best mode per size (median busbw over repeats)\n");
-    std::fprintf(out_, "#%-16s %-14s %12s %-13s %-9s %8s %9s\n", " collective", "placement", "size (B)", "buffers",
+    out_ << printf_text("#\n# best mode per size (median busbw over repeats)\n");
+    out_ << printf_text("#%-16s %-14s %12s %-13s %-9s %8s %9s\n", " collective", "placement", "size (B)", "buffers",
                  "launch", "busbw", "vs default");
     for (const BestMode& b : best) {
       const MeasurementKey& k = b.key;
@@ -126,7 +134,7 @@ class TerminalTable final : public ResultSink {
       std::string tags = k.point == "default" ? "" : "   [point " + k.point + "]";
       if (!k.communicator.is_world()) tags += "   [on " + communicator_text(k.communicator) + "]";
       if (const std::string footprint = footprint_text(k); !footprint.empty()) tags += "   [" + footprint + "]";
-      std::fprintf(out_, "# %-15s %-14s %12llu %-13s %-9s %8.2f %9s%s\n", k.collective->name.data(),
+      out_ << printf_text("# %-15s %-14s %12llu %-13s %-9s %8.2f %9s%s\n", k.collective->name.data(),
                    name_of(k.placement).data(), static_cast<unsigned long long>(k.size_bytes), name_of(k.buffers).data(),
                    name_of(k.launch).data(), b.busbw_gbps, gain.c_str(), tags.c_str());
     }
@@ -134,20 +142,20 @@ class TerminalTable final : public ResultSink {
 
   void print_placement(const MeasurementRecord* r) {
     if (!r) {
-      std::fprintf(out_, " %8s %7s %7s %7s", "n/a", "n/a", "n/a", "n/a");
+      out_ << printf_text(" %8s %7s %7s %7s", "n/a", "n/a", "n/a", "n/a");
       return;
     }
     const std::string wrong = r->wrong ? std::to_string(*r->wrong) : "N/A";
-    std::fprintf(out_, " %8.2f %7.2f %7.2f %7s", r->time_us.max, r->algbw_gbps, r->busbw_gbps, wrong.c_str());
+    out_ << printf_text(" %8.2f %7.2f %7.2f %7s", r->time_us.max, r->algbw_gbps, r->busbw_gbps, wrong.c_str());
   }
 
-  std::FILE* out_;
+  std::ostream& out_;
   std::optional<MeasurementKey> current_block_;
 };
 
 }  // namespace
 
-std::unique_ptr<ResultSink> make_terminal_table(std::FILE* out) { return std::make_unique<TerminalTable>(out); }
+std::unique_ptr<ResultSink> make_terminal_table(std::ostream& out) { return std::make_unique<TerminalTable>(out); }
 
 std::string one_rank_busbw_note(const std::string& engine) {
   // busbw = algbw x nccl-tests' factor for n ranks: (n-1)/n and 2(n-1)/n are 0 at n = 1,

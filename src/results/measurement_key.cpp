@@ -18,7 +18,7 @@ MeasurementKey key_of(const MeasurementRecord& r) {
           .dtype = &data_type(r.dtype),
           .op = r.op == "none" ? std::nullopt : std::optional<ReduceOp>(reduce_op(r.op)),
           .root = r.root,
-          .communicator = {r.comm_group, r.ranks},
+          .communicator = {r.communicator, r.ranks},
           .buffers = parse_buffer_mode(r.buffers),
           .launch = parse_launch_mode(r.launch),
           .footprint = footprint_of(r.buffer_footprint),
@@ -53,7 +53,7 @@ std::string key_text(const MeasurementKey& k) {
          std::to_string(k.requested_bytes) + "|" + std::to_string(k.repeat) + "|" + k.point;
 }
 
-std::string communicator_text(const CommunicatorGroup& group) {
+std::string communicator_text(const CommunicatorShape& group) {
   return group.kind + " groups of " + std::to_string(group.ranks);
 }
 

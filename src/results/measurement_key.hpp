@@ -19,17 +19,17 @@ namespace ncclsweep {
 // The communicator a measurement ran on: the world, or sub-communicator groups of one
 // kind and size that all ran at once (docs/groups.md). `ranks` is the ranks of one
 // group, or of the world.
-struct CommunicatorGroup {
+struct CommunicatorShape {
   std::string kind = "world";
   int ranks = 0;
   bool is_world() const { return kind == "world"; }
   // The world first, then groups by kind and size.
-  std::strong_ordering operator<=>(const CommunicatorGroup& other) const {
+  std::strong_ordering operator<=>(const CommunicatorShape& other) const {
     if (const auto c = other.is_world() <=> is_world(); c != 0) return c;
     if (const auto c = kind <=> other.kind; c != 0) return c;
     return ranks <=> other.ranks;
   }
-  bool operator==(const CommunicatorGroup&) const = default;
+  bool operator==(const CommunicatorShape&) const = default;
 };
 
 // Fields are in the order reports sort by. Collective and dtype point into their tables
@@ -39,7 +39,7 @@ struct MeasurementKey {
   const DataType* dtype = nullptr;
   std::optional<ReduceOp> op;  // empty for collectives that do not reduce ("none")
   int root = -1;
-  CommunicatorGroup communicator;
+  CommunicatorShape communicator;
   BufferMode buffers = BufferMode::cuda_malloc;
   LaunchMode launch = LaunchMode::stream;
   // Conditions the call ran under (core/buffer_footprint.hpp): records from before they
@@ -79,7 +79,7 @@ std::string conditions_text(const MeasurementKey& key);
 std::string footprint_text(const MeasurementKey& key);
 
 // "dp groups of 2".
-std::string communicator_text(const CommunicatorGroup& group);
+std::string communicator_text(const CommunicatorShape& group);
 
 // "sum", or "none" for a collective that does not reduce.
 std::string_view op_name(const MeasurementKey& key);

@@ -21,8 +21,8 @@ struct TimeStatsUs {
 };
 
 // One sub-communicator's view of a measurement: its ranks' times reduced within it.
-struct GroupTime {
-  int group = 0;  // the group's colour (docs/groups.md)
+struct SubCommunicatorTime {
+  int colour = 0;  // the sub-communicator's colour in the split (docs/groups.md)
   TimeStatsUs time_us;
   double busbw_gbps = 0;
 };
@@ -75,12 +75,12 @@ struct MeasurementRecord {
   std::string stopped_by;         // fixed | spread | max_iters | max_time ("" in older files)
   int calls_per_sample = 1;       // iteration_us describes samples of this many calls (per call)
   std::vector<double> rank_time_us;  // each rank's average per-call time, in rank order
-  // The communicator: "world", or sub-communicator groups that all ran at once. `ranks`
-  // is then the ranks of one group (busbw uses it); time_us is across every rank, so its
-  // max is the slowest group's.
-  std::string comm_group = "world";  // world | dp | tp | ... | intra-node | inter-node | stride | size
-  int groups = 1;                    // how many groups ran at once
-  std::vector<GroupTime> per_group;  // empty for the world
+  // The communicator: "world", or a split into sub-communicators that all ran at once.
+  // `ranks` is then the ranks of one sub-communicator (busbw uses it); time_us is across
+  // every rank, so its max is the slowest sub-communicator's.
+  std::string communicator = "world";  // world | dp | tp | ... | intra-node | inter-node | stride | size
+  int communicators = 1;               // how many sub-communicators ran at once
+  std::vector<SubCommunicatorTime> per_communicator;  // empty for the world
   std::optional<MeasurementClocks> clocks;  // empty when the engine has no GPU clocks to read
 };
 
@@ -90,8 +90,8 @@ struct WorkloadCall {
   std::string collective;
   Bytes bytes = 0;
   std::string dtype;
-  std::string group;   // group kind measured on: "dp", "world", ...
-  int group_size = 0;  // ranks of the communicator it was measured on
+  std::string communicator;    // the communicator kind measured on: "dp", "world", ...
+  int communicator_ranks = 0;  // ranks of the communicator it was measured on
   double calls = 0;    // per rank per iteration
   std::string origin;
 };
@@ -132,7 +132,7 @@ struct PointPhases {
 // One sweep point: its settings, isolation group, verification and communicator set-up.
 struct PointOutcome {
   std::string label;
-  int group = 0;
+  int isolation_group = 0;  // "group" in files from before the rename: read as 0
   // "ok" | "mismatch" (a setting did not apply; not measured) | "failed" | "interrupted" (a signal stopped it)
   std::string status;
   std::string error;   // why it failed, with the rank

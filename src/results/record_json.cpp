@@ -6,6 +6,32 @@ namespace ncclsweep {
 
 using nlohmann::json;
 
+void to_json(json& j, const SubCommunicatorTime& t) {
+  j = json{{"colour", t.colour}, {"time_us", t.time_us}, {"busbw_gbps", t.busbw_gbps}};
+}
+
+void from_json(const json& j, SubCommunicatorTime& t) {
+  (j.contains("colour") ? j.at("colour") : j.at("group")).get_to(t.colour);
+  j.at("time_us").get_to(t.time_us);
+  j.at("busbw_gbps").get_to(t.busbw_gbps);
+}
+
+void to_json(json& j, const WorkloadCall& c) {
+  j = json{{"collective", c.collective},     {"bytes", c.bytes}, {"dtype", c.dtype},
+           {"communicator", c.communicator}, {"communicator_ranks", c.communicator_ranks},
+           {"calls", c.calls},               {"origin", c.origin}};
+}
+
+void from_json(const json& j, WorkloadCall& c) {
+  j.at("collective").get_to(c.collective);
+  j.at("bytes").get_to(c.bytes);
+  j.at("dtype").get_to(c.dtype);
+  (j.contains("communicator") ? j.at("communicator") : j.at("group")).get_to(c.communicator);
+  (j.contains("communicator_ranks") ? j.at("communicator_ranks") : j.at("group_size")).get_to(c.communicator_ranks);
+  j.at("calls").get_to(c.calls);
+  j.at("origin").get_to(c.origin);
+}
+
 void to_json(json& j, const MeasurementRecord& r) {
   j = json{{"collective", r.collective},
            {"dtype", r.dtype},
@@ -52,10 +78,10 @@ void to_json(json& j, const MeasurementRecord& r) {
                        {"mem_mhz", {r.clocks->mem_mhz_before, r.clocks->mem_mhz_after}},
                        {"throttle", r.clocks->throttle}};
   }
-  if (r.comm_group != "world") {  // world records stay as they were
-    j["comm_group"] = r.comm_group;
-    j["groups"] = r.groups;
-    j["per_group"] = r.per_group;
+  if (r.communicator != "world") {  // world records stay as they were
+    j["communicator"] = r.communicator;
+    j["communicators"] = r.communicators;
+    j["per_communicator"] = r.per_communicator;
   }
 }
 
@@ -78,10 +104,14 @@ void from_json(const json& j, MeasurementRecord& r) {
   const json& wrong = j.at("wrong");
   r.wrong = wrong.is_null() ? std::nullopt : std::optional<std::uint64_t>(wrong.get<std::uint64_t>());
   j.at("point").get_to(r.point);
-  if (j.contains("comm_group")) {
-    j.at("comm_group").get_to(r.comm_group);
-    j.at("groups").get_to(r.groups);
-    j.at("per_group").get_to(r.per_group);
+  if (j.contains("communicator")) {
+    j.at("communicator").get_to(r.communicator);
+    j.at("communicators").get_to(r.communicators);
+    j.at("per_communicator").get_to(r.per_communicator);
+  } else if (j.contains("comm_group")) {  // written before the split was named so
+    j.at("comm_group").get_to(r.communicator);
+    j.at("groups").get_to(r.communicators);
+    j.at("per_communicator").get_to(r.per_communicator);
   }
   // Fields added with per-iteration timing: absent in older run.json files.
   r.repeat = j.value("repeat", 0);

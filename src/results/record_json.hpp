@@ -13,13 +13,17 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Versions, ncclsweep, git_sha, driver, cuda_ru
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Straggler, rank, host, gpu_index, slower_in, measurements, median_excess)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunSettings, engine, warmup, iters, check)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SettingOutcome, name, value, kind, status)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GroupTime, group, time_us, busbw_gbps)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WorkloadCall, collective, bytes, dtype, group, group_size, calls, origin)
+// Written with the names of docs/results.md; files from before the renames
+// (group, group_size, comm_group, groups, per_group) still read.
+void to_json(nlohmann::json& j, const SubCommunicatorTime& t);
+void from_json(const nlohmann::json& j, SubCommunicatorTime& t);
+void to_json(nlohmann::json& j, const WorkloadCall& c);
+void from_json(const nlohmann::json& j, WorkloadCall& c);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WorkloadWeights, source, basis, calls)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointIterationTime, point, ms, measured, interpolated, missing)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PointPhases, worker_start, connect, verify, measure, disconnect)
 // With defaults: run.json files from before a field existed still read.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PointOutcome, label, group, status, error, settings, init_time_us,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PointOutcome, label, isolation_group, status, error, settings, init_time_us,
                                                 coll_channels, transports, algorithms, phase_s, environment,
                                                 unexpected_environment)
 

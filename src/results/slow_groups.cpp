@@ -12,18 +12,18 @@ namespace {
 
 bool close(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)}); }
 
-// True when grouping rank_time_us by `group` gives per_group's slowest and fastest ranks.
-bool reproduces_per_group(const MeasurementRecord& record, const CommGroup& group, int world) {
-  std::vector<double> slowest(record.per_group.size(), -1), fastest(record.per_group.size(), -1);
+// True when grouping rank_time_us by `group` gives per_communicator's slowest and fastest ranks.
+bool reproduces_per_communicator(const MeasurementRecord& record, const CommSplit& group, int world) {
+  std::vector<double> slowest(record.per_communicator.size(), -1), fastest(record.per_communicator.size(), -1);
   for (int rank = 0; rank < world; ++rank) {
-    const auto colour = static_cast<std::size_t>(comm_color(group, rank));
+    const auto colour = static_cast<std::size_t>(split_colour(group, rank));
     if (colour >= slowest.size()) return false;
     const double t = record.rank_time_us[static_cast<std::size_t>(rank)];
     slowest[colour] = slowest[colour] < 0 ? t : std::max(slowest[colour], t);
     fastest[colour] = fastest[colour] < 0 ? t : std::min(fastest[colour], t);
   }
-  for (const GroupTime& g : record.per_group) {
-    const auto colour = static_cast<std::size_t>(g.group);
+  for (const SubCommunicatorTime& g : record.per_communicator) {
+    const auto colour = static_cast<std::size_t>(g.colour);
     if (colour >= slowest.size() || !close(slowest[colour], g.time_us.max) || !close(fastest[colour], g.time_us.min)) {
       return false;
     }
@@ -31,13 +31,13 @@ bool reproduces_per_group(const MeasurementRecord& record, const CommGroup& grou
   return true;
 }
 
-std::optional<CommGroup> inferred_layout(const MeasurementRecord& record, int world) {
+std::optional<CommSplit> inferred_layout(const MeasurementRecord& record, int world) {
   if (record.rank_time_us.size() != static_cast<std::size_t>(world)) return std::nullopt;
-  std::optional<CommGroup> found;
+  std::optional<CommSplit> found;
   for (int stride = 1; stride * record.ranks <= world; ++stride) {
     if (world % (stride * record.ranks) != 0) continue;  // the colours need whole blocks
-    const CommGroup candidate{record.comm_group, record.ranks, stride};
-    if (!reproduces_per_group(record, candidate, world)) continue;
+    const CommSplit candidate{record.communicator, record.ranks, stride};
+    if (!reproduces_per_communicator(record, candidate, world)) continue;
     if (found) return std::nullopt;  // two strides fit: equal times cannot tell them apart
     found = candidate;
   }
@@ -56,20 +56,20 @@ std::vector<std::string> hosts_of(const std::vector<int>& ranks, const std::vect
 
 }  // namespace
 
-std::optional<CommGroup> group_layout(const MeasurementRecord& record, int world) {
-  if (record.comm_group == "world" || record.ranks < 1 || record.groups < 2 || record.ranks * record.groups != world) {
+std::optional<CommSplit> group_layout(const MeasurementRecord& record, int world) {
+  if (record.communicator == "world" || record.ranks < 1 || record.communicators < 2 || record.ranks * record.communicators != world) {
     return std::nullopt;
   }
-  const std::string& kind = record.comm_group;
-  if (kind == "size" || kind == "intra-node") return CommGroup{kind, record.ranks, 1};
-  if (kind == "stride" || kind == "inter-node") return CommGroup{kind, record.ranks, record.groups};
+  const std::string& kind = record.communicator;
+  if (kind == "size" || kind == "intra-node") return CommSplit{kind, record.ranks, 1};
+  if (kind == "stride" || kind == "inter-node") return CommSplit{kind, record.ranks, record.communicators};
   return inferred_layout(record, world);
 }
 
-std::vector<int> group_members(const CommGroup& group, int colour, int world) {
+std::vector<int> group_members(const CommSplit& group, int colour, int world) {
   std::vector<int> ranks;
   for (int rank = 0; rank < world; ++rank) {
-    if (comm_color(group, rank) == colour) ranks.push_back(rank);
+    if (split_colour(group, rank) == colour) ranks.push_back(rank);
   }
   return ranks;
 }
@@ -79,21 +79,21 @@ std::vector<SlowGroup> find_slow_groups(const RunDocument& run, double threshold
   struct Tally {
     std::map<int, std::vector<double>> excess;  // colour -> one per measurement
     int measurements = 0;
-    std::optional<CommGroup> layout;
+    std::optional<CommSplit> layout;
   };
   std::map<std::tuple<std::string, int, int>, Tally> tallies;  // (kind, size, groups)
   for (const MeasurementRecord& record : run.records) {
-    if (record.comm_group == "world" || record.per_group.size() < 2) continue;
-    Tally& tally = tallies[{record.comm_group, record.ranks, record.groups}];
+    if (record.communicator == "world" || record.per_communicator.size() < 2) continue;
+    Tally& tally = tallies[{record.communicator, record.ranks, record.communicators}];
     if (!tally.layout) tally.layout = group_layout(record, world);
     ++tally.measurements;
-    for (const GroupTime& g : record.per_group) {
+    for (const SubCommunicatorTime& g : record.per_communicator) {
       std::vector<double> others;
-      for (const GroupTime& o : record.per_group) {
+      for (const SubCommunicatorTime& o : record.per_communicator) {
         if (&o != &g) others.push_back(o.time_us.max);
       }
       const double median = median_of(others);
-      if (median > 0) tally.excess[g.group].push_back(g.time_us.max / median - 1);
+      if (median > 0) tally.excess[g.colour].push_back(g.time_us.max / median - 1);
     }
   }
   std::vector<SlowGroup> slow;

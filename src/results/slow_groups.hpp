@@ -2,7 +2,7 @@
 // Which sub-communicator groups are slow, and which hosts their ranks are on: "dp group 3
 // (ranks 3,11,19,27) spans hosts node0,node1: 12% slower than the other groups".
 //
-// A group's time in a measurement is its slowest rank's (per_group[].time_us.max). Per
+// A group's time in a measurement is its slowest rank's (per_communicator[].time_us.max). Per
 // measurement each group is compared with the median of the other groups that ran at
 // once (not of all groups: with two groups that would halve the gap); the median of that
 // excess over every measurement of the same group kind and size is the group's figure.
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "spec/comm_group.hpp"
+#include "spec/comm_split.hpp"
 #include "results/node_timing.hpp"
 #include "results/record.hpp"
 
@@ -21,16 +21,16 @@ namespace ncclsweep {
 // groups are adjacent (stride 1); stride and inter-node groups have stride = groups.
 // Workload kinds (dp, tp, ...) take their stride from the layout, which the run does not
 // keep: that stride is the one whose groups' slowest and fastest ranks in rank_time_us
-// reproduce per_group, when exactly one does. Empty when it cannot be told.
-std::optional<CommGroup> group_layout(const MeasurementRecord& record, int world);
+// reproduce per_communicator, when exactly one does. Empty when it cannot be told.
+std::optional<CommSplit> group_layout(const MeasurementRecord& record, int world);
 
-// The ranks of the group with colour `colour`, ascending (spec/comm_group.hpp's colours).
-std::vector<int> group_members(const CommGroup& group, int colour, int world);
+// The ranks of the group with colour `colour`, ascending (spec/comm_split.hpp's colours).
+std::vector<int> group_members(const CommSplit& group, int colour, int world);
 
 struct SlowGroup {
-  std::string kind;  // comm_group: "dp", "stride", ...
+  std::string kind;  // the record's communicator: "dp", "stride", ...
   int size = 0;      // ranks per group
-  int colour = 0;    // per_group[].group
+  int colour = 0;    // per_communicator[].colour
   std::vector<int> ranks;          // empty when the layout could not be told
   std::vector<std::string> hosts;  // distinct, in rank order; empty with ranks
   int measurements = 0;            // grouped records of this kind and size

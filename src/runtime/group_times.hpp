@@ -8,7 +8,7 @@
 
 namespace ncclsweep {
 
-// Fills record.comm_group, groups and per_group from every rank's per-call seconds (rank order).
-void add_group_times(MeasurementRecord& record, const PlannedCall& planned, const std::vector<double>& seconds_by_rank);
+// Fills record.communicator, groups and per_communicator from every rank's per-call seconds (rank order).
+void add_sub_communicator_times(MeasurementRecord& record, const PlannedCall& planned, const std::vector<double>& seconds_by_rank);
 
 }  // namespace ncclsweep

@@ -131,11 +131,11 @@ MeasurementRecord measure_placement(const PlannedCall& planned, Placement placem
   const RankTimes host = ranks.reduce_times(host_s / iters);
   // On sub-communicators busbw counts one group's ranks; every group ran at once.
   MeasurementRecord record =
-      make_record(planned, placement, planned.group.ranks_in(ranks.size()), options, t.min, t.avg, t.max);
+      make_record(planned, placement, planned.split.ranks_in(ranks.size()), options, t.min, t.avg, t.max);
   if (call.comm != 0) {
     std::vector<double> seconds_by_rank(rank_times);
     for (double& s : seconds_by_rank) s *= 1e-6;
-    add_group_times(record, planned, seconds_by_rank);
+    add_sub_communicator_times(record, planned, seconds_by_rank);
   }
   record.warmup = warmed.calls;
   record.iters = static_cast<int>(iters);
@@ -225,9 +225,9 @@ bool measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engin
     for (const Placement placement : {Placement::out_of_place, Placement::in_place}) {
       if (placement == Placement::in_place && !planned.call.kind->supports_in_place) continue;
       if (!options.done.empty()) {
-        MeasurementRecord key = make_record(planned, placement, planned.group.ranks_in(ranks.size()), options, 0, 0, 0);
+        MeasurementRecord key = make_record(planned, placement, planned.split.ranks_in(ranks.size()), options, 0, 0, 0);
         key.repeat = repeat;
-        if (planned.call.comm != 0) key.comm_group = planned.group.kind;  // as add_group_times sets it
+        if (planned.call.comm != 0) key.communicator = planned.split.kind;  // as add_sub_communicator_times sets it
         if (options.done.count(key_text(key_of(key)))) continue;  // --resume: recorded by an earlier run
       }
       row.push_back(measure_placement(planned, placement, repeat, options, engine, ranks));

@@ -32,3 +32,23 @@ std::vector<Finding> cheap_checks(MpiSession& session, char** envp, const std::s
 }
 
 }  // namespace ncclsweep::doctor
+
+namespace ncclsweep {
+
+std::vector<std::string> preflight_lines(const std::vector<doctor::Finding>& findings) {
+  std::vector<std::string> lines;
+  int info = 0;
+  for (const auto& f : findings) {
+    if (f.severity == doctor::Severity::info) {
+      ++info;
+      continue;
+    }
+    lines.push_back("preflight: " + std::string(doctor::name_of(f.severity)) + " " + f.check + " ranks " +
+                    doctor::compact_ranks(f.ranks) + ": " + f.evidence);
+  }
+  lines.push_back("preflight: " + std::to_string(info) +
+                  " informational finding(s) in run.json; ncclsweep doctor explains each");
+  return lines;
+}
+
+}  // namespace ncclsweep

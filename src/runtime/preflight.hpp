@@ -25,3 +25,11 @@ std::vector<RankFacts> gather_facts(MpiSession& session, const RankFacts& mine);
 std::vector<Finding> cheap_checks(MpiSession& session, char** envp, const std::string& pci_bus_id);
 
 }  // namespace ncclsweep::doctor
+
+namespace ncclsweep {
+
+// The findings as the run shows them ("preflight: warning CHECK ranks 0-3: EVIDENCE"):
+// warnings and errors one line each, the informational ones counted (run.json has all).
+std::vector<std::string> preflight_lines(const std::vector<doctor::Finding>& findings);
+
+}  // namespace ncclsweep

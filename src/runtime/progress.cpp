@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/errors.hpp"
+#include "core/printf_text.hpp"
 #include "plan/sweep_estimate.hpp"
 
 namespace ncclsweep {
@@ -39,15 +40,9 @@ bool colour_allowed() {
 
 std::string format_duration(double seconds) {
   const long s = std::lround(std::max(seconds, 0.0));
-  char text[32];
-  if (s < 60) {
-    std::snprintf(text, sizeof text, "%lds", s);
-  } else if (s < 3600) {
-    std::snprintf(text, sizeof text, "%ldm%02lds", s / 60, s % 60);
-  } else {
-    std::snprintf(text, sizeof text, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
-  }
-  return text;
+  if (s < 60) return printf_text("%lds", s);
+  if (s < 3600) return printf_text("%ldm%02lds", s / 60, s % 60);
+  return printf_text("%ldh%02ldm", s / 3600, (s % 3600) / 60);
 }
 
 }  // namespace
@@ -161,7 +156,7 @@ namespace {
 
 class ProgressDisplay final : public ResultSink {
  public:
-  ProgressDisplay(std::unique_ptr<ResultSink> table, ProgressPlan plan, ProgressMode mode, std::FILE* out)
+  ProgressDisplay(std::unique_ptr<ResultSink> table, ProgressPlan plan, ProgressMode mode, std::ostream& out)
       : table_(std::move(table)), tracker_(std::move(plan)), mode_(mode), out_(out), colour_(colour_allowed()),
         start_(std::chrono::steady_clock::now()) {}
 
@@ -171,6 +166,7 @@ class ProgressDisplay final : public ResultSink {
     {
       std::lock_guard lock(mutex_);
       table_->begin(run);
+      begun_ = true;
       tracker_.add_resumed(run.records);
       if (mode_ == ProgressMode::live) draw();
     }
@@ -202,7 +198,17 @@ class ProgressDisplay final : public ResultSink {
     std::lock_guard lock(mutex_);
     if (mode_ == ProgressMode::lines && !tracker_.current_point().empty()) plain_line(tracker_.current_point());
     clear();
+    finished_ = true;
     table_->finish(run);
+  }
+
+  // The table's lines never land inside the progress line: it is cleared, and redrawn
+  // while the run goes.
+  void log(LogLevel level, std::string_view message) override {
+    std::lock_guard lock(mutex_);
+    clear();
+    table_->log(level, message);
+    if (mode_ == ProgressMode::live && begun_ && !finished_) draw();
   }
 
  private:
@@ -215,25 +221,25 @@ class ProgressDisplay final : public ResultSink {
     const ProgressSnapshot s = tracker_.snapshot_of(label, elapsed_s());
     if (said_.count(label) && said_[label] == s.done) return;
     said_[label] = s.done;
-    std::fprintf(out_, "# progress: %s\n", format_progress(s).c_str());
-    std::fflush(out_);
+    out_ << "# progress: " << format_progress(s) << '\n';
+    out_.flush();
   }
 
   void draw() {
     const std::string text = format_progress(tracker_.snapshot(elapsed_s()));
     // \r and erase-line: the line is redrawn in place; the cursor stays at its end.
     if (colour_) {
-      std::fprintf(out_, "\r\033[K\033[36mncclsweep: %s\033[0m", text.c_str());
+      out_ << "\r\033[K\033[36mncclsweep: " << text << "\033[0m";
     } else {
-      std::fprintf(out_, "\r\033[Kncclsweep: %s", text.c_str());
+      out_ << "\r\033[Kncclsweep: " << text;
     }
-    std::fflush(out_);
+    out_.flush();
     drawn_ = true;
   }
 
   void clear() {
     if (!drawn_) return;
-    std::fputs("\r\033[K", out_);
+    out_ << "\r\033[K";
     drawn_ = false;
   }
 
@@ -246,11 +252,12 @@ class ProgressDisplay final : public ResultSink {
   std::unique_ptr<ResultSink> table_;
   ProgressTracker tracker_;
   const ProgressMode mode_;
-  std::FILE* const out_;
+  std::ostream& out_;
   const bool colour_;
   const std::chrono::steady_clock::time_point start_;
   std::mutex mutex_;  // the table and the line share one stream
   bool drawn_ = false;
+  bool begun_ = false, finished_ = false;  // the line is drawn only in between
   std::map<std::string, std::size_t> said_;
   std::condition_variable_any wake_;
   std::jthread ticker_;  // last: stopped and joined before the members it uses go
@@ -259,7 +266,7 @@ class ProgressDisplay final : public ResultSink {
 }  // namespace
 
 std::unique_ptr<ResultSink> make_progress_display(std::unique_ptr<ResultSink> table, ProgressPlan plan,
-                                                  ProgressMode mode, std::FILE* out) {
+                                                  ProgressMode mode, std::ostream& out) {
   if (mode == ProgressMode::off) return table;
   return std::make_unique<ProgressDisplay>(std::move(table), std::move(plan), mode, out);
 }

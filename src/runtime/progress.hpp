@@ -8,9 +8,9 @@
 //   off:   --quiet.
 // The display wraps the terminal table, so that a table row never lands inside the line.
 #include <chrono>
-#include <cstdio>
 #include <map>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -83,6 +83,6 @@ std::string format_progress(const ProgressSnapshot& s);
 
 // The table sink wrapped with the progress display, writing to `out` (the table's stream).
 std::unique_ptr<ResultSink> make_progress_display(std::unique_ptr<ResultSink> table, ProgressPlan plan,
-                                                  ProgressMode mode, std::FILE* out);
+                                                  ProgressMode mode, std::ostream& out);
 
 }  // namespace ncclsweep

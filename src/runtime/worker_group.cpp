@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/errors.hpp"
+#include "core/printf_text.hpp"
 #include "results/record_json.hpp"
 #include "runtime/worker_process.hpp"
 
@@ -36,9 +37,7 @@ GroupResult run_worker_group(RelayReducer& relay, const WorkerStart& start,
         // A hung worker (init or collective): kill it; below it joins the others' step as failed.
         worker->kill_now();
         result.timed_out = true;
-        char text[64];
-        std::snprintf(text, sizeof text, "%g", deadline_s);
-        result.local_error = std::string("timeout: the worker made no progress within ") + text + " s";
+        result.local_error = "timeout: the worker made no progress within " + printf_text("%g", deadline_s) + " s";
         break;
       }
       const auto message = channel.receive();

@@ -9,9 +9,9 @@ using nlohmann::json;
 
 namespace {
 
-json group_json(const CommGroup& g) { return json{{"kind", g.kind}, {"size", g.size}, {"stride", g.stride}}; }
-CommGroup group_from(const json& j) {
-  return CommGroup{j.at("kind").get<std::string>(), j.at("size").get<int>(), j.at("stride").get<int>()};
+json split_json(const CommSplit& g) { return json{{"kind", g.kind}, {"size", g.size}, {"stride", g.stride}}; }
+CommSplit split_from(const json& j) {
+  return CommSplit{j.at("kind").get<std::string>(), j.at("size").get<int>(), j.at("stride").get<int>()};
 }
 
 }  // namespace
@@ -30,7 +30,7 @@ void to_json(json& j, const RunSpec& s) {
            {"repeats", s.repeats}, {"order", s.order}, {"seed", s.seed},
            {"timeout_s", s.timeout_s}};
   // Groups and workload calls only when used, so plain runs' messages stay as they were.
-  if (!s.group.is_world()) j["group"] = group_json(s.group);
+  if (!s.split.is_world()) j["split"] = split_json(s.split);
   // Modes only when not the defaults, so plain runs' messages and fingerprints stay as they were.
   if (s.buffer_modes != std::vector<BufferMode>{BufferMode::cuda_malloc}) {
     for (const BufferMode m : s.buffer_modes) j["buffers"].push_back(std::string(name_of(m)));
@@ -48,7 +48,7 @@ void to_json(json& j, const RunSpec& s) {
     json& calls = j["calls"] = json::array();
     for (const SizedCall& c : s.calls) {
       calls.push_back({{"collective", std::string(c.kind->name)}, {"dtype", std::string(c.dtype->name)}, {"op", std::string(name_of(c.op))},
-                       {"bytes", c.bytes}, {"group", group_json(c.group)}});
+                       {"bytes", c.bytes}, {"split", split_json(c.split)}});
     }
   }
 }
@@ -67,7 +67,7 @@ void from_json(const json& j, RunSpec& s) {
   j.at("iters").get_to(s.iters);
   j.at("check").get_to(s.check);
   j.at("engine").get_to(s.engine);
-  s.group = j.contains("group") ? group_from(j.at("group")) : CommGroup{};
+  s.split = j.contains("split") ? split_from(j.at("split")) : CommSplit{};
   s.buffer_modes = {BufferMode::cuda_malloc};
   if (j.contains("buffers")) {
     s.buffer_modes.clear();
@@ -92,7 +92,7 @@ void from_json(const json& j, RunSpec& s) {
   if (j.contains("calls")) {
     for (const auto& c : j.at("calls")) {
       s.calls.push_back({&collective(c.at("collective").get<std::string>()), &data_type(c.at("dtype").get<std::string>()),
-                         reduce_op(c.at("op").get<std::string>()), c.at("bytes").get<Bytes>(), group_from(c.at("group"))});
+                         reduce_op(c.at("op").get<std::string>()), c.at("bytes").get<Bytes>(), split_from(c.at("split"))});
     }
   }
   const json& stop = j.at("stopping");
@@ -109,7 +109,7 @@ void from_json(const json& j, RunSpec& s) {
 
 void to_json(json& j, const WorkerStart& w) {
   j = json{{"type", "start"},        {"rank", w.rank},   {"ranks", w.ranks},
-           {"local_rank", w.local_rank}, {"group", w.group}, {"spec", w.spec},
+           {"local_rank", w.local_rank}, {"isolation_group", w.group}, {"spec", w.spec},
            {"corrupt_rank", w.corrupt_rank}, {"nccl_log_path", w.nccl_log_path}, {"points", w.points},
            {"done", w.done}, {"fault", w.fault}};
 }
@@ -117,7 +117,7 @@ void from_json(const json& j, WorkerStart& w) {
   j.at("rank").get_to(w.rank);
   j.at("ranks").get_to(w.ranks);
   j.at("local_rank").get_to(w.local_rank);
-  j.at("group").get_to(w.group);
+  j.at("isolation_group").get_to(w.group);
   j.at("spec").get_to(w.spec);
   j.at("corrupt_rank").get_to(w.corrupt_rank);
   j.at("nccl_log_path").get_to(w.nccl_log_path);

@@ -10,7 +10,7 @@
 #include "core/dtype.hpp"
 #include "core/stopping_rule.hpp"
 #include "core/units.hpp"
-#include "spec/comm_group.hpp"
+#include "spec/comm_split.hpp"
 
 namespace ncclsweep {
 
@@ -20,7 +20,7 @@ struct SizedCall {
   const DataType* dtype = nullptr;
   ReduceOp op = ReduceOp::sum;
   Bytes bytes = 0;   // total, nccl-tests convention
-  CommGroup group;   // the communicator it runs on
+  CommSplit split;   // the communicator it runs on
 };
 
 struct RunSpec {
@@ -44,7 +44,7 @@ struct RunSpec {
   std::uint64_t seed = 0;   // for shuffled
   bool check = true;
   std::string engine;
-  CommGroup group;               // where the grid's collectives run (world by default)
+  CommSplit split;               // where the grid's collectives run (world by default)
   std::vector<SizedCall> calls;  // non-empty: measure exactly these (sizes from a workload), not the grid
   // Deadline in seconds for each communicator init and each measured size; 0: the
   // default, which scales with the largest size (runtime/deadline.hpp).

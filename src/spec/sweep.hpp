@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "spec/comm_group.hpp"
+#include "spec/comm_split.hpp"
 #include "spec/run_spec.hpp"
 #include "spec/config_fields.hpp"
 
@@ -63,7 +63,7 @@ struct Sweep {
   bool allow_unknown_env = false;
   bool allow_unknown_values = false;  // pass values the NCCL tables do not know (a newer NCCL)
   std::optional<SizesSource> sizes_from;  // instead of a size grid
-  std::optional<GroupRequest> groups;     // sub-communicators (docs/groups.md); none: world, or workload with sizes_from
+  std::optional<CommSplitRequest> communicators;     // sub-communicators (docs/groups.md); none: world, or workload with sizes_from
 };
 
 // The most YAML nodes a sweep file may expand to (aliases included), and how deep it may nest.

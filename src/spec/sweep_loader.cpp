@@ -176,26 +176,26 @@ class Reader {
   }
 
   // groups: intra-node | inter-node | workload | world | dp | {stride: K} | {size: N} | {workload: dp}.
-  GroupRequest groups(const YAML::Node& node) const {
+  CommSplitRequest groups(const YAML::Node& node) const {
     if (node.IsMap() && node.size() == 1) {
       const auto entry = *node.begin();
       const std::string key = scalar(entry.first, "groups keys");
       const std::string value = scalar(entry.second, key);
       if (key == "workload") {
-        GroupRequest request = parse_group_request(value, at(entry.second));
-        if (!is_workload_group_kind(request.kind)) {
+        CommSplitRequest request = parse_comm_split_request(value, at(entry.second));
+        if (!is_parallel_kind(request.kind)) {
           fail(entry.second, "workload group '" + value + "' is not a group kind", "use dp, tp, cp, ep, pp, dp-cp or edp");
         }
         return request;
       }
-      if (key == "stride" || key == "size") return parse_group_request(key + ":" + value, at(entry.second));
+      if (key == "stride" || key == "size") return parse_comm_split_request(key + ":" + value, at(entry.second));
       fail(entry.first, "unknown groups key '" + key + "'", "write groups: {stride: 2}, {size: 4} or {workload: dp}");
     }
     if (!node.IsScalar()) {
       fail(node, "groups must be a name or a one-key map",
            "write groups: intra-node, inter-node, workload, {stride: K}, {size: N} or {workload: dp}");
     }
-    return parse_group_request(node.Scalar(), at(node));
+    return parse_comm_split_request(node.Scalar(), at(node));
   }
 
  private:
@@ -287,7 +287,7 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
          }
        }},
       {"seed", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.seed = static_cast<std::uint64_t>(r.integer(n, "seed", 0, 0x7fffffffffffffffLL, 7)); }},
-      {"groups", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.groups = r.groups(n); }},
+      {"groups", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.communicators = r.groups(n); }},
       {"allow_unknown_env", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.allow_unknown_env = r.boolean(n, "allow_unknown_env"); }},
       {"allow_unknown_values", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.allow_unknown_values = r.boolean(n, "allow_unknown_values"); }},
   };

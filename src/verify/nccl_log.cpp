@@ -7,13 +7,10 @@
 #include <iterator>
 #include <optional>
 
+#include "verify/nccl_log_line.hpp"
+
 namespace ncclsweep {
 namespace {
-
-std::string_view trim_line_end(std::string_view s) {
-  while (!s.empty() && (s.back() == '\r' || s.back() == ' ')) s.remove_suffix(1);
-  return s;
-}
 
 // The NCCL_... word that ends right before `end` in `line`.
 std::string variable_before(std::string_view line, std::size_t end) {
@@ -56,10 +53,8 @@ void scan_tuning_line(std::string_view line, std::size_t bytes_end, NcclLogFacts
 
 // NCCL's words on a line: the text after its level tag.
 std::string message_of(std::string_view line) {
-  for (const std::string_view tag : {std::string_view("NCCL WARN "), std::string_view("NCCL INFO ")}) {
-    if (const std::size_t at = line.find(tag); at != std::string_view::npos) return std::string(line.substr(at + tag.size()));
-  }
-  return std::string(line);
+  const auto read = read_nccl_log_line(line);
+  return std::string(read ? read->message : line);
 }
 
 // The text between the quotes that follow `after` in `line` ("" when there are none).
@@ -165,12 +160,7 @@ void scan_line(std::string_view line, NcclLogFacts& facts) {
 }  // namespace
 
 void scan_nccl_log(std::string_view text, NcclLogFacts& facts) {
-  while (!text.empty()) {
-    const std::size_t end = text.find('\n');
-    scan_line(trim_line_end(text.substr(0, end)), facts);
-    if (end == std::string_view::npos) break;
-    text.remove_prefix(end + 1);
-  }
+  for_each_log_line(text, [&facts](std::string_view line, int) { scan_line(line, facts); });
 }
 
 std::string_view name_of(SettingStatus status) {

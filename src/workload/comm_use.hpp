@@ -14,7 +14,7 @@ struct CommUse {
   Bytes bytes = 0;         // total size, nccl-tests convention
   std::string dtype;       // "bfloat16"; empty when the source does not say
   std::string op;          // "sum"; empty for non-reducing calls or when unknown
-  GroupSpec group;         // imports: kind unknown, stride 0 (layout unknown), size = communicator ranks
+  ParallelGroup group;         // imports: kind unknown, stride 0 (layout unknown), size = communicator ranks
   double calls = 0;        // per rank, per iteration (or over the whole input: see basis)
   std::string origin;      // "grad bucket 3 of chunk 0", "NCCL log: 4 ranks"
   bool via_nccl = true;    // false: listed for completeness, sent outside NCCL

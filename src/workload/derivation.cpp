@@ -14,7 +14,7 @@ struct Context {
   const Workload& w;
   CommProfile& out;
   std::int64_t m;  // micro-batches per iteration
-  void add(std::string collective, std::int64_t bytes, std::string dtype, std::string op, GroupKind kind,
+  void add(std::string collective, std::int64_t bytes, std::string dtype, std::string op, ParallelKind kind,
            double calls, std::string origin, bool via_nccl = true) {
     const auto group = group_of(kind, w.layout);
     if (group.size < 2 || calls <= 0 || bytes <= 0) return;
@@ -50,7 +50,7 @@ void megatron_data_parallel(Context& c) {
       std::vector<Param> buffer;
       for (const auto& p : params) if (p.expert == expert) buffer.push_back(p);
       if (buffer.empty()) continue;
-      const GroupKind kind = expert ? GroupKind::edp : GroupKind::dp_cp;
+      const ParallelKind kind = expert ? ParallelKind::edp : ParallelKind::dp_cp;
       const int group_size = group_of(kind, l).size;
       // Megatron buckets only each rank's first model chunk; the others are one bucket each.
       std::int64_t bucket_size = 0;
@@ -79,8 +79,8 @@ void fsdp_data_parallel(Context& c) {
   const auto& w = c.w;
   const auto& l = w.layout;
   const int shard = w.dp_style == "hsdp" ? w.hsdp_shard_size : l.dp;
-  const GroupSpec shard_group{GroupKind::dp, shard, l.tp};
-  const GroupSpec replicate_group{GroupKind::dp, l.dp / shard, l.tp * shard};
+  const ParallelGroup shard_group{ParallelKind::dp, shard, l.tp};
+  const ParallelGroup replicate_group{ParallelKind::dp, l.dp / shard, l.tp * shard};
   auto padded = [&](const std::vector<Param>& params) {
     std::int64_t elements = 0;
     for (const auto& p : params) elements += (p.dim0 + shard - 1) / shard * shard * (p.numel / p.dim0);
@@ -100,7 +100,7 @@ void fsdp_data_parallel(Context& c) {
   units.push_back({padded(root), 1, "root (embedding, final norm, output)", 1});  // root is not resharded after forward
   const auto m = static_cast<double>(c.m);
   for (const auto& u : units) {
-    auto push = [&](std::string coll, std::int64_t bytes, const std::string& dtype, std::string op, GroupSpec g,
+    auto push = [&](std::string coll, std::int64_t bytes, const std::string& dtype, std::string op, ParallelGroup g,
                     double calls, std::string origin) {
       if (g.size < 2) return;
       c.out.uses.push_back({std::move(coll), static_cast<Bytes>(bytes), dtype, std::move(op), g, calls, std::move(origin), true});
@@ -150,15 +150,15 @@ void activations(Context& c) {
   const std::string overlap = w.tp_comm_overlap ? " [tp_comm_overlap: TE userbuffers, not NCCL]" : "";
   const std::string each = " (" + std::to_string(blocks) + " attention/MLP blocks x " + std::to_string(c.m) + " micro-batches)";
   if (w.sequence_parallel) {
-    c.add("all_gather", tensor, act, "", GroupKind::tp, blocks * m, "TP all-gather, forward, per block" + each + overlap, tp_nccl);
-    c.add("reduce_scatter", tensor, act, "sum", GroupKind::tp, blocks * m, "TP reduce-scatter, forward, per block" + each + overlap, tp_nccl);
-    c.add("all_gather", tensor, act, "", GroupKind::tp, 2 * blocks * m, "TP all-gather, backward, 2 per block" + each + overlap, tp_nccl);
-    c.add("reduce_scatter", tensor, act, "sum", GroupKind::tp, blocks * m, "TP reduce-scatter, backward, per block" + each + overlap, tp_nccl);
-    c.add("all_reduce", r.norm_elements * bytes_of(w.grad_dtype), w.grad_dtype, "sum", GroupKind::tp, 1,
+    c.add("all_gather", tensor, act, "", ParallelKind::tp, blocks * m, "TP all-gather, forward, per block" + each + overlap, tp_nccl);
+    c.add("reduce_scatter", tensor, act, "sum", ParallelKind::tp, blocks * m, "TP reduce-scatter, forward, per block" + each + overlap, tp_nccl);
+    c.add("all_gather", tensor, act, "", ParallelKind::tp, 2 * blocks * m, "TP all-gather, backward, 2 per block" + each + overlap, tp_nccl);
+    c.add("reduce_scatter", tensor, act, "sum", ParallelKind::tp, blocks * m, "TP reduce-scatter, backward, per block" + each + overlap, tp_nccl);
+    c.add("all_reduce", r.norm_elements * bytes_of(w.grad_dtype), w.grad_dtype, "sum", ParallelKind::tp, 1,
           "sequence-parallel norm grads, once per iteration");
   } else {
-    c.add("all_reduce", tensor, act, "sum", GroupKind::tp, blocks * m, "TP all-reduce, forward, per block" + each + overlap, tp_nccl);
-    c.add("all_reduce", tensor, act, "sum", GroupKind::tp, blocks * m, "TP all-reduce, backward, per block" + each + overlap, tp_nccl);
+    c.add("all_reduce", tensor, act, "sum", ParallelKind::tp, blocks * m, "TP all-reduce, forward, per block" + each + overlap, tp_nccl);
+    c.add("all_reduce", tensor, act, "sum", ParallelKind::tp, blocks * m, "TP all-reduce, backward, per block" + each + overlap, tp_nccl);
   }
   // Pipeline: activations forward out of every chunk but the last, gradients back out of every chunk but the first.
   const int chunks = l.pp * l.vp;
@@ -169,17 +169,17 @@ void activations(Context& c) {
     sends_backward += chunk != 0;
   }
   const std::int64_t stage_tensor = w.sequence_parallel ? tensor / l.tp : tensor;
-  c.add("sendrecv", stage_tensor, act, "", GroupKind::pp, sends_forward * m,
+  c.add("sendrecv", stage_tensor, act, "", ParallelKind::pp, sends_forward * m,
         "PP send of activations, forward (" + std::to_string(sends_forward) + " chunks x " + std::to_string(c.m) + " micro-batches)");
-  c.add("sendrecv", stage_tensor, act, "", GroupKind::pp, sends_backward * m,
+  c.add("sendrecv", stage_tensor, act, "", ParallelKind::pp, sends_backward * m,
         "PP send of activation grads, backward (" + std::to_string(sends_backward) + " chunks x " + std::to_string(c.m) + " micro-batches)");
   // Context parallel, p2p ring: K and V of this rank's heads.
   const std::int64_t kv_width = model.mla.kv_lora > 0
                                     ? model.heads / l.tp * (model.mla.qk_nope + model.mla.qk_rope + model.mla.v_head)
                                     : 2 * model.kv_heads / l.tp * model.head_dim;
   const std::int64_t kv = tokens * kv_width * bytes_of(act);
-  c.add("sendrecv", kv, act, "", GroupKind::cp, (l.cp - 1) * r.layers * m, "CP ring K/V exchange, forward, cp-1 steps per layer");
-  c.add("sendrecv", kv, act, "", GroupKind::cp, 2 * (l.cp - 1) * r.layers * m,
+  c.add("sendrecv", kv, act, "", ParallelKind::cp, (l.cp - 1) * r.layers * m, "CP ring K/V exchange, forward, cp-1 steps per layer");
+  c.add("sendrecv", kv, act, "", ParallelKind::cp, 2 * (l.cp - 1) * r.layers * m,
         "CP ring K/V and dK/dV exchange, backward, 2(cp-1) steps per layer [assumed: not verified in code]");
   // Expert parallel, all-to-all dispatcher, dropless and balanced.
   if (r.moe_layers > 0) {
@@ -188,9 +188,9 @@ void activations(Context& c) {
     const bool ep_nccl = w.moe_dispatcher == "alltoall";
     const std::string via = ep_nccl ? "" : " [" + w.moe_dispatcher + " dispatcher, not NCCL]";
     const std::string per = " per MoE layer (" + std::to_string(r.moe_layers) + " x " + std::to_string(c.m) + " micro-batches)";
-    c.add("alltoall", routed * dispatch_token, w.moe_fp8_dispatch ? "fp8_e4m3" : act, "", GroupKind::ep, r.moe_layers * m,
+    c.add("alltoall", routed * dispatch_token, w.moe_fp8_dispatch ? "fp8_e4m3" : act, "", ParallelKind::ep, r.moe_layers * m,
           "EP dispatch, forward" + per + via, ep_nccl);
-    c.add("alltoall", routed * model.hidden * bytes_of(act), act, "", GroupKind::ep, 3 * r.moe_layers * m,
+    c.add("alltoall", routed * model.hidden * bytes_of(act), act, "", ParallelKind::ep, 3 * r.moe_layers * m,
           "EP combine forward, and dispatch and combine backward" + per + via, ep_nccl);
   }
 }

@@ -14,7 +14,7 @@ std::vector<HistogramRow> histogram(const CommProfile& profile) {
              std::tie(use.collective, use.bytes, use.dtype, use.op, use.group.size, use.via_nccl);
     };
     auto it = std::find_if(rows.begin(), rows.end(), same);
-    const std::string group = use.group.kind == GroupKind::unknown ? "" : name_of(use.group.kind);
+    const std::string group = use.group.kind == ParallelKind::unknown ? "" : name_of(use.group.kind);
     if (it == rows.end()) {
       rows.push_back({use.collective, use.bytes, use.dtype, use.op, use.group.size, group, 0, 0, use.via_nccl, {}});
       it = rows.end() - 1;

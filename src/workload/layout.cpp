@@ -45,7 +45,7 @@ std::vector<Dimension> expert_dimensions(const Layout& l) {
 }
 
 // Stride and size of the group spanning the named adjacent dimensions.
-GroupSpec span(GroupKind kind, const std::vector<Dimension>& dims, const std::vector<std::string>& names) {
+ParallelGroup span(ParallelKind kind, const std::vector<Dimension>& dims, const std::vector<std::string>& names) {
   int stride = 1;
   std::size_t first = 0;
   while (first < dims.size() && std::find(names.begin(), names.end(), dims[first].name) == names.end()) {
@@ -66,16 +66,16 @@ GroupSpec span(GroupKind kind, const std::vector<Dimension>& dims, const std::ve
 
 }  // namespace
 
-std::string name_of(GroupKind kind) {
+std::string name_of(ParallelKind kind) {
   switch (kind) {
-    case GroupKind::tp: return "tp";
-    case GroupKind::cp: return "cp";
-    case GroupKind::ep: return "ep";
-    case GroupKind::dp: return "dp";
-    case GroupKind::pp: return "pp";
-    case GroupKind::dp_cp: return "dp-cp";
-    case GroupKind::edp: return "edp";
-    case GroupKind::unknown: break;
+    case ParallelKind::tp: return "tp";
+    case ParallelKind::cp: return "cp";
+    case ParallelKind::ep: return "ep";
+    case ParallelKind::dp: return "dp";
+    case ParallelKind::pp: return "pp";
+    case ParallelKind::dp_cp: return "dp-cp";
+    case ParallelKind::edp: return "edp";
+    case ParallelKind::unknown: break;
   }
   return "?";
 }
@@ -126,21 +126,21 @@ void validate_layout(const Layout& l, int world, const std::string& where) {
   }
 }
 
-GroupSpec group_of(GroupKind kind, const Layout& l) {
+ParallelGroup group_of(ParallelKind kind, const Layout& l) {
   switch (kind) {
-    case GroupKind::tp: return span(kind, dense_dimensions(l), {"tp"});
-    case GroupKind::cp: return span(kind, dense_dimensions(l), {"cp"});
-    case GroupKind::dp: return span(kind, dense_dimensions(l), {"dp"});
-    case GroupKind::pp: return span(kind, dense_dimensions(l), {"pp"});
-    case GroupKind::dp_cp: return span(kind, dense_dimensions(l), {"cp", "dp"});
-    case GroupKind::ep: return span(kind, expert_dimensions(l), {"ep"});
-    case GroupKind::edp: return span(kind, expert_dimensions(l), {"edp"});
-    case GroupKind::unknown: break;
+    case ParallelKind::tp: return span(kind, dense_dimensions(l), {"tp"});
+    case ParallelKind::cp: return span(kind, dense_dimensions(l), {"cp"});
+    case ParallelKind::dp: return span(kind, dense_dimensions(l), {"dp"});
+    case ParallelKind::pp: return span(kind, dense_dimensions(l), {"pp"});
+    case ParallelKind::dp_cp: return span(kind, dense_dimensions(l), {"cp", "dp"});
+    case ParallelKind::ep: return span(kind, expert_dimensions(l), {"ep"});
+    case ParallelKind::edp: return span(kind, expert_dimensions(l), {"edp"});
+    case ParallelKind::unknown: break;
   }
   throw UsageError("no group of unknown kind");
 }
 
-int color_of(const GroupSpec& group, const Layout& layout, int world_rank) {
+int color_of(const ParallelGroup& group, const Layout& layout, int world_rank) {
   // The group's stride and size already encode where it sits in the layout.
   if (group.stride < 1 || group.size < 1) {
     throw UsageError("the " + name_of(group.kind) + " group has no rank layout (imported sizes name only the group size)",

@@ -10,14 +10,14 @@ namespace ncclsweep {
 // The kinds of group a training job communicates over. dp_cp is Megatron's
 // data-parallel group that includes the context-parallel ranks; edp is the expert
 // data-parallel group (the ranks holding the same experts).
-enum class GroupKind { tp, cp, ep, dp, pp, dp_cp, edp, unknown };
-std::string name_of(GroupKind kind);  // "tp", ..., "dp-cp", "edp", "?"
+enum class ParallelKind { tp, cp, ep, dp, pp, dp_cp, edp, unknown };
+std::string name_of(ParallelKind kind);  // "tp", ..., "dp-cp", "edp", "?"
 
 // One communicator group: its members are `size` ranks spaced `stride` apart, starting
 // at the rank whose own coordinate in the group is 0. Every group of a layout is such
 // a strided range, so ncclCommSplit can take color_of() as its colour.
-struct GroupSpec {
-  GroupKind kind = GroupKind::unknown;
+struct ParallelGroup {
+  ParallelKind kind = ParallelKind::unknown;
   int size = 1;
   int stride = 1;
 };
@@ -41,10 +41,10 @@ void validate_layout(const Layout& layout, int world, const std::string& where);
 // without ep; expert groups (ep, edp) follow Megatron's expert order: cp dropped, tp
 // kept, then ep and edp = cp*dp/ep in the places of ep and dp. Throws UsageError when
 // the order makes the group not a strided range (dp-cp with cp and dp apart).
-GroupSpec group_of(GroupKind kind, const Layout& layout);
+ParallelGroup group_of(ParallelKind kind, const Layout& layout);
 
 // The colour of world_rank's group of `group`: equal for exactly the ranks of one group,
 // in [0, world / group.size).
-int color_of(const GroupSpec& group, const Layout& layout, int world_rank);
+int color_of(const ParallelGroup& group, const Layout& layout, int world_rank);
 
 }  // namespace ncclsweep

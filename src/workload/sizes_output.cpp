@@ -62,7 +62,7 @@ std::string json_text(const CommProfile& profile, const std::vector<HistogramRow
   auto& uses = j["collectives"] = nlohmann::ordered_json::array();
   for (const auto& u : profile.uses) {
     uses.push_back({{"collective", u.collective}, {"bytes", u.bytes}, {"dtype", u.dtype}, {"op", u.op},
-                    {"group", {{"kind", u.group.kind == GroupKind::unknown ? "" : name_of(u.group.kind)},
+                    {"group", {{"kind", u.group.kind == ParallelKind::unknown ? "" : name_of(u.group.kind)},
                                {"size", u.group.size}, {"stride", u.group.stride}}},
                     {"calls", u.calls}, {"origin", u.origin}, {"via_nccl", u.via_nccl}});
   }

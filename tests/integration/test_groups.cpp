@@ -20,20 +20,20 @@ void check_groups_of_two(const json& doc, const std::string& kind) {
   REQUIRE(doc.at("records").size() == 4);  // 2 collectives x out-of-place and in-place
   for (const json& r : doc.at("records")) {
     INFO(r.dump());
-    CHECK(r.at("comm_group") == kind);
+    CHECK(r.at("communicator") == kind);
     CHECK(r.at("ranks") == 2);
-    CHECK(r.at("groups") == 2);
+    CHECK(r.at("communicators") == 2);
     CHECK(r.at("wrong") == 0);  // every element of every group's output as the pattern says
     const double factor = r.at("collective") == "all_gather" ? 0.5 : 1.0;
     CHECK(r.at("busbw_gbps").get<double>() == Approx(r.at("algbw_gbps").get<double>() * factor));
     // The size is the group's: 64 KiB over 2 ranks of float32 is 8192 elements each.
     CHECK(r.at("count") == (r.at("collective") == "all_gather" ? 8192 : 16384));
-    const json& groups = r.at("per_group");
+    const json& groups = r.at("per_communicator");
     REQUIRE(groups.size() == 2);
     std::set<int> colours;
     double slowest = 0;
     for (const json& g : groups) {
-      colours.insert(g.at("group").get<int>());
+      colours.insert(g.at("colour").get<int>());
       CHECK(g.at("busbw_gbps").get<double>() > 0);
       slowest = std::max(slowest, g.at("time_us").at("max").get<double>());
     }
@@ -97,9 +97,9 @@ TEST_CASE("sizes from a workload run on their own groups and are weighted per it
   const json doc = read_json_file(out / "run.json");
   std::set<std::string> kinds;
   for (const json& r : doc.at("records")) {
-    kinds.insert(r.at("comm_group").get<std::string>());
+    kinds.insert(r.at("communicator").get<std::string>());
     CHECK(r.at("wrong") == 0);
-    if (r.at("comm_group") == "dp-cp" || r.at("comm_group") == "tp") CHECK(r.at("ranks") == 2);
+    if (r.at("communicator") == "dp-cp" || r.at("communicator") == "tp") CHECK(r.at("ranks") == 2);
   }
   CHECK(kinds.count("dp-cp") == 1);  // Megatron's gradient reduce-scatter and parameter all-gather
   CHECK(kinds.count("tp") == 1);  // sequence-parallel all-gather / reduce-scatter
@@ -132,7 +132,7 @@ TEST_CASE("a workload that does not fit the ranks runs on the world communicator
   CHECK_THAT(run.output, ContainsSubstring("run on the world communicator"));
   for (const json& r : read_json_file(dir / "results/run.json").at("records")) {
     CHECK(r.at("ranks") == 3);
-    CHECK_FALSE(r.contains("comm_group"));
+    CHECK_FALSE(r.contains("communicator"));
   }
 }
 

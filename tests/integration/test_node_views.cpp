@@ -56,18 +56,18 @@ TEST_CASE("report shows the per-node view and the slow group's hosts for a group
   for (const json& g : slow) {
     INFO(g.dump());
     CHECK(g.at("kind") == "stride");
-    if (g.at("group") == 0) {
+    if (g.at("colour") == 0) {
       CHECK(g.at("ranks") == json({0, 2}));
       CHECK(g.at("hosts") == json({"nodeA", "nodeB"}));
     } else {
-      CHECK(g.at("group") == 1);
+      CHECK(g.at("colour") == 1);
       CHECK(g.at("ranks") == json({1, 3}));
       CHECK(g.at("hosts") == json({"nodeB"}));
     }
   }
   // The same group in words.
   const Launch words = run_ncclsweep({"report", dir.string(), "--nodes", "only", "--slow-threshold", "0"});
-  const int first = slow[0].at("group").get<int>();
+  const int first = slow[0].at("colour").get<int>();
   CHECK_THAT(words.output, ContainsSubstring(first == 0 ? "stride group 0 (ranks 0,2) spans hosts nodeA,nodeB"
                                                         : "stride group 1 (ranks 1,3) spans host nodeB"));
 }

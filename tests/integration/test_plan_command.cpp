@@ -18,9 +18,9 @@ TEST_CASE("plan prints JSON with one object per point and its group, command-lin
   REQUIRE(plan.status == 0);
   const auto doc = nlohmann::json::parse(plan.output);
   CHECK(doc.at("points").size() == 8);
-  CHECK(doc.at("groups").size() == 2);
+  CHECK(doc.at("isolation_groups").size() == 2);
   CHECK(doc.at("points")[7].at("label") == "NCCL_MAX_NCHANNELS=32 NCCL_PROTO=Simple max_ctas=32");
-  CHECK(doc.at("points")[7].at("group") == 1);
+  CHECK(doc.at("points")[7].at("isolation_group") == 1);
 }
 
 TEST_CASE("plan refuses a bad sweep file with its place and exit status 2") {

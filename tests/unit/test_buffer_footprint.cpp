@@ -8,7 +8,7 @@
 #include "catch_compat.hpp"
 #include "compare/comparison.hpp"
 #include "compare/footprint_match.hpp"
-#include "compare/importers.hpp"
+#include "compare/side_readers.hpp"
 #include "core/buffer_footprint.hpp"
 #include "core/errors.hpp"
 #include "plan/measurement_plan.hpp"

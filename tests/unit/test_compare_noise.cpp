@@ -8,7 +8,7 @@
 #include "catch_compat.hpp"
 #include "read_file.hpp"
 #include "compare/comparison.hpp"
-#include "compare/importers.hpp"
+#include "compare/side_readers.hpp"
 
 using namespace ncclsweep;
 

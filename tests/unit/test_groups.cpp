@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catch_compat.hpp"
-#include "spec/comm_group.hpp"
+#include "spec/comm_split.hpp"
 #include "plan/measurement_plan.hpp"
 #include "report/sweep_report.hpp"
 #include "results/record_json.hpp"
@@ -19,9 +19,9 @@ namespace {
 
 const std::string kData = NCCLSWEEP_TEST_DATA;
 
-std::vector<int> colours(const CommGroup& g, int ranks) {
+std::vector<int> colours(const CommSplit& g, int ranks) {
   std::vector<int> out;
-  for (int r = 0; r < ranks; ++r) out.push_back(comm_color(g, r));
+  for (int r = 0; r < ranks; ++r) out.push_back(split_colour(g, r));
   return out;
 }
 
@@ -42,33 +42,33 @@ MeasurementRecord record(const std::string& point, const std::string& collective
 }  // namespace
 
 TEST_CASE("strided groups and adjacent blocks get the colours of their members") {
-  CHECK(colours(CommGroup{"stride", 2, 2}, 4) == std::vector<int>{0, 1, 0, 1});
-  CHECK(colours(CommGroup{"size", 2, 1}, 4) == std::vector<int>{0, 0, 1, 1});
+  CHECK(colours(CommSplit{"stride", 2, 2}, 4) == std::vector<int>{0, 1, 0, 1});
+  CHECK(colours(CommSplit{"size", 2, 1}, 4) == std::vector<int>{0, 0, 1, 1});
   // dp groups of 2 strided by tp=2 on 8 ranks (tp2 dp2 pp2): {0,2} {1,3} {4,6} {5,7}.
-  CHECK(colours(CommGroup{"dp", 2, 2}, 8) == std::vector<int>{0, 1, 0, 1, 2, 3, 2, 3});
-  CHECK(colours(CommGroup{}, 4) == std::vector<int>{0, 0, 0, 0});
+  CHECK(colours(CommSplit{"dp", 2, 2}, 8) == std::vector<int>{0, 1, 0, 1, 2, 3, 2, 3});
+  CHECK(colours(CommSplit{}, 4) == std::vector<int>{0, 0, 0, 0});
 }
 
 TEST_CASE("plain group requests resolve against the rank count and placement") {
-  const CommGroup stride = resolve_plain_group(parse_group_request("stride:2"), 8, 8);
+  const CommSplit stride = resolve_plain_split(parse_comm_split_request("stride:2"), 8, 8);
   CHECK(stride.size == 4);
   CHECK(stride.stride == 2);
-  const CommGroup blocks = resolve_plain_group(parse_group_request("size=4"), 8, 8);
+  const CommSplit blocks = resolve_plain_split(parse_comm_split_request("size=4"), 8, 8);
   CHECK(blocks.size == 4);
   CHECK(blocks.stride == 1);
-  const CommGroup intra = resolve_plain_group(parse_group_request("intra-node"), 16, 8);
+  const CommSplit intra = resolve_plain_split(parse_comm_split_request("intra-node"), 16, 8);
   CHECK(intra.size == 8);
   CHECK(intra.stride == 1);
-  const CommGroup inter = resolve_plain_group(parse_group_request("inter-node"), 16, 8);
+  const CommSplit inter = resolve_plain_split(parse_comm_split_request("inter-node"), 16, 8);
   CHECK(inter.size == 2);
   CHECK(inter.stride == 8);
-  CHECK(resolve_plain_group(parse_group_request("intra-node"), 8, 8).is_world());  // one node: the world
-  CHECK_THAT(usage_error_text([] { resolve_plain_group(parse_group_request("size:3"), 8, 8); }),
+  CHECK(resolve_plain_split(parse_comm_split_request("intra-node"), 8, 8).is_world());  // one node: the world
+  CHECK_THAT(usage_error_text([] { resolve_plain_split(parse_comm_split_request("size:3"), 8, 8); }),
              ContainsSubstring("8 ranks do not split into blocks of 3"));
-  CHECK_THAT(usage_error_text([] { resolve_plain_group(parse_group_request("inter-node"), 8, 0); }),
+  CHECK_THAT(usage_error_text([] { resolve_plain_split(parse_comm_split_request("inter-node"), 8, 0); }),
              ContainsSubstring("equal blocks per node"));
-  CHECK_THAT(usage_error_text([] { parse_group_request("stride:two"); }), ContainsSubstring("positive integer"));
-  CHECK_THAT(usage_error_text([] { parse_group_request("rows"); }), ContainsSubstring("intra-node, inter-node"));
+  CHECK_THAT(usage_error_text([] { parse_comm_split_request("stride:two"); }), ContainsSubstring("positive integer"));
+  CHECK_THAT(usage_error_text([] { parse_comm_split_request("rows"); }), ContainsSubstring("intra-node, inter-node"));
 }
 
 TEST_CASE("a grid on groups of 2 sizes its calls for 2 ranks and names the sub-communicator") {
@@ -77,7 +77,7 @@ TEST_CASE("a grid on groups of 2 sizes its calls for 2 ranks and names the sub-c
   spec.sizes = {1 << 20};
   spec.dtypes = parse_dtype_list("float32");
   spec.ops = parse_op_list("sum");
-  spec.group = CommGroup{"stride", 2, 2};
+  spec.split = CommSplit{"stride", 2, 2};
   const MeasurementPlan plan = plan_measurements(spec, 4);
   REQUIRE(plan.comms.size() == 1);
   REQUIRE(plan.calls.size() == 2);
@@ -90,19 +90,19 @@ TEST_CASE("a grid on groups of 2 sizes its calls for 2 ranks and names the sub-c
 
 TEST_CASE("per-group times reduce within each group; the busbw factor is the group's") {
   RunSpec spec;
-  spec.calls = {SizedCall{&collective("all_gather"), &data_type("float32"), ReduceOp::sum, 8000, CommGroup{"stride", 2, 2}}};
+  spec.calls = {SizedCall{&collective("all_gather"), &data_type("float32"), ReduceOp::sum, 8000, CommSplit{"stride", 2, 2}}};
   const MeasurementPlan plan = plan_measurements(spec, 4);
   MeasurementRecord r;
   r.ranks = 2;
-  add_group_times(r, plan.calls[0], {1e-6, 2e-6, 3e-6, 4e-6});
-  REQUIRE(r.per_group.size() == 2);
-  CHECK(r.groups == 2);
-  CHECK(r.comm_group == "stride");
-  CHECK(r.per_group[0].time_us.max == Approx(3));  // ranks 0 and 2
-  CHECK(r.per_group[0].time_us.min == Approx(1));
-  CHECK(r.per_group[1].time_us.avg == Approx(3));  // ranks 1 and 3
+  add_sub_communicator_times(r, plan.calls[0], {1e-6, 2e-6, 3e-6, 4e-6});
+  REQUIRE(r.per_communicator.size() == 2);
+  CHECK(r.communicators == 2);
+  CHECK(r.communicator == "stride");
+  CHECK(r.per_communicator[0].time_us.max == Approx(3));  // ranks 0 and 2
+  CHECK(r.per_communicator[0].time_us.min == Approx(1));
+  CHECK(r.per_communicator[1].time_us.avg == Approx(3));  // ranks 1 and 3
   // 8000 B in 4 us = 2 GB/s algbw; all_gather on 2 ranks: x 1/2.
-  CHECK(r.per_group[1].busbw_gbps == Approx(1.0));
+  CHECK(r.per_communicator[1].busbw_gbps == Approx(1.0));
 }
 
 TEST_CASE("sweep files take sizes from a workload and groups, with positions for errors") {
@@ -111,10 +111,10 @@ TEST_CASE("sweep files take sizes from a workload and groups, with positions for
   CHECK(sweep.sizes_from->kind == "workload");
   CHECK(sweep.sizes_from->path == "w.yaml");
   CHECK(sweep.sizes_from->where.line == 1);
-  REQUIRE(sweep.groups);
-  CHECK(sweep.groups->kind == "stride");
-  CHECK(sweep.groups->value == 2);
-  CHECK(load_sweep_text("groups: {workload: dp}\n", "s.yaml").groups->kind == "dp");
+  REQUIRE(sweep.communicators);
+  CHECK(sweep.communicators->kind == "stride");
+  CHECK(sweep.communicators->value == 2);
+  CHECK(load_sweep_text("groups: {workload: dp}\n", "s.yaml").communicators->kind == "dp");
   CHECK_THAT(usage_error_text([] { load_sweep_text("sizes: {workload: a, from_nccl_log: b}\n", "s.yaml"); }),
              ContainsSubstring("two sources"));
   CHECK_THAT(usage_error_text([] { load_sweep_text("name: x\nsizes: {wrkload: a}\n", "s.yaml"); }),
@@ -133,29 +133,29 @@ TEST_CASE("workload calls run on their own groups when the layout fits, else on 
   const WorkloadCalls fit = plan_workload_calls(input, std::nullopt, dtypes, 4, 4);
   bool saw_dp = false, saw_tp = false;
   for (const SizedCall& c : fit.calls) {
-    if (c.group.kind == "dp-cp") {  // Megatron's data-parallel group
+    if (c.split.kind == "dp-cp") {  // Megatron's data-parallel group
       saw_dp = true;
-      CHECK(c.group.size == 2);
-      CHECK(c.group.stride == 2);  // strided by tp
+      CHECK(c.split.size == 2);
+      CHECK(c.split.stride == 2);  // strided by tp
     }
-    if (c.group.kind == "tp") {
+    if (c.split.kind == "tp") {
       saw_tp = true;
-      CHECK(c.group.stride == 1);  // adjacent
+      CHECK(c.split.stride == 1);  // adjacent
     }
   }
   CHECK(saw_dp);
   CHECK(saw_tp);
   CHECK(fit.notes.empty());
-  for (const WorkloadCall& w : fit.weights.calls) CHECK(w.group_size == 2);
+  for (const WorkloadCall& w : fit.weights.calls) CHECK(w.communicator_ranks == 2);
 
   const WorkloadCalls world = plan_workload_calls(input, std::nullopt, dtypes, 8, 8);
-  for (const SizedCall& c : world.calls) CHECK(c.group.is_world());
+  for (const SizedCall& c : world.calls) CHECK(c.split.is_world());
   REQUIRE(world.notes.size() == 1);
   CHECK_THAT(world.notes[0], ContainsSubstring("layout has 4 ranks, this run 8"));
 
-  const WorkloadCalls dp_only = plan_workload_calls(input, parse_group_request("dp"), dtypes, 4, 4);
-  for (const SizedCall& c : dp_only.calls) CHECK(c.group.kind == "dp");
-  CHECK_THAT(usage_error_text([&] { plan_workload_calls(input, parse_group_request("tp"), dtypes, 8, 8); }),
+  const WorkloadCalls dp_only = plan_workload_calls(input, parse_comm_split_request("dp"), dtypes, 4, 4);
+  for (const SizedCall& c : dp_only.calls) CHECK(c.split.kind == "dp");
+  CHECK_THAT(usage_error_text([&] { plan_workload_calls(input, parse_comm_split_request("tp"), dtypes, 8, 8); }),
              ContainsSubstring("needs a workload layout of 8 ranks"));
 }
 
@@ -218,31 +218,31 @@ TEST_CASE("group fields and workload weights survive run.json and the worker sta
   run.iteration_times = {PointIterationTime{"default", 1.5, 1, 0, 0}};
   run.baseline = "default";
   MeasurementRecord r = record("default", "all_gather", 1000, 2, 1);
-  r.comm_group = "dp";
-  r.groups = 2;
-  r.per_group = {GroupTime{0, {1, 1, 1}, 2}, GroupTime{1, {1, 2, 3}, 1}};
+  r.communicator = "dp";
+  r.communicators = 2;
+  r.per_communicator = {SubCommunicatorTime{0, {1, 1, 1}, 2}, SubCommunicatorTime{1, {1, 2, 3}, 1}};
   run.records = {r};
   const RunDocument back = nlohmann::json(run).get<RunDocument>();
   REQUIRE(back.workload);
   CHECK(back.workload->calls[0].calls == 3);
   CHECK(back.iteration_times[0].ms == 1.5);
   CHECK(back.baseline == "default");
-  CHECK(back.records[0].comm_group == "dp");
-  CHECK(back.records[0].per_group[1].time_us.max == 3);
+  CHECK(back.records[0].communicator == "dp");
+  CHECK(back.records[0].per_communicator[1].time_us.max == 3);
 
   RunSpec spec;
   spec.collectives = parse_collective_list("all_gather");
   spec.sizes = {1024};
   spec.dtypes = parse_dtype_list("float32");
   spec.ops = parse_op_list("sum");
-  spec.group = CommGroup{"size", 2, 1};
-  spec.calls = {SizedCall{&collective("reduce_scatter"), &data_type("bfloat16"), ReduceOp::sum, 4096, CommGroup{"dp", 2, 2}}};
+  spec.split = CommSplit{"size", 2, 1};
+  spec.calls = {SizedCall{&collective("reduce_scatter"), &data_type("bfloat16"), ReduceOp::sum, 4096, CommSplit{"dp", 2, 2}}};
   const RunSpec spec_back = nlohmann::json(spec).get<RunSpec>();
-  CHECK(spec_back.group.kind == "size");
-  CHECK(spec_back.group.size == 2);
+  CHECK(spec_back.split.kind == "size");
+  CHECK(spec_back.split.size == 2);
   REQUIRE(spec_back.calls.size() == 1);
   CHECK(spec_back.calls[0].kind == &collective("reduce_scatter"));
-  CHECK(spec_back.calls[0].group.stride == 2);
+  CHECK(spec_back.calls[0].split.stride == 2);
 }
 
 TEST_CASE("the colour of a workload group splits the ranks as the layout's own colour does") {
@@ -251,15 +251,53 @@ TEST_CASE("the colour of a workload group splits the ranks as the layout's own c
   layout.cp = 2;
   layout.dp = 2;
   layout.pp = 2;
-  for (const GroupKind kind : {GroupKind::tp, GroupKind::cp, GroupKind::dp, GroupKind::pp, GroupKind::dp_cp}) {
-    const GroupSpec spec = group_of(kind, layout);
-    const CommGroup group{name_of(kind), spec.size, spec.stride};
+  for (const ParallelKind kind : {ParallelKind::tp, ParallelKind::cp, ParallelKind::dp, ParallelKind::pp, ParallelKind::dp_cp}) {
+    const ParallelGroup spec = group_of(kind, layout);
+    const CommSplit group{name_of(kind), spec.size, spec.stride};
     INFO(name_of(kind));
     for (int a = 0; a < layout.world(); ++a) {
       for (int b = 0; b < layout.world(); ++b) {
-        CHECK((comm_color(group, a) == comm_color(group, b)) ==
+        CHECK((split_colour(group, a) == split_colour(group, b)) ==
               (color_of(spec, layout, a) == color_of(spec, layout, b)));
       }
     }
   }
+}
+
+TEST_CASE("records and workload calls write the split's names and still read the old ones") {
+  MeasurementRecord r;
+  r.collective = "all_gather";
+  r.dtype = "float32";
+  r.op = "none";
+  r.placement = "out_of_place";
+  r.communicator = "dp";
+  r.communicators = 2;
+  r.per_communicator = {SubCommunicatorTime{0, {1, 2, 3}, 4}, SubCommunicatorTime{1, {5, 6, 7}, 8}};
+  const nlohmann::json j = r;
+  CHECK(j.at("communicator") == "dp");
+  CHECK(j.at("communicators") == 2);
+  CHECK(j.at("per_communicator")[1].at("colour") == 1);
+  CHECK_FALSE(j.contains("comm_group"));
+
+  nlohmann::json old = j;  // as written before the rename
+  old.erase("communicator");
+  old.erase("communicators");
+  old.erase("per_communicator");
+  old["comm_group"] = "dp";
+  old["groups"] = 2;
+  old["per_communicator"] = {{{"group", 0}, {"time_us", {{"min", 1}, {"avg", 2}, {"max", 3}}}, {"busbw_gbps", 4}},
+                      {{"group", 1}, {"time_us", {{"min", 5}, {"avg", 6}, {"max", 7}}}, {"busbw_gbps", 8}}};
+  const MeasurementRecord back = old.get<MeasurementRecord>();
+  CHECK(back.communicator == "dp");
+  CHECK(back.communicators == 2);
+  REQUIRE(back.per_communicator.size() == 2);
+  CHECK(back.per_communicator[1].colour == 1);
+  CHECK(back.per_communicator[1].time_us.max == 7);
+
+  const WorkloadCall call = nlohmann::json{{"collective", "all_gather"}, {"bytes", 64}, {"dtype", "bf16"}, {"group", "tp"},
+                                           {"group_size", 4}, {"calls", 2.0}, {"origin", "o"}}
+                                .get<WorkloadCall>();
+  CHECK(call.communicator == "tp");
+  CHECK(call.communicator_ranks == 4);
+  CHECK(nlohmann::json(call).at("communicator_ranks") == 4);
 }

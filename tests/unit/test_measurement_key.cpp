@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "catch_compat.hpp"
-#include "compare/importers.hpp"
+#include "compare/side_readers.hpp"
 #include "report/printers.hpp"
 #include "report/sweep_report.hpp"
 #include "report/sweep_summary.hpp"
@@ -81,15 +81,6 @@ RunDocument mixed_mode_run() {
 
 constexpr std::size_t kMeasurements = 2 * 2 * 2 * 2 * 2;  // points, buffers, launches, sizes, placements
 
-std::string read_back(std::FILE* file) {
-  std::rewind(file);
-  std::string text;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, file)) text += buf;
-  std::fclose(file);
-  return text;
-}
-
 std::size_t occurrences(const std::string& text, const std::string& what) {
   std::size_t n = 0;
   for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -105,7 +96,7 @@ TEST_CASE("the key holds every field that makes a measurement, and orders by the
   CHECK(k.dtype == &data_type("float32"));
   CHECK(k.op == ReduceOp::sum);
   CHECK(k.placement == Placement::out_of_place);
-  CHECK(k.communicator == CommunicatorGroup{"world", 4});
+  CHECK(k.communicator == CommunicatorShape{"world", 4});
   MeasurementRecord later = a;
   later.repeat = 1;
   CHECK(key_of(later) > k);
@@ -192,12 +183,11 @@ TEST_CASE("the end-of-run summary never takes modes for repeats") {
 
 TEST_CASE("the terminal table starts a block per point and mode, and picks the best mode per size") {
   RunDocument run = mixed_mode_run();
-  std::FILE* file = std::tmpfile();
-  REQUIRE(file != nullptr);
-  auto table = make_terminal_table(file);
+  std::ostringstream out;
+  auto table = make_terminal_table(out);
   for (std::size_t i = 0; i + 1 < run.records.size(); i += 2) table->row({&run.records[i], 2});
   table->finish(run);
-  const std::string text = read_back(file);
+  const std::string text = out.str();
   INFO(text);
   // Repeats come interleaved: each repeat's point and mode starts a block again.
   CHECK(occurrences(text, "#\n# all_reduce") == 2 * 2 * 2 * kRepeats);
@@ -234,9 +224,9 @@ TEST_CASE("a grouped run keeps the world's numbers apart from the groups'") {
   for (MeasurementRecord r : run.records) {
     if (r.buffers != "cuda-malloc" || r.launch != "stream") continue;
     records.push_back(r);
-    r.comm_group = "intra-node";
+    r.communicator = "intra-node";
     r.ranks = 2;
-    r.groups = 2;
+    r.communicators = 2;
     r.busbw_gbps += 1000;  // the groups' numbers are far from the world's
     records.push_back(r);
   }

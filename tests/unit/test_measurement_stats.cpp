@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "compare/importers.hpp"
+#include "compare/side_readers.hpp"
 #include "report/sweep_summary.hpp"
 #include "core/iteration_stats.hpp"
 #include "core/repeat_order.hpp"

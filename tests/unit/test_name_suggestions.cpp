@@ -3,7 +3,7 @@
 #include "catch_compat.hpp"
 #include "core/call_modes.hpp"
 #include "core/repeat_order.hpp"
-#include "spec/comm_group.hpp"
+#include "spec/comm_split.hpp"
 #include "spec/run_spec.hpp"
 #include "runtime/engine_registry.hpp"
 
@@ -20,7 +20,7 @@ TEST_CASE("a misspelt name on the command line gets the nearest valid one") {
              ContainsSubstring("'cuda-maloc' (did you mean cuda-malloc?)"));
   CHECK_THAT(usage_error_text([] { parse_launch_mode_list("stream,grpah"); }),
              ContainsSubstring("'grpah' (did you mean graph?)"));
-  CHECK_THAT(usage_error_text([] { parse_group_request("intra-nod", {"--groups", 0, 0}); }),
+  CHECK_THAT(usage_error_text([] { parse_comm_split_request("intra-nod", {"--groups", 0, 0}); }),
              ContainsSubstring("unknown groups 'intra-nod' (did you mean intra-node?)"));
   CHECK_THAT(usage_error_text([] { check_engine("mpii"); }), ContainsSubstring("unknown engine 'mpii' (did you mean mpi?)"));
   CHECK_THAT(usage_error_text([] { parse_repeat_order("interleavd"); }),

@@ -8,6 +8,7 @@
 #include "catch_compat.hpp"
 #include "read_file.hpp"
 #include "verify/nccl_log.hpp"
+#include "verify/nccl_log_line.hpp"
 
 using namespace ncclsweep;
 
@@ -188,4 +189,22 @@ TEST_CASE("each point's facts hold only its own lines; the process's keep the ca
     CHECK(log.point_facts().set_by_environment.count("NCCL_MAX_NCHANNELS") == (point == 0 ? 1U : 0U));
   }
   std::filesystem::remove(path);
+}
+
+TEST_CASE("one reader splits NCCL's lines into origin, level and message") {
+  const auto info = read_nccl_log_line("gpu7:4242:4250 [3] NCCL INFO AllGather: opCount 0 count 8");
+  REQUIRE(info);
+  CHECK(info->origin == "gpu7:4242:4250 [3]");
+  CHECK(info->level == "INFO");
+  CHECK(info->message == "AllGather: opCount 0 count 8");
+  CHECK(process_of(info->origin) == "gpu7:4242 [3]");  // threads of one process are one rank
+  const auto warn = read_nccl_log_line("h:1:2 [0] NCCL WARN Invalid value x for NCCL_PROTO");
+  REQUIRE(warn);
+  CHECK(warn->level == "WARN");
+  CHECK_FALSE(read_nccl_log_line("plain text without the tag"));
+  CHECK(process_of("no-colons") == "no-colons");
+
+  std::vector<std::pair<std::string, int>> lines;
+  for_each_log_line("a\r\nb  \n\nc", [&](std::string_view line, int n) { lines.emplace_back(std::string(line), n); });
+  CHECK(lines == std::vector<std::pair<std::string, int>>{{"a", 1}, {"b", 2}, {"", 3}, {"c", 4}});
 }

@@ -1,6 +1,6 @@
 // Per-node view and slow groups' hosts (issue 8, multi-node views): synthetic runs over
 // several fake hosts, built the way the runtime fills records (rank_time_us per rank,
-// per_group from the group members' times).
+// per_communicator from the group members' times).
 #include <nlohmann/json.hpp>
 
 #include <sstream>
@@ -39,16 +39,16 @@ MeasurementRecord world_record(std::vector<double> times) {
   return r;
 }
 
-// A grouped record: `members[g]` are group g's ranks; per_group from their times.
+// A grouped record: `members[g]` are group g's ranks; per_communicator from their times.
 MeasurementRecord grouped_record(const std::string& kind, const std::vector<std::vector<int>>& members,
                                  std::vector<double> times) {
   MeasurementRecord r = world_record(std::move(times));
-  r.comm_group = kind;
+  r.communicator = kind;
   r.ranks = static_cast<int>(members.front().size());
-  r.groups = static_cast<int>(members.size());
+  r.communicators = static_cast<int>(members.size());
   for (std::size_t g = 0; g < members.size(); ++g) {
-    GroupTime t;
-    t.group = static_cast<int>(g);
+    SubCommunicatorTime t;
+    t.colour = static_cast<int>(g);
     t.time_us.min = 1e300;
     for (int rank : members[g]) {
       const double us = r.rank_time_us[static_cast<std::size_t>(rank)];
@@ -56,7 +56,7 @@ MeasurementRecord grouped_record(const std::string& kind, const std::vector<std:
       t.time_us.max = std::max(t.time_us.max, us);
       t.time_us.avg += us / static_cast<double>(members[g].size());
     }
-    r.per_group.push_back(t);
+    r.per_communicator.push_back(t);
   }
   return r;
 }
@@ -135,20 +135,20 @@ TEST_CASE("hosts within the threshold do not stand out; records without every ra
 TEST_CASE("plain group kinds give their layout without times: size and intra-node adjacent, stride and inter-node strided") {
   MeasurementRecord r;
   r.ranks = 4;
-  r.groups = 2;
-  r.comm_group = "size";
+  r.communicators = 2;
+  r.communicator = "size";
   CHECK(group_layout(r, 8)->stride == 1);
-  r.comm_group = "intra-node";
+  r.communicator = "intra-node";
   CHECK(group_layout(r, 8)->stride == 1);
-  r.comm_group = "stride";
+  r.communicator = "stride";
   CHECK(group_layout(r, 8)->stride == 2);
-  r.comm_group = "inter-node";
+  r.communicator = "inter-node";
   CHECK(group_layout(r, 8)->stride == 2);
   CHECK(group_members(*group_layout(r, 8), 1, 8) == std::vector<int>{1, 3, 5, 7});
   CHECK_FALSE(group_layout(r, 6).has_value());  // 4 x 2 is not 6 ranks: not this run's record
 }
 
-TEST_CASE("a workload group's stride is the one whose groups reproduce per_group from the ranks' times") {
+TEST_CASE("a workload group's stride is the one whose groups reproduce per_communicator from the ranks' times") {
   const MeasurementRecord r = grouped_record("dp", dp_groups_of_32(), times_with_slow_dp_group(0.12, 100));
   const auto layout = group_layout(r, 32);
   REQUIRE(layout.has_value());

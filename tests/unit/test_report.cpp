@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "catch_compat.hpp"
-#include "compare/importers.hpp"
+#include "compare/side_readers.hpp"
 #include "report/printers.hpp"
 #include "report/summary_file.hpp"
 #include "report/system_links.hpp"

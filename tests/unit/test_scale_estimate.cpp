@@ -43,7 +43,7 @@ TEST_CASE("the at-scale estimate adds starts and inits that grow with ranks to t
   // 2 groups (NCCL_MAX_NCHANNELS is process-cached), 2 points; all_reduce of 1 GB, 1 dtype, 1 op, 2 placements.
   const SweepPlan plan = plan_of(
       "collectives: [all_reduce]\nsizes: [1GB]\nwarmup: 1\niters: 2\nenv:\n  NCCL_MAX_NCHANNELS: [1, 32]\n");
-  REQUIRE(plan.groups.size() == 2);
+  REQUIRE(plan.isolation_groups.size() == 2);
   const ScaleEstimate e = estimate_at_scale(plan, round_model(512));
   CHECK(e.launch_s == Approx(2 * (1 + 0.01 * 512)));
   CHECK(e.init_s == Approx(2 * (0.5 + 0.001 * 512)));

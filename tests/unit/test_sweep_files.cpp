@@ -66,13 +66,13 @@ TEST_CASE("the example sweeps group as their comments say") {
   const auto plan_of = [](const char* name) { return plan_sweep(load_sweep_file((kSource / "sweeps" / name).string()), {}); };
   const auto qps = plan_of("qps.yaml");
   CHECK(qps.points.size() == 8);
-  CHECK(qps.groups.size() == 8);  // both variables are process-cached
+  CHECK(qps.isolation_groups.size() == 8);  // both variables are process-cached
   const auto algo = plan_of("algo-proto.yaml");
   CHECK(algo.points.size() == 9);
-  CHECK(algo.groups.size() == 3);  // NCCL_MAX_NCHANNELS splits; NCCL_PROTO re-inits
+  CHECK(algo.isolation_groups.size() == 3);  // NCCL_MAX_NCHANNELS splits; NCCL_PROTO re-inits
   CHECK(algo.points[algo.baseline].label == "NCCL_PROTO=Simple NCCL_MAX_NCHANNELS=32");
   const auto ctas = plan_of("ctas.yaml");
   CHECK(ctas.points.size() == 2);
-  CHECK(ctas.groups.size() == 1);
+  CHECK(ctas.isolation_groups.size() == 1);
   CHECK(plan_of("smoke-mpi.yaml").measurements.engine == "mpi");
 }

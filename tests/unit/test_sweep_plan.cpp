@@ -26,8 +26,8 @@ TEST_CASE("no env and no config: one point, 'default', in one group") {
   const auto plan = plan_of("name: x\n");
   REQUIRE(plan.points.size() == 1);
   CHECK(plan.points[0].label == "default");
-  REQUIRE(plan.groups.size() == 1);
-  CHECK(plan.groups[0].points == std::vector<int>{0});
+  REQUIRE(plan.isolation_groups.size() == 1);
+  CHECK(plan.isolation_groups[0].points == std::vector<int>{0});
   CHECK(plan.baseline == 0);
 }
 
@@ -85,13 +85,13 @@ TEST_CASE("points sharing their process-cached settings share a group; re-init s
   const auto plan = plan_of(
       "env:\n  NCCL_PROTO: [LL, Simple]\n  NCCL_MAX_NCHANNELS: [4, 32]\nconfig:\n  max_ctas: [8, 16]\n");
   REQUIRE(plan.points.size() == 8);
-  REQUIRE(plan.groups.size() == 2);
-  CHECK(plan.groups[0].process_env == std::map<std::string, std::string>{{"NCCL_MAX_NCHANNELS", "4"}});
-  CHECK(plan.groups[1].process_env == std::map<std::string, std::string>{{"NCCL_MAX_NCHANNELS", "32"}});
-  CHECK(plan.groups[0].points == std::vector<int>{0, 1, 4, 5});
+  REQUIRE(plan.isolation_groups.size() == 2);
+  CHECK(plan.isolation_groups[0].process_env == std::map<std::string, std::string>{{"NCCL_MAX_NCHANNELS", "4"}});
+  CHECK(plan.isolation_groups[1].process_env == std::map<std::string, std::string>{{"NCCL_MAX_NCHANNELS", "32"}});
+  CHECK(plan.isolation_groups[0].points == std::vector<int>{0, 1, 4, 5});
   for (const auto& p : plan.points) {
-    CHECK(std::find(plan.groups[p.group].points.begin(), plan.groups[p.group].points.end(), p.index) !=
-          plan.groups[p.group].points.end());
+    CHECK(std::find(plan.isolation_groups[p.isolation_group].points.begin(), plan.isolation_groups[p.isolation_group].points.end(), p.index) !=
+          plan.isolation_groups[p.isolation_group].points.end());
     CHECK_FALSE(p.expected_mismatch);
   }
   CHECK(plan.points[0].settings[2].kind == SettingKind::config_field);
@@ -101,9 +101,9 @@ TEST_CASE("--isolation reinit keeps one group and marks process-cached changes a
   PlanOptions options;
   options.isolation = "reinit";
   const auto plan = plan_of("env:\n  NCCL_MAX_NCHANNELS: [1, 32]\n  NCCL_PROTO: [LL, Simple]\n", options);
-  REQUIRE(plan.groups.size() == 1);
-  CHECK(plan.groups[0].points.size() == 4);
-  CHECK(plan.groups[0].process_env.at("NCCL_MAX_NCHANNELS") == "1");
+  REQUIRE(plan.isolation_groups.size() == 1);
+  CHECK(plan.isolation_groups[0].points.size() == 4);
+  CHECK(plan.isolation_groups[0].process_env.at("NCCL_MAX_NCHANNELS") == "1");
   CHECK_FALSE(plan.points[0].expected_mismatch);
   CHECK_FALSE(plan.points[1].expected_mismatch);  // only NCCL_PROTO changed: re-read at init
   CHECK(plan.points[2].expected_mismatch);
@@ -147,16 +147,16 @@ TEST_CASE("the run-time estimate follows its documented model") {
   CHECK(estimate_seconds(plan, model) == Approx(2 * 1.5 + 3 * 2 * (0.05 + 2 * 10 * call)));
 }
 
-TEST_CASE("plan JSON has one object per point with its settings and group, plus the groups") {
+TEST_CASE("plan JSON has one object per point with its settings and isolation group, plus the isolation groups") {
   const auto plan = plan_of("env:\n  NCCL_MAX_NCHANNELS: [4, 32]\n  NCCL_PROTO: [LL]\n");
   const auto j = sweep_plan_json(plan, 12.5);
   REQUIRE(j["points"].size() == 2);
   CHECK(j["points"][1]["label"] == "NCCL_MAX_NCHANNELS=32 NCCL_PROTO=LL");
-  CHECK(j["points"][1]["group"] == 1);
+  CHECK(j["points"][1]["isolation_group"] == 1);
   CHECK(j["points"][1]["settings"][0]["kind"] == "env_process_cached");
   CHECK(j["points"][1]["settings"][1]["kind"] == "env_reread");
   CHECK(j["points"][0]["baseline"] == true);
-  CHECK(j["groups"][1]["process_env"]["NCCL_MAX_NCHANNELS"] == "32");
+  CHECK(j["isolation_groups"][1]["process_env"]["NCCL_MAX_NCHANNELS"] == "32");
   CHECK(j["estimated_seconds"] == 12.5);
 }
 

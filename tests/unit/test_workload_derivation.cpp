@@ -76,7 +76,7 @@ TEST_CASE("Megatron distributed optimizer on a tiny model: one bucket, reduce-sc
   REQUIRE(ag.size() == 1);
   CHECK(rs[0].bytes == static_cast<Bytes>(padded * 4));
   CHECK(ag[0].bytes == static_cast<Bytes>(padded * 2));
-  CHECK(rs[0].group.kind == GroupKind::dp_cp);
+  CHECK(rs[0].group.kind == ParallelKind::dp_cp);
   CHECK(rs[0].calls == 1);
   CHECK(find(p, "reduce_scatter", "bucket 1").empty());
 }
@@ -107,7 +107,7 @@ TEST_CASE("tensor, pipeline and context parallel activations follow the notes' f
   REQUIRE(ag_forward.size() == 1);
   CHECK(ag_forward[0].bytes == tensor);
   CHECK(ag_forward[0].calls == 4 * 4);
-  CHECK(ag_forward[0].group.kind == GroupKind::tp);
+  CHECK(ag_forward[0].group.kind == ParallelKind::tp);
   CHECK(find(p, "all_gather", "TP all-gather, backward")[0].calls == 2 * 4 * 4);
   CHECK(find(p, "reduce_scatter", "TP reduce-scatter, backward")[0].calls == 4 * 4);
   // Chunk 0 sends forward but not backward; chunk 2 both: 2 forward and 1 backward send per micro-batch.
@@ -142,7 +142,7 @@ TEST_CASE("MoE all-to-all: tokens per rank x topk x hidden, over the ep group") 
   const auto dispatch = find(p, "alltoall", "EP dispatch, forward");
   REQUIRE(dispatch.size() == 1);
   CHECK(dispatch[0].bytes == static_cast<Bytes>(4096 * 1 * m.moe.topk * m.hidden * 2));
-  CHECK(dispatch[0].group.kind == GroupKind::ep);
+  CHECK(dispatch[0].group.kind == ParallelKind::ep);
   CHECK(dispatch[0].calls == m.layers);
   // Expert gradients go over the expert data-parallel group: cp*dp/ep = 1 rank, so none.
   CHECK(find(p, "reduce_scatter", "expert bucket").empty());

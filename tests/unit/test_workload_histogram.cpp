@@ -8,7 +8,7 @@ using namespace ncclsweep;
 namespace {
 
 CommUse use(const std::string& collective, Bytes bytes, double calls, bool via_nccl = true, int group = 8) {
-  return {collective, bytes, "bfloat16", "", GroupSpec{GroupKind::dp, group, 1}, calls, collective + " origin", via_nccl};
+  return {collective, bytes, "bfloat16", "", ParallelGroup{ParallelKind::dp, group, 1}, calls, collective + " origin", via_nccl};
 }
 
 HistogramRow row(const std::string& collective, Bytes bytes, double calls, int group = 8) {

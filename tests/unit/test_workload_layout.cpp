@@ -10,7 +10,7 @@ using namespace ncclsweep;
 namespace {
 
 // Ranks sharing world_rank's colour.
-std::set<int> members(const GroupSpec& g, const Layout& l, int world_rank) {
+std::set<int> members(const ParallelGroup& g, const Layout& l, int world_rank) {
   std::set<int> out;
   for (int r = 0; r < l.world(); ++r) if (color_of(g, l, r) == color_of(g, l, world_rank)) out.insert(r);
   return out;
@@ -36,11 +36,11 @@ TEST_CASE("Megatron's documented example: 16 GPUs, tp 2, pp 4, dp 2") {
   l.tp = 2;
   l.pp = 4;
   l.dp = 2;
-  CHECK(members(group_of(GroupKind::tp, l), l, 0) == std::set<int>{0, 1});
-  CHECK(members(group_of(GroupKind::pp, l), l, 0) == std::set<int>{0, 4, 8, 12});
-  CHECK(members(group_of(GroupKind::dp, l), l, 0) == std::set<int>{0, 2});
-  CHECK(members(group_of(GroupKind::dp, l), l, 5) == std::set<int>{5, 7});
-  CHECK(members(group_of(GroupKind::pp, l), l, 7) == std::set<int>{3, 7, 11, 15});
+  CHECK(members(group_of(ParallelKind::tp, l), l, 0) == std::set<int>{0, 1});
+  CHECK(members(group_of(ParallelKind::pp, l), l, 0) == std::set<int>{0, 4, 8, 12});
+  CHECK(members(group_of(ParallelKind::dp, l), l, 0) == std::set<int>{0, 2});
+  CHECK(members(group_of(ParallelKind::dp, l), l, 5) == std::set<int>{5, 7});
+  CHECK(members(group_of(ParallelKind::pp, l), l, 7) == std::set<int>{3, 7, 11, 15});
 }
 
 TEST_CASE("every group of a tp-cp-ep-dp-pp layout holds exactly the ranks that differ only in its dimensions") {
@@ -53,14 +53,14 @@ TEST_CASE("every group of a tp-cp-ep-dp-pp layout holds exactly the ranks that d
   const std::vector<std::pair<std::string, int>> dense = {{"tp", 2}, {"cp", 2}, {"dp", 4}, {"pp", 2}};
   const std::vector<std::pair<std::string, int>> expert = {{"tp", 2}, {"ep", 4}, {"edp", 2}, {"pp", 2}};
   struct Case {
-    GroupKind kind;
+    ParallelKind kind;
     std::vector<std::pair<std::string, int>> dims;
     std::set<std::string> varying;
   };
-  const std::vector<Case> cases = {{GroupKind::tp, dense, {"tp"}},       {GroupKind::cp, dense, {"cp"}},
-                                   {GroupKind::dp, dense, {"dp"}},       {GroupKind::pp, dense, {"pp"}},
-                                   {GroupKind::dp_cp, dense, {"cp", "dp"}}, {GroupKind::ep, expert, {"ep"}},
-                                   {GroupKind::edp, expert, {"edp"}}};
+  const std::vector<Case> cases = {{ParallelKind::tp, dense, {"tp"}},       {ParallelKind::cp, dense, {"cp"}},
+                                   {ParallelKind::dp, dense, {"dp"}},       {ParallelKind::pp, dense, {"pp"}},
+                                   {ParallelKind::dp_cp, dense, {"cp", "dp"}}, {ParallelKind::ep, expert, {"ep"}},
+                                   {ParallelKind::edp, expert, {"edp"}}};
   for (const auto& c : cases) {
     INFO("group " << name_of(c.kind));
     const auto g = group_of(c.kind, l);
@@ -91,8 +91,8 @@ TEST_CASE("a layout order with cp and dp apart cannot form the dp-cp group") {
   l.dp = 2;
   l.tp = 2;
   l.order = parse_layout_order("cp-tp-dp-pp");
-  CHECK(group_of(GroupKind::tp, l).stride == 2);
-  CHECK_THROWS_WITH(group_of(GroupKind::dp_cp, l), ContainsSubstring("not a strided range"));
+  CHECK(group_of(ParallelKind::tp, l).stride == 2);
+  CHECK_THROWS_WITH(group_of(ParallelKind::dp_cp, l), ContainsSubstring("not a strided range"));
 }
 
 TEST_CASE("layout orders and sizes are checked") {
@@ -107,7 +107,7 @@ TEST_CASE("layout orders and sizes are checked") {
   CHECK_THAT(text, ContainsSubstring("= 256 is not the rank count 512"));
   l.ep = 3;
   CHECK_THAT(usage_error_text([&] { validate_layout(l, 0, "w.yaml"); }), ContainsSubstring("ep 3 does not divide"));
-  CHECK_THROWS_AS(color_of(group_of(GroupKind::tp, Layout{}), Layout{}, 1), UsageError);
-  CHECK_THAT(usage_error_text([] { color_of(GroupSpec{GroupKind::unknown, 2, 0}, Layout{}, 0); }),
+  CHECK_THROWS_AS(color_of(group_of(ParallelKind::tp, Layout{}), Layout{}, 1), UsageError);
+  CHECK_THAT(usage_error_text([] { color_of(ParallelGroup{ParallelKind::unknown, 2, 0}, Layout{}, 0); }),
              ContainsSubstring("no rank layout"));
 }

@@ -188,7 +188,7 @@ TEST_CASE("bands on sub-communicators carry the group's rank count and any node 
   RunInput input = load("clear-winner");
   for (auto& r : input.run.records) {
     r.ranks = 1;  // as if measured on groups of 1 rank: NCCL's tuner sees a 1-rank communicator
-    r.comm_group = "size";
+    r.communicator = "size";
   }
   const Recommendation rec = recommend({input});
   REQUIRE_FALSE(rec.bands.empty());

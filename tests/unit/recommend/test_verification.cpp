@@ -80,11 +80,11 @@ TEST_CASE("the verification sweep is one recommended point plus NCCL's defaults 
   CHECK(plan.points[0].label == "default");
   CHECK(plan.points[0].settings.empty());
   CHECK(plan.baseline == 0);
-  REQUIRE(plan.groups.size() == 2);
-  CHECK(plan.groups[0].process_env.empty());
-  CHECK(plan.groups[1].process_env.at("NCCL_TUNER_PLUGIN") == plugin.path());
-  CHECK(plan.groups[1].points == std::vector<int>{1});
-  CHECK(plan.points[1].group == 1);
+  REQUIRE(plan.isolation_groups.size() == 2);
+  CHECK(plan.isolation_groups[0].process_env.empty());
+  CHECK(plan.isolation_groups[1].process_env.at("NCCL_TUNER_PLUGIN") == plugin.path());
+  CHECK(plan.isolation_groups[1].points == std::vector<int>{1});
+  CHECK(plan.points[1].isolation_group == 1);
   // The rules' collectives and their range ends are what is measured.
   CHECK(plan.measurements.sizes == std::vector<Bytes>{4096, 1 << 20, 16 << 20});
 }

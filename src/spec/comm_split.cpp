@@ -1,4 +1,4 @@
-#include "spec/comm_group.hpp"
+#include "spec/comm_split.hpp"
 
 #include <algorithm>
 #include <array>
@@ -32,23 +32,23 @@ int parse_positive(const std::string& text, const std::string& whole, const Sour
 
 }  // namespace
 
-std::string CommGroup::label() const {
+std::string CommSplit::label() const {
   if (is_world()) return "world";
   return kind + " " + std::to_string(size) + " (stride " + std::to_string(stride) + ")";
 }
 
-int comm_color(const CommGroup& group, int rank) {
+int split_colour(const CommSplit& group, int rank) {
   if (group.is_world()) return 0;
   const int stride = std::max(group.stride, 1);
   return rank % stride + rank / (stride * group.size) * stride;
 }
 
-bool is_workload_group_kind(const std::string& kind) {
+bool is_parallel_kind(const std::string& kind) {
   return std::find(kWorkloadKinds.begin(), kWorkloadKinds.end(), kind) != kWorkloadKinds.end();
 }
 
-GroupRequest parse_group_request(const std::string& text, SourcePosition where) {
-  GroupRequest request;
+CommSplitRequest parse_comm_split_request(const std::string& text, SourcePosition where) {
+  CommSplitRequest request;
   request.where = where;
   const auto colon = text.find_first_of(":=");
   const std::string head = text.substr(0, colon);
@@ -59,7 +59,7 @@ GroupRequest parse_group_request(const std::string& text, SourcePosition where) 
   }
   if (colon == std::string::npos &&
       (text == "world" || text == "workload" || text == "intra-node" || text == "inter-node" ||
-       is_workload_group_kind(text))) {
+       is_parallel_kind(text))) {
     request.kind = text;
     return request;
   }
@@ -68,14 +68,14 @@ GroupRequest parse_group_request(const std::string& text, SourcePosition where) 
   throw UsageError("unknown groups '" + text + "'" + did_you_mean(head, names), kGroupForms, where);
 }
 
-CommGroup resolve_plain_group(const GroupRequest& request, int ranks, int ranks_per_node) {
-  const auto refuse = [&](const std::string& what, const std::string& fix) -> CommGroup {
+CommSplit resolve_plain_split(const CommSplitRequest& request, int ranks, int ranks_per_node) {
+  const auto refuse = [&](const std::string& what, const std::string& fix) -> CommSplit {
     throw UsageError("groups " + request.kind + (request.value ? ":" + std::to_string(request.value) : "") + ": " + what,
                      fix, request.where);
   };
-  CommGroup group;
+  CommSplit group;
   group.kind = request.kind;
-  if (request.kind == "world" || request.kind.empty()) return CommGroup{};
+  if (request.kind == "world" || request.kind.empty()) return CommSplit{};
   if (request.kind == "stride") {
     // Ranks r, r+k, r+2k, ...: k groups of ranks/k.
     if (ranks % request.value != 0 || request.value >= ranks) {
@@ -106,7 +106,7 @@ CommGroup resolve_plain_group(const GroupRequest& request, int ranks, int ranks_
   } else {
     return refuse("needs the layout of a workload", "take sizes from a workload (sizes: {workload: FILE})");
   }
-  if (group.size == ranks) return CommGroup{};
+  if (group.size == ranks) return CommSplit{};
   return group;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// Importers: each turns one kind of input into a normalised Side. They throw
-// UsageError (exit 2) naming the file, the line where one is known, and the fix.
+// Side readers: each turns one kind of input (a run.json, nccl-tests text or JSON) into
+// a normalised Side. They throw UsageError (exit 2) naming the file, the line where one is known, and the fix.
 #include <filesystem>
 #include <string>
 

@@ -1,0 +1,60 @@
+#include "runtime/in_process_run.hpp"
+
+#include <memory>
+
+#include "core/errors.hpp"
+#include "engine/mpi/mpi_engine.hpp"
+#include "runtime/fault_injection.hpp"
+#include "runtime/launch_state.hpp"
+#include "runtime/measurement_loop.hpp"
+#include "runtime/mpi_session.hpp"
+#include "runtime/run_start.hpp"
+
+namespace ncclsweep {
+namespace {
+
+// Rank 0's rows go to the launch's sinks and document.
+class RowsToLaunch final : public ResultSink {
+ public:
+  explicit RowsToLaunch(LaunchState& state) : state_(state) {}
+  void row(std::span<const MeasurementRecord> placements) override { state_.add_row(placements); }
+
+ private:
+  LaunchState& state_;
+};
+
+}  // namespace
+
+int run_in_process(LaunchState& state) {
+  MpiSession& session = state.session;
+  const LaunchRequest& request = state.request;
+  std::unique_ptr<Engine> engine;
+  std::string error;
+  int status = kExitOk;
+  try {
+    engine = make_mpi_engine(session.world());
+    for (const auto& planned : request.plan.calls) {
+      if (const std::string reason = engine->unsupported_reason(planned.call); !reason.empty()) {
+        throw UsageError(reason);
+      }
+    }
+  } catch (const UsageError& e) {
+    status = kExitUsage;
+    error = e.message();
+  }
+  if (session.max_across_ranks(status) != kExitOk) {
+    state.refuse(error);
+    return kExitUsage;
+  }
+  if (!begin_run(state, engine->device())) return kExitUsage;
+  engine->connect({});
+  RowsToLaunch to_launch(state);
+  LoopOptions options = loop_options(request.spec, request.corrupt_rank, "default");
+  options.done = state.done;
+  options.stop_requested = [&state] { return state.signalled(); };
+  if (request.fault.applies(session.rank(), "default")) inject_fault(request.fault);  // not skip: refused earlier
+  state.stopped = !measure_plan(request.plan, options, *engine, session, state.leader ? &to_launch : nullptr);
+  return kExitOk;
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,71 @@
+#include "runtime/result_outputs.hpp"
+
+#include <iostream>
+
+#include "core/errors.hpp"
+#include "core/utc_time.hpp"
+#include "report/log_lines.hpp"
+#include "report/summary_file.hpp"
+#include "report/sweep_summary.hpp"
+#include "report/terminal_table.hpp"
+#include "results/results_directory.hpp"
+#include "runtime/launch_state.hpp"
+#include "runtime/mpi_session.hpp"
+#include "runtime/progress.hpp"
+
+namespace ncclsweep {
+namespace {
+
+std::string chosen_results_dir(const LaunchState& state) {
+  const LaunchRequest& request = state.request;
+  if (!request.resume_dir.empty()) return request.resume_dir;
+  if (!request.output_dir.empty()) return request.output_dir;
+  return default_results_dir(request.results_root, request.spec.name, compact_utc(state.start)).string();
+}
+
+// Rank 0: the formats, in the order they see each event. Returns the keys --resume skips.
+std::string open_leader_sinks(LaunchState& state) {
+  const LaunchRequest& request = state.request;
+  std::string done_keys;
+  state.results_dir = chosen_results_dir(state);
+  state.sinks.add(make_progress_display(make_terminal_table(std::cout),
+                                        progress_plan(request.plan, request.spec, request.groups),
+                                        progress_mode(request.progress), std::cout));
+  if (request.resume_dir.empty()) {
+    state.sinks.add(make_results_directory(state.results_dir));
+  } else {
+    state.earlier = read_earlier_run(state.results_dir);
+    const RecordedMeasurements& recorded = state.earlier.recorded;
+    if (!recorded.dropped_tail.empty()) state.log(LogLevel::note, recorded.dropped_tail);
+    done_keys = done_keys_text(recorded);
+    state.sinks.add(resume_results_directory(state.results_dir, recorded.complete_bytes));
+  }
+  state.sinks.add(make_summary_file(state.results_dir));
+  state.sinks.add(make_sweep_summary(std::cout, request.baseline_point));
+  return done_keys;
+}
+
+}  // namespace
+
+int open_results(LaunchState& state) {
+  MpiSession& session = state.session;
+  state.sinks.add(make_log_lines(std::cerr));  // every rank: its notes and errors
+  std::string error;
+  std::string done_keys;
+  if (state.leader) {
+    try {
+      done_keys = open_leader_sinks(state);
+    } catch (const UsageError& e) {
+      error = e.message();
+    }
+  }
+  if (session.max_across_ranks(error.empty() ? kExitOk : kExitUsage) != kExitOk) {
+    state.refuse(error);
+    return kExitUsage;
+  }
+  state.results_dir = session.broadcast_string(state.results_dir);  // NCCL logs go there
+  state.done = share_done_keys(session, done_keys);
+  return kExitOk;
+}
+
+}  // namespace ncclsweep

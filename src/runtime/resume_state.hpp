@@ -1,0 +1,35 @@
+#pragma once
+// --resume DIR inside a launch: rank 0 reads the earlier run, every rank learns which
+// measurements to skip, and a changed sweep or rank layout is refused unless --force.
+#include <set>
+#include <string>
+#include <vector>
+
+#include "results/record.hpp"
+#include "results/resume.hpp"
+
+namespace ncclsweep {
+
+class MpiSession;
+
+struct EarlierRun {
+  RunDocument document;           // its run.json
+  RecordedMeasurements recorded;  // its complete records
+};
+
+// Rank 0: DIR's run.json and records.jsonl.
+EarlierRun read_earlier_run(const std::string& dir);
+
+// The keys of the earlier records, one a line (what rank 0 broadcasts), and back.
+std::string done_keys_text(const RecordedMeasurements& recorded);
+std::set<std::string> parse_done_keys(const std::string& text);
+
+// Collective: rank 0's `keys_text` as a set on every rank, so every rank skips the same.
+std::set<std::string> share_done_keys(MpiSession& session, const std::string& keys_text);
+
+// Why resuming DIR is refused (the message with its fix), or "" when it may go on:
+// the fingerprints differ and --force was not given.
+std::string resume_refusal(const std::string& dir, const std::string& earlier_fingerprint,
+                           const std::string& fingerprint, bool force);
+
+}  // namespace ncclsweep

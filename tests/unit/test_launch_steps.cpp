@@ -1,0 +1,133 @@
+// The pure decisions a launch makes around its MPI and worker steps: which points a
+// failed worker run settles (and which it retries), what the run says when it ends, the
+// resume refusal and keys, and the preflight lines.
+#include "catch_compat.hpp"
+#include "core/errors.hpp"
+#include "runtime/launch_document.hpp"
+#include "runtime/point_settlement.hpp"
+#include "runtime/preflight.hpp"
+#include "runtime/resume_state.hpp"
+
+using namespace ncclsweep;
+
+namespace {
+
+std::vector<PointSpec> points(std::initializer_list<const char*> labels) {
+  std::vector<PointSpec> out;
+  for (const char* label : labels) out.push_back(PointSpec{label, {}, {}, {}});
+  return out;
+}
+
+PointOutcome reported(const std::string& label, const std::string& status = "ok") {
+  PointOutcome o;
+  o.label = label;
+  o.status = status;
+  return o;
+}
+
+WorkerRunEnd failed_with(const std::string& reason, bool timed_out = false) {
+  WorkerRunEnd end;
+  end.failed = true;
+  end.failure = {reason, timed_out};
+  return end;
+}
+
+}  // namespace
+
+TEST_CASE("a worker that failed on a point settles the points before it and that one, and retries the rest") {
+  const Settlement s =
+      settle_points(3, points({"a", "b", "c", "d"}), {reported("a")}, failed_with("rank 1 on n1: bad value"), false);
+  CHECK(s.settled == 2);  // a (reported) and b (failed); c and d go to a new worker
+  REQUIRE(s.outcomes.size() == 2);
+  CHECK(s.outcomes[1].label == "b");
+  CHECK(s.outcomes[1].isolation_group == 3);
+  CHECK(s.outcomes[1].status == "failed");
+  CHECK(s.outcomes[1].error == "rank 1 on n1: bad value");
+  CHECK(s.failures == std::vector<std::string>{"point b failed: rank 1 on n1: bad value"});
+}
+
+TEST_CASE("a worker that timed out marks its point as a timeout") {
+  const Settlement s = settle_points(0, points({"a", "b"}), {}, failed_with("timeout: ...", true), false);
+  CHECK(s.settled == 1);
+  REQUIRE(s.outcomes.size() == 1);
+  CHECK(s.outcomes[0].status == "timeout");
+  CHECK(s.failures == std::vector<std::string>{"point a timeout: timeout: ..."});
+}
+
+TEST_CASE("a worker that ended right after reporting a point leaves the next point to a new worker") {
+  WorkerRunEnd end = failed_with("rank 0 on n0: worker ended with exit 3");
+  end.ended_after_outcome = true;
+  const Settlement s = settle_points(0, points({"a", "b", "c"}), {reported("a", "failed")}, end, false);
+  CHECK(s.settled == 1);
+  CHECK(s.outcomes.size() == 1);
+  CHECK(s.failures.empty());
+  // Nothing reported at all: the first point is the one that failed.
+  const Settlement first = settle_points(0, points({"a", "b"}), {}, end, false);
+  CHECK(first.settled == 1);
+  CHECK(first.outcomes.at(0).status == "failed");
+}
+
+TEST_CASE("on the last try every point without an outcome is settled; after a stop they are interrupted") {
+  const Settlement failed = settle_points(0, points({"a", "b", "c"}), {reported("a")}, failed_with("why"), true);
+  CHECK(failed.settled == 3);
+  CHECK(failed.outcomes.size() == 3);
+  CHECK(failed.failures.size() == 2);
+  WorkerRunEnd stopped;
+  stopped.stopped = true;
+  const Settlement s = settle_points(0, points({"a", "b"}), {reported("a")}, stopped, true);
+  CHECK(s.settled == 2);
+  CHECK(s.outcomes.at(1).status == "interrupted");
+  CHECK(s.outcomes.at(1).error == "not run: stopped by a signal");
+  CHECK(s.failures.empty());
+}
+
+TEST_CASE("the run's last words: where the results are, then what raises the exit status") {
+  RunDocument run;
+  run.records.resize(4);
+  const ClosingWords clean = closing_words(run, kExitOk, 0, "results/x");
+  CHECK(clean.status == kExitOk);
+  CHECK(clean.messages == std::vector<std::pair<LogLevel, std::string>>{{LogLevel::info, "results: results/x"}});
+
+  run.points = {reported("p0", "mismatch")};
+  run.records[2].wrong = 7;
+  const ClosingWords bad = closing_words(run, kExitOk, 15, "results/x");
+  CHECK(bad.status == kExitRuntime);
+  REQUIRE(bad.messages.size() == 4);
+  CHECK(bad.messages[1] == std::pair<LogLevel, std::string>{LogLevel::outcome,
+                                                            "stopped by signal 15 after 4 measurement(s); the rest can "
+                                                            "be measured with the same command and --resume results/x"});
+  CHECK(bad.messages[2].second == "point p0: a setting did not reach NCCL; see run.json points");
+  CHECK(bad.messages[3] ==
+        std::pair<LogLevel, std::string>{LogLevel::error, "7 output elements held wrong values (see #wrong)"});
+  // A stop's own status (130/143) is kept when it is worse.
+  CHECK(closing_words(run, 143, 15, "d").status == 143);
+}
+
+TEST_CASE("a resume is refused when the fingerprint changed, unless forced") {
+  CHECK(resume_refusal("d", "aa", "aa", false).empty());
+  CHECK(resume_refusal("d", "aa", "bb", true).empty());
+  CHECK_THAT(resume_refusal("d", "aa", "bb", false),
+             ContainsSubstring("cannot resume d: the sweep or the rank layout changed since it was started "
+                               "(fingerprint aa, now bb)"));
+}
+
+TEST_CASE("the resumed keys survive the trip through one text") {
+  RecordedMeasurements recorded;
+  CHECK(done_keys_text(recorded).empty());
+  CHECK(parse_done_keys("").empty());
+  CHECK(parse_done_keys("k1\nk2\nk1") == std::set<std::string>{"k1", "k2"});
+}
+
+TEST_CASE("preflight shows warnings and errors one line each and counts the informational findings") {
+  doctor::Finding warning;
+  warning.severity = doctor::Severity::warning;
+  warning.check = "placement.shared_cores";
+  warning.ranks = {0, 1, 2, 3};
+  warning.evidence = "ranks 0 and 1 share cores 0-1";
+  doctor::Finding info;
+  info.severity = doctor::Severity::info;
+  CHECK(preflight_lines({info, warning, info}) ==
+        std::vector<std::string>{
+            "preflight: warning placement.shared_cores ranks 0-3: ranks 0 and 1 share cores 0-1",
+            "preflight: 2 informational finding(s) in run.json; ncclsweep doctor explains each"});
+}
