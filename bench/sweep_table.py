@@ -15,7 +15,7 @@ def main(argv):
     print("|---|---:|---|---|---:|---:|---|")
     for p in run["points"]:
         settings = ", ".join(f"{s['name']}={s['value']}: {s['status']}" for s in p["settings"]) or "-"
-        print(f"| {p['label']} | {p['group']} | {p['status']} | {settings} | {p['init_time_us']['max'] / 1e3:.1f} | "
+        print(f"| {p['label']} | {p.get('isolation_group', p.get('group'))} | {p['status']} | {settings} | {p['init_time_us']['max'] / 1e3:.1f} | "
               f"{p['coll_channels']} | {' '.join(p['transports'])} |")
     labels = [p["label"] for p in run["points"]]
     rows = {}

@@ -67,7 +67,7 @@ TEST_CASE("the point after an include-extended one has no NCCL_ALGO, in its reco
   const json doc = read_json_file(dir / "run.json");
   const json& points = doc.at("points");
   REQUIRE(points.size() == 2);
-  REQUIRE(points[0].at("group") == points[1].at("group"));  // one worker ran both, in this order
+  REQUIRE(points[0].at("isolation_group") == points[1].at("isolation_group"));  // one worker ran both, in this order
   const json& with_algo = points[0];
   const json& after = points[1];
   REQUIRE(names(with_algo, "NCCL_ALGO"));
@@ -81,7 +81,7 @@ TEST_CASE("the point after an include-extended one has no NCCL_ALGO, in its reco
   CHECK(with_algo.at("unexpected_environment").empty());
   CHECK(after.at("unexpected_environment").empty());
 
-  const std::string log = read_file(dir / "nccl-logs" / ("group" + std::to_string(after.at("group").get<int>()) +
+  const std::string log = read_file(dir / "nccl-logs" / ("group" + std::to_string(after.at("isolation_group").get<int>()) +
                                                           "-rank0.log"));
   const std::vector<std::string> inits = inits_of(log);
   REQUIRE(inits.size() == 2);
