@@ -1,26 +1,11 @@
 #include "core/buffer_footprint.hpp"
 
 #include <algorithm>
-#include <sstream>
 
 #include "core/errors.hpp"
+#include "core/list_text.hpp"
 
 namespace ncclsweep {
-namespace {
-
-std::vector<std::string> items_of(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    items.push_back(item);
-  }
-  return items;
-}
-
-}  // namespace
 
 std::string label_of(const BufferFootprint& footprint) {
   switch (footprint.mode) {
@@ -35,7 +20,7 @@ std::vector<BufferFootprint> parse_footprint_list(const std::string& text) {
   const char* fix = "use largest (nccl-tests' model: one allocation at the run's largest size), exact (buffers of "
                     "each size), or a size such as 1G (an allocation that large)";
   std::vector<BufferFootprint> out;
-  for (const std::string& item : items_of(text)) {
+  for (const std::string& item : split_list(text, "buffer footprint")) {
     BufferFootprint f;
     if (item == "largest") {
       f.mode = FootprintMode::largest;
@@ -79,7 +64,7 @@ std::string_view name_of(CacheState state) { return state == CacheState::warm ? 
 
 std::vector<CacheState> parse_cache_state_list(const std::string& text) {
   std::vector<CacheState> out;
-  for (const std::string& item : items_of(text)) {
+  for (const std::string& item : split_list(text, "cache state")) {
     CacheState s;
     if (item == "warm") {
       s = CacheState::warm;

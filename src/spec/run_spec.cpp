@@ -4,29 +4,9 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/list_text.hpp"
 
 namespace ncclsweep {
-namespace {
-
-// Splits on commas, trims blanks, refuses empty entries and duplicates.
-std::vector<std::string> split_list(const std::string& text, const char* what) {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (item.empty()) {
-      throw UsageError(std::string("empty entry in the ") + what + " list '" + text + "'",
-                       "separate entries with single commas");
-    }
-    if (std::find(items.begin(), items.end(), item) == items.end()) items.push_back(item);
-  }
-  if (items.empty()) throw UsageError(std::string("the ") + what + " list is empty", "name at least one");
-  return items;
-}
-
-}  // namespace
 
 std::vector<const CollectiveKind*> parse_collective_list(const std::string& text) {
   std::vector<const CollectiveKind*> out;
