@@ -78,7 +78,7 @@ TEST_CASE("footprint and cache lists parse, and a typo names the valid forms") {
   // The same comma lists as every other flag: an empty entry is refused, not read as a size.
   CHECK_THAT(usage_error_text([] { parse_footprint_list("largest,,exact"); }),
              ContainsSubstring("empty entry in the buffer footprint list"));
-  CHECK_THAT(usage_error_text([] { parse_cache_state_list(" "); }), ContainsSubstring("the cache state list is empty"));
+  CHECK_THAT(usage_error_text([] { parse_cache_state_list(""); }), ContainsSubstring("the cache state list is empty"));
 }
 
 TEST_CASE("a larger footprint rotates calls through it as nccl-tests shifts its iterations") {
