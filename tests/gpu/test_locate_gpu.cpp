@@ -7,17 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include "catch_compat.hpp"
+#include "gpu/visible_gpus.hpp"
 #include "integration/launch.hpp"
 
 using namespace ncclsweep::testing;
 using nlohmann::json;
 
 namespace {
-
-int gpu_count() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -31,7 +27,7 @@ TEST_CASE("locate with one GPU explains that it needs two and exits 2") {
   INFO(alone.output);
   CHECK(alone.status == 2);
   CHECK_THAT(alone.output, ContainsSubstring("needs at least two"));
-  if (gpu_count() != 1) return;
+  if (visible_gpus() != 1) return;
   // Two ranks on the one GPU: still one GPU.
   const Launch shared = mpirun_ncclsweep(2, {"locate", "-o", scratch_dir("gpu-locate-shared").string()});
   INFO(shared.output);
@@ -40,8 +36,8 @@ TEST_CASE("locate with one GPU explains that it needs two and exits 2") {
 }
 
 TEST_CASE("locate's pairs phase on two GPUs as two hosts agrees with run within 2%") {
-  if (gpu_count() < 2) {
-    WARN("skipped: needs 2 GPUs, this machine has " << gpu_count());
+  if (visible_gpus() < 2) {
+    WARN("skipped: needs 2 GPUs, this machine has " << visible_gpus());
     return;
   }
   // The run first: it is also the --reference of the locate (all_gather and sendrecv at

@@ -11,18 +11,13 @@
 #include "catch_compat.hpp"
 #include "core/collective.hpp"
 #include "core/dtype.hpp"
+#include "gpu/visible_gpus.hpp"
 #include "integration/launch.hpp"
 
 using namespace ncclsweep::testing;
 using nlohmann::json;
 
 namespace {
-
-int visible_gpus() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
-  return n;
-}
 
 std::string needs_gpus(int needed, int visible, const std::string& why) {
   return "needs " + std::to_string(needed) + " GPUs (" + why + "), " + std::to_string(visible) + " visible";

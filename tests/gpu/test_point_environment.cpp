@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
+#include "gpu/visible_gpus.hpp"
 #include "integration/launch.hpp"
 #include "read_file.hpp"
 
@@ -17,12 +18,6 @@ using namespace ncclsweep::testing;
 using nlohmann::json;
 
 namespace {
-
-int visible_gpus() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
-  return n;
-}
 
 bool names(const json& point, const std::string& variable) {
   for (const json& s : point.at("settings")) {
