@@ -36,10 +36,7 @@ TEST_CASE("locate with one GPU explains that it needs two and exits 2") {
 }
 
 TEST_CASE("locate's pairs phase on two GPUs as two hosts agrees with run within 2%") {
-  if (visible_gpus() < 2) {
-    WARN("skipped: needs 2 GPUs, this machine has " << visible_gpus());
-    return;
-  }
+  NCCLSWEEP_SKIP_UNLESS_GPUS(2, "one GPU per host name");
   // The run first: it is also the --reference of the locate (all_gather and sendrecv at
   // 256M on 2 ranks, what the pairs phase measures on one GPU per host).
   const auto run_dir = scratch_dir("gpu-locate-run");

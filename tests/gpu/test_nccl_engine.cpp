@@ -19,10 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string needs_gpus(int needed, int visible, const std::string& why) {
-  return "needs " + std::to_string(needed) + " GPUs (" + why + "), " + std::to_string(visible) + " visible";
-}
-
 json read_run(const std::filesystem::path& dir) {
   std::ifstream in(dir / "run.json");
   REQUIRE(in.good());
@@ -49,8 +45,8 @@ Launch run_every_dtype(int ranks, const std::filesystem::path& dir, const std::s
 }  // namespace
 
 TEST_CASE("every collective, dtype and op is exact on all local GPUs") {
+  NCCLSWEEP_SKIP_UNLESS_GPUS(2, "a collective across GPUs; one rank is tested on its own");
   const int gpus = visible_gpus();
-  if (gpus < 2) NCCLSWEEP_SKIP(needs_gpus(2, gpus, "a collective across GPUs; one rank is tested on its own"));
   const auto dir = scratch_dir("gpu-every-dtype");
   const Launch run = run_every_dtype(gpus, dir);
   INFO(run.output.substr(run.output.size() > 4000 ? run.output.size() - 4000 : 0));
@@ -71,8 +67,8 @@ TEST_CASE("every collective, dtype and op is exact on all local GPUs") {
 // One rank drives one GPU: nothing crosses a link, so busbw is 0 by definition for the
 // (n-1)/n collectives (as in nccl-tests) and the output must say so, not print bare zeros.
 TEST_CASE("one rank of the nccl engine: every collective, dtype and op exact, busbw 0 and said so") {
+  NCCLSWEEP_SKIP_UNLESS_GPUS(1, "one rank's GPU");
   const int gpus = visible_gpus();
-  if (gpus < 1) NCCLSWEEP_SKIP(needs_gpus(1, gpus, "one rank's GPU"));
   const auto dir = scratch_dir("gpu-one-rank");
   // NCCL 2.28.3 refuses avg of fp8 on a one-rank communicator ("invalid argument", measured
   // on one H200 for reduce_scatter, all_reduce and reduce; two ranks take it), so avg is
@@ -113,8 +109,8 @@ TEST_CASE("one rank of the nccl engine: every collective, dtype and op exact, bu
 }
 
 TEST_CASE("the rank map names a distinct GPU per rank, and the versions") {
+  NCCLSWEEP_SKIP_UNLESS_GPUS(1, "a rank per GPU");
   const int gpus = visible_gpus();
-  if (gpus < 1) NCCLSWEEP_SKIP(needs_gpus(1, gpus, "a rank per GPU"));
   const auto dir = scratch_dir("gpu-rank-map");
   const Launch run = mpirun_ncclsweep(gpus, {"run", "--collectives", "all_reduce", "--sizes", "1M", "-o", dir.string()});
   INFO(run.output);
@@ -132,8 +128,8 @@ TEST_CASE("the rank map names a distinct GPU per rank, and the versions") {
 }
 
 TEST_CASE("a corrupted GPU receive buffer is counted by the GPU check") {
+  NCCLSWEEP_SKIP_UNLESS_GPUS(2, "--inject-corrupt-rank 1 needs a second rank");
   const int gpus = visible_gpus();
-  if (gpus < 2) NCCLSWEEP_SKIP(needs_gpus(2, gpus, "--inject-corrupt-rank 1 needs a second rank"));
   const auto dir = scratch_dir("gpu-corrupt");
   const Launch run = mpirun_ncclsweep(gpus, {"run", "--collectives", "all_gather,reduce_scatter", "--sizes", "1M",
                                              "--dtype", "bfloat16", "--inject-corrupt-rank", "1", "-o", dir.string()});
@@ -143,7 +139,7 @@ TEST_CASE("a corrupted GPU receive buffer is counted by the GPU check") {
 }
 
 TEST_CASE("two ranks on one GPU are refused unless allowed") {
-  if (visible_gpus() < 1) NCCLSWEEP_SKIP(needs_gpus(1, 0, "the GPU two ranks would share"));
+  NCCLSWEEP_SKIP_UNLESS_GPUS(1, "the GPU two ranks would share");
   setenv("CUDA_VISIBLE_DEVICES", "0", 1);
   const Launch run = mpirun_ncclsweep(2, {"run", "--sizes", "1M", "-o", scratch_dir("gpu-shared").string()});
   unsetenv("CUDA_VISIBLE_DEVICES");
@@ -154,8 +150,8 @@ TEST_CASE("two ranks on one GPU are refused unless allowed") {
 }
 
 TEST_CASE("every buffer and launch mode is exact, recorded per measurement, with the GPU clocks around it") {
+  NCCLSWEEP_SKIP_UNLESS_GPUS(2, "registered buffers and windows shared across GPUs");
   const int gpus = visible_gpus();
-  if (gpus < 2) NCCLSWEEP_SKIP(needs_gpus(2, gpus, "registered buffers and windows shared across GPUs"));
   const auto dir = scratch_dir("gpu-modes");
   // 256 MiB grows the buffers after 1 MiB: registrations and graphs must follow the new
   // memory. 12288 B: a small size whose per-rank share is a multiple of 16 B (see below).
@@ -190,8 +186,8 @@ TEST_CASE("every buffer and launch mode is exact, recorded per measurement, with
 // other buffer modes were exact (docs/measurement.md). Whatever NCCL does there, the run
 // must never report such a size silently: exact, or counted wrong and exit 3.
 TEST_CASE("a window size NCCL may get wrong is either exact or reported wrong, never silently") {
+  NCCLSWEEP_SKIP_UNLESS_GPUS(2, "a symmetric window across GPUs");
   const int gpus = visible_gpus();
-  if (gpus < 2) NCCLSWEEP_SKIP(needs_gpus(2, gpus, "a symmetric window across GPUs"));
   const auto dir = scratch_dir("gpu-window-unaligned");
   const Launch run = mpirun_ncclsweep(gpus, {"run", "--collectives", "all_gather,reduce_scatter", "--sizes", "12344",
                                              "--dtype", "bfloat16", "--buffers", "cuda-malloc,nccl-window", "--warmup",
@@ -216,8 +212,8 @@ TEST_CASE("a window size NCCL may get wrong is either exact or reported wrong, n
 }
 
 TEST_CASE("buffer footprints and a flushed cache run, are exact and are recorded (1 GPU or more)") {
+  NCCLSWEEP_SKIP_UNLESS_GPUS(1, "buffer footprints on one GPU or more");
   const int gpus = visible_gpus();
-  if (gpus < 1) NCCLSWEEP_SKIP(needs_gpus(1, gpus, "buffer footprints on one GPU or more"));
   const auto dir = scratch_dir("gpu-footprint-cache");
   const Launch run = mpirun_ncclsweep(gpus, {"run", "--collectives", "all_gather,reduce_scatter", "--sizes", "1M,16M",
                                              "--dtype", "bfloat16", "--warmup", "2", "--iters", "4",

@@ -40,15 +40,8 @@ std::vector<std::string> inits_of(const std::string& log) {
 }  // namespace
 
 TEST_CASE("the point after an include-extended one has no NCCL_ALGO, in its record and in NCCL's log") {
+  NCCLSWEEP_SKIP_UNLESS_GPUS(1, "the nccl engine");
   const int gpus = visible_gpus();
-  if (gpus < 1) {
-#if NCCLSWEEP_CATCH3
-    SKIP("no GPU visible: the point environment test needs the nccl engine");
-#else
-    WARN("skipped: no GPU visible: the point environment test needs the nccl engine");
-    return;
-#endif
-  }
   const int ranks = gpus >= 2 ? 2 : 1;
   const auto dir = scratch_dir("gpu-point-environment");
   const auto sweep = dir.parent_path() / "gpu-point-environment.yaml";

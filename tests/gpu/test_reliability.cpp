@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catch_compat.hpp"
+#include "gpu/visible_gpus.hpp"
 #include "integration/launch.hpp"
 
 using namespace ncclsweep::testing;
@@ -38,7 +39,7 @@ struct FaultyLaunch {
 };
 
 FaultyLaunch fault_launch() {
-  const int ranks = std::min(visible_gpu_count(), 2);
+  const int ranks = std::min(visible_gpus(), 2);
   return {ranks, std::to_string(ranks - 1)};
 }
 
@@ -51,10 +52,10 @@ std::size_t records_of(const json& doc, const std::string& label) {
 }  // namespace
 
 TEST_CASE("a worker killed mid-sweep fails only its point; the sweep finishes") {
+  NCCLSWEEP_SKIP_UNLESS_GPUS(1, "a worker to kill");
   const auto dir = scratch_dir("gpu-kill");
   const auto sweep = three_point_sweep(dir.parent_path() / "gpu-kill-sweep");
   const FaultyLaunch launch = fault_launch();
-  if (launch.ranks < 1) NCCLSWEEP_SKIP("needs 1 GPU (a worker to kill), 0 visible");
   const Launch run = mpirun_ncclsweep(launch.ranks, {"run", sweep.string(), "--inject-fault",
                                                      launch.faulty_rank + ":kill@max_ctas=16", "-o", dir.string()});
   INFO(run.output);
@@ -73,10 +74,10 @@ TEST_CASE("a worker killed mid-sweep fails only its point; the sweep finishes") 
 }
 
 TEST_CASE("a hung rank times out within its deadline plus 5 s and the next point runs") {
+  NCCLSWEEP_SKIP_UNLESS_GPUS(1, "a worker to hang");
   const auto dir = scratch_dir("gpu-timeout");
   const auto sweep = three_point_sweep(dir.parent_path() / "gpu-timeout-sweep");
   const FaultyLaunch launch = fault_launch();
-  if (launch.ranks < 1) NCCLSWEEP_SKIP("needs 1 GPU (a worker to hang), 0 visible");
   const auto start = std::chrono::steady_clock::now();
   const Launch run = mpirun_ncclsweep(launch.ranks, {"run", sweep.string(), "--timeout", "20", "--inject-fault",
                                                      launch.faulty_rank + ":sleep=600@max_ctas=16", "-o", dir.string()});

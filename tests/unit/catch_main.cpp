@@ -1,5 +1,72 @@
 // Catch2 v2 needs one translation unit to provide main; v3 links Catch2WithMain instead.
+//
+// v2 has no skip (tests/catch_compat.hpp's NCCLSWEEP_SKIP warns and returns there), so this
+// main reports skips the way v3 does: a "skipped N of M test cases" line with their names,
+// and exit status 4 when every test case that ran skipped and none failed (ctest's
+// SKIP_RETURN_CODE then shows the entry as skipped, never as a green pass).
 #if !NCCLSWEEP_CATCH3
-#define CATCH_CONFIG_MAIN
+#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "catch_compat.hpp"
+
+namespace {
+
+// What the listener saw, read by main once the run is over (Catch2 owns the listener).
+struct SkipTally {
+  int test_cases = 0;
+  std::vector<std::string> skipped;
+};
+
+SkipTally& tally() {
+  static SkipTally t;
+  return t;
+}
+
+struct SkipListener : Catch::TestEventListenerBase {
+  using TestEventListenerBase::TestEventListenerBase;
+  bool skipping = false;
+
+  void testCaseStarting(const Catch::TestCaseInfo& info) override {
+    TestEventListenerBase::testCaseStarting(info);
+    skipping = false;
+  }
+
+  bool assertionEnded(const Catch::AssertionStats& stats) override {
+    const Catch::AssertionResult& result = stats.assertionResult;
+    if (result.getResultType() == Catch::ResultWas::Warning &&
+        result.getMessage().rfind(ncclsweep::testing::kSkipWarning, 0) == 0) {
+      skipping = true;
+    }
+    return true;
+  }
+
+  void testCaseEnded(const Catch::TestCaseStats& stats) override {
+    ++tally().test_cases;
+    if (skipping && stats.totals.assertions.failed == 0) tally().skipped.push_back(stats.testInfo.name);
+    TestEventListenerBase::testCaseEnded(stats);
+  }
+
+  void testRunEnded(const Catch::TestRunStats& stats) override {
+    TestEventListenerBase::testRunEnded(stats);
+    if (tally().skipped.empty()) return;
+    std::cout << "skipped " << tally().skipped.size() << " of " << tally().test_cases << " test cases:\n";
+    for (const std::string& name : tally().skipped) std::cout << "  " << name << "\n";
+  }
+};
+
+}  // namespace
+
+CATCH_REGISTER_LISTENER(SkipListener)
+
+int main(int argc, char* argv[]) {
+  const int failed = Catch::Session().run(argc, argv);
+  const SkipTally& t = tally();
+  if (failed == 0 && t.test_cases > 0 && static_cast<int>(t.skipped.size()) == t.test_cases) return 4;
+  return failed;
+}
 #endif
