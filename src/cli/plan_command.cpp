@@ -9,12 +9,14 @@
 #include "cli/command.hpp"
 #include "cli/data_dir.hpp"
 #include "cli/sweep_context.hpp"
+#include "plan/engine_support.hpp"
 #include "plan/scale_estimate.hpp"
 #include "plan/sweep_estimate.hpp"
 #include "plan/sweep_plan.hpp"
 #include "report/scale_estimate_report.hpp"
 #include "report/sweep_plan_report.hpp"
 #include "results/results_directory.hpp"
+#include "runtime/engine_registry.hpp"
 #include "spec/sweep.hpp"
 #include "plan/sweep_sizes.hpp"
 
@@ -84,13 +86,20 @@ int run_plan(const PlanArgs& args) {
   const Sweep sweep = load_sweep_file(args.sweep_file, options.context);
   SweepPlan plan = plan_sweep(sweep, options);
   plan.notes.push_back(version_note);
+  // What run would refuse on this engine is refused here, at the file's line.
+  const std::string engine = plan.measurements.engine.empty() ? std::string(available_engines().front())
+                                                              : plan.measurements.engine;
+  check_engine_support(plan.measurements, parse_engine(engine), places_of(sweep, false, false, !args.engine.empty()));
   const std::optional<PlannedWorkload> workload = plan_workload(args, sweep);
-  const double seconds = estimate_seconds(plan);
+  if (plan.measurements.engine.empty()) plan.measurements.engine = engine;
+  std::vector<MeasurementRecord> reference;
+  if (!args.reference_dir.empty()) reference = read_run_document(args.reference_dir).records;
+  const SweepEstimate seconds = estimate_sweep(plan, args.ranks > 0 ? args.ranks : 2, reference);
   ScaleModel model;
   if (args.ranks > 0) {
     model.ranks = args.ranks;
     if (args.busbw_gbps > 0) model.busbw_bytes_per_s = args.busbw_gbps * 1e9;
-    if (!args.reference_dir.empty()) model.reference = read_run_document(args.reference_dir).records;
+    model.reference = reference;
   }
   const ScaleEstimate at_scale = estimate_at_scale(plan, model);
   if (args.format == "json") {
@@ -132,14 +141,16 @@ void add_plan_command(CLI::App& app, CommandAction& chosen) {
   plan->add_option("--engine", args->engine, "nccl or mpi (default: the sweep file's)");
   plan->add_option("--groups", args->groups, "Sub-communicators (as for run): intra-node, inter-node, stride:K, size:N, workload, dp...");
   plan->add_option("--models-dir", args->models_dir, "Model catalog for sizes from a workload (default configs/models)");
-  CLI::Option* ranks = plan->add_option("--ranks", args->ranks, "Also estimate the wall time at this many ranks (docs/scale.md)")
+  CLI::Option* ranks = plan->add_option("--ranks", args->ranks,
+                                        "Ranks the run will have (default 2); also estimate the wall time at this many "
+                                        "ranks (docs/scale.md)")
       ->check(CLI::Range(2, 1 << 20));
   plan->add_option("--busbw", args->busbw_gbps, "With --ranks: assumed bus bandwidth in GB/s (default 100)")
       ->check(CLI::PositiveNumber)
       ->needs(ranks);
   plan->add_option("--reference", args->reference_dir,
-                   "With --ranks: a previous run's results directory; its busbw per collective and size is used")
-      ->needs(ranks);
+                   "A previous run's results directory: its measured per-call times and iteration counts replace "
+                   "the model (and, with --ranks, its busbw per collective and size)");
   plan->callback([args, &chosen] { chosen = [args](CommandContext&) { return run_plan(*args); }; });
 }
 

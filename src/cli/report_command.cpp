@@ -77,6 +77,7 @@ struct CompareArgs {
   bool allow_rank_mismatch = false;
   NoiseModel noise;
   std::string min_size = "0";
+  double max_band_share = kDefaultMaxBandShare;
   OutputArgs output;
 };
 
@@ -86,7 +87,7 @@ int run_compare(const CompareArgs& args) {
   const Side new_side = load_side(args.new_input);
   const Side reference = load_side(args.reference_input);
   const Comparison comparison =
-      compare_sides(new_side, reference, {args.threshold, args.allow_rank_mismatch, args.noise, min_size});
+      compare_sides(new_side, reference, {args.threshold, args.allow_rank_mismatch, args.noise, min_size, args.max_band_share});
   const PrintStyle style = style_for(args.output, new_side.identity);
   write_output(args.output, [&](std::ostream& out) { printer(comparison, style, out); });
   if (!args.output.output.empty()) std::cout << comparison.summary() << "\n";
@@ -184,6 +185,10 @@ void add_compare_command(CLI::App& app, CommandAction& chosen) {
       ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
   compare->add_option("--min-size", args->min_size, "Judge only sizes at or above this (e.g. 16M): the bandwidth-bound ones")
+      ->capture_default_str();
+  compare->add_option("--max-band", args->max_band_share,
+                      "A row whose noise band exceeds this share of its busbw is unresolved, not judged same")
+      ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();
   add_output_options(compare, args->output, "table, md or json");
   compare->callback([args, &chosen] { chosen = [args](CommandContext&) { return run_compare(*args); }; });

@@ -18,6 +18,7 @@
 #include "core/repeat_order.hpp"
 #include "core/run_options.hpp"
 #include "core/utc_time.hpp"
+#include "plan/engine_support.hpp"
 #include "plan/measurement_plan.hpp"
 #include "plan/sweep_plan.hpp"
 #include "recommend/verification.hpp"
@@ -231,6 +232,7 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   std::vector<std::string> group_notes;
   // The spec and plan are the same on every rank, so every rank fails alike and exits.
   std::string error;
+  EngineCheckPlaces engine_places;  // the sweep file's dtypes:/ops: lines, where it has them
   try {
     // --env and --config make a sweep of their own when no file is given.
     const bool flag_axes = !args.env_axes.empty() || !args.config_axes.empty();
@@ -251,6 +253,9 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
                                                 : std::string("{}"),
                                     verify ? args.verify_file : from_file ? args.sweep_file : std::string("(command line)"),
                                     options.context);
+      if (from_file) {
+        engine_places = places_of(sweep, args.given.count("--dtype") > 0, args.given.count("--op") > 0, !args.engine.empty());
+      }
       if (from_file || (verify && verify->kind != RecommendedSettings::Kind::env)) {
         apply_flags(args, sweep.measurements);
       } else {
@@ -275,12 +280,22 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
       request.baseline_point = sweep_plan.points[static_cast<std::size_t>(sweep_plan.baseline)].label;
     }
     check_engine(request.spec.engine);
+    check_engine_support(request.spec, parse_engine(request.spec.engine), engine_places);
     if (!args.fault.empty()) {
       request.fault = parse_fault_injection(args.fault);
       if (parse_engine(request.spec.engine) == EngineKind::mpi && request.fault.action == "skip") {
         throw UsageError("--inject-fault skip needs the nccl engine (its workers have deadlines; the mpi engine "
                          "would wait forever)",
                          "use sleep=SECONDS, exit or kill with --engine mpi");
+      }
+      if (parse_engine(request.spec.engine) != EngineKind::mpi && request.fault.action == "slow") {
+        throw UsageError("--inject-fault slow=FACTOR needs the mpi engine (it repeats each call on the CPU fabric)",
+                         "add --engine mpi, or use locate's --inject-fault on the GPU machine");
+      }
+      if (request.fault.action == "slow" && request.fault.rank >= session.size()) {
+        throw UsageError("--inject-fault '" + args.fault + "': rank " + std::to_string(request.fault.rank) +
+                             " is not one of the " + std::to_string(session.size()) + " ranks",
+                         "give a rank from 0 to " + std::to_string(session.size() - 1));
       }
     }
     request.plan = plan_measurements(request.spec, session.size());
@@ -417,7 +432,7 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
                   "Seconds each communicator init and each size may take (nccl engine); default scales with size")
       ->check(CLI::Range(1, 604800));
   run->add_option("--inject-fault", args->fault,
-                  "Testing aid: RANK:sleep=SECONDS|exit|kill|skip[@POINT] (docs/reliability.md)");
+                  "Testing aid: RANK:sleep=SECONDS|exit|kill|skip|slow=FACTOR[@POINT] (docs/reliability.md)");
   run->add_flag("--allow-shared-gpu", args->allow_shared_gpu, "Allow two ranks on one GPU (results are then shared)");
   run->add_option("--progress", args->progress,
                   "Progress on rank 0: live (one line redrawn on a terminal), lines (a plain line per point), "

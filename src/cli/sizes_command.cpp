@@ -91,12 +91,13 @@ void add_sizes_command(CLI::App& app, CommandAction& chosen) {
   sizes->add_option("--from-nccl-log", args->nccl_log, "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL logs, a quoted glob");
   sizes->add_option("--from-torch-trace", args->torch_trace, "torch.profiler chrome trace(s), plain or .gz, a quoted glob");
   sizes->add_option("--from-inspector", args->inspector, "NCCL Inspector plugin output, a quoted glob");
-  sizes->add_option("--iterations", args->iterations, "iterations the imported files cover (divides the calls)");
+  // As `iterations:` in a sweep file: 1 to 1000000 when given (0 would divide by nothing).
+  sizes->add_option("--iterations", args->iterations, "iterations the imported files cover (divides the calls)")
+      ->check(CLI::Range(1, 1000000));
   sizes->add_option("--format", args->format, "table | yaml (a sizes: block for a sweep file) | json");
   sizes->callback([args, &chosen] {
     chosen = [args](CommandContext&) {
       const auto format = parse_sizes_format(args->format);
-      if (args->iterations < 0) throw UsageError("--iterations must be at least 1");
       std::fputs(format_sizes(profile_of(*args), format).c_str(), stdout);
       return static_cast<int>(kExitOk);
     };

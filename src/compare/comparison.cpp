@@ -65,12 +65,24 @@ Verdict judge(double new_value, double new_band, double ref_value, double ref_ba
   return difference > 0 ? Verdict::faster : Verdict::slower;
 }
 
+Verdict judge_row(double new_value, double new_band, double ref_value, double ref_band, bool footprint_differs,
+                  double max_band_share) {
+  Verdict v = judge(new_value, new_band, ref_value, ref_band);
+  if (footprint_differs && v != Verdict::same && !beyond_footprint_envelope(new_value, new_band, ref_value, ref_band)) {
+    v = Verdict::ambiguous;
+  }
+  const bool too_wide = new_band > max_band_share * new_value || ref_band > max_band_share * ref_value;
+  if (too_wide && (v == Verdict::same || v == Verdict::ambiguous)) v = Verdict::unresolved;
+  return v;
+}
+
 const char* verdict_name(Verdict v) {
   switch (v) {
     case Verdict::same: return "same";
     case Verdict::faster: return "faster";
     case Verdict::slower: return "slower";
     case Verdict::ambiguous: return "ambiguous";
+    case Verdict::unresolved: return "unresolved";
   }
   return "?";
 }
@@ -82,6 +94,7 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
   c.threshold = options.threshold;
   c.noise = options.noise;
   c.min_size = options.min_size;
+  c.max_band_share = options.max_band_share;
   const SideIdentity& a = new_side.identity;
   const SideIdentity& b = reference.identity;
   if (a.ranks != b.ranks) {
@@ -109,7 +122,7 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
   std::map<RowKey, const SideRow*> reference_rows;
   for (const auto& row : reference.rows) reference_rows.emplace(row.key, &row);
   std::optional<RowComparison> first_footprint_mismatch;  // for the header line
-  int footprint_mismatches = 0;
+  FootprintRows footprint_rows;
   std::size_t below_min_size = 0;
   for (const auto& row : new_side.rows) {
     const auto match = reference_rows.find(row.key);
@@ -125,13 +138,15 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
     r.ratio = r.reference_row.busbw_gbps > 0 ? row.busbw_gbps / r.reference_row.busbw_gbps : 0;
     r.new_band_gbps = noise_band_gbps(row, options.noise);
     r.reference_band_gbps = noise_band_gbps(r.reference_row, options.noise);
-    r.verdict = judge(row.busbw_gbps, r.new_band_gbps, r.reference_row.busbw_gbps, r.reference_band_gbps);
+    // Different buffer footprints or cache states at small sizes: judged only where the
+    // gap is beyond what the footprint explains, or where the two agree anyway.
+    r.footprint_differs = footprint_mismatch(row, r.reference_row).has_value();
+    r.verdict = judge_row(row.busbw_gbps, r.new_band_gbps, r.reference_row.busbw_gbps, r.reference_band_gbps,
+                          r.footprint_differs, options.max_band_share);
     r.fails = r.verdict == Verdict::slower && r.ratio < options.threshold;
-    // Different buffer footprints or cache states at small sizes: not the same measurement.
-    if (footprint_mismatch(row, r.reference_row)) {
-      r.verdict = Verdict::ambiguous;
-      r.fails = false;
-      if (footprint_mismatches++ == 0) first_footprint_mismatch = r;
+    if (r.footprint_differs) {
+      if (!first_footprint_mismatch) first_footprint_mismatch = r;
+      ++(r.verdict == Verdict::ambiguous ? footprint_rows.ambiguous : footprint_rows.judged);
     }
     // Fast wrong answers are no result: say so next to the verdicts.
     for (const auto& [which, checked] : {std::pair{"NEW", &r.new_row}, std::pair{"REFERENCE", &r.reference_row}}) {
@@ -143,8 +158,9 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
     c.rows.push_back(r);
   }
   if (first_footprint_mismatch) {
-    c.differences.push_back(footprint_difference_line(first_footprint_mismatch->new_row,
-                                                      first_footprint_mismatch->reference_row, footprint_mismatches));
+    c.differences.push_back(footprint_difference_line(first_footprint_mismatch->new_row, new_side.identity,
+                                                      first_footprint_mismatch->reference_row, reference.identity,
+                                                      footprint_rows));
   }
   if (below_min_size > 0) {
     c.notes.push_back(std::to_string(below_min_size) + " matching rows below --min-size " + format_bytes(options.min_size) +
@@ -189,9 +205,13 @@ std::string Comparison::summary() const {
          percent_change(slowest->ratio) + " at " + row_label(slowest->key) + ")";
   }
   if (counts[Verdict::ambiguous]) s += ", " + std::to_string(counts[Verdict::ambiguous]) + " ambiguous";
+  if (counts[Verdict::unresolved]) {
+    s += ", " + std::to_string(counts[Verdict::unresolved]) + " unresolved (" + kUnresolvedAdvice + ")";
+  }
   char limit[16];
   std::snprintf(limit, sizeof limit, "%g%%", threshold * 100);
-  if (failing.empty()) return s + " -> PASS";
+  const int judged = counts[Verdict::same] + counts[Verdict::faster] + counts[Verdict::slower];
+  if (failing.empty()) return s + (judged == 0 ? " -> PASS, but no row was judged" : " -> PASS");
   s += " -> FAIL: below " + std::string(limit) + " of reference at ";
   for (std::size_t i = 0; i < failing.size() && i < 3; ++i) s += (i ? ", " : "") + row_label(failing[i]->key);
   if (failing.size() > 3) s += " and " + std::to_string(failing.size() - 3) + " more";

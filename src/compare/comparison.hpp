@@ -10,15 +10,22 @@
 namespace ncclsweep {
 
 inline constexpr double kDefaultThreshold = 0.95;
+// A row whose noise band (either side's) is wider than this share of that side's own
+// busbw cannot tell `same` from a large change: its verdict is `unresolved` unless the
+// figures are apart even so. A quarter: a band that wide would call a 25% drop `same`.
+inline constexpr double kDefaultMaxBandShare = 0.25;
 
 struct CompareOptions {
   double threshold = kDefaultThreshold;  // NEW/REFERENCE busbw below this fails a slower row
   bool allow_rank_mismatch = false;
   NoiseModel noise;      // each single figure's band (--noise-rel, --noise-us)
   Bytes min_size = 0;    // rows below this size get no verdict (--min-size)
+  double max_band_share = kDefaultMaxBandShare;  // --max-band
 };
 
-enum class Verdict { same, faster, slower, ambiguous };
+// same / faster / slower: judged. ambiguous: the gap is inside what noise or a footprint
+// difference explains. unresolved: the noise band is too wide for the figure to judge.
+enum class Verdict { same, faster, slower, ambiguous, unresolved };
 const char* verdict_name(Verdict v);
 
 struct RowComparison {
@@ -29,6 +36,9 @@ struct RowComparison {
   double reference_band_gbps = 0;
   Verdict verdict = Verdict::same;
   bool fails = false;        // slower and below the threshold
+  // The sides' footprints or cache states differ at a size where that matters; the
+  // verdict already weighs it (compare/footprint_match.hpp), printers say so.
+  bool footprint_differs = false;
 };
 
 struct Comparison {
@@ -36,6 +46,7 @@ struct Comparison {
   double threshold = kDefaultThreshold;
   NoiseModel noise;
   Bytes min_size = 0;
+  double max_band_share = kDefaultMaxBandShare;
   std::vector<std::string> differences;  // the comparability block
   std::vector<std::string> notes;        // importers' notes, prefixed by side
   std::vector<RowComparison> rows;       // matched rows, in key order
@@ -46,6 +57,16 @@ struct Comparison {
 // Two figures, each with its noise half-width (same unit): same, ambiguous (the bands
 // overlap), or faster / slower (they do not). `recommend` judges sweep points with it too.
 Verdict judge(double new_value, double new_band, double ref_value, double ref_band);
+
+// One compare row's verdict, every rule in order: the bands (judge), then a footprint
+// difference (ambiguous unless the gap is beyond kFootprintEnvelope, or the figures
+// agree), then a band wider than max_band_share of its figure (unresolved unless the
+// figures are apart even so).
+Verdict judge_row(double new_value, double new_band, double ref_value, double ref_band, bool footprint_differs,
+                  double max_band_share);
+
+// What an unresolved row needs, for every printer's legend.
+inline constexpr const char* kUnresolvedAdvice = "noise too large to judge: measure longer or raise --min-size";
 
 // Throws UsageError (exit 2) when nothing is comparable: different rank counts (unless
 // allowed) or no row keys in common at or above min_size; the message says what each

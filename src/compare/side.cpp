@@ -19,6 +19,8 @@ bool operator<(const RowKey& a, const RowKey& b) {
           in_place_last(a) < in_place_last(b));
 }
 
+bool made_by_nccl_tests(const SideIdentity& side) { return side.engine == "nccl-tests"; }
+
 void normalise_rows(Side& side) {
   std::stable_sort(side.rows.begin(), side.rows.end(),
                    [](const SideRow& a, const SideRow& b) { return a.key < b.key; });

@@ -65,6 +65,9 @@ struct SideIdentity {
   std::string engine;  // ncclsweep engine, or "nccl-tests"
 };
 
+// Whether nccl-tests (text or -J JSON) made this side, so hints use its flags.
+bool made_by_nccl_tests(const SideIdentity& side);
+
 struct Side {
   SideIdentity identity;
   std::vector<SideRow> rows;        // sorted by key, keys unique

@@ -18,4 +18,29 @@ void Engine::slow_down(double factor) {
                    "use --inject-fault ...:slow=F with --engine mpi");
 }
 
+bool mpi_can_reduce(const DataType& dtype) {
+  switch (dtype.nccl_id) {
+    case kNcclInt8: case kNcclUint8: case kNcclInt32: case kNcclUint32:
+    case kNcclInt64: case kNcclUint64: case kNcclFloat32: case kNcclFloat64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string mpi_engine_unsupported_reason(const CollectiveKind& kind, const DataType& dtype, ReduceOp op,
+                                          BufferMode buffers, LaunchMode launch) {
+  if (buffers != BufferMode::cuda_malloc || launch != LaunchMode::stream) {
+    return "the mpi engine has host buffers and blocking calls only; buffer modes and launch modes other than "
+           "cuda-malloc and stream need --engine nccl";
+  }
+  if (!kind.reduces) return {};
+  if (!mpi_can_reduce(dtype)) {
+    return "the mpi engine cannot reduce " + std::string(dtype.name) +
+           " (MPI has no such type); use int8..uint64, float32 or float64, or --engine nccl";
+  }
+  if (op == ReduceOp::avg) return "the mpi engine has no avg op (MPI lacks one); use sum";
+  return {};
+}
+
 }  // namespace ncclsweep

@@ -107,4 +107,12 @@ class Engine {
   virtual std::optional<GpuClocks> read_clocks() { return std::nullopt; }
 };
 
+// What the mpi engine cannot run, decided without MPI so `plan` and `run` refuse the same
+// calls before anything launches: a reduction MPI has no type for (bfloat16, float16,
+// fp8), the avg op, buffer and launch modes other than host memory and blocking calls.
+// Empty when it can. The mpi engine's unsupported_reason is this.
+bool mpi_can_reduce(const DataType& dtype);
+std::string mpi_engine_unsupported_reason(const CollectiveKind& kind, const DataType& dtype, ReduceOp op,
+                                          BufferMode buffers, LaunchMode launch);
+
 }  // namespace ncclsweep

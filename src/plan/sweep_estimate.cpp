@@ -1,26 +1,145 @@
 #include "plan/sweep_estimate.hpp"
 
-namespace ncclsweep {
+#include <algorithm>
+#include <cmath>
+#include <optional>
 
-double estimate_seconds(const SweepPlan& plan, const EstimateModel& model) {
-  const RunSpec& m = plan.measurements;
-  double per_point = model.reinit_s;
-  for (const CollectiveKind* kind : m.collectives) {
-    const double variants = static_cast<double>(m.dtypes.size() * (kind->reduces ? m.ops.size() : 1) *
-                                                m.buffer_modes.size() * m.launch_modes.size() *
-                                                m.footprints.size() * m.cache_states.size()) *
-                            (kind->supports_in_place ? 2.0 : 1.0);
-    for (const Bytes size : m.sizes) per_point += variants * estimate_measurement_seconds(size, m, model);
+#include "core/errors.hpp"
+#include "plan/measurement_plan.hpp"
+
+namespace ncclsweep {
+namespace {
+
+bool is_mpi(const RunSpec& spec) { return spec.engine == "mpi"; }
+
+double call_seconds(Bytes bytes, const RunSpec& spec, const EstimateModel& model) {
+  if (is_mpi(spec)) return static_cast<double>(bytes) / model.mpi_bytes_per_s + model.mpi_call_overhead_s;
+  return static_cast<double>(bytes) / model.assumed_bytes_per_s + model.call_overhead_s;
+}
+
+// One measurement: warm-up and timed iterations (flushed samples pay the flush each),
+// the checked call with its pattern fill and verify, and the per-measurement cost.
+double measurement_seconds(double call_s, int timed, Bytes bytes, const RunSpec& spec, CacheState cache,
+                           const EstimateModel& model) {
+  const double flush = cache == CacheState::flush ? (is_mpi(spec) ? model.mpi_flush_s : model.nccl_flush_s) : 0;
+  const double check = spec.check ? call_s + 2.0 * static_cast<double>(bytes) / model.check_bytes_per_s : 0;
+  return spec.warmup * call_s + timed * (call_s + flush) + check + model.per_measurement_s;
+}
+
+// The reference's measured per-call time and iteration count for this call: the same
+// collective, dtype and placement at the nearest size (log scale), its time scaled by
+// the size where they differ.
+struct ReferenceTime {
+  double call_s = 0;
+  int iters = 0;
+};
+std::optional<ReferenceTime> reference_time(const std::vector<MeasurementRecord>& reference, const PlannedCall& planned,
+                                            Placement placement) {
+  const MeasurementRecord* best = nullptr;
+  double distance = 0;
+  for (const MeasurementRecord& r : reference) {
+    if (r.collective != planned.call.kind->name || r.dtype != planned.call.dtype->name ||
+        r.placement != name_of(placement) || r.size_bytes == 0 || r.time_us.avg <= 0) {
+      continue;
+    }
+    const double d = std::fabs(std::log(static_cast<double>(r.size_bytes) / static_cast<double>(planned.total_bytes)));
+    if (!best || d < distance) best = &r, distance = d;
   }
-  return static_cast<double>(plan.isolation_groups.size()) * model.worker_start_s +
-         static_cast<double>(plan.repeats) * static_cast<double>(plan.points.size()) * per_point;
+  if (!best || distance > std::log(4.0)) return std::nullopt;  // more than 4x away: the model knows as much
+  const double scale = std::max(1.0, static_cast<double>(planned.total_bytes) / static_cast<double>(best->size_bytes));
+  return ReferenceTime{best->time_us.avg * 1e-6 * scale, best->iters};
+}
+
+}  // namespace
+
+IterationBounds iteration_bounds(double call_s, const RunSpec& spec) {
+  if (spec.iters > 0) return {spec.iters, spec.iters, spec.iters};
+  const StoppingRule& rule = spec.stopping;
+  const auto iterations_for = [&](double seconds) {
+    return call_s > 0 ? static_cast<int>(std::min(1e9, std::ceil(seconds / call_s))) : rule.max_iters;
+  };
+  // stop_reason: max_iters first, then max_seconds (after one), then min_iters and min_seconds.
+  const int high = std::min(rule.max_iters, std::max(1, iterations_for(rule.max_seconds)));
+  const int low = std::min(high, std::max(rule.min_iters, iterations_for(rule.min_seconds)));
+  const int typical = is_mpi(spec) ? high : std::min(high, 2 * low);
+  return {low, typical, high};
 }
 
 double estimate_measurement_seconds(Bytes total_bytes, const RunSpec& spec, const EstimateModel& model) {
-  const double call_s = static_cast<double>(total_bytes) / model.assumed_bytes_per_s + model.call_overhead_s;
-  // The noise-based stop runs at least min_iters: the estimate's lower bound.
-  const int iters = spec.iters > 0 ? spec.iters : spec.stopping.min_iters;
-  return (spec.warmup + iters + 1) * call_s;
+  const double call_s = call_seconds(total_bytes, spec, model);
+  const CacheState cache = spec.cache_states.empty() ? CacheState::warm : spec.cache_states.front();
+  return measurement_seconds(call_s, iteration_bounds(call_s, spec).typical, total_bytes, spec, cache, model);
+}
+
+SweepEstimate estimate_sweep(const SweepPlan& plan, int ranks, const std::vector<MeasurementRecord>& reference,
+                             const EstimateModel& model) {
+  const RunSpec& spec = plan.measurements;
+  SweepEstimate e;
+  // The calls the run would make at this rank count; a split that needs more ranks than
+  // assumed is counted on the world communicator (plan --ranks gives the real count).
+  std::string assumed;
+  MeasurementPlan calls;
+  try {
+    calls = plan_measurements(spec, std::max(ranks, 1));
+  } catch (const UsageError&) {
+    RunSpec world = spec;
+    world.split = CommSplit{};
+    calls = plan_measurements(world, std::max(ranks, 1));
+    assumed = "; communicator splits counted on the world: give --ranks for them";
+  }
+  const double runs = static_cast<double>(std::max(plan.repeats, 1)) * static_cast<double>(plan.points.size());
+  std::uint64_t per_point = 0;
+  double low = 0, typical = 0, high = 0, referenced = 0;
+  for (const PlannedCall& planned : calls.calls) {
+    const bool in_place = planned.call.kind->supports_in_place;
+    for (const Placement placement : {Placement::out_of_place, Placement::in_place}) {
+      if (placement == Placement::in_place && !in_place) continue;
+      ++per_point;
+      if (const auto measured = reference_time(reference, planned, placement)) {
+        const int iters = spec.iters > 0 ? spec.iters : measured->iters;
+        const double t = measurement_seconds(measured->call_s, iters, planned.total_bytes, spec, planned.call.cache, model);
+        low += t, typical += t, high += t, referenced += 1;
+        continue;
+      }
+      const double call_s = call_seconds(planned.total_bytes, spec, model);
+      const IterationBounds n = iteration_bounds(call_s, spec);
+      low += measurement_seconds(call_s, n.low, planned.total_bytes, spec, planned.call.cache, model);
+      typical += measurement_seconds(call_s, n.typical, planned.total_bytes, spec, planned.call.cache, model);
+      high += measurement_seconds(call_s, n.high, planned.total_bytes, spec, planned.call.cache, model);
+    }
+  }
+  e.measurements = static_cast<std::uint64_t>(runs) * per_point;
+  e.from_reference = static_cast<std::uint64_t>(runs * referenced);
+  e.count_text = std::to_string(plan.points.size()) + " point(s) x " + std::to_string(std::max(plan.repeats, 1)) +
+                 " repeat(s) x " + std::to_string(per_point) +
+                 " per point (collectives x dtypes x ops x sizes x buffer/launch modes x footprints x cache states x "
+                 "communicators, each out of place and, where the collective has one, in place)";
+  // The nccl engine starts workers per isolation group and a communicator per point; the
+  // mpi engine measures in the ranks it was launched as.
+  const double fixed = is_mpi(spec) ? model.mpi_start_s
+                                    : static_cast<double>(plan.isolation_groups.size()) * model.worker_start_s +
+                                          runs * model.reinit_s;
+  e.low_s = fixed + runs * low;
+  e.typical_s = fixed + runs * typical;
+  e.high_s = fixed + runs * high;
+  char text[200];
+  if (is_mpi(spec)) {
+    std::snprintf(text, sizeof text, "mpi engine model: %.3g GB/s and %.0f us per call on the CPU fabric, no worker starts",
+                  model.mpi_bytes_per_s / 1e9, model.mpi_call_overhead_s * 1e6);
+  } else {
+    std::snprintf(text, sizeof text, "nccl engine model: %.3g GB/s and %.0f us per call, %.2g s per isolation group, %.2g s per init",
+                  model.assumed_bytes_per_s / 1e9, model.call_overhead_s * 1e6, model.worker_start_s, model.reinit_s);
+  }
+  e.basis = text + assumed;
+  if (e.from_reference > 0) {
+    e.basis += "; " + std::to_string(e.from_reference) + " of " + std::to_string(e.measurements) +
+               " measurement(s) timed from the reference run";
+  }
+  return e;
+}
+
+double estimate_seconds(const SweepPlan& plan, const EstimateModel& model) {
+  return estimate_sweep(plan, 2, {}, model).typical_s;
 }
 
 }  // namespace ncclsweep

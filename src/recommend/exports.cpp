@@ -176,6 +176,15 @@ std::string format_recommend_table(const Recommendation& rec) {
   for (const auto& e : rec.env) {
     out << "  " << e.name << "=" << e.value << ": " << (e.exported ? "exported" : "not exported") << ", " << e.why << "\n";
   }
+  out << "\njob-wide (--format env): ";
+  if (!rec.job_wide.refusal.empty()) {
+    out << "refused: " << rec.job_wide.refusal << "\n";
+  } else if (rec.job_wide.point.empty()) {
+    out << "nothing to export: no point beats the baseline\n";
+  } else {
+    out << rec.job_wide.point << ", which wins or ties within noise at every size that matters\n";
+  }
+  out << "  " << rec.job_wide.coverage << "\n";
   const TunerExport tuner = tuner_export(rec);
   if (!tuner.lines.empty()) out << "\ntuner rules (--format nccl-tuner):\n";
   for (const auto& line : tuner.lines) out << "  " << tuner::format_rule(line.rule) << "\n";
@@ -187,6 +196,14 @@ std::string format_recommend_table(const Recommendation& rec) {
 }
 
 std::string format_env(const Recommendation& rec, EnvStyle style) {
+  // A job-wide export applies every setting at every size: refused where the data says
+  // one setting does not hold at all of them (recommend.cpp, decide_job_wide).
+  if (!rec.job_wide.refusal.empty()) {
+    throw UsageError("no job-wide export: " + rec.job_wide.refusal,
+                     "use the per-size export, which applies a rule only inside the band it won: --format nccl-tuner > "
+                     "nccl_tuner.conf, then NCCL_TUNER_PLUGIN=libncclsweep-tuner.so NCCL_TUNER_CONFIG_FILE=nccl_tuner.conf "
+                     "(or NCCL's example tuner plugin, which reads the same file); --format table shows each band");
+  }
   std::vector<const EnvChoice*> exported;
   for (const auto& e : rec.env) {
     if (e.exported) exported.push_back(&e);
@@ -201,6 +218,10 @@ std::string format_env(const Recommendation& rec, EnvStyle style) {
   out << "# ncclsweep recommend: " << runs_text(rec) << ", " << rec.ranks << " ranks on " << rec.nodes
       << " node(s), against '" << rec.baseline << "'\n";
   out << "# sizes weighed: " << rec.weights << "\n";
+  out << "# " << rec.job_wide.coverage << "\n";
+  if (!rec.job_wide.point.empty()) {
+    out << "# job-wide: " << rec.job_wide.point << " wins or ties within noise at every size that matters\n";
+  }
   for (const auto& e : rec.env) {
     if (!e.exported) out << "# not exported: " << e.name << "=" << e.value << ": " << e.why << "\n";
   }
@@ -322,6 +343,10 @@ std::string format_recommend_json(const Recommendation& rec) {
   json env = json::array();
   for (const auto& e : rec.env) env.push_back({{"name", e.name}, {"value", e.value}, {"share", e.share}, {"exported", e.exported}, {"why", e.why}});
   doc["env"] = env;
+  doc["job_wide"] = {{"point", rec.job_wide.point.empty() ? json(nullptr) : json(rec.job_wide.point)},
+                     {"refusal", rec.job_wide.refusal.empty() ? json(nullptr) : json(rec.job_wide.refusal)},
+                     {"disagreeing", rec.job_wide.disagreeing},
+                     {"coverage", rec.job_wide.coverage}};
   const TunerExport tuner = tuner_export(rec);
   json rules = json::array();
   for (const auto& line : tuner.lines) rules.push_back({{"rule", tuner::format_rule(line.rule)}, {"band", line.comment}});

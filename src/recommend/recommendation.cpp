@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -48,7 +50,57 @@ struct SizeOutcome {
   std::map<std::string, Judgement> points;  // eligible non-baseline points
   std::string winner;                       // "" when none is clear
   std::string why;                          // for no winner
+  std::string cheaper;                      // "chosen over X, which tied within noise: ..."
 };
+
+// How one point stands against another (per variant) at one size, over every variant
+// the other was measured in, with compare's verdicts.
+struct Standing {
+  bool measured = true;  // the point has a row wherever the other has one
+  bool slower = false, faster = false;  // beyond the noise of both, in some row
+  bool holds() const { return measured && !slower; }
+  bool ties() const { return measured && !slower && !faster; }
+};
+
+template <typename ReferenceOf>
+Standing standing(const SizeRows& variants, const std::string& label, ReferenceOf reference_of, const NoiseModel& noise) {
+  Standing s;
+  for (const auto& [variant, points] : variants) {
+    const std::string reference = reference_of(variant);
+    const auto ref = points.find(reference);
+    if (ref == points.end() || reference == label) continue;
+    const auto it = points.find(label);
+    if (it == points.end()) {
+      s.measured = false;
+      continue;
+    }
+    const SideRow& a = it->second.row;
+    const SideRow& b = ref->second.row;
+    const Verdict v = judge(a.busbw_gbps, noise_band_gbps(a, noise), b.busbw_gbps, noise_band_gbps(b, noise));
+    s.slower = s.slower || v == Verdict::slower;
+    s.faster = s.faster || v == Verdict::faster;
+  }
+  return s;
+}
+
+// What a point costs the job beyond its busbw: the channels (CTAs) NCCL runs it with,
+// each an SM the job's compute no longer has, then how many settings it changes from the
+// baseline (NCCL's default where it ties). Unknown channels give no preference.
+struct PointCost {
+  int channels = std::numeric_limits<int>::max();
+  int changed = 0;
+  auto operator<=>(const PointCost&) const = default;
+};
+
+bool is_channel_setting(const std::string& name) {
+  static const std::set<std::string> names{"NCCL_MAX_NCHANNELS", "NCCL_MIN_NCHANNELS", "NCCL_MAX_CTAS",
+                                           "NCCL_MIN_CTAS",      "maxCTAs",            "minCTAs"};
+  return names.count(name) > 0;
+}
+
+std::string channels_text(const PointCost& cost) {
+  return cost.channels == std::numeric_limits<int>::max() ? "unknown" : std::to_string(cost.channels);
+}
 
 std::string percent(double fraction) {
   char text[32];
@@ -126,6 +178,28 @@ const SettingOutcome* find_setting(const std::vector<SettingOutcome>& settings, 
   return nullptr;
 }
 
+PointCost cost_of(const PointOutcome* point, const std::vector<SettingOutcome>& baseline) {
+  PointCost cost;
+  if (!point) return cost;
+  if (point->coll_channels >= 0) cost.channels = point->coll_channels;
+  for (const auto& s : point->settings) {
+    const SettingOutcome* base = find_setting(baseline, s.name);
+    if (!base || base->value != s.value) ++cost.changed;
+    if (!is_channel_setting(s.name)) continue;
+    char* end = nullptr;
+    const long value = std::strtol(s.value.c_str(), &end, 10);
+    if (end != s.value.c_str() && *end == '\0' && value > 0) cost.channels = std::min(cost.channels, static_cast<int>(value));
+  }
+  return cost;
+}
+
+const PointOutcome* find_in_runs(const std::vector<RunInput>& runs, const std::string& label) {
+  for (const auto& input : runs) {
+    if (const PointOutcome* p = find_point(input.run, label)) return p;
+  }
+  return nullptr;
+}
+
 void fill_logged_choice(const PointOutcome& point, Band& band) {
   std::set<std::tuple<std::string, std::string, int>> choices;
   for (Bytes size : band.sizes) {
@@ -168,6 +242,107 @@ std::map<std::pair<std::string, Bytes>, double> size_weights(const std::map<std:
     weights[{call.collective, nearest}] += call.calls;
   }
   return weights;
+}
+
+// The one point whose settings may go job-wide, or why none may (docs/recommend.md,
+// "Job-wide exports"). Candidates are the bands' winners; a candidate holds at a size
+// that matters when no row of it is slower beyond noise than that size's winner (or the
+// baseline, where no point won) and it was measured wherever they were. Of those that
+// hold everywhere the cheapest wins (PointCost), then the larger median gain. A job that
+// sends sizes outside the measured range gets no job-wide export at all.
+template <typename Table, typename Outcomes, typename Weights>
+JobWide decide_job_wide(const Recommendation& rec, const std::vector<RunInput>& runs, const Table& table,
+                        const Outcomes& outcomes, const Weights& weights, const std::vector<std::string>& baselines,
+                        const NoiseModel& noise) {
+  JobWide job;
+  std::vector<std::string> ranges;
+  std::map<std::string, std::pair<Bytes, Bytes>> measured;
+  for (const auto& [collective, sizes] : table) {
+    measured[collective] = {sizes.begin()->first, sizes.rbegin()->first};
+    ranges.push_back(collective + " " + format_bytes(sizes.begin()->first) +
+                     (sizes.size() > 1 ? " .. " + format_bytes(sizes.rbegin()->first) : ""));
+  }
+  job.coverage = "measured " + join(ranges, 16);
+  std::vector<std::string> outside;
+  const RunDocument* with_workload = nullptr;
+  for (const auto& input : runs) {
+    if (input.run.workload && !input.run.workload->calls.empty()) with_workload = &input.run;
+  }
+  if (with_workload) {
+    for (const auto& call : with_workload->workload->calls) {
+      const auto range = measured.find(call.collective);
+      if (range == measured.end()) {
+        outside.push_back(call.collective + " (never measured)");
+      } else if (call.bytes < range->second.first || call.bytes > range->second.second) {
+        outside.push_back(call.collective + " " + format_bytes(call.bytes));
+      }
+    }
+    std::sort(outside.begin(), outside.end());
+    outside.erase(std::unique(outside.begin(), outside.end()), outside.end());
+    job.coverage += outside.empty() ? "; the job sends nothing outside it"
+                                    : "; the job also sends " + join(outside) + ", outside it";
+  } else {
+    job.coverage += "; the job's sizes are unknown (no workload): sizes outside this range were not measured";
+  }
+
+  std::set<std::string> winners;
+  for (const Band& band : rec.bands) {
+    if (!band.winner.empty()) winners.insert(band.winner);
+  }
+  if (winners.empty()) return job;  // nothing beats the baseline: nothing to export, nothing refused
+  std::map<std::string, std::vector<std::string>> problems;
+  std::map<std::string, std::vector<double>> gains;
+  for (const auto& [key, weight] : weights) {
+    if (weight <= 0) continue;
+    const auto& out = outcomes.at(key.first).at(key.second);
+    const auto& variants = table.at(key.first).at(key.second);
+    const std::string where = key.first + " " + format_bytes(key.second);
+    for (const std::string& candidate : winners) {
+      if (const auto j = out.points.find(candidate); j != out.points.end()) {
+        gains[candidate].insert(gains[candidate].end(), j->second.gains.begin(), j->second.gains.end());
+      }
+      if (candidate == out.winner) continue;
+      const Standing st = standing(
+          variants, candidate,
+          [&](const auto& variant) { return out.winner.empty() ? baselines[static_cast<std::size_t>(variant.run)] : out.winner; },
+          noise);
+      const std::string against = out.winner.empty() ? "the baseline" : out.winner;
+      if (!st.measured) problems[candidate].push_back(where + " (not measured)");
+      else if (st.slower) problems[candidate].push_back(where + " (slower than " + against + " beyond noise)");
+    }
+  }
+  std::string best;
+  PointCost best_cost;
+  double best_gain = 0;
+  for (const std::string& candidate : winners) {
+    if (problems.count(candidate)) {
+      job.disagreeing.push_back(candidate + " loses at " + join(problems[candidate]));
+      continue;
+    }
+    const PointCost cost = cost_of(find_in_runs(runs, candidate), rec.baseline_settings);
+    const double gain = median_of(gains[candidate]);
+    if (best.empty() || cost < best_cost || (cost == best_cost && gain > best_gain)) {
+      best = candidate, best_cost = cost, best_gain = gain;
+    }
+  }
+  if (!outside.empty()) {
+    job.refusal = "the job sends sizes the sweep never measured (" + join(outside) + "; " + job.coverage.substr(0, job.coverage.find(';')) +
+                  "): a job-wide setting would apply there untested";
+    return job;
+  }
+  if (best.empty()) {
+    std::vector<std::string> bands;
+    for (const Band& band : rec.bands) {
+      bands.push_back(band_label(band) + ": " + (band.winner.empty() ? std::string("default kept") : band.winner));
+    }
+    std::string text;
+    for (const std::string& b : bands) text += b + "; ";
+    for (const std::string& d : job.disagreeing) text += d + (&d == &job.disagreeing.back() ? "" : "; ");
+    job.refusal = "no one point wins or ties within noise at every size that matters, so no setting holds job-wide; bands: " + text;
+    return job;
+  }
+  job.point = best;
+  return job;
 }
 
 }  // namespace
@@ -283,6 +458,29 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
       for (const auto& [label, j] : out.points) {
         if (j.clear() && (out.winner.empty() || j.median_gain() > best)) out.winner = label, best = j.median_gain();
       }
+      // Of the clear winners that tie within noise with the best, the cheapest: channels
+      // NCCL takes are SMs taken from compute, for nothing the measurement can show.
+      if (!out.winner.empty()) {
+        const std::string best_label = out.winner;
+        PointCost cheapest = cost_of(find_in_runs(runs, best_label), rec.baseline_settings);
+        for (const auto& [label, j] : out.points) {
+          if (label == best_label || !j.clear()) continue;
+          const PointCost cost = cost_of(find_in_runs(runs, label), rec.baseline_settings);
+          if (!(cost < cheapest)) continue;
+          if (!standing(variants, label, [&](const Variant&) { return best_label; }, options.noise).ties()) continue;
+          cheapest = cost;
+          out.winner = label;
+        }
+        if (out.winner != best_label) {
+          const PointCost best_cost = cost_of(find_in_runs(runs, best_label), rec.baseline_settings);
+          out.cheaper = "chose " + out.winner + " over " + best_label + ", which tied within noise: the cheaper (" +
+                        (cheapest.channels != best_cost.channels
+                             ? channels_text(cheapest) + " channels against " + channels_text(best_cost)
+                             : std::to_string(cheapest.changed) + " setting(s) changed from the baseline against " +
+                                   std::to_string(best_cost.changed)) +
+                        "; the channels NCCL takes are SMs taken from the job's compute)";
+        }
+      }
       if (!any_baseline) {
         out.why = "the baseline was not measured here";
       } else if (out.winner.empty()) {
@@ -317,11 +515,14 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
   for (Band& band : rec.bands) {
     if (band.winner.empty()) continue;
     std::vector<double> gains;
+    std::set<std::string> cheaper;
     for (Bytes size : band.sizes) {
+      if (const std::string& c = outcomes[band.collective][size].cheaper; !c.empty()) cheaper.insert(c);
       const Judgement& j = outcomes[band.collective][size].points.at(band.winner);
       gains.insert(gains.end(), j.gains.begin(), j.gains.end());
       band.support += j.support;
     }
+    for (const std::string& c : cheaper) rec.notes.push_back(band_label(band) + ": " + c);
     band.median_gain = median_of(gains);
     band.worst_gain = *std::min_element(gains.begin(), gains.end());
     for (const auto& input : runs) {
@@ -333,11 +534,14 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
     }
   }
 
-  // Environment settings: exported when the winners use them across the sizes that
-  // matter (weighted by the workload's calls) and they never lose beyond noise there.
+  // Environment settings are job-wide: they apply at every size the job sends. One
+  // point's settings are exported only when that point wins or ties within noise at every
+  // size that matters and the measured range covers the job's sizes (decide_job_wide).
   const auto weights = size_weights(table, runs, rec.weights);
   double total = 0;
   for (const auto& [key, w] : weights) total += w;
+  rec.job_wide = decide_job_wide(rec, runs, table, outcomes, weights, baselines, options.noise);
+  const PointOutcome* job_point = rec.job_wide.point.empty() ? nullptr : find_in_runs(runs, rec.job_wide.point);
   std::map<std::pair<std::string, std::string>, std::vector<const Band*>> candidates;
   std::set<std::string> config_notes;
   for (const Band& band : rec.bands) {
@@ -353,17 +557,13 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
     }
   }
   rec.notes.insert(rec.notes.end(), config_notes.begin(), config_notes.end());
-  const auto sets = [](const std::vector<SettingOutcome>& settings, const std::string& name, const std::string& value) {
-    const SettingOutcome* s = find_setting(settings, name);
-    return s && s->value == value;
-  };
   for (const auto& [setting, bands] : candidates) {
     const auto& [name, value] = setting;
     EnvChoice choice;
     choice.name = name;
     choice.value = value;
     double won = 0;
-    std::vector<std::string> wins, losses;
+    std::vector<std::string> wins;
     for (const Band* band : bands) {
       wins.push_back(band_label(*band));
       for (Bytes size : band->sizes) {
@@ -371,27 +571,16 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
         if (w != weights.end()) won += w->second;
       }
     }
-    for (const auto& [key, w] : weights) {
-      if (w <= 0) continue;
-      // The best point with this setting at this size: does it lose beyond noise?
-      const Judgement* best = nullptr;
-      for (const auto& [label, j] : outcomes[key.first][key.second].points) {
-        const PointOutcome* p = nullptr;
-        for (const auto& input : runs) {
-          if ((p = find_point(input.run, label))) break;
-        }
-        if (p && sets(p->settings, name, value) && (!best || j.median_gain() > best->median_gain())) best = &j;
-      }
-      if (best && best->loses) losses.push_back(key.first + " " + format_bytes(key.second));
-    }
     choice.share = total > 0 ? won / total : 0;
-    if (!losses.empty()) {
-      choice.why = "wins at " + join(wins) + " but loses beyond noise at " + join(losses);
-    } else if (choice.share <= 0.5) {
-      choice.why = "wins at " + join(wins) + ", only " + percent(choice.share) + " of the sizes that matter";
+    const SettingOutcome* set = job_point ? find_setting(job_point->settings, name) : nullptr;
+    choice.exported = set && set->value == value;
+    choice.why = "wins at " + join(wins) + ", " + percent(choice.share) + " of the sizes that matter";
+    if (choice.exported) {
+      choice.why += "; set by " + rec.job_wide.point + ", which wins or ties within noise at every size that matters";
+    } else if (!rec.job_wide.point.empty()) {
+      choice.why += "; not a setting of " + rec.job_wide.point + ", the point that holds at every size that matters";
     } else {
-      choice.exported = true;
-      choice.why = "wins at " + join(wins) + ", " + percent(choice.share) + " of the sizes that matter, never loses beyond noise";
+      choice.why += "; no one point holds at every size that matters (job-wide export refused)";
     }
     rec.env.push_back(choice);
   }

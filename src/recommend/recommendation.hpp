@@ -44,8 +44,17 @@ struct Band {
 struct EnvChoice {
   std::string name, value;
   double share = 0;       // of the weighted sizes that matter, where the winner sets it
-  bool exported = false;  // wins across the sizes that matter and never loses beyond noise there
+  bool exported = false;  // a setting of the job-wide point (Recommendation::job_wide)
   std::string why;        // where it wins, or why it is not exported
+};
+
+// Whether one point's settings may be set for the whole job: it wins or ties within
+// noise at every band that matters, and the measured range covers the job's sizes.
+struct JobWide {
+  std::string point;    // label of the point exported; empty: none
+  std::string refusal;  // why no point may be exported job-wide (then env formats exit 2)
+  std::vector<std::string> disagreeing;  // "all_gather 64 MiB: NCCL_PROTO=LL slower than the default beyond noise"
+  std::string coverage;  // "measured all_gather 1 MiB .. 64 MiB", and what the job sends outside it
 };
 
 struct Recommendation {
@@ -58,6 +67,7 @@ struct Recommendation {
   std::string weights;            // "calls per iteration from <workload>", or "every measured size alike"
   std::vector<Band> bands;        // by collective, then size
   std::vector<EnvChoice> env;     // by name, then value
+  JobWide job_wide;
   std::vector<std::string> notes;  // points left out and why, rows ignored, ...
 };
 

@@ -17,6 +17,7 @@ const char* verdict_colour(Verdict v, bool fails) {
     case Verdict::faster: return "\033[32m";
     case Verdict::slower: return "\033[31m";
     case Verdict::ambiguous: return "\033[33m";
+    case Verdict::unresolved: return "\033[2m";
     default: return "";
   }
 }
@@ -25,7 +26,17 @@ std::string ratio_text(const RowComparison& r) {
   return r.reference_row.busbw_gbps > 0 ? percent_change(r.ratio) : "n/a";
 }
 
-std::string verdict_text(const RowComparison& r) { return std::string(verdict_name(r.verdict)) + (r.fails ? " FAIL" : ""); }
+// "slower FAIL (footprints differ)": a judged row whose footprints differed says so, as
+// its gap was beyond what the footprint explains.
+std::string verdict_text(const RowComparison& r) {
+  return std::string(verdict_name(r.verdict)) + (r.fails ? " FAIL" : "") +
+         (r.footprint_differs && r.verdict != Verdict::ambiguous ? " (footprints differ)" : "");
+}
+
+std::string band_rule(const Comparison& c) {
+  return "a row whose band is over " + significant3(c.max_band_share * 100) + "% of its busbw is unresolved (" +
+         kUnresolvedAdvice + ")";
+}
 
 }  // namespace
 
@@ -35,7 +46,7 @@ void print_comparison_table(const Comparison& c, const PrintStyle& style, std::o
   out << bold << c.summary() << plain << "\n";
   out << "NEW:       " << identity_line(c.new_side) << "\n";
   out << "REFERENCE: " << identity_line(c.reference) << "\n";
-  out << describe_noise(c.noise) << "\n";
+  out << describe_noise(c.noise) << "; " << band_rule(c) << "\n";
   for (const auto& d : c.differences) out << "differs: " << d << "\n";
   for (const auto& n : c.notes) out << "note: " << n << "\n";
   int width = 3;
@@ -55,7 +66,7 @@ void print_comparison_markdown(const Comparison& c, const PrintStyle&, std::ostr
   out << "**" << c.summary() << "**\n\n";
   out << "- NEW: " << identity_line(c.new_side) << "\n";
   out << "- REFERENCE: " << identity_line(c.reference) << "\n";
-  out << "- " << describe_noise(c.noise) << "\n";
+  out << "- " << describe_noise(c.noise) << "; " << band_rule(c) << "\n";
   for (const auto& d : c.differences) out << "- differs: " << d << "\n";
   for (const auto& n : c.notes) out << "- note: " << n << "\n";
   const std::string header =
@@ -84,6 +95,7 @@ void print_comparison_json(const Comparison& c, const PrintStyle&, std::ostream&
                    {"threshold", c.threshold},
                    {"noise", {{"relative", c.noise.relative}, {"time_us", c.noise.time_us}}},
                    {"min_size_bytes", c.min_size},
+                   {"max_band_share", c.max_band_share},
                    {"new", identity_json(c.new_side)},
                    {"reference", identity_json(c.reference)},
                    {"differences", c.differences},
@@ -95,7 +107,7 @@ void print_comparison_json(const Comparison& c, const PrintStyle&, std::ostream&
                          {"new_busbw_gbps", r.new_row.busbw_gbps}, {"reference_busbw_gbps", r.reference_row.busbw_gbps},
                          {"ratio", r.ratio}, {"new_band_gbps", r.new_band_gbps},
                          {"reference_band_gbps", r.reference_band_gbps}, {"verdict", verdict_name(r.verdict)},
-                         {"fails", r.fails}});
+                         {"fails", r.fails}, {"footprint_differs", r.footprint_differs}});
   }
   out << j.dump(2) << "\n";
 }

@@ -19,16 +19,27 @@ std::string number_text(double v) { return nlohmann::json(v).dump(); }  // short
 
 }  // namespace
 
+// One column per key field, so no field lands in another's column: `point` is the sweep
+// point's label alone, the modes, footprint and cache have columns of their own (empty
+// for nccl-tests rows, which have none), `repeats` how many this row folds and `spread`
+// its own relative spread.
 void print_side_csv(const Side& side, const PrintStyle& style, std::ostream& out) {
   const SideIdentity& id = side.identity;
-  out << "source,name,ranks,hosts,gpu,nccl,collective,dtype,op,root,size_bytes,count,placement,point,time_us,"
-         "algbw_gbps,busbw_gbps,wrong,link_peak_share\n";
+  out << "source,name,ranks,hosts,gpu,nccl,collective,dtype,op,root,size_bytes,count,placement,point,buffers,launch,"
+         "buffer_footprint,footprint_bytes,cache,communicator,repeats,time_us,algbw_gbps,busbw_gbps,spread,wrong,"
+         "link_peak_share\n";
   for (const SideRow& r : side.rows) {
+    const MeasurementKey* k = r.measurement ? &*r.measurement : nullptr;
     out << csv_field(id.source) << ',' << csv_field(id.name) << ',' << id.ranks << ',' << id.hosts << ','
         << csv_field(id.gpu) << ',' << csv_field(id.nccl_version) << ',' << r.key.collective << ',' << r.key.dtype
         << ',' << r.key.op << ',' << r.root << ',' << r.key.size_bytes << ',' << r.count << ',' << r.key.placement
-        << ',' << csv_field(r.key.point) << ',' << number_text(r.time_us) << ',' << number_text(r.algbw_gbps) << ','
-        << number_text(r.busbw_gbps) << ',' << (r.wrong ? std::to_string(*r.wrong) : "") << ',';
+        << ',' << csv_field(k ? k->point : r.key.point) << ',' << (k ? std::string(name_of(k->buffers)) : "") << ','
+        << (k ? std::string(name_of(k->launch)) : "") << ',' << csv_field(r.footprint_mode) << ','
+        << (r.footprint_bytes ? std::to_string(*r.footprint_bytes) : "") << ',' << r.cache << ','
+        << csv_field(!k ? "" : k->communicator.is_world() ? "world" : communicator_text(k->communicator)) << ',' << r.repeats << ',' << number_text(r.time_us)
+        << ',' << number_text(r.algbw_gbps) << ',' << number_text(r.busbw_gbps) << ','
+        << (r.measured_spread ? number_text(*r.measured_spread) : "") << ',' << (r.wrong ? std::to_string(*r.wrong) : "")
+        << ',';
     if (style.link_peak_gbps) out << number_text(r.busbw_gbps / *style.link_peak_gbps);
     out << '\n';
   }

@@ -1,5 +1,7 @@
 // The report as a terminal table and as Markdown (GitHub tables, details folded).
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "core/number_format.hpp"
 #include "core/printf_text.hpp"
@@ -21,6 +23,29 @@ std::string peak_share(const SizeRow& s, const PrintStyle& style) {
   return printf_text("%.1f%%", 100 * best / *style.link_peak_gbps);
 }
 
+// nccl-tests' closing "# Avg bus bandwidth": the mean busbw over every row of the group,
+// both placements.
+double average_busbw(const RowGroup& g) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& s : g.sizes) {
+    for (const SideRow* r : {s.out_of_place, s.in_place}) {
+      if (r) sum += r->busbw_gbps, ++n;
+    }
+  }
+  return n ? sum / n : 0;
+}
+
+// The row's own spread as a percentage (repeats' half range over the median, or nccl-tests
+// -I percentiles, or twice a record's relative standard error): the larger placement's.
+std::string spread_text(const SizeRow& s) {
+  std::optional<double> spread;
+  for (const SideRow* r : {s.out_of_place, s.in_place}) {
+    if (r && r->measured_spread) spread = std::max(spread.value_or(0), *r->measured_spread);
+  }
+  return spread ? printf_text("%.1f%%", *spread * 100) : "-";
+}
+
 const SideRow* best_row(const RowGroup& g) {
   const SideRow* best = nullptr;
   for (const auto& s : g.sizes) {
@@ -40,20 +65,23 @@ void print_side_table(const Side& side, const PrintStyle& style, std::ostream& o
   out << bold << identity_line(side.identity) << plain << "\n";
   for (const RowGroup& g : group_rows(side)) {
     out << "\n" << bold << g.title << plain << "\n";
-    out << printf_text("%12s %14s %10s %10s %10s %10s %10s%s\n", "size", "count", "oop us", "oop GB/s", "ip us",
-                       "ip GB/s", "check", style.link_peak_gbps ? "  % of peak" : "");
+    out << printf_text("%12s %14s %12s %14s %12s %14s %8s %10s%s\n", "size", "count", "time oop us", "busbw oop GB/s",
+                       "time ip us", "busbw ip GB/s", "spread", "check",
+                       style.link_peak_gbps ? "  % of peak (best placement)" : "");
     for (const SizeRow& s : g.sizes) {
       const std::string check = verification({&s, 1});
       const bool bad = check.find("wrong") != std::string::npos;
-      out << printf_text("%12s %14llu %10s %10s %10s %10s %s%10s%s", format_bytes(s.any().key.size_bytes).c_str(),
+      out << printf_text("%12s %14llu %12s %14s %12s %14s %8s %s%10s%s", format_bytes(s.any().key.size_bytes).c_str(),
                          static_cast<unsigned long long>(s.any().count), time_text(s.out_of_place).c_str(),
                          busbw_text(s.out_of_place).c_str(), time_text(s.in_place).c_str(),
-                         busbw_text(s.in_place).c_str(), bad ? red : "", check.c_str(), bad ? plain : "");
+                         busbw_text(s.in_place).c_str(), spread_text(s).c_str(), bad ? red : "", check.c_str(),
+                         bad ? plain : "");
       if (style.link_peak_gbps) {
         out << printf_text(" %10s", peak_share(s, style).c_str());
       }
       out << "\n";
     }
+    out << "Avg bus bandwidth: " << significant3(average_busbw(g)) << " GB/s (" << g.title << ", every size, both placements)\n";
   }
   for (const auto& note : side.notes) out << "note: " << note << "\n";
 }
@@ -61,22 +89,23 @@ void print_side_table(const Side& side, const PrintStyle& style, std::ostream& o
 void print_side_markdown(const Side& side, const PrintStyle& style, std::ostream& out) {
   const std::vector<RowGroup> groups = group_rows(side);
   out << "### " << identity_line(side.identity) << "\n\n";
-  out << "| collective | sizes | best busbw (GB/s) | at | verification |\n|---|---|---:|---|---|\n";
+  out << "| collective | sizes | best busbw (GB/s) | at | avg busbw (GB/s) | verification |\n|---|---|---:|---|---:|---|\n";
   for (const RowGroup& g : groups) {
     const SideRow* best = best_row(g);
     out << "| " << g.title << " | " << format_bytes(g.sizes.front().any().key.size_bytes) << " .. "
         << format_bytes(g.sizes.back().any().key.size_bytes) << " (" << g.sizes.size() << ") | "
         << significant3(best->busbw_gbps) << " | " << format_bytes(best->key.size_bytes)
-        << (best->key.placement == "in_place" ? " in-place" : "") << " | " << verification(g.sizes) << " |\n";
+        << (best->key.placement == "in_place" ? " in-place" : "") << " | " << significant3(average_busbw(g)) << " | "
+        << verification(g.sizes) << " |\n";
   }
   for (const RowGroup& g : groups) {
     out << "\n<details><summary>" << g.title << ": busbw per size</summary>\n\n";
-    out << "| size | out-of-place busbw (GB/s) | in-place busbw (GB/s) | verification |"
-        << (style.link_peak_gbps ? " % of " + style.link_name + " peak |" : "") << "\n";
-    out << "|---:|---:|---:|---|" << (style.link_peak_gbps ? "---:|" : "") << "\n";
+    out << "| size | out-of-place busbw (GB/s) | in-place busbw (GB/s) | spread | verification |"
+        << (style.link_peak_gbps ? " % of " + style.link_name + " peak (best placement) |" : "") << "\n";
+    out << "|---:|---:|---:|---:|---|" << (style.link_peak_gbps ? "---:|" : "") << "\n";
     for (const SizeRow& s : g.sizes) {
       out << "| " << format_bytes(s.any().key.size_bytes) << " | " << busbw_text(s.out_of_place) << " | "
-          << busbw_text(s.in_place) << " | " << verification({&s, 1}) << " |";
+          << busbw_text(s.in_place) << " | " << spread_text(s) << " | " << verification({&s, 1}) << " |";
       if (style.link_peak_gbps) out << " " << peak_share(s, style) << " |";
       out << "\n";
     }

@@ -32,7 +32,7 @@ std::string duration_text(double seconds) {
   return printf_text("%.1f h", seconds / 3600);
 }
 
-nlohmann::json sweep_plan_json(const SweepPlan& plan, double estimated_seconds) {
+nlohmann::json sweep_plan_json(const SweepPlan& plan, const SweepEstimate& estimate) {
   nlohmann::json j;
   j["measurements"] = measurements_json(plan.measurements);
   j["points"] = nlohmann::json::array();
@@ -49,12 +49,15 @@ nlohmann::json sweep_plan_json(const SweepPlan& plan, double estimated_seconds) 
   j["order"] = plan.order;
   j["seed"] = plan.seed;
   j["isolation"] = plan.isolation;
-  j["estimated_seconds"] = estimated_seconds;
+  j["estimated_seconds"] = estimate.typical_s;
+  j["estimate"] = {{"measurements", estimate.measurements}, {"low_seconds", estimate.low_s},
+                   {"typical_seconds", estimate.typical_s}, {"high_seconds", estimate.high_s},
+                   {"from_reference", estimate.from_reference}, {"basis", estimate.basis}};
   j["notes"] = plan.notes;
   return j;
 }
 
-std::string sweep_plan_text(const SweepPlan& plan, double estimated_seconds) {
+std::string sweep_plan_text(const SweepPlan& plan, const SweepEstimate& estimate) {
   const RunSpec& m = plan.measurements;
   std::string out = "# sweep " + m.name + ": " + std::to_string(plan.points.size()) + " point(s) in " +
                     std::to_string(plan.isolation_groups.size()) + " isolation group(s), repeats " + std::to_string(plan.repeats) +
@@ -81,8 +84,10 @@ std::string sweep_plan_text(const SweepPlan& plan, double estimated_seconds) {
       out += "\n";
     }
   }
-  out += "\n# estimated run time: about " + duration_text(estimated_seconds) +
-         " (rough: assumes 100 GB/s busbw, 1.5 s per group, 0.05 s per re-init)\n";
+  out += "\n# measurements: " + std::to_string(estimate.measurements) + " = " + estimate.count_text + "\n";
+  out += "# estimated run time: about " + duration_text(estimate.typical_s) + " (between " + duration_text(estimate.low_s) +
+         " and " + duration_text(estimate.high_s) + (m.iters > 0 ? "" : ", the noise-based stop's bounds") + "; " +
+         estimate.basis + ")\n";
   for (const auto& note : plan.notes) out += "# note: " + note + "\n";
   return out;
 }

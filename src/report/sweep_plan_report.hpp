@@ -4,16 +4,18 @@
 
 #include <string>
 
+#include "plan/sweep_estimate.hpp"
 #include "plan/sweep_plan.hpp"
 
 namespace ncclsweep {
 
 // {"measurements": {...}, "points": [{"index", "label", "group", "baseline", "expected_mismatch",
 //  "settings": [{"name", "value", "kind"}]}], "groups": [{"index", "process_env", "points"}],
-//  "repeats", "order", "seed", "isolation", "estimated_seconds", "notes"}
-nlohmann::json sweep_plan_json(const SweepPlan& plan, double estimated_seconds);
+//  "repeats", "order", "seed", "isolation", "estimated_seconds", "estimate": {"measurements",
+//  "low_seconds", "typical_seconds", "high_seconds", "from_reference", "basis"}, "notes"}
+nlohmann::json sweep_plan_json(const SweepPlan& plan, const SweepEstimate& estimate);
 
-std::string sweep_plan_text(const SweepPlan& plan, double estimated_seconds);
+std::string sweep_plan_text(const SweepPlan& plan, const SweepEstimate& estimate);
 
 // "45 s", "12 min", "3.5 h".
 std::string duration_text(double seconds);

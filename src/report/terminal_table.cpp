@@ -1,5 +1,7 @@
 #include "report/terminal_table.hpp"
 
+#include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -60,6 +62,7 @@ class TerminalTable final : public ResultSink {
       current_block_ = block;
       std::string tags;
       if (first.point != "default") tags += "   [point " + first.point + "]";
+      if (first.repeat > 0) tags += "   [repeat " + std::to_string(first.repeat + 1) + "]";
       if (!block.communicator.is_world()) tags += "   [on " + communicator_text(block.communicator) + "]";
       if (const std::string conditions = conditions_text(block); !conditions.empty()) tags += "   [" + conditions + "]";
       out_ << printf_text("#\n# %s%s\n", first.collective.c_str(), tags.c_str());
@@ -73,6 +76,8 @@ class TerminalTable final : public ResultSink {
                  static_cast<unsigned long long>(first.count), first.dtype.c_str(), first.op.c_str(), first.root);
     print_placement(&first);
     print_placement(placements.size() > 1 ? &placements[1] : nullptr);
+    // Repeats of one size can follow each other inside a block: each row says which it is.
+    if (first.repeat > 0) out_ << "   repeat " << first.repeat + 1;
     out_ << '\n';
     out_.flush();
   }
@@ -90,6 +95,9 @@ class TerminalTable final : public ResultSink {
     out_ << printf_text("#\n# %zu measurements, %llu wrong elements, status %s\n", run.records.size(),
                  static_cast<unsigned long long>(wrong), run.status.c_str());
     if (run.ranks.size() == 1) out_ << printf_text("# %s\n", one_rank_busbw_note(run.settings.engine).c_str());
+    const std::vector<RepeatedMeasurement> folded = aggregate_repeats(run.records);
+    print_folded_repeats(folded);
+    print_average_busbw(folded);
     print_throttled(run);
     print_best_modes(run);
     for (const Straggler& s : run.stragglers) {
@@ -101,6 +109,43 @@ class TerminalTable final : public ResultSink {
   }
 
  private:
+  // With repeats: one table of every measurement folded over its repeats (the median
+  // busbw and how far the repeats spread), so the blocks above need not be compared by eye.
+  void print_folded_repeats(const std::vector<RepeatedMeasurement>& folded) {
+    const bool repeated = std::any_of(folded.begin(), folded.end(), [](const auto& m) { return m.busbw_gbps.count > 1; });
+    if (!repeated) return;
+    out_ << printf_text("#\n# repeats folded: median over the repeats, spread = (max - min) / median\n");
+    out_ << printf_text("#%-15s %-9s %12s %-13s %8s %14s %8s %8s  %s\n", " collective", "type", "size (B)", "placement",
+                 "repeats", "busbw GB/s", "spread", "time us", "point / conditions");
+    for (const RepeatedMeasurement& m : folded) {
+      const MeasurementKey& k = m.key;
+      std::string tags = k.point;
+      if (!k.communicator.is_world()) tags += " [on " + communicator_text(k.communicator) + "]";
+      if (const std::string conditions = conditions_text(k); !conditions.empty()) tags += " [" + conditions + "]";
+      out_ << printf_text("# %-14s %-9s %12llu %-13s %8d %14.2f %7.1f%% %8.2f  %s\n", k.collective->name.data(),
+                   k.dtype->name.data(), static_cast<unsigned long long>(k.size_bytes), name_of(k.placement).data(),
+                   m.busbw_gbps.count, m.busbw_gbps.median, m.busbw_gbps.spread * 100, m.time_us.median, tags.c_str());
+    }
+  }
+
+  // nccl-tests' closing "# Avg bus bandwidth", per collective and point (and conditions):
+  // the mean busbw over every size and placement, repeats folded to their median.
+  void print_average_busbw(const std::vector<RepeatedMeasurement>& folded) {
+    std::map<std::string, std::pair<double, int>> sums;
+    for (const RepeatedMeasurement& m : folded) {
+      std::string label = std::string(m.key.collective->name) + " " + std::string(m.key.dtype->name);
+      if (m.key.point != "default") label += " [point " + m.key.point + "]";
+      if (!m.key.communicator.is_world()) label += " [on " + communicator_text(m.key.communicator) + "]";
+      if (const std::string conditions = conditions_text(m.key); !conditions.empty()) label += " [" + conditions + "]";
+      auto& [sum, n] = sums[label];
+      sum += m.busbw_gbps.median;
+      ++n;
+    }
+    for (const auto& [label, sum] : sums) {
+      out_ << printf_text("# Avg bus bandwidth    : %10.4f GB/s  %s\n", sum.first / sum.second, label.c_str());
+    }
+  }
+
   // One line: how many measurements ran with a throttled GPU, and why.
   void print_throttled(const RunDocument& run) {
     int throttled = 0, read = 0;

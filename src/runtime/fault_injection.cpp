@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -15,7 +16,8 @@ namespace {
 
 [[noreturn]] void refuse(const std::string& text, const std::string& why) {
   throw UsageError("--inject-fault '" + text + "': " + why,
-                   "write RANK:ACTION[@POINT] with ACTION sleep=SECONDS, exit, kill or skip, e.g. 1:sleep=600@p2");
+                   "write RANK:ACTION[@POINT] with ACTION sleep=SECONDS, exit, kill, skip or slow=FACTOR, e.g. "
+                   "1:sleep=600@p2 or 3:slow=4");
 }
 
 }  // namespace
@@ -30,6 +32,7 @@ FaultInjection parse_fault_injection(const std::string& text) {
   }
   fault.rank = std::stoi(rank);
   std::string action = text.substr(colon + 1);
+  if (action.rfind("slow=", 0) == 0) fault.point.clear();  // every point unless @POINT names one
   if (const auto at = action.find('@'); at != std::string::npos) {
     fault.point = action.substr(at + 1);
     action.resize(at);
@@ -43,6 +46,15 @@ FaultInjection parse_fault_injection(const std::string& text) {
       refuse(text, "sleep needs a number of seconds from 0 to 86400");
     }
     fault.action = "sleep";
+  } else if (action.rfind("slow=", 0) == 0) {
+    const std::string factor = action.substr(5);
+    char* end = nullptr;
+    fault.factor = std::strtod(factor.c_str(), &end);
+    if (factor.empty() || *end != '\0' || !(fault.factor >= 2) || fault.factor > 100 ||
+        fault.factor != std::floor(fault.factor)) {
+      refuse(text, "slow needs a whole factor from 2 to 100 (each call runs that many times)");
+    }
+    fault.action = "slow";
   } else if (action == "exit" || action == "kill" || action == "skip") {
     fault.action = action;
   } else {
@@ -53,8 +65,10 @@ FaultInjection parse_fault_injection(const std::string& text) {
 
 std::string to_text(const FaultInjection& fault) {
   if (fault.rank < 0) return "";
-  const std::string action = fault.action == "sleep" ? "sleep=" + std::to_string(fault.seconds) : fault.action;
-  return std::to_string(fault.rank) + ":" + action + "@" + fault.point;
+  const std::string action = fault.action == "sleep"  ? "sleep=" + std::to_string(fault.seconds)
+                             : fault.action == "slow" ? "slow=" + std::to_string(static_cast<int>(fault.factor))
+                                                      : fault.action;
+  return std::to_string(fault.rank) + ":" + action + (fault.point.empty() ? "" : "@" + fault.point);
 }
 
 bool inject_fault(const FaultInjection& fault) {

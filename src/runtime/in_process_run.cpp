@@ -52,7 +52,14 @@ int run_in_process(LaunchState& state) {
   LoopOptions options = loop_options(request.spec, request.corrupt_rank, "default");
   options.done = state.done;
   options.stop_requested = [&state] { return state.signalled(); };
-  if (request.fault.applies(session.rank(), "default")) inject_fault(request.fault);  // not skip: refused earlier
+  if (request.fault.slows("default")) {
+    // Every rank of rank R's communicator repeats its calls, so they stay in step: with
+    // sub-communicators, the ranks that share R's colour in each of them.
+    const bool shares = comm_colors(request.plan, session.rank()) == comm_colors(request.plan, request.fault.rank);
+    if (shares) engine->slow_down(request.fault.factor);
+  } else if (request.fault.applies(session.rank(), "default")) {
+    inject_fault(request.fault);  // not skip: refused earlier
+  }
   state.stopped = !measure_plan(request.plan, options, *engine, session, state.leader ? &to_launch : nullptr);
   return kExitOk;
 }

@@ -189,7 +189,13 @@ class ProgressDisplay final : public ResultSink {
     clear();
     table_->row(placements);
     const std::string finished = tracker_.add({placements.begin(), placements.end()});
-    if (mode_ == ProgressMode::lines && !finished.empty()) plain_line(finished);
+    if (mode_ == ProgressMode::lines && !finished.empty()) {
+      plain_line(finished);
+    } else if (mode_ == ProgressMode::lines && tracker_.points() == 1) {
+      // One point (a plain run): its only "point finished" line would be the last, so
+      // every measurement says how far the run is.
+      plain_line(tracker_.current_point());
+    }
     if (mode_ == ProgressMode::live) draw();
   }
 

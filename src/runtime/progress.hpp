@@ -65,6 +65,7 @@ class ProgressTracker {
   // The point a plain line describes: its counts as they are now.
   ProgressSnapshot snapshot_of(const std::string& label, double elapsed_s) const;
   const std::string& current_point() const { return current_; }
+  std::size_t points() const { return plan_.points.size(); }
 
  private:
   double estimated_total_s() const;

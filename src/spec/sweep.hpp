@@ -50,6 +50,7 @@ struct Sweep {
   std::string description;
   RunSpec measurements;  // name, collectives, sizes, dtypes, ops, root, warmup, iters, check, engine ("" = default)
   SourcePosition engine_where;
+  SourcePosition dtypes_where, ops_where;  // the keys, for refusals of what an engine cannot run
   std::vector<SweepAxis> env;     // in file order
   std::vector<SweepAxis> config;  // in file order
   std::vector<PartialPoint> include;

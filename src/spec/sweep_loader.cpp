@@ -235,10 +235,12 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
       {"dtypes", [](const Reader& r, const YAML::Node& n, Sweep& s) {
          const std::string text = r.comma_list(n, "dtypes");
          s.measurements.dtypes = r.parsed(n, [&] { return parse_dtype_list(text); });
+         s.dtypes_where = r.at(n);
        }},
       {"ops", [](const Reader& r, const YAML::Node& n, Sweep& s) {
          const std::string text = r.comma_list(n, "ops");
          s.measurements.ops = r.parsed(n, [&] { return parse_op_list(text); });
+         s.ops_where = r.at(n);
        }},
       {"buffers", [](const Reader& r, const YAML::Node& n, Sweep& s) {
          const std::string text = r.comma_list(n, "buffers");

@@ -26,10 +26,17 @@ same_as_golden qps-workload.container.env "$data/qps-workload" --format env --en
 "$bin" recommend "$data/mixed" --format nccl-tuner -o "$tmp/rules.conf" || fail "recommend -o exited $?"
 cmp -s "$tmp/rules.conf" "$data/golden/mixed.conf" || fail "-o wrote other bytes than stdout"
 
-# The container list has no room for comments: what was held back goes to stderr.
-"$bin" recommend "$data/qps-grid" --format env --env-style container >"$tmp/out" 2>"$tmp/err"
-[ ! -s "$tmp/out" ] || fail "qps-grid exported something: $(cat "$tmp/out")"
-grep -q "not exported: NCCL_IB_QPS_PER_CONNECTION=4" "$tmp/err" || fail "no stderr note for the held-back QPS"
+# A winner that loses at another size is no job-wide export: exit 2, nothing on stdout,
+# the disagreeing bands named and the per-size export offered.
+for style in plain container; do
+  "$bin" recommend "$data/band-split" --format env --env-style $style >"$tmp/out" 2>"$tmp/err"; status=$?
+  [ "$status" -eq 2 ] || fail "band-split --env-style $style exited $status, expected 2"
+  [ ! -s "$tmp/out" ] || fail "band-split exported something: $(cat "$tmp/out")"
+  grep -qF "NCCL_PROTO=LL loses at all_gather 64 MiB" "$tmp/err" || fail "band-split: no disagreeing band: $(cat "$tmp/err")"
+  grep -qF -- "--format nccl-tuner" "$tmp/err" || fail "band-split: no per-size export offered"
+done
+"$bin" recommend "$data/band-split" --format nccl-tuner >"$tmp/out" || fail "band-split --format nccl-tuner exited $?"
+grep -q '^allgather,1048576,16777216,ring,ll,' "$tmp/out" || fail "band-split: no per-size rule: $(cat "$tmp/out")"
 
 expect_usage_error() {
   local needle=$1; shift

@@ -29,6 +29,7 @@ expect_usage_error "is not the rank count 100" --model llama3-8b --dp 64 --gpus 
 expect_usage_error "no file matches 'tests/data/none-*.log'" --from-nccl-log 'tests/data/none-*.log'
 expect_usage_error "tests/data/nccl_log_without_coll.log" --from-nccl-log tests/data/nccl_log_without_coll.log
 expect_usage_error "tests/data/not_a_trace.json" --from-torch-trace tests/data/not_a_trace.json
+expect_usage_error "--iterations" --from-nccl-log 'tests/data/nccl_log/*.log' --iterations 0
 expect_usage_error "give exactly one source" --model llama3-8b --from-inspector 'tests/data/inspector/*.log'
 
 [ "$failures" -eq 0 ] && echo "sizes CLI: all checks passed"

@@ -219,8 +219,9 @@ TEST_CASE("compare: an exact-footprint run against a ranged nccl-tests log is am
   }
   CHECK(said);
 
-  // Half as fast with an exact footprint: small sizes are not failed on a footprint difference.
-  const Side slow = side_from_run(run_like(reference, 0.5, {FootprintMode::exact, 0}, "warm"), "slow-run");
+  // 20% slower with an exact footprint: inside what a footprint explains, so small sizes
+  // are not failed on it (larger ones are).
+  const Side slow = side_from_run(run_like(reference, 0.8, {FootprintMode::exact, 0}, "warm"), "slow-run");
   const Comparison s = compare_sides(slow, reference, CompareOptions{});
   for (const RowComparison& row : s.rows) CHECK(row.fails == (row.key.size_bytes > kFootprintSensitiveBytes));
 
@@ -236,6 +237,65 @@ TEST_CASE("compare: an exact-footprint run against a ranged nccl-tests log is am
   for (const RowComparison& row : f.rows) {
     CHECK((row.verdict == Verdict::ambiguous) == (row.key.size_bytes <= kFootprintSensitiveBytes));
   }
+}
+
+TEST_CASE("compare: a 1000x gap is slower whatever the footprints, with the footprint named") {
+  const Side reference = load_side(kNcclTests / "nccl-tests-reduce_scatter-np2.txt");
+  const Side broken = side_from_run(run_like(reference, 0.001, {FootprintMode::exact, 0}, "warm"), "broken-run");
+  const Comparison c = compare_sides(broken, reference, CompareOptions{});
+  CHECK_FALSE(c.passed());
+  for (const RowComparison& row : c.rows) {
+    INFO(row_label(row.key));
+    CHECK(row.verdict == Verdict::slower);
+    CHECK(row.fails);
+    CHECK(row.footprint_differs == (row.key.size_bytes <= kFootprintSensitiveBytes));
+  }
+  bool said = false;
+  for (const std::string& d : c.differences) said = said || d.find("0 row(s) inside that are ambiguous, 6 ") != std::string::npos;
+  CHECK(said);
+  // Just beyond the envelope (1.6x) plus both bands is slower too; just inside, ambiguous.
+  CHECK(judge_row(100, 1, 240, 1, true, kDefaultMaxBandShare) == Verdict::slower);
+  CHECK(judge_row(100, 1, 150, 1, true, kDefaultMaxBandShare) == Verdict::ambiguous);
+  CHECK(judge_row(100, 1, 150, 1, false, kDefaultMaxBandShare) == Verdict::slower);
+}
+
+TEST_CASE("compare: two nccl-tests launches with different maxBytes that agree are same, and hints use -e") {
+  // One process driving 2 GPUs up to 8 GiB against two processes up to 4 GiB: different
+  // footprints, the same machine. Where they agree (4 and 16 MiB) the rows are same; 1 MiB,
+  // 26% apart, is inside the footprint envelope: ambiguous.
+  const Side eight_gib = load_side(kNcclTests / "nccl-tests-all_gather-g2-8B-8G.txt");
+  const Side four_gib = load_side(kNcclTests / "nccl-tests-all_gather-np2.txt");
+  const Comparison c = compare_sides(eight_gib, four_gib, CompareOptions{});
+  CHECK(c.passed());
+  int same_small = 0;
+  for (const RowComparison& row : c.rows) {
+    INFO(row_label(row.key));
+    CHECK(row.footprint_differs == (row.key.size_bytes <= kFootprintSensitiveBytes));
+    if (row.key.size_bytes == 4 * kMiB || row.key.size_bytes == 16 * kMiB) {
+      CHECK(row.verdict == Verdict::same);
+      ++same_small;
+    }
+    if (row.key.size_bytes == kMiB && row.key.placement == "out_of_place") CHECK(row.verdict == Verdict::ambiguous);
+  }
+  CHECK(same_small == 4);
+  std::string line;
+  for (const std::string& d : c.differences) {
+    if (d.find("buffer footprint") != std::string::npos) line = d;
+  }
+  CHECK_THAT(line, ContainsSubstring("rerun NEW (nccl-tests) with -e 4294967296"));
+  CHECK_THAT(line, ContainsSubstring("REFERENCE (nccl-tests) with -e 8589934592"));
+  CHECK(line.find("--buffer-footprint") == std::string::npos);
+
+  // NEW nccl-tests against an ncclsweep run with a flushed cache: nccl-tests cannot flush,
+  // so the hint is the ncclsweep side's flags.
+  const Side flushed = side_from_run(run_like(four_gib, 1.0, {FootprintMode::largest, 0}, "flush"), "flush-run");
+  const Comparison f = compare_sides(four_gib, flushed, CompareOptions{});
+  std::string hint;
+  for (const std::string& d : f.differences) {
+    if (d.find("buffer footprint") != std::string::npos) hint = d;
+  }
+  CHECK_THAT(hint, ContainsSubstring("rerun REFERENCE (ncclsweep) with --cache warm"));
+  CHECK(hint.find("NEW (nccl-tests)") == std::string::npos);
 }
 
 TEST_CASE("a run with two footprints keeps the non-default one as rows of its own") {

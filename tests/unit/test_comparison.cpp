@@ -62,6 +62,35 @@ TEST_CASE("the printed precision of tiny figures counts as noise") {
   CHECK(compare_sides(side({a}), side({b}), {}).rows[0].verdict != Verdict::slower);
 }
 
+TEST_CASE("a band wider than a quarter of its figure is unresolved, counted apart, never same") {
+  // all_gather 256 KiB on a CPU fabric: 0.00826 against 0.126 GB/s, the reference timed
+  // at 0.5 us, so 1.1 us of jitter makes its band +-0.28 GB/s: wider than the figure.
+  SideRow now = row(256 << 10, 0.00826), before = row(256 << 10, 0.126);
+  now.time_us = 31.7;
+  before.time_us = 0.5;
+  const Comparison c = compare_sides(side({now}), side({before}), {});
+  REQUIRE(c.rows.size() == 1);
+  CHECK(c.rows[0].reference_band_gbps > c.rows[0].reference_row.busbw_gbps);
+  CHECK(c.rows[0].verdict == Verdict::unresolved);
+  CHECK_FALSE(c.rows[0].fails);
+  CHECK(c.summary() ==
+        "1 rows: 0 same, 1 unresolved (noise too large to judge: measure longer or raise --min-size) -> PASS, but no row "
+        "was judged");
+  // A narrower share makes it so sooner; a share of 100 judges it by the bands alone.
+  CHECK(compare_sides(side({now}), side({before}), {kDefaultThreshold, false, {}, 0, 100.0}).rows[0].verdict ==
+        Verdict::same);
+  // Figures apart beyond even a wide band are still judged.
+  SideRow wide = row(MiB, 100);
+  wide.measured_spread = 0.30;
+  const Comparison apart = compare_sides(side({row(MiB, 10)}), side({wide}), {});
+  CHECK(apart.rows[0].verdict == Verdict::slower);
+  CHECK(apart.rows[0].fails);
+  // A judged row next to an unresolved one: the PASS is a plain one.
+  const Comparison mixed = compare_sides(side({now, row(MiB, 100)}), side({before, row(MiB, 100)}), {});
+  CHECK_THAT(mixed.summary(), ContainsSubstring("1 same, 1 unresolved"));
+  CHECK(mixed.summary().substr(mixed.summary().size() - 7) == "-> PASS");
+}
+
 TEST_CASE("only slower rows below the threshold fail, and the summary names them") {
   const Side reference = side({row(MiB, 100), row(64 * MiB, 200), row(256 * MiB, 250)});
   const Side now = side({row(MiB, 100), row(64 * MiB, 160), row(256 * MiB, 275)});

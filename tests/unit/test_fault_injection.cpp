@@ -23,9 +23,26 @@ TEST_CASE("a fault names its rank, action and point") {
   CHECK(to_text(FaultInjection{}).empty());
 }
 
+TEST_CASE("slow=F slows every point unless one is named, and reads back from its text") {
+  const FaultInjection slow = parse_fault_injection("2:slow=4");
+  CHECK(slow.action == "slow");
+  CHECK(slow.factor == 4);
+  CHECK(slow.point.empty());
+  CHECK(slow.slows("default"));
+  CHECK(slow.slows("NCCL_PROTO=LL"));
+  CHECK(to_text(slow) == "2:slow=4");
+  CHECK(parse_fault_injection(to_text(slow)).factor == 4);
+  const FaultInjection at = parse_fault_injection("0:slow=3@p1");
+  CHECK(at.slows("p1"));
+  CHECK_FALSE(at.slows("p2"));
+  CHECK(to_text(at) == "0:slow=3@p1");
+  CHECK_FALSE(parse_fault_injection("1:sleep=2").slows("default"));
+}
+
 TEST_CASE("a malformed fault is refused with the accepted form") {
   for (const char* bad : {"", "sleep", "x:exit", "-1:exit", "1:", "1:explode", "1:sleep=", "1:sleep=abc",
-                          "1:sleep=-3", "1:sleep=1e9", "1:exit@", "99999999999:exit"}) {
+                          "1:sleep=-3", "1:sleep=1e9", "1:exit@", "99999999999:exit", "1:slow=", "1:slow=1",
+                          "1:slow=2.5", "1:slow=101", "1:slow=x"}) {
     INFO(bad);
     const std::string text = usage_error_text([&] { parse_fault_injection(bad); });
     CHECK_THAT(text, ContainsSubstring("--inject-fault"));

@@ -2,7 +2,10 @@
 // arrive, and the time left as the plan's estimate scaled by the measured rate.
 #include "catch_compat.hpp"
 #include "plan/measurement_plan.hpp"
+#include "report/terminal_table.hpp"
 #include "runtime/progress.hpp"
+
+#include <sstream>
 
 using namespace ncclsweep;
 
@@ -99,4 +102,35 @@ TEST_CASE("--progress settings: off, lines and live as given; an unknown one is 
   CHECK(progress_mode("lines") == ProgressMode::lines);
   CHECK(progress_mode("live") == ProgressMode::live);
   CHECK_THROWS_AS(progress_mode("sometimes"), UsageError);
+}
+
+TEST_CASE("lines mode: a single-point run says how far it is after every measurement") {
+  RunSpec spec;
+  spec.collectives = parse_collective_list("all_gather");
+  spec.sizes = parse_size_list("1M,4M,16M");
+  spec.dtypes = parse_dtype_list("float32");
+  spec.ops = parse_op_list("sum");
+  spec.engine = "mpi";
+  std::ostringstream table_out, progress_out;
+  auto display = make_progress_display(make_terminal_table(table_out),
+                                       progress_plan(plan_measurements(spec, 2), spec, {}), ProgressMode::lines,
+                                       progress_out);
+  RunDocument run;
+  run.settings.engine = "mpi";
+  display->begin(run);
+  for (Bytes size : {Bytes{1} << 20, Bytes{4} << 20}) {
+    MeasurementRecord out_of_place;
+    out_of_place.collective = "all_gather";
+    out_of_place.dtype = "float32";
+    out_of_place.op = "none";
+    out_of_place.size_bytes = size;
+    out_of_place.placement = "out_of_place";
+    MeasurementRecord in_place = out_of_place;
+    in_place.placement = "in_place";
+    const std::vector<MeasurementRecord> row{out_of_place, in_place};
+    display->row(row);
+  }
+  const std::string text = progress_out.str();
+  CHECK_THAT(text, ContainsSubstring("2/6 measurements"));
+  CHECK_THAT(text, ContainsSubstring("4/6 measurements"));
 }

@@ -3,6 +3,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include <algorithm>
+#include <set>
+
 #include "catch_compat.hpp"
 #include "compare/side_readers.hpp"
 #include "report/printers.hpp"
@@ -64,8 +67,8 @@ TEST_CASE("summary.md has a fixed row order, 3 significant digits and no volatil
   for (auto& r : b.ranks) r.host = "other-host";
   const std::string text = summary_markdown(a);
   CHECK(text == summary_markdown(b));
-  CHECK_THAT(text, ContainsSubstring("| 1 MiB | 37.6 | 42.1 | ok |"));
-  CHECK_THAT(text, ContainsSubstring("| 64 MiB | 214 | - | ok |"));
+  CHECK_THAT(text, ContainsSubstring("| 1 MiB | 37.6 | 42.1 | - | ok |"));
+  CHECK_THAT(text, ContainsSubstring("| 64 MiB | 214 | - | - | ok |"));
   CHECK(text.find("gpu-node-17") == std::string::npos);
   CHECK(text.find("2026-11-29") == std::string::npos);
   CHECK(text.find("12.345") == std::string::npos);
@@ -82,10 +85,11 @@ TEST_CASE("verification counts wrong elements of either placement") {
   run.records[1].wrong = 3;
   run.records[2].wrong.reset();
   const std::string text = summary_markdown(run);
-  CHECK_THAT(text, ContainsSubstring("| 1 MiB | 37.5 | 42.1 | 3 wrong |"));
-  CHECK_THAT(text, ContainsSubstring("| 2 MiB | 50.0 | - | unchecked |"));
-  // The overview: best busbw, where, and the collective's status over every size.
-  CHECK_THAT(text, ContainsSubstring("| all_gather float32 | 1 MiB .. 2 MiB (2) | 50.0 | 2 MiB | 3 wrong |"));
+  CHECK_THAT(text, ContainsSubstring("| 1 MiB | 37.5 | 42.1 | - | 3 wrong |"));
+  CHECK_THAT(text, ContainsSubstring("| 2 MiB | 50.0 | - | - | unchecked |"));
+  // The overview: best busbw, where, the mean over every row as nccl-tests' "Avg bus
+  // bandwidth" ((37.5 + 42.1 + 50) / 3), and the collective's status over every size.
+  CHECK_THAT(text, ContainsSubstring("| all_gather float32 | 1 MiB .. 2 MiB (2) | 50.0 | 2 MiB | 43.2 | 3 wrong |"));
 }
 
 TEST_CASE("CSV has one tidy row per measurement with a header") {
@@ -100,9 +104,47 @@ TEST_CASE("CSV has one tidy row per measurement with a header") {
   REQUIRE(rows.size() == 3);
   CHECK(rows[0].starts_with("source,name,ranks,hosts,gpu,nccl,collective,dtype,op,root,size_bytes"));
   // Out-of-place first, whatever order the records came in.
-  CHECK(rows[1] == "ncclsweep run.json,qps,2,1,NVIDIA H200,2.28.3,all_gather,float32,none,-1,1024,128,out_of_place,,"
-                   "12.345,3.0,1.5,0,");
+  CHECK(rows[1] == "ncclsweep run.json,qps,2,1,NVIDIA H200,2.28.3,all_gather,float32,none,-1,1024,128,out_of_place,default,"
+                   "cuda-malloc,stream,,,,world,1,12.345,3.0,1.5,,0,");
   CHECK(rows[2].find(",in_place,") != std::string::npos);
+}
+
+TEST_CASE("CSV: a footprint has its own column and never lands in the point column") {
+  MeasurementRecord largest = record("all_gather", 1 << 20, "out_of_place", 10);
+  largest.buffer_footprint = "largest";
+  largest.footprint_bytes = 1 << 20;
+  largest.cache = "warm";
+  MeasurementRecord exact = largest;
+  exact.buffer_footprint = "exact";
+  exact.busbw_gbps = 12;
+  MeasurementRecord repeat = exact;
+  repeat.repeat = 1;
+  repeat.busbw_gbps = 13;
+  std::ostringstream out;
+  print_side_csv(side_from_run(run_with({largest, exact, repeat}), "x"), {}, out);
+  std::istringstream lines(out.str());
+  std::vector<std::vector<std::string>> cells;
+  for (std::string line; std::getline(lines, line);) {
+    cells.emplace_back();
+    std::istringstream fields(line);
+    for (std::string f; std::getline(fields, f, ',');) cells.back().push_back(f);
+  }
+  REQUIRE(cells.size() == 3);
+  const auto column = [&](const std::string& name) {
+    const auto it = std::find(cells[0].begin(), cells[0].end(), name);
+    REQUIRE(it != cells[0].end());
+    return static_cast<std::size_t>(it - cells[0].begin());
+  };
+  std::set<std::string> footprints;
+  for (std::size_t i = 1; i < cells.size(); ++i) {
+    CHECK(cells[i][column("point")] == "default");
+    footprints.insert(cells[i][column("buffer_footprint")]);
+    if (cells[i][column("buffer_footprint")] == "exact") {
+      CHECK(cells[i][column("repeats")] == "2");
+      CHECK_FALSE(cells[i][column("spread")].empty());  // two repeats: their spread
+    }
+  }
+  CHECK(footprints == std::set<std::string>{"largest", "exact"});
 }
 
 TEST_CASE("JSON report carries identity and every row") {
@@ -137,7 +179,7 @@ TEST_CASE("markdown shows busbw as a share of the link peak when the system is k
   std::ostringstream out;
   print_side_markdown(side, {false, 478.0, "H200 NVLink"}, out);
   // 4 GiB in-place: 327.06 / 478 = 68.4%.
-  CHECK_THAT(out.str(), ContainsSubstring("| 4 GiB | 294 | 327 | ok | 68.4% |"));
+  CHECK_THAT(out.str(), ContainsSubstring("| 4 GiB | 294 | 327 | - | ok | 68.4% |"));
 }
 
 TEST_CASE("configs/systems matches the GPU model") {

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "catch_compat.hpp"
+#include "plan/engine_support.hpp"
 #include "plan/sweep_estimate.hpp"
 #include "plan/sweep_plan.hpp"
 #include "report/sweep_plan_report.hpp"
@@ -140,16 +141,66 @@ TEST_CASE("the mpi engine refuses an env grid but sweeps the measurement axes") 
 TEST_CASE("the run-time estimate follows its documented model") {
   SweepPlan plan = plan_of("collectives: [all_gather]\nsizes: [1G]\nwarmup: 4\niters: 5\nenv:\n  NCCL_MAX_NCHANNELS: [1, 32]\n");
   const EstimateModel model;
-  // 2 groups x 1.5 s + 2 points x (0.05 s + 2 placements x 10 calls x (2^30 B / 100 GB/s + 20 us))
+  // 2 groups x 1.5 s + 2 points x (0.05 s + 2 placements x (9 calls + the checked call
+  // with its pattern fill and verify + the per-measurement cost)).
   const double call = (1024.0 * 1024 * 1024) / 100e9 + 20e-6;
-  CHECK(estimate_seconds(plan, model) == Approx(2 * 1.5 + 2 * (0.05 + 2 * 10 * call)));
+  const double one = 9 * call + call + 2.0 * (1 << 30) / model.check_bytes_per_s + model.per_measurement_s;
+  CHECK(estimate_seconds(plan, model) == Approx(2 * 1.5 + 2 * (0.05 + 2 * one)));
   plan.repeats = 3;
-  CHECK(estimate_seconds(plan, model) == Approx(2 * 1.5 + 3 * 2 * (0.05 + 2 * 10 * call)));
+  CHECK(estimate_seconds(plan, model) == Approx(2 * 1.5 + 3 * 2 * (0.05 + 2 * one)));
+  CHECK(estimate_sweep(plan, 2).measurements == 3 * 2 * 2);
+}
+
+TEST_CASE("the estimate counts every axis the run measures") {
+  // 2 dtypes x 2 footprints x 3 sizes, all_reduce with 2 ops, all_gather without: each in
+  // and out of place; 2 repeats.
+  const SweepPlan plan = plan_of(
+      "engine: mpi\ncollectives: [all_reduce, all_gather]\nsizes: [1K, 4K, 16K]\ndtypes: [float32, float64]\n"
+      "ops: [sum, max]\nbuffer_footprint: [largest, exact]\nrepeats: 2\niters: 3\n");
+  const SweepEstimate e = estimate_sweep(plan, 2);
+  CHECK(e.measurements == 2u * (2 * 2 * 3 * 2 * 2 + 1 * 2 * 3 * 2 * 2));
+  CHECK_THAT(e.count_text, ContainsSubstring("2 repeat(s)"));
+  // The mpi engine starts no workers and initialises no NCCL: its one start only.
+  CHECK_THAT(e.basis, ContainsSubstring("mpi engine"));
+  CHECK(e.low_s == Approx(e.high_s));  // a fixed count has no bounds to spread over
+}
+
+TEST_CASE("the noise-based stop's bounds bound the estimate, and a reference run replaces the model") {
+  const SweepPlan plan = plan_of("engine: mpi\ncollectives: [all_reduce]\nsizes: [1M]\n");
+  const RunSpec& spec = plan.measurements;
+  REQUIRE(spec.iters == 0);
+  // 1 ms a call: min_seconds 2 ms gives the min_iters floor, max_seconds 0.5 s gives 500.
+  const IterationBounds n = iteration_bounds(1e-3, spec);
+  CHECK(n.low == spec.stopping.min_iters);
+  CHECK(n.high == 500);
+  CHECK(n.typical == n.high);  // the mpi engine: a CPU fabric seldom settles early
+  // A call longer than max_seconds is timed once.
+  CHECK(iteration_bounds(2.0, spec).high == 1);
+  const SweepEstimate modelled = estimate_sweep(plan, 2);
+  CHECK(modelled.low_s < modelled.typical_s);
+  CHECK(modelled.typical_s <= modelled.high_s);
+  // A reference that measured 1 MiB at 100 us a call over 40 iterations.
+  std::vector<MeasurementRecord> reference(2);
+  for (MeasurementRecord& r : reference) {
+    r.collective = "all_reduce";
+    r.dtype = "float32";
+    r.size_bytes = 1 << 20;
+    r.time_us.avg = 100;
+    r.iters = 40;
+  }
+  reference[0].placement = "out_of_place";
+  reference[1].placement = "in_place";
+  const SweepEstimate referenced = estimate_sweep(plan, 2, reference);
+  CHECK(referenced.from_reference == 2);
+  const EstimateModel model;
+  const double one = (5 + 40 + 1) * 100e-6 + 2.0 * (1 << 20) / model.check_bytes_per_s + model.per_measurement_s;
+  CHECK(referenced.typical_s == Approx(model.mpi_start_s + 2 * one));
+  CHECK(referenced.low_s == Approx(referenced.high_s));
 }
 
 TEST_CASE("plan JSON has one object per point with its settings and isolation group, plus the isolation groups") {
   const auto plan = plan_of("env:\n  NCCL_MAX_NCHANNELS: [4, 32]\n  NCCL_PROTO: [LL]\n");
-  const auto j = sweep_plan_json(plan, 12.5);
+  const auto j = sweep_plan_json(plan, estimate_sweep(plan, 2));
   REQUIRE(j["points"].size() == 2);
   CHECK(j["points"][1]["label"] == "NCCL_MAX_NCHANNELS=32 NCCL_PROTO=LL");
   CHECK(j["points"][1]["isolation_group"] == 1);
@@ -157,7 +208,7 @@ TEST_CASE("plan JSON has one object per point with its settings and isolation gr
   CHECK(j["points"][1]["settings"][1]["kind"] == "env_reread");
   CHECK(j["points"][0]["baseline"] == true);
   CHECK(j["isolation_groups"][1]["process_env"]["NCCL_MAX_NCHANNELS"] == "32");
-  CHECK(j["estimated_seconds"] == 12.5);
+  CHECK(j["estimated_seconds"].get<double>() == Approx(j["estimate"]["typical_seconds"].get<double>()));
 }
 
 TEST_CASE("a grid past the point limit is refused before it is expanded") {
@@ -178,4 +229,29 @@ TEST_CASE("a point splits into the variables it sets and its config fields") {
   const SweepPoint& p = plan.points.at(0);
   CHECK(env_of(p) == std::map<std::string, std::string>{{"NCCL_MAX_NCHANNELS", "4"}, {"NCCL_PROTO", "LL"}});
   CHECK(config_of(p) == std::map<std::string, std::string>{{"max_ctas", "8"}});
+}
+
+TEST_CASE("plan refuses what the mpi engine cannot reduce, at the sweep file's line") {
+  const std::string bf16 = "name: x\nengine: mpi\ncollectives: [all_reduce, all_gather]\ndtypes: [float32, bfloat16]\n";
+  const Sweep sweep = load_sweep_text(bf16, "bf16.yaml");
+  const SweepPlan plan = plan_sweep(sweep, {});
+  const std::string text = usage_error_text(
+      [&] { check_engine_support(plan.measurements, EngineKind::mpi, places_of(sweep, false, false, false)); });
+  CHECK_THAT(text, ContainsSubstring("bf16.yaml:4:"));
+  CHECK_THAT(text, ContainsSubstring("the mpi engine cannot reduce bfloat16"));
+  CHECK_THAT(text, ContainsSubstring("all_reduce bfloat16"));
+  // The nccl engine reduces it; all_gather alone reduces nothing, so bfloat16 is fine there.
+  CHECK_NOTHROW(check_engine_support(plan.measurements, EngineKind::nccl, {}));
+  const Sweep gather = load_sweep_text("name: x\nengine: mpi\ncollectives: [all_gather]\ndtypes: [bfloat16]\n", "g.yaml");
+  CHECK_NOTHROW(check_engine_support(plan_sweep(gather, {}).measurements, EngineKind::mpi, places_of(gather, false, false, false)));
+
+  // avg: the ops: line, and the op override as the fix; a flag given names the flag.
+  const Sweep avg = load_sweep_text("name: x\nengine: mpi\ncollectives: [reduce_scatter]\nops: [avg]\n", "avg.yaml");
+  const RunSpec avg_spec = plan_sweep(avg, {}).measurements;
+  const std::string avg_text =
+      usage_error_text([&] { check_engine_support(avg_spec, EngineKind::mpi, places_of(avg, false, false, false)); });
+  CHECK_THAT(avg_text, ContainsSubstring("avg.yaml:4:"));
+  CHECK_THAT(avg_text, ContainsSubstring("--op sum"));
+  CHECK_THAT(usage_error_text([&] { check_engine_support(avg_spec, EngineKind::mpi, places_of(avg, false, true, false)); }),
+             ContainsSubstring("--op"));
 }

@@ -82,17 +82,7 @@ class MpiEngine final : public Engine {
   void slow_down(double factor) override { slow_factor_ = factor; }
 
   std::string unsupported_reason(const CollectiveCall& call) const override {
-    if (call.buffers != BufferMode::cuda_malloc || call.launch != LaunchMode::stream) {
-      return "the mpi engine has host buffers and blocking calls only; buffer modes and launch modes other than "
-             "cuda-malloc and stream need --engine nccl";
-    }
-    if (!call.kind->reduces) return {};
-    if (reducible_type(*call.dtype) == MPI_DATATYPE_NULL) {
-      return "the mpi engine cannot reduce " + std::string(call.dtype->name) +
-             " (MPI has no such type); use int8..uint64, float32 or float64, or --engine nccl";
-    }
-    if (mpi_op(call.op) == MPI_OP_NULL) return "the mpi engine has no avg op (MPI lacks one); use sum";
-    return {};
+    return mpi_engine_unsupported_reason(*call.kind, *call.dtype, call.op, call.buffers, call.launch);
   }
 
   std::uint64_t run_checked(const CollectiveCall& call, bool corrupt) override {

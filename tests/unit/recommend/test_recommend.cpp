@@ -121,17 +121,16 @@ TEST_CASE("mixed winners give several bands, and settings that also lose are fla
   CHECK(tuner::format_rule(rules[1]) == "allgather,16777216,67108864,ring,ll128,-1,1,2,-1,-1");
   // Fewer channels won: the rule carries the count NCCL logged for that point.
   CHECK(tuner::format_rule(rules[2]) == "allgather,1073741824,1073741824,ring,simple,16,1,2,-1,-1");
-  // LL wins small sizes but loses large ones: flagged, not exported; nothing wins broadly.
-  CHECK(env_lines(format_env(rec, EnvStyle::plain)) == 0);
-  bool flagged = false;
-  for (const auto& e : rec.env) {
-    CHECK_FALSE(e.exported);
-    if (e.name == "NCCL_PROTO" && e.value == "LL") flagged = e.why.find("loses beyond noise at") != std::string::npos;
-  }
-  CHECK(flagged);
+  // LL wins small sizes but loses large ones: no one point holds everywhere, so the
+  // job-wide export is refused (exit 2) and names where each winner loses.
+  for (const auto& e : rec.env) CHECK_FALSE(e.exported);
+  CHECK(rec.job_wide.point.empty());
+  const std::string refusal = usage_error_text([&] { format_env(rec, EnvStyle::plain); });
+  CHECK_THAT(refusal, ContainsSubstring("no job-wide export"));
+  CHECK_THAT(refusal, ContainsSubstring("NCCL_PROTO=LL NCCL_MAX_NCHANNELS=32 loses at all_gather 16 MiB"));
+  CHECK_THAT(refusal, ContainsSubstring("--format nccl-tuner"));
   check_golden("mixed.txt", format_recommend_table(rec));
   check_golden("mixed.conf", csv);
-  check_golden("mixed.env", format_env(rec, EnvStyle::plain));
   check_golden("mixed.yaml", format_recommend_yaml(rec));
 }
 
@@ -142,22 +141,68 @@ TEST_CASE("workload weighting changes the env choice", "[recommend]") {
   REQUIRE(band_with_winner(grid, "NCCL_IB_QPS_PER_CONNECTION=4"));
   REQUIRE(grid.env.size() == 1);
   CHECK_FALSE(grid.env[0].exported);
-  CHECK_THAT(grid.env[0].why, ContainsSubstring("loses beyond noise at all_gather 1 MiB"));
+  REQUIRE(grid.job_wide.disagreeing.size() == 1);
+  CHECK_THAT(grid.job_wide.disagreeing[0],
+             ContainsSubstring("loses at all_gather 1 MiB (slower than the baseline beyond noise), reduce_scatter 1 MiB"));
   // The job sends no 1 MiB calls: the loss there does not matter, so it is exported.
   REQUIRE(job.env.size() == 1);
   CHECK(job.env[0].exported);
   CHECK(job.env[0].share == Approx(1.0));
-  CHECK(env_lines(format_env(grid, EnvStyle::plain)) == 0);
+  CHECK_THAT(usage_error_text([&] { format_env(grid, EnvStyle::plain); }), ContainsSubstring("no job-wide export"));
   CHECK(format_env(job, EnvStyle::export_block).find("export NCCL_IB_QPS_PER_CONNECTION=4\n") != std::string::npos);
   // A tuner cannot set QPs: no rule, a note that says to use env.
   const TunerExport tuner = tuner_export(job);
   CHECK(tuner.lines.empty());
   REQUIRE_FALSE(tuner.notes.empty());
   CHECK_THAT(tuner.notes[0], ContainsSubstring("which a tuner cannot set: see --format env"));
-  check_golden("qps-grid.env", format_env(grid, EnvStyle::plain));
   check_golden("qps-workload.env", format_env(job, EnvStyle::plain));
   check_golden("qps-workload.container.env", format_env(job, EnvStyle::container));
   check_golden("qps-workload.conf", format_nccl_tuner(job));
+}
+
+TEST_CASE("a winner that loses at a larger size is refused job-wide and offered per size", "[recommend]") {
+  // LL +25-30% at 1-16 MiB, -20% at 64 MiB: exporting NCCL_PROTO=LL for the job would
+  // force LL on its large messages.
+  const Recommendation rec = recommend_from("band-split");
+  REQUIRE(rec.bands.size() == 2);
+  CHECK(rec.bands[0].winner == "NCCL_PROTO=LL");
+  CHECK(rec.bands[1].winner.empty());
+  const std::string refusal = usage_error_text([&] { format_env(rec, EnvStyle::export_block); });
+  CHECK_THAT(refusal, ContainsSubstring("all_gather 1 MiB .. 16 MiB: NCCL_PROTO=LL; all_gather 64 MiB: default kept"));
+  CHECK_THAT(refusal, ContainsSubstring("NCCL_PROTO=LL loses at all_gather 64 MiB (slower than the baseline beyond noise)"));
+  CHECK_THAT(refusal, ContainsSubstring("libncclsweep-tuner.so"));
+  CHECK_THAT(usage_error_text([&] { format_env(rec, EnvStyle::container); }), ContainsSubstring("no job-wide export"));
+  // The per-size export holds LL to the band it won.
+  const auto rules = tuner::parse_tuner_rules(format_nccl_tuner(rec)).rules;
+  REQUIRE(rules.size() == 1);
+  CHECK(tuner::format_rule(rules[0]) == "allgather,1048576,16777216,ring,ll,-1,1,2,-1,-1");
+  CHECK_THAT(format_recommend_table(rec), ContainsSubstring("job-wide (--format env): refused"));
+}
+
+TEST_CASE("a job whose sizes reach beyond the measured range gets no job-wide export", "[recommend]") {
+  RunInput input = load("qps-workload");
+  REQUIRE(input.run.workload);
+  input.run.workload->calls.push_back({"all_gather", Bytes{4} << 30, "bfloat16", "dp", 16, 1, "a 4 GiB bucket"});
+  const Recommendation rec = recommend({input});
+  CHECK(rec.job_wide.point.empty());
+  CHECK_THAT(rec.job_wide.refusal, ContainsSubstring("the job sends sizes the sweep never measured (all_gather 4 GiB"));
+  CHECK_THAT(usage_error_text([&] { format_env(rec, EnvStyle::plain); }), ContainsSubstring("all_gather 4 GiB"));
+}
+
+TEST_CASE("of tied winners the one with fewer channels is chosen, and it says so", "[recommend]") {
+  // 8 and 32 channels both +20% over the default, within noise of each other; 32 is a
+  // hair higher. 8 channels leave the job's compute 24 more SMs.
+  const Recommendation rec = recommend_from("tied-channels");
+  REQUIRE(rec.bands.size() == 1);
+  CHECK(rec.bands[0].winner == "NCCL_MAX_NCHANNELS=8");
+  bool said = false;
+  for (const std::string& n : rec.notes) {
+    said = said || n.find("chose NCCL_MAX_NCHANNELS=8 over NCCL_MAX_NCHANNELS=32, which tied within noise: the cheaper "
+                          "(8 channels against 24") != std::string::npos;  // 32 asked, 24 logged
+  }
+  CHECK(said);
+  CHECK(rec.job_wide.point == "NCCL_MAX_NCHANNELS=8");
+  CHECK_THAT(format_env(rec, EnvStyle::plain), ContainsSubstring("\nNCCL_MAX_NCHANNELS=8\n"));
 }
 
 TEST_CASE("several runs are judged together, each against its own baseline", "[recommend]") {
