@@ -133,9 +133,9 @@ void add_plan_command(CLI::App& app, CommandAction& chosen) {
   plan->add_option("--groups", args->groups, "Sub-communicators (as for run): intra-node, inter-node, stride:K, size:N, workload, dp...");
   plan->add_option("--models-dir", args->models_dir, "Model catalog for sizes from a workload (default configs/models)");
   CLI::Option* ranks = plan->add_option("--ranks", args->ranks, "Also estimate the wall time at this many ranks (docs/scale.md)")
-      ->check(CLI::Range(2, 1 << 20));
+      ->check(finite_range(2, 1 << 20));
   plan->add_option("--busbw", args->busbw_gbps, "With --ranks: assumed bus bandwidth in GB/s (default 100)")
-      ->check(CLI::PositiveNumber)
+      ->check(finite_positive())
       ->needs(ranks);
   plan->add_option("--reference", args->reference_dir,
                    "With --ranks: a previous run's results directory; its busbw per collective and size is used")
