@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/checked_number.hpp"
 #include "core/suggest.hpp"
 
 namespace ncclsweep {
@@ -33,6 +35,36 @@ inline CLI::Validator one_of(std::vector<std::string> names) {
         return "'" + value + "' is not one of " + listed + did_you_mean(value, names);
       },
       "{" + listed + "}");
+}
+
+// The one range check of every number flag: CLI::Range lets NaN through (no comparison
+// with NaN is true) and finite_positive() lets inf through, so a flag like
+// --threshold nan would judge nothing. The text must be a finite decimal in [lo, hi].
+inline CLI::Validator finite_range(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& value) -> std::string {
+        try {
+          checked_number(value, lo, hi, "");
+        } catch (const UsageError& e) {
+          return std::string(e.what()).substr(1);  // what() starts with the empty name
+        }
+        return {};
+      },
+      [lo, hi] {
+        std::ostringstream text;
+        text << "[" << lo << " - " << hi << "]";
+        return text.str();
+      }());
+}
+
+// A finite number above 0 (finite_positive(), without inf).
+inline CLI::Validator finite_positive() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        const auto number = parse_finite_text(value);
+        return number && *number > 0 ? std::string() : "'" + value + "' is not a finite number above 0";
+      },
+      "POSITIVE");
 }
 
 void add_run_command(CLI::App& app, CommandAction& chosen);

@@ -221,6 +221,26 @@ int run_located(const LocateArgs& args, CommandContext& context) {
 
   const std::vector<std::string> hosts = rank_hosts(session, session.host());
   const HostLayout layout = layout_from_hosts(hosts);
+  // A fault aimed at a rank or host this launch lacks would slow nothing and pass.
+  if (fault.active()) {
+    const int ranks = session.size();
+    const auto has_host = [&hosts](const std::string& h) { return std::find(hosts.begin(), hosts.end(), h) != hosts.end(); };
+    std::string missing;
+    if (fault.rank >= ranks) missing = "rank " + std::to_string(fault.rank);
+    for (const int r : fault.pair) {
+      if (r >= ranks) missing = "rank " + std::to_string(r);
+    }
+    for (const std::string* h : {&fault.host_a, &fault.host_b}) {
+      if (!h->empty() && !has_host(*h)) missing = "host " + *h;
+    }
+    if (!missing.empty()) {
+      error = UsageError("--inject-fault '" + args.fault + "' names " + missing + ", which this launch does not have (" +
+                             std::to_string(ranks) + " ranks on " + std::to_string(layout.host_count()) + " host(s))",
+                         "name a rank below " + std::to_string(ranks) + " or a host of the launch")
+                  .message();
+    }
+  }
+  if (refuse_all(error)) return kExitUsage;
   // --reference: read on rank 0, which judges; every rank stops on a bad one before
   // anything is measured.
   std::optional<ReferenceFigures> reference;
@@ -357,20 +377,20 @@ void add_locate_command(CLI::App& app, CommandAction& chosen) {
       ->capture_default_str();
   cmd->add_flag("--by-rail", args->by_rail, "Also pair local rank i of one host with local rank i of the other (one NIC rail at a time)");
   cmd->add_option("--sizes", args->sizes, "Total sizes per test (a few large ones)")->capture_default_str();
-  cmd->add_option("--warmup", args->warmup, "Untimed calls per test after each split")->check(CLI::Range(0, 1000))->capture_default_str();
-  cmd->add_option("--iters", args->iters, "Timed calls per repeat")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_option("--warmup", args->warmup, "Untimed calls per test after each split")->check(finite_range(0, 1000))->capture_default_str();
+  cmd->add_option("--iters", args->iters, "Timed calls per repeat")->check(finite_range(1, 100000))->capture_default_str();
   cmd->add_option("--repeats", args->repeats, "Repeats per test and pass; their spread is the noise band")
-      ->check(CLI::Range(1, 100))
+      ->check(finite_range(1, 100))
       ->capture_default_str();
   cmd->add_option("--passes", args->passes,
                   "Run the whole schedule this many times (each split anew), so every test's repeats are spread "
                   "over the launch and a slow spell touches all groups alike")
-      ->check(CLI::Range(1, 100))
+      ->check(finite_range(1, 100))
       ->capture_default_str();
   cmd->add_option("--reference", args->reference,
                   "Judge against an earlier locate or run results directory instead of the median of this launch");
   cmd->add_option("--threshold", args->threshold, "Slow below this share of the reference (the median of hosts)")
-      ->check(CLI::Range(0.01, 1.0))
+      ->check(finite_range(0.01, 1.0))
       ->capture_default_str();
   cmd->add_option("--engine", args->engine, "nccl (GPU; the default when built) or mpi (host buffers)");
   cmd->add_option("--format,-f", args->format, "table or json (stdout)")
@@ -383,12 +403,12 @@ void add_locate_command(CLI::App& app, CommandAction& chosen) {
                   "Testing aid (mpi engine): R:slow=F slows rank R's calls F-fold; link=HOSTA,HOSTB:slow=F slows only "
                   "traffic between two hosts; ranks=R1,R2:slow=F only the exchange of two ranks (a GPU pair)");
   cmd->add_flag("--dry-run", args->dry_run, "Print the time estimate and exit (needs --hosts and --ranks-per-host)");
-  cmd->add_option("--hosts", args->hosts, "--dry-run: hosts of the allocation")->check(CLI::Range(1, 100000));
+  cmd->add_option("--hosts", args->hosts, "--dry-run: hosts of the allocation")->check(finite_range(1, 100000));
   cmd->add_option("--ranks-per-host", args->ranks_per_host, "--dry-run: ranks (GPUs) per host")
-      ->check(CLI::Range(1, 1024))
+      ->check(finite_range(1, 1024))
       ->capture_default_str();
   cmd->add_option("--busbw", args->busbw_gbps, "--dry-run: bus bandwidth the model assumes, GB/s")
-      ->check(CLI::Range(0.001, 100000.0))
+      ->check(finite_range(0.001, 100000.0))
       ->capture_default_str();
   cmd->callback([args, &chosen] {
     chosen = [args](CommandContext& context) { return args->dry_run ? dry_run(*args) : run_located(*args, context); };

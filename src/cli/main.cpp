@@ -9,6 +9,37 @@
 #include "runtime/engine_registry.hpp"
 #include "runtime/uncaught_failure.hpp"
 
+namespace {
+
+// No option takes an empty value: `-o ""` or `--resume ""` would otherwise mean "the
+// default directory", and an empty path or name is never what was meant.
+void refuse_empty_values(CLI::App& app) {
+  for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) {
+    for (CLI::Option* option : command->get_options([](CLI::Option* o) { return o->get_type_size_min() > 0; })) {
+      option->check(CLI::Validator([](std::string& value) { return value.empty() ? "an empty value is not allowed" : ""; },
+                                   ""));
+    }
+  }
+}
+
+// "unknown subcommand 'rnu'; ncclsweep has run, plan, ...; did you mean 'run'?", or ""
+// when the first argument is an option or a subcommand.
+std::string unknown_subcommand_message(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return "";
+  const std::string word = argv[1];
+  std::vector<std::string> names;
+  for (const CLI::App* command : app.get_subcommands([](CLI::App* c) { return !c->get_group().empty(); })) {
+    if (command->get_name() == word) return "";
+    names.push_back(command->get_name());
+  }
+  std::string listed;
+  for (const auto& name : names) listed += (listed.empty() ? "" : ", ") + name;
+  return "ncclsweep: error: unknown subcommand '" + word + "'" + ncclsweep::did_you_mean(word, names) +
+         "\n  fix: use one of " + listed + " (ncclsweep --help lists them)";
+}
+
+}  // namespace
+
 int main(int argc, char** argv, char** envp) {
   using namespace ncclsweep;
   CLI::App app{"ncclsweep " NCCLSWEEP_VERSION ": NCCL collective benchmarks and setting sweeps"};
@@ -26,9 +57,14 @@ int main(int argc, char** argv, char** envp) {
   add_compare_command(app, chosen);
   add_recommend_command(app, chosen);
   add_locate_command(app, chosen);
+  refuse_empty_values(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (const std::string unknown = unknown_subcommand_message(app, argc, argv); !unknown.empty()) {
+      std::fprintf(stderr, "%s\n", unknown.c_str());
+      return kExitUsage;
+    }
     const int status = app.exit(e);  // prints help or the parse error
     return status == 0 ? kExitOk : kExitUsage;
   }

@@ -144,9 +144,9 @@ void add_plan_command(CLI::App& app, CommandAction& chosen) {
   CLI::Option* ranks = plan->add_option("--ranks", args->ranks,
                                         "Ranks the run will have (default 2); also estimate the wall time at this many "
                                         "ranks (docs/scale.md)")
-      ->check(CLI::Range(2, 1 << 20));
+      ->check(finite_range(2, 1 << 20));
   plan->add_option("--busbw", args->busbw_gbps, "With --ranks: assumed bus bandwidth in GB/s (default 100)")
-      ->check(CLI::PositiveNumber)
+      ->check(finite_positive())
       ->needs(ranks);
   plan->add_option("--reference", args->reference_dir,
                    "A previous run's results directory: its measured per-call times and iteration counts replace "

@@ -114,7 +114,7 @@ void add_report_command(CLI::App& app, CommandAction& chosen) {
       ->capture_default_str();
   report->add_option("--slow-threshold", args->slow_threshold,
                      "A host or group is slow when slower than the others' median by more than this share")
-      ->check(CLI::Range(0.0, 10.0))
+      ->check(finite_range(0.0, 10.0))
       ->capture_default_str();
   report->callback([args, &chosen] {
     chosen = [args](CommandContext&) {
@@ -173,16 +173,16 @@ void add_compare_command(CLI::App& app, CommandAction& chosen) {
   compare->add_option("new", args->new_input, "ncclsweep results directory, nccl-tests text output or -J JSON")->required();
   compare->add_option("reference", args->reference_input, "the same kinds of input")->required();
   compare->add_option("--threshold", args->threshold, "A slower row fails below this share of the reference busbw")
-      ->check(CLI::Range(0.0, 10.0))
+      ->check(finite_range(0.0, 10.0))
       ->capture_default_str();
   compare->add_flag("--allow-rank-mismatch", args->allow_rank_mismatch, "Compare sides with different rank counts anyway");
   compare->add_option("--noise-rel", args->noise.relative,
                       "Relative half-width of a single figure's noise band (0.03 = +-3%)")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(finite_range(0.0, 1.0))
       ->capture_default_str();
   compare->add_option("--noise-us", args->noise.time_us,
                       "Launch-to-launch time jitter of a single figure, in us: widens the band where the time is small")
-      ->check(CLI::Range(0.0, 1e6))
+      ->check(finite_range(0.0, 1e6))
       ->capture_default_str();
   compare->add_option("--min-size", args->min_size, "Judge only sizes at or above this (e.g. 16M): the bandwidth-bound ones")
       ->capture_default_str();

@@ -15,6 +15,7 @@
 #include "cli/sweep_context.hpp"
 #include "core/call_modes.hpp"
 #include "core/errors.hpp"
+#include "core/input_file.hpp"
 #include "core/repeat_order.hpp"
 #include "core/run_options.hpp"
 #include "core/utc_time.hpp"
@@ -120,6 +121,28 @@ std::string read_sweep_text(MpiSession& session, const std::string& path) {
     throw UsageError(error.empty() ? "rank 0 cannot read the sweep file" : error, "check the path");
   }
   return session.broadcast_string(text);
+}
+
+// A fault aimed at a rank or point the run does not have would inject nothing and
+// pass: refuse it, naming what the run has.
+void check_fault_target(const FaultInjection& fault, int ranks, const std::vector<WorkerGroup>& groups) {
+  if (fault.rank < 0 || fault.rank >= ranks) {
+    throw UsageError("--inject-fault names rank " + std::to_string(fault.rank) + ", but the run has ranks 0.." +
+                         std::to_string(ranks - 1),
+                     "name a rank below " + std::to_string(ranks));
+  }
+  if (fault.point.empty()) return;
+  std::vector<std::string> labels;
+  for (const WorkerGroup& group : groups) {
+    for (const PointSpec& point : group.points) labels.push_back(point.label);
+  }
+  if (labels.empty()) labels.push_back("default");
+  if (std::find(labels.begin(), labels.end(), fault.point) != labels.end()) return;
+  std::string listed;
+  for (const auto& label : labels) listed += (listed.empty() ? "" : ", ") + label;
+  throw UsageError("--inject-fault names point '" + fault.point + "', which this run does not have" +
+                       did_you_mean(fault.point, labels),
+                   "name one of: " + listed);
 }
 
 // The stopping and repeat flags: the sweep file has repeats/order/seed only.
@@ -288,15 +311,15 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
                          "would wait forever)",
                          "use sleep=SECONDS, exit or kill with --engine mpi");
       }
+      check_fault_target(request.fault, session.size(), request.groups);
       if (parse_engine(request.spec.engine) != EngineKind::mpi && request.fault.action == "slow") {
         throw UsageError("--inject-fault slow=FACTOR needs the mpi engine (it repeats each call on the CPU fabric)",
                          "add --engine mpi, or use locate's --inject-fault on the GPU machine");
       }
-      if (request.fault.action == "slow" && request.fault.rank >= session.size()) {
-        throw UsageError("--inject-fault '" + args.fault + "': rank " + std::to_string(request.fault.rank) +
-                             " is not one of the " + std::to_string(session.size()) + " ranks",
-                         "give a rank from 0 to " + std::to_string(session.size() - 1));
-      }
+    }
+    if (parse_engine(request.spec.engine) == EngineKind::mpi && args.given.count("--timeout")) {
+      group_notes.push_back("--timeout bounds nothing under --engine mpi (the ranks measure in-process, with no "
+                            "watchdog): bound the whole run with the scheduler's time limit instead");
     }
     request.plan = plan_measurements(request.spec, session.size());
     request.plan.notes.insert(request.plan.notes.end(), group_notes.begin(), group_notes.end());
@@ -382,29 +405,29 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
       ->capture_default_str();
   run->add_option("--root", args->root, "Root rank of broadcast and reduce")->capture_default_str();
   run->add_option("--warmup,-w", args->warmup, "Untimed iterations per size")
-      ->check(CLI::Range(0, 1000000))
+      ->check(finite_range(0, 1000000))
       ->capture_default_str();
   run->add_option("--iters,-n", args->iters,
                   "Timed iterations per size, a fixed count; default: until the noise target below is met")
-      ->check(CLI::Range(1, 1000000));
+      ->check(finite_range(1, 1000000));
   run->add_option("--target-spread", args->stopping.target_spread,
                   "Noise-based stop: relative standard error of the mean iteration time to reach")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(finite_range(0.0, 1.0))
       ->capture_default_str();
   run->add_option("--min-iters", args->stopping.min_iters, "Noise-based stop: at least this many timed iterations")
-      ->check(CLI::Range(2, 1000000))
+      ->check(finite_range(2, 1000000))
       ->capture_default_str();
   run->add_option("--max-iters", args->stopping.max_iters, "Noise-based stop: at most this many timed iterations")
-      ->check(CLI::Range(2, 1000000))
+      ->check(finite_range(2, 1000000))
       ->capture_default_str();
   run->add_option("--min-time", args->stopping.min_seconds, "Noise-based stop: at least this many seconds timed per size")
-      ->check(CLI::Range(0.0, 3600.0))
+      ->check(finite_range(0.0, 3600.0))
       ->capture_default_str();
   run->add_option("--max-time", args->stopping.max_seconds, "Noise-based stop: at most this many seconds timed per size")
-      ->check(CLI::Range(0.0, 3600.0))
+      ->check(finite_range(0.0, 3600.0))
       ->capture_default_str();
   run->add_option("--repeats", args->repeats, "Measure everything this many times, each repeat recorded separately")
-      ->check(CLI::Range(1, 10000))
+      ->check(finite_range(1, 10000))
       ->capture_default_str();
   run->add_option("--order", args->order,
                   "Order of the repeats over points (sizes for one point): sequential, interleaved or shuffled")
@@ -430,7 +453,7 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_flag("--force", args->force, "With --resume: go on even though the sweep or rank layout changed");
   run->add_option("--timeout", args->timeout_s,
                   "Seconds each communicator init and each size may take (nccl engine); default scales with size")
-      ->check(CLI::Range(1, 604800));
+      ->check(finite_range(1, 604800));
   run->add_option("--inject-fault", args->fault,
                   "Testing aid: RANK:sleep=SECONDS|exit|kill|skip|slow=FACTOR[@POINT] (docs/reliability.md)");
   run->add_flag("--allow-shared-gpu", args->allow_shared_gpu, "Allow two ranks on one GPU (results are then shared)");

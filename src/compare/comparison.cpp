@@ -167,7 +167,12 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
                       " get no verdict");
   }
   if (c.rows.empty()) {
-    if (new_side.rows.empty() || reference.rows.empty()) throw UsageError("one side holds no rows", "give results with measurements");
+    if (new_side.rows.empty() || reference.rows.empty()) {
+      const bool new_empty = new_side.rows.empty();
+      const SideIdentity& empty = (new_empty ? new_side : reference).identity;
+      throw UsageError(std::string(new_empty ? "the new side " : "the reference ") + empty.path + " holds no rows",
+                       "give results with measurements");
+    }
     if (below_min_size > 0) {
       throw UsageError("nothing to compare: all " + std::to_string(below_min_size) + " matching rows are below --min-size " +
                            format_bytes(options.min_size),

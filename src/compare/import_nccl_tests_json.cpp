@@ -11,6 +11,7 @@
 #include <set>
 
 #include "compare/side_readers.hpp"
+#include "core/checked_number.hpp"
 #include "core/errors.hpp"
 #include "core/units.hpp"
 
@@ -24,6 +25,13 @@ inline constexpr int kNcclTestsJsonVersion = 3;
 std::optional<double> json_number(const json& j, const char* key) {
   if (!j.contains(key) || !j.at(key).is_number()) return std::nullopt;  // null, or "nan"
   return j.at(key).get<double>();
+}
+
+// A figure of a result: absent or null is nothing measured; a negative one no nccl-tests prints.
+std::optional<double> json_figure(const json& j, const char* key, const std::string& path, std::size_t result) {
+  const auto value = json_number(j, key);
+  if (value) checked_value(*value, 0, 1e15, path + ": results[" + std::to_string(result) + "]." + key);
+  return value;
 }
 
 // The spread of one placement's per-iteration times (-I): (p95 - p50) / p50, which is
@@ -80,20 +88,31 @@ Side import(const json& doc, const std::string& path) {
     for (const auto& g : gpus) id.gpu += (id.gpu.empty() ? "" : ", ") + g;
     if (gpus.size() > 1) id.gpu = "mixed: " + id.gpu;
   }
+  std::size_t index = 0;
   for (const json& r : doc.at("results")) {
+    const std::size_t i = index++;
     for (const std::string placement : {"out_of_place", "in_place"}) {
       if (!r.contains(placement) || !r.at(placement).is_object()) continue;  // null: not measured
       const json& p = r.at(placement);
-      const auto busbw = json_number(p, "bus_bw");
-      if (!busbw) continue;
+      const auto busbw = json_figure(p, "bus_bw", path, i);
+      if (!busbw) {
+        side.notes.push_back("results[" + std::to_string(i) + "]." + placement + " has no bus_bw (not measured): skipped");
+        continue;
+      }
       SideRow row;
       row.key = {collective, canonical_dtype(r.at("type").get<std::string>()), r.at("redop").get<std::string>(),
                  r.at("size").get<Bytes>(), placement, ""};
       row.count = r.at("count").get<std::uint64_t>();
       const json& root = r.at("root");
-      row.root = root.is_string() ? std::stoi(root.get<std::string>()) : root.get<int>();
-      row.time_us = json_number(p, "time").value_or(json_number(p, "cpu_time").value_or(0));
-      row.algbw_gbps = json_number(p, "alg_bw").value_or(0);
+      if (root.is_string()) {
+        std::string text = root.get<std::string>();
+        text.erase(0, text.find_first_not_of(' '));  // nccl-tests pads it: "    -1"
+        row.root = static_cast<int>(checked_integer(text, -1, 1 << 24, path + ": results[" + std::to_string(i) + "].root"));
+      } else {
+        row.root = root.get<int>();
+      }
+      row.time_us = json_figure(p, "time", path, i).value_or(json_figure(p, "cpu_time", path, i).value_or(0));
+      row.algbw_gbps = json_figure(p, "alg_bw", path, i).value_or(0);
       row.busbw_gbps = *busbw;
       if (const auto wrong = json_number(p, "nwrong")) row.wrong = static_cast<std::uint64_t>(*wrong);
       row.measured_spread = per_iteration_spread(r, placement + "_per_iter");

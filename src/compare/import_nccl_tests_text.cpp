@@ -1,6 +1,7 @@
 // nccl-tests' text table as a Side. Columns are found from the header line, so the
 // root column (absent before 2.x), cputime, per-iteration (-I) and timestamp columns,
 // "error" vs "#wrong" and N/A values all read; rows are taken exactly as printed.
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <regex>
@@ -8,6 +9,7 @@
 #include <sstream>
 
 #include "compare/side_readers.hpp"
+#include "core/checked_number.hpp"
 #include "core/collective.hpp"
 #include "core/errors.hpp"
 
@@ -21,23 +23,23 @@ std::vector<std::string> split_words(const std::string& line) {
   return words;
 }
 
+// The 1-based column where each word of `line` starts (as split_words splits it).
+std::vector<int> word_columns(const std::string& line) {
+  std::vector<int> columns;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (!std::isspace(static_cast<unsigned char>(line[i])) && (i == 0 || std::isspace(static_cast<unsigned char>(line[i - 1])))) {
+      columns.push_back(static_cast<int>(i) + 1);
+    }
+  }
+  return columns;
+}
+
 bool is_unsigned_integer(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
-// Strict: "13x072" is no count (std::stoull alone would read 13).
-std::uint64_t parse_unsigned(const std::string& token) {
-  if (!is_unsigned_integer(token)) throw std::invalid_argument(token);
-  return std::stoull(token);
-}
-
-std::optional<double> parse_number(const std::string& token) {
-  if (token == "N/A" || token == "nan" || token == "-nan") return std::nullopt;
-  char* end = nullptr;
-  const double v = std::strtod(token.c_str(), &end);
-  if (end == token.c_str() || *end != '\0') return std::nullopt;
-  return v;
-}
+// nccl-tests prints N/A where it measured nothing (a placement it skips).
+bool not_measured(const std::string& token) { return token == "N/A"; }
 
 // Half of the last printed digit: "245.62" -> 0.005, "1234.5" -> 0.05, "1235" -> 0.5.
 double resolution_of(const std::string& token) {
@@ -102,6 +104,7 @@ class TextImporter {
   void line(const std::string& text, int number) {
     const std::vector<std::string> words = split_words(text);
     if (words.empty()) return;
+    text_ = &text;
     static const std::regex kVersion(R"(^# nccl-tests version (\S+).*nccl-library=(\d+))");
     static const std::regex kStart(R"(^# Collective test starting: (\S+))");
     static const std::regex kThreads(R"(^# nThread (\d+) nGpus (\d+))");
@@ -118,13 +121,18 @@ class TextImporter {
       if (side_.identity.name.empty()) side_.identity.name = m[1];
     } else if (std::regex_search(text, m, kThreads)) {
       if (!block_ || block_->concluded) start_unnamed_block(number);
-      block_->threads_x_gpus = std::stoi(m[1]) * std::stoi(m[2]);
+      const SourcePosition where{side_.identity.path, number, 0};
+      block_->threads_x_gpus = static_cast<int>(checked_integer(m.str(1), 1, 1 << 16, "nThread", where) *
+                                                checked_integer(m.str(2), 1, 1 << 10, "nGpus", where));
       static const std::regex kMaxBytes(R"(maxBytes (\d+))");
-      if (std::smatch max; std::regex_search(text, max, kMaxBytes)) block_->max_bytes = std::stoull(max[1]);
+      if (std::smatch max; std::regex_search(text, max, kMaxBytes)) {
+        block_->max_bytes = checked_integer(max.str(1), 0, std::int64_t{1} << 62, "maxBytes", where);
+      }
     } else if (block_ && std::regex_search(text, m, kReducedMax)) {
-      block_->max_bytes = std::stoull(m[1]);  // nccl-tests allocated less than -e asked
+      // nccl-tests allocated less than -e asked
+      block_->max_bytes = checked_integer(m.str(1), 0, std::int64_t{1} << 62, "maxBytes", {side_.identity.path, number, 0});
     } else if (block_ && std::regex_search(text, m, kRank)) {
-      block_->ranks.insert(std::stoi(m[1]));
+      block_->ranks.insert(static_cast<int>(checked_integer(m.str(1), 0, 1 << 24, "Rank", {side_.identity.path, number, 0})));
       block_->hosts.insert(m[2]);
       block_->gpus.insert(m[3]);
     } else if (block_ && words[0] == "#" && words.size() > 5 && words[1] == "size") {
@@ -132,11 +140,13 @@ class TextImporter {
       if (!block_->layout) throw error(number, "unrecognised nccl-tests table header");
     } else if (text.starts_with("# Collective test concluded") || text.starts_with("# Avg bus bandwidth")) {
       if (block_) block_->concluded = true;
-    } else if (block_ && block_->layout && !block_->concluded && is_unsigned_integer(words[0])) {
-      try {
-        data_row(words, number);
-      } catch (const std::logic_error&) {  // std::stoull on a non-number or an overflow
-        throw error(number, "malformed nccl-tests row: '" + text + "'");
+    } else if (block_ && block_->layout && !block_->concluded && words[0][0] != '#') {
+      const bool nccl_line = text.find(" NCCL ") != std::string::npos;  // NCCL's own log interleaves the table
+      if (is_unsigned_integer(words[0]) || (!nccl_line && static_cast<int>(words.size()) >= block_->layout->min_words)) {
+        data_row(words, number);  // a row in the table's shape is read, or refused at its bad cell
+      } else if (!nccl_line) {
+        side_.notes.push_back("line " + std::to_string(number) + " inside the " + block_->collective +
+                              " table is not a result row: skipped");
       }
     }
     last_line_ = number;
@@ -154,9 +164,30 @@ class TextImporter {
   }
 
  private:
-  UsageError error(int number, const std::string& what) const {
+  UsageError error(int number, const std::string& what, int column = 0) const {
     return UsageError(what, "give complete nccl-tests output (rerun it, or cut the file after the last complete test)",
-                      SourcePosition{side_.identity.path, number, 0});
+                      SourcePosition{side_.identity.path, number, column});
+  }
+
+  // A cell of the current row that must be the number its column holds; refused at
+  // file:line:column otherwise (never read as 0, which would compare as a result).
+  double number_cell(const std::vector<std::string>& words, int col, const char* column_name, int number, double lo,
+                     double hi, bool integer) const {
+    const std::string& token = words[static_cast<std::size_t>(col)];
+    const auto value = integer ? [&]() -> std::optional<double> {
+      const auto i = parse_integer_text(token);
+      return i ? std::optional<double>(static_cast<double>(*i)) : std::nullopt;
+    }()
+                               : parse_finite_text(token);
+    if (!value || *value < lo || *value > hi) {
+      const auto columns = word_columns(*text_);
+      throw error(number,
+                  std::string("the ") + column_name + " cell '" + token + "' is not " +
+                      (integer ? "a whole number" : "a finite number") + (lo >= 0 ? " at or above 0" : "") +
+                      ": not a row nccl-tests prints",
+                  columns[static_cast<std::size_t>(col)]);
+    }
+    return *value;
   }
 
   // Releases before 2.x print no "Collective test starting" line: the collective can
@@ -181,18 +212,24 @@ class TextImporter {
       throw error(number, "truncated nccl-tests row: " + std::to_string(words.size()) + " columns, expected at least " +
                               std::to_string(t.min_words));
     }
+    constexpr double kMaxBytes = 4.6e18, kMaxFigure = 1e15;  // 2^62 bytes; no time or bandwidth comes near 1e15
+    const auto size = static_cast<Bytes>(number_cell(words, t.size, "size", number, 0, kMaxBytes, true));
+    const auto count = static_cast<std::uint64_t>(number_cell(words, t.count, "count", number, 0, kMaxBytes, true));
+    const int root = t.root >= 0 ? static_cast<int>(number_cell(words, t.root, "root", number, -1, 1 << 24, true)) : -1;
     auto add = [&](const PlacementColumns& c, const char* placement) {
       if (c.busbw < 0) return;
-      const auto busbw = parse_number(words[c.busbw]);
-      if (!busbw) return;  // N/A: nothing measured
+      if (not_measured(words[c.busbw])) {
+        side_.notes.push_back("line " + std::to_string(number) + ": " + placement + " busbw N/A (not measured): skipped");
+        return;
+      }
       SideRow row;
-      row.key = {block_->collective, canonical_dtype(words[t.type]), t.redop >= 0 ? words[t.redop] : "none",
-                 parse_unsigned(words[t.size]), placement, ""};
-      row.count = parse_unsigned(words[t.count]);
-      row.root = t.root >= 0 ? parse_number(words[t.root]).value_or(-1) : -1;
-      row.time_us = parse_number(words[c.time]).value_or(0);
-      row.algbw_gbps = c.algbw >= 0 ? parse_number(words[c.algbw]).value_or(0) : 0;
-      row.busbw_gbps = *busbw;
+      row.key = {block_->collective, canonical_dtype(words[t.type]), t.redop >= 0 ? words[t.redop] : "none", size,
+                 placement, ""};
+      row.count = count;
+      row.root = root;
+      row.time_us = number_cell(words, c.time, "time", number, 0, kMaxFigure, false);
+      row.algbw_gbps = c.algbw >= 0 ? number_cell(words, c.algbw, "algbw", number, 0, kMaxFigure, false) : 0;
+      row.busbw_gbps = number_cell(words, c.busbw, "busbw", number, 0, kMaxFigure, false);
       row.busbw_resolution_gbps = resolution_of(words[c.busbw]);
       // nccl-tests allocates once at maxBytes and rotates each iteration through it, and
       // never flushes a cache: footprint "largest" at maxBytes, warm.
@@ -201,8 +238,8 @@ class TextImporter {
         row.footprint_mode = "largest";
       }
       row.cache = "warm";
-      if (c.wrong >= 0) {
-        if (const auto w = parse_number(words[c.wrong])) row.wrong = static_cast<std::uint64_t>(*w);
+      if (c.wrong >= 0 && !not_measured(words[c.wrong])) {
+        row.wrong = static_cast<std::uint64_t>(number_cell(words, c.wrong, "#wrong", number, 0, kMaxBytes, true));
       }
       side_.rows.push_back(row);
     };
@@ -229,6 +266,7 @@ class TextImporter {
   }
 
   Side side_;
+  const std::string* text_ = nullptr;  // the line being read, for a cell's column
   std::optional<TestBlock> block_;
   int last_line_ = 0;
 };

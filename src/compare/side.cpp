@@ -5,6 +5,7 @@
 #include <tuple>
 #include <utility>
 
+#include "core/checked_number.hpp"
 #include "core/dtype.hpp"
 #include "core/errors.hpp"
 
@@ -70,14 +71,14 @@ std::string collective_from_program(const std::string& program) {
 
 std::string nccl_version_string(const std::string& code) {
   if (code.empty() || code.find('.') != std::string::npos) return code;
-  try {
-    const int v = std::stoi(code);
+  {
+    const auto parsed = parse_integer_text(code);
+    if (!parsed || *parsed < 0 || *parsed > 10000000) return code;
+    const int v = static_cast<int>(*parsed);
     // NCCL >= 2.9 codes are MAJOR*10000 + MINOR*100 + PATCH; older ones MAJOR*1000 + MINOR*100 + PATCH.
     const int major = v >= 10000 ? v / 10000 : v / 1000;
     const int minor = v >= 10000 ? (v % 10000) / 100 : (v % 1000) / 100;
     return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(v % 100);
-  } catch (const std::exception&) {
-    return code;
   }
 }
 

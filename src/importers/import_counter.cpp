@@ -10,6 +10,15 @@ void ImportCounter::add(const std::string& collective, Bytes bytes, const std::s
   all_ranks_.insert(rank);
 }
 
+void ImportCounter::merge(const ImportCounter& other) {
+  for (const auto& [key, seen] : other.calls_) {
+    auto& mine = calls_[key];
+    mine.calls += seen.calls;
+    mine.ranks.insert(seen.ranks.begin(), seen.ranks.end());
+  }
+  all_ranks_.insert(other.all_ranks_.begin(), other.all_ranks_.end());
+}
+
 CommProfile ImportCounter::profile(const std::string& source, const std::string& what, int iterations) const {
   CommProfile out;
   out.source = source;

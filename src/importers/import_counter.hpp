@@ -14,6 +14,7 @@ class ImportCounter {
   // One call by `rank` (any string naming one process/GPU).
   void add(const std::string& collective, Bytes bytes, const std::string& dtype, const std::string& op,
            int group_size, const std::string& rank);
+  void merge(const ImportCounter& other);  // `other`'s calls added to these
   bool empty() const { return calls_.empty(); }
 
   // Calls per rank = calls of a key / ranks that made it, divided by `iterations` when

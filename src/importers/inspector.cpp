@@ -39,7 +39,8 @@ CommProfile import_inspector(const std::string& pattern, int iterations) {
   ImportCounter counter;
   std::map<std::string, long> skipped;
   for (const auto& file : files) {
-    std::istringstream text(read_text_file(file));
+    TextInputBuffer input(file, kJobLogInput);  // streamed: one record in memory at a time
+    std::istream text(&input);
     int record = 0;
     while (text >> std::ws && text.peek() != std::char_traits<char>::eof()) {
       ++record;

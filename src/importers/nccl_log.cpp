@@ -75,7 +75,8 @@ CommProfile import_nccl_log(const std::string& pattern, int iterations) {
   ImportCounter counter;
   std::map<std::string, long> skipped;
   for (const auto& file : files) {
-    for_each_log_line(read_text_file(file), [&](std::string_view line, int line_number) {
+    for_each_text_line(file, kJobLogInput, [&](std::string_view line, int line_number) {
+      while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
       LineFields f;
       if (!parse_coll_line(line, file, f)) return;
       const std::string where = file + ":" + std::to_string(line_number);

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
 #include "core/finding.hpp"
+#include "core/input_file.hpp"
+#include "core/output_file.hpp"
 #include "locate/locate_reference.hpp"
 
 namespace ncclsweep::locate {
@@ -89,13 +92,16 @@ void write_locate_results(const fs::path& dir, const LocateDocument& d, const st
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw UsageError("cannot create results directory " + dir.string() + ": " + ec.message(), "give a writable -o");
+  refuse_planted_links(dir, {"run.json", "run.json.tmp", "records.jsonl", "records.jsonl.tmp"});
   if (fs::exists(dir / "run.json")) {
     throw UsageError(dir.string() + " already holds a run", "give a new directory to -o, or remove the old one");
   }
   {
-    std::ofstream records(dir / "records.jsonl");
-    for (const Measurement& m : measurements) records << json(m).dump() << "\n";
-    if (!records) throw UsageError("cannot write " + (dir / "records.jsonl").string(), "check the disk");
+    std::string records;
+    for (const Measurement& m : measurements) records += json(m).dump() + "\n";
+    if (const int error = replace_file(dir / "records.jsonl", records); error != 0) {
+      throw UsageError("cannot write " + (dir / "records.jsonl.tmp").string() + ": " + std::strerror(error), "check the disk");
+    }
   }
   const HostLayout layout = layout_from_hosts(d.rank_hosts);
   json steps = json::array();
@@ -118,23 +124,21 @@ void write_locate_results(const fs::path& dir, const LocateDocument& d, const st
                                          d.reference ? d.reference->source : std::string())}};
   if (!d.fault.empty()) run["inject_fault"] = d.fault;
   if (d.reference) run["reference"] = reference_json(*d.reference);
-  std::ofstream out(dir / "run.json");
-  out << run.dump(2) << "\n";
-  if (!out) throw UsageError("cannot write " + (dir / "run.json").string(), "check the disk");
+  if (const int error = replace_file(dir / "run.json", run.dump(2) + "\n"); error != 0) {
+    throw UsageError("cannot write " + (dir / "run.json.tmp").string() + ": " + std::strerror(error), "check the disk");
+  }
 }
 
 bool is_locate_results(const fs::path& dir) {
-  std::ifstream in(dir / "run.json");
-  if (!in) return false;
-  const json run = json::parse(in, nullptr, false);
+  if (!input_path_exists((dir / "run.json").string())) return false;
+  const json run = json::parse(read_input_file((dir / "run.json").string(), kResultsFileInput), nullptr, false);
   return run.is_object() && run.value("kind", "") == "locate";
 }
 
 LocateResults read_locate_results(const fs::path& dir) {
   LocateResults r;
   try {
-    std::ifstream in(dir / "run.json");
-    const json run = json::parse(in);
+    const json run = json::parse(read_input_file((dir / "run.json").string(), kResultsFileInput));
     LocateDocument& d = r.document;
     d.version = run.at("version").get<std::string>();
     d.engine = run.at("engine").get<std::string>();
@@ -151,7 +155,7 @@ LocateResults read_locate_results(const fs::path& dir) {
       d.steps.push_back({s.at("phase").get<std::string>(), s.at("round").get<int>(), s.value("pass", 1),
                          s.at("seconds").get<double>()});
     }
-    std::ifstream records(dir / "records.jsonl");
+    std::istringstream records(read_input_file((dir / "records.jsonl").string(), kResultsFileInput));
     std::string line;
     int number = 0;
     while (std::getline(records, line)) {

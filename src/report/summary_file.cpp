@@ -1,10 +1,11 @@
 #include "report/summary_file.hpp"
 
-#include <fstream>
+#include <cstring>
 #include <sstream>
 
 #include "compare/side_readers.hpp"
 #include "core/errors.hpp"
+#include "core/output_file.hpp"
 #include "report/printers.hpp"
 #include "report/sweep_report.hpp"
 
@@ -17,10 +18,12 @@ class SummaryFile final : public ResultSink {
   void row(std::span<const MeasurementRecord>) override {}
   void finish(const RunDocument& run) override {
     const auto path = dir_ / kSummaryFileName;
-    std::ofstream out(path);
-    out << summary_markdown(run);
-    // Mid-run (a full disk, a directory gone): a runtime failure, not bad input.
-    if (!out) throw RuntimeFailure("writing " + path.string(), "the stream failed (a full disk or a directory gone?)");
+    // Mid-run (a full disk, a directory gone): a runtime failure, not bad input. Through a
+    // fresh file renamed into place, so a link planted as summary.md is replaced, not followed.
+    if (const int error = replace_file(path, summary_markdown(run)); error != 0) {
+      throw RuntimeFailure("writing " + path.string() + ".tmp", std::strerror(error) +
+                                                               std::string(" (run.json and records.jsonl hold the run)"));
+    }
   }
 
  private:

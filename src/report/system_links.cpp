@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/input_file.hpp"
 
 namespace ncclsweep {
 
@@ -19,7 +20,7 @@ std::optional<SystemLink> find_system_link(const std::filesystem::path& dir, con
   std::sort(files.begin(), files.end());  // a fixed order: the first match wins
   for (const auto& file : files) {
     try {
-      const YAML::Node node = YAML::LoadFile(file.string());
+      const YAML::Node node = YAML::Load(read_input_file(file.string(), kSettingsFileInput));
       const auto match = node["gpu_name_contains"].as<std::string>();
       if (gpu.find(match) == std::string::npos) continue;
       return SystemLink{node["name"].as<std::string>(), node["link_peak_gbps"].as<double>()};

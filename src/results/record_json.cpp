@@ -1,10 +1,30 @@
 #include "results/record_json.hpp"
 
+#include "core/checked_number.hpp"
 #include "core/errors.hpp"
+
+#include <utility>
 
 namespace ncclsweep {
 
 using nlohmann::json;
+
+namespace {
+
+// A measured figure read back is finite and not negative, and a record has ranks: a
+// damaged or hand-edited file must not be judged (a NaN busbw compares as neither
+// slower nor faster).
+void check_figures(const MeasurementRecord& r) {
+  constexpr double kMax = 1e15;  // no time in us or bandwidth in GB/s comes near it
+  for (const auto& [name, value] : {std::pair{"time_us.min", r.time_us.min}, {"time_us.avg", r.time_us.avg},
+                                    {"time_us.max", r.time_us.max}, {"algbw_gbps", r.algbw_gbps},
+                                    {"busbw_gbps", r.busbw_gbps}}) {
+    checked_value(value, 0, kMax, std::string("a record's ") + name);
+  }
+  checked_value(r.ranks, 1, 1 << 24, "a record's ranks");
+}
+
+}  // namespace
 
 void to_json(json& j, const SubCommunicatorTime& t) {
   j = json{{"colour", t.colour}, {"time_us", t.time_us}, {"busbw_gbps", t.busbw_gbps}};
@@ -101,6 +121,7 @@ void from_json(const json& j, MeasurementRecord& r) {
   j.at("host_time_us").get_to(r.host_time_us);
   j.at("algbw_gbps").get_to(r.algbw_gbps);
   j.at("busbw_gbps").get_to(r.busbw_gbps);
+  check_figures(r);
   const json& wrong = j.at("wrong");
   r.wrong = wrong.is_null() ? std::nullopt : std::optional<std::uint64_t>(wrong.get<std::uint64_t>());
   j.at("point").get_to(r.point);

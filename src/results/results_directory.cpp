@@ -14,8 +14,11 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "core/input_file.hpp"
+#include "core/output_file.hpp"
 #include "core/utf8.hpp"
 #include "results/record_json.hpp"
+#include "results/resume.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -96,20 +99,22 @@ class ResultsDirectory final : public ResultSink {
  public:
   explicit ResultsDirectory(fs::path dir) : dir_(std::move(dir)) {
     create();
-    open_records();
+    open_records(O_EXCL);
   }
 
   // --resume: the run.json is there; records.jsonl is cut back to its complete lines.
   ResultsDirectory(fs::path dir, std::uintmax_t keep_bytes) : dir_(std::move(dir)) {
+    refuse_planted_results_links(dir_);
     if (!fs::exists(dir_ / "run.json")) {
       throw UsageError("cannot resume " + dir_.string() + ": it holds no run.json",
                        "give the results directory of an earlier ncclsweep run");
     }
-    std::error_code ec;
-    if (fs::exists(dir_ / "records.jsonl")) fs::resize_file(dir_ / "records.jsonl", keep_bytes, ec);
-    if (ec) throw UsageError("cannot cut back " + (dir_ / "records.jsonl").string() + ": " + ec.message(),
-                             "check the directory's permissions");
-    open_records();
+    open_records(0);
+    if (::ftruncate(records_->get(), static_cast<off_t>(keep_bytes)) != 0) {
+      throw UsageError("cannot cut back " + (dir_ / "records.jsonl").string() + ": " + errno_text(errno),
+                       "check the directory's permissions");
+    }
+    complete_bytes_ = keep_bytes;
   }
 
  private:
@@ -120,7 +125,8 @@ class ResultsDirectory final : public ResultSink {
       throw UsageError("cannot create results directory " + dir_.string() + ": " + ec.message(),
                        "choose a writable results directory with -o DIR");
     }
-    if (fs::exists(dir_ / "run.json")) {
+    refuse_planted_results_links(dir_);
+    if (fs::exists(dir_ / "run.json") || fs::exists(dir_ / "records.jsonl")) {
       throw UsageError("results directory " + dir_.string() + " already holds a run",
                        "choose a new directory with -o DIR, leave -o out for a timestamped one, or --resume DIR");
     }
@@ -128,7 +134,9 @@ class ResultsDirectory final : public ResultSink {
 
  public:
 
-  void begin(const RunDocument& run) override { write_atomically(dir_ / "run.json", nlohmann::json(run).dump(2) + "\n"); }
+  void begin(const RunDocument& run) override {
+    write_atomically(dir_ / "run.json", nlohmann::json(run).dump(2) + "\n", false);
+  }
 
   // One row's records (its placements) are appended whole or not at all: a write that
   // fails part way is cut back, so the file always ends after a complete record.
@@ -149,43 +157,38 @@ class ResultsDirectory final : public ResultSink {
   }
 
   void finish(const RunDocument& run) override {
-    write_atomically(dir_ / "run.json", nlohmann::json(run).dump(2) + "\n");
+    write_atomically(dir_ / "run.json", nlohmann::json(run).dump(2) + "\n", true);
   }
 
  private:
-  void open_records() {
+  // `exclusive`: O_EXCL for a fresh run (records.jsonl must not be there yet), 0 on resume.
+  void open_records(int exclusive) {
     const fs::path path = dir_ / "records.jsonl";
-    records_ = std::make_unique<FileDescriptor>(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+    records_ = std::make_unique<FileDescriptor>(open_no_follow(path, O_WRONLY | O_CREAT | O_APPEND | exclusive));
     if (records_->get() < 0) {
-      throw UsageError("cannot write " + path.string() + ": " + errno_text(errno),
-                       "choose a writable results directory with -o DIR");
+      const int error = errno;
+      throw UsageError("cannot write " + path.string() + ": " +
+                           (error == ELOOP ? std::string("it is a symbolic link") : errno_text(error)),
+                       error == ELOOP ? "remove the link; ncclsweep writes only files it creates itself"
+                                      : "choose a writable results directory with -o DIR",
+                       {path.string()});
     }
     struct stat status {};
     if (::fstat(records_->get(), &status) == 0) complete_bytes_ = static_cast<std::uint64_t>(status.st_size);
   }
 
-  // Writes `text` to `path` through a temporary file and a rename, so a reader never
-  // sees half a file: when anything fails, the previous `path` stays as it was and the
-  // temporary file is removed (on a full disk it holds the space the next try needs).
-  void write_atomically(const fs::path& path, const std::string& text) {
-    const fs::path temporary = path.string() + ".tmp";
-    int error = 0;
-    {
-      FileDescriptor file(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-      if (file.get() < 0) {
-        error = errno;
-      } else {
-        error = Writer().write_all(file.get(), text);
-        if (error == 0 && ::fsync(file.get()) != 0) error = errno;
-        const int closed = file.close();
-        if (error == 0) error = closed;
-      }
-    }
-    if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
-    if (error != 0) {
-      ::unlink(temporary.c_str());
-      throw write_failure(path, error,
-                          fs::exists(path) ? "the previous " + path.filename().string() + " is kept" : "it was not written");
+  // Writes `text` to `path` through a fresh temporary file and a rename, so a reader
+  // never sees half a file and no planted link is followed: when anything fails, the
+  // previous `path` stays as it was.
+  // `last`: the run's closing run.json, after which --resume completes the run.
+  void write_atomically(const fs::path& path, const std::string& text, bool last) {
+    if (const int error = replace_file(path, text); error != 0) {
+      const std::string kept =
+          fs::exists(path) ? "the previous " + path.filename().string() + " is kept" : "it was not written";
+      throw write_failure(path.string() + ".tmp", error,
+                          kept + (last ? "; every record measured is in " + (dir_ / "records.jsonl").string() +
+                                             ": free space, then go on with --resume " + dir_.string()
+                                       : std::string()));
     }
   }
 
@@ -196,6 +199,10 @@ class ResultsDirectory final : public ResultSink {
 };
 
 }  // namespace
+
+void refuse_planted_results_links(const fs::path& dir) {
+  refuse_planted_links(dir, {"run.json", "run.json.tmp", "records.jsonl", "summary.md", "summary.md.tmp"}, {"nccl-logs"});
+}
 
 fs::path default_results_dir(const fs::path& root, const std::string& name, const std::string& utc_timestamp) {
   if (const std::string reason = unsafe_run_name_reason(name); !reason.empty()) {
@@ -213,16 +220,25 @@ std::unique_ptr<ResultSink> resume_results_directory(const fs::path& dir, std::u
 
 RunDocument read_run_document(const fs::path& path) {
   const fs::path file = fs::is_directory(path) ? path / "run.json" : path;
-  std::ifstream in(file);
-  if (!in) throw UsageError("cannot read " + file.string(), "give a results directory holding run.json");
+  if (!input_path_exists(file.string())) {
+    throw UsageError("cannot read " + file.string() + ": it does not exist", "give a results directory holding run.json");
+  }
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(read_input_file(file.string(), kResultsFileInput));
   } catch (const nlohmann::json::exception& e) {  // parse errors, and numbers past any type (out_of_range)
     throw UsageError(file.string() + " is not valid JSON: " + e.what(), "give an ncclsweep run.json");
   }
   try {
-    return j.get<RunDocument>();
+    RunDocument document = j.get<RunDocument>();
+    // A killed run's run.json holds no records yet: its rows are in records.jsonl.
+    const fs::path records = file.parent_path() / "records.jsonl";
+    if (document.status == "incomplete" && document.records.empty() && input_path_exists(records.string())) {
+      document.records = read_recorded_measurements(records).records;
+      document.notes.push_back("the run is incomplete (killed, or still running): these are the " +
+                               std::to_string(document.records.size()) + " records its records.jsonl holds so far");
+    }
+    return document;
   } catch (const UsageError& e) {
     throw UsageError(file.string() + ": " + e.what(), e.fix());
   } catch (const nlohmann::json::exception& e) {

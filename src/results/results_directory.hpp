@@ -23,6 +23,10 @@ std::unique_ptr<ResultSink> make_results_directory(const std::filesystem::path& 
 // records.jsonl is cut back to its first `keep_bytes` (its complete lines) before appending.
 std::unique_ptr<ResultSink> resume_results_directory(const std::filesystem::path& dir, std::uintmax_t keep_bytes);
 
+// Every name a run writes in `dir`: one planted there as a symbolic link (or as something
+// other than a file) throws UsageError naming it, before anything is read or written.
+void refuse_planted_results_links(const std::filesystem::path& dir);
+
 // Reads DIR/run.json (or a run.json path). Throws UsageError for a missing, empty,
 // malformed or newer-schema file.
 RunDocument read_run_document(const std::filesystem::path& path);

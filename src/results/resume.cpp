@@ -1,10 +1,11 @@
 #include "results/resume.hpp"
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
+#include <map>
+#include <utility>
 
 #include "core/errors.hpp"
+#include "core/input_file.hpp"
 #include "results/measurement_key.hpp"
 #include "results/record_json.hpp"
 
@@ -18,13 +19,12 @@ std::set<std::string> measurement_keys(const std::vector<MeasurementRecord>& rec
 
 RecordedMeasurements read_recorded_measurements(const std::filesystem::path& records_file) {
   RecordedMeasurements found;
-  std::ifstream in(records_file, std::ios::binary);
-  if (!in) return found;  // no measurement finished before the run stopped
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  if (!input_path_exists(records_file.string())) return found;  // checked against run.json by the caller
+  found.file_exists = true;
+  const std::string text = read_input_file(records_file.string(), kResultsFileInput);
   std::size_t start = 0;
   int line_number = 0;
+  std::map<std::string, int> line_of_key;  // a measurement recorded twice is refused
   while (start < text.size()) {
     ++line_number;
     const std::size_t end = text.find('\n', start);
@@ -32,8 +32,18 @@ RecordedMeasurements read_recorded_measurements(const std::filesystem::path& rec
     const std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
     try {
       if (end == std::string::npos) throw std::runtime_error("no newline at its end");
-      found.records.push_back(nlohmann::json::parse(line).get<MeasurementRecord>());
+      MeasurementRecord record = nlohmann::json::parse(line).get<MeasurementRecord>();
+      const auto [seen, fresh] = line_of_key.emplace(key_text(key_of(record)), line_number);
+      if (!fresh) {
+        throw UsageError(records_file.string() + " lines " + std::to_string(seen->second) + " and " +
+                             std::to_string(line_number) + " hold the same measurement (" + seen->first +
+                             "): the file mixes two runs or was edited",
+                         "start a new run without --resume (or remove the line that does not belong)");
+      }
+      found.records.push_back(std::move(record));
       found.complete_bytes = end + 1;
+    } catch (const UsageError&) {
+      throw;
     } catch (const std::exception& e) {
       const std::string where = records_file.string() + " line " + std::to_string(line_number);
       if (!last) {

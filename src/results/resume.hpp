@@ -16,11 +16,12 @@ struct RecordedMeasurements {
   std::vector<MeasurementRecord> records;
   std::uintmax_t complete_bytes = 0;  // records.jsonl is cut back to this length before appending
   std::string dropped_tail;           // a note when a truncated last line was ignored; empty otherwise
+  bool file_exists = false;           // records.jsonl was there (possibly empty)
 };
 
 // Reads DIR/records.jsonl. A last line without its newline, or one that does not parse
 // (a run killed mid-write), is dropped and noted; a malformed line before the last
-// throws UsageError naming the file and line.
+// throws UsageError naming the file and line, as does one measurement recorded twice.
 RecordedMeasurements read_recorded_measurements(const std::filesystem::path& records_file);
 
 // The key_text (results/measurement_key.hpp) of every record: what each rank and worker

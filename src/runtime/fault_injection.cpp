@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "core/checked_number.hpp"
 #include "core/errors.hpp"
 
 namespace ncclsweep {
@@ -30,7 +31,7 @@ FaultInjection parse_fault_injection(const std::string& text) {
   if (rank.find_first_not_of("0123456789") != std::string::npos || rank.size() > 7) {
     refuse(text, "the rank '" + rank + "' is not a rank number");
   }
-  fault.rank = std::stoi(rank);
+  fault.rank = static_cast<int>(*parse_integer_text(rank));  // at most 7 digits, checked above
   std::string action = text.substr(colon + 1);
   if (action.rfind("slow=", 0) == 0) fault.point.clear();  // every point unless @POINT names one
   if (const auto at = action.find('@'); at != std::string::npos) {

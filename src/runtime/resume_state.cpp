@@ -10,8 +10,15 @@ namespace ncclsweep {
 
 EarlierRun read_earlier_run(const std::string& dir) {
   EarlierRun earlier;
+  refuse_planted_results_links(dir);
   earlier.document = read_run_document(dir);
-  earlier.recorded = read_recorded_measurements(std::filesystem::path(dir) / "records.jsonl");
+  const std::filesystem::path records = std::filesystem::path(dir) / "records.jsonl";
+  earlier.recorded = read_recorded_measurements(records);
+  if (!earlier.recorded.file_exists && !earlier.document.records.empty()) {
+    throw UsageError("cannot resume " + dir + ": its run.json holds " + std::to_string(earlier.document.records.size()) +
+                         " records but " + records.string() + " is missing, so resuming would measure them again",
+                     "restore records.jsonl, or start a new run without --resume");
+  }
   return earlier;
 }
 
@@ -36,11 +43,33 @@ std::set<std::string> share_done_keys(MpiSession& session, const std::string& ke
   return parse_done_keys(session.broadcast_string(keys_text));
 }
 
+std::vector<std::string> resume_changes(const RunDocument& earlier, const RunSettings& now,
+                                        const std::vector<std::string>& rank_hosts) {
+  std::vector<std::string> changes;
+  const auto differ = [&changes](const std::string& what, const auto& was, const auto& is) {
+    if (was != is) changes.push_back(what + " " + was + " -> " + is);
+  };
+  const auto number = [](auto n) { return std::to_string(n); };
+  differ("ranks", number(earlier.ranks.size()), number(rank_hosts.size()));
+  std::string was_hosts, now_hosts;
+  for (const RankEntry& r : earlier.ranks) was_hosts += (was_hosts.empty() ? "" : ",") + r.host;
+  for (const std::string& h : rank_hosts) now_hosts += (now_hosts.empty() ? "" : ",") + h;
+  if (earlier.ranks.size() == rank_hosts.size()) differ("rank hosts", was_hosts, now_hosts);
+  differ("engine", earlier.settings.engine, now.engine);
+  differ("warmup", number(earlier.settings.warmup), number(now.warmup));
+  differ("iters", number(earlier.settings.iters), number(now.iters));
+  differ("check", number(int{earlier.settings.check}), number(int{now.check}));
+  return changes;
+}
+
 std::string resume_refusal(const std::string& dir, const std::string& earlier_fingerprint,
-                           const std::string& fingerprint, bool force) {
+                           const std::string& fingerprint, bool force, const std::vector<std::string>& changes) {
   if (force || earlier_fingerprint == fingerprint) return "";
-  return "cannot resume " + dir + ": the sweep or the rank layout changed since it was started " +
-         "(fingerprint " + earlier_fingerprint + ", now " + fingerprint + ")" +
+  std::string changed;
+  for (const std::string& c : changes) changed += (changed.empty() ? "" : ", ") + c;
+  if (changed.empty()) changed = "the sizes, collectives, points or their settings (run.json's command_line shows the earlier flags)";
+  return "cannot resume " + dir + ": the sweep or the rank layout changed since it was started: " + changed +
+         " (fingerprint " + earlier_fingerprint + ", now " + fingerprint + ")" +
          "\n  fix: resume with the same sweep, flags and ranks, or pass --force to add to it anyway, "
          "or start a new directory";
 }

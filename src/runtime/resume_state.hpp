@@ -29,7 +29,14 @@ std::set<std::string> share_done_keys(MpiSession& session, const std::string& ke
 
 // Why resuming DIR is refused (the message with its fix), or "" when it may go on:
 // the fingerprints differ and --force was not given.
+// `changes` (from resume_changes) says what differs, so the message is more than two digests.
 std::string resume_refusal(const std::string& dir, const std::string& earlier_fingerprint,
-                           const std::string& fingerprint, bool force);
+                           const std::string& fingerprint, bool force, const std::vector<std::string>& changes = {});
+
+// What the earlier run.json records differently from this launch: "ranks 4 -> 2",
+// "iters 400 -> 401", "hosts a,b -> a"; empty when only what run.json does not hold
+// (sizes, collectives, settings) changed.
+std::vector<std::string> resume_changes(const RunDocument& earlier, const RunSettings& now,
+                                        const std::vector<std::string>& rank_hosts);
 
 }  // namespace ncclsweep

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/checked_number.hpp"
 #include "core/suggest.hpp"
 
 namespace ncclsweep {
@@ -17,17 +18,11 @@ const char* kGroupForms =
     "or a workload group dp, tp, cp, ep, pp, dp-cp, edp";
 
 int parse_positive(const std::string& text, const std::string& whole, const SourcePosition& where) {
-  std::size_t used = 0;
-  int value = 0;
-  try {
-    value = std::stoi(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || value < 1) {
+  const auto value = parse_integer_text(text);
+  if (!value || *value < 1 || *value > (1 << 24)) {
     throw UsageError("groups '" + whole + "' needs a positive integer after the colon", kGroupForms, where);
   }
-  return value;
+  return static_cast<int>(*value);
 }
 
 }  // namespace

@@ -49,6 +49,16 @@ void check_env_axis(const SweepAxis& axis, const Sweep& sweep, const SweepContex
   }
   const NcclVariable* variable = find_nccl_variable(axis.name);
   if (variable) {
+    // Two values NCCL reads alike are one point measured twice, as [LL, LL] would be.
+    for (std::size_t i = 0; i < axis.values.size(); ++i) {
+      for (std::size_t j = 0; j < i; ++j) {
+        if (nccl_reads_alike(variable->value, axis.values[i], axis.values[j])) {
+          throw UsageError(axis.name + " lists '" + axis.values[j] + "' and '" + axis.values[i] +
+                               "', which NCCL reads as the same value",
+                           "list each value once", value_position(axis, i));
+        }
+      }
+    }
     if (values_unchecked(sweep, context)) return;
     for (std::size_t i = 0; i < axis.values.size(); ++i) {
       check_value_against(axis.name, variable->value, axis.values[i], value_position(axis, i));

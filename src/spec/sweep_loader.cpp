@@ -7,6 +7,8 @@
 #include <map>
 #include <sstream>
 
+#include "core/checked_number.hpp"
+#include "core/input_file.hpp"
 #include "core/repeat_order.hpp"
 #include "core/run_options.hpp"
 #include "core/suggest.hpp"
@@ -35,14 +37,9 @@ class Reader {
 
   long long integer(const YAML::Node& node, const std::string& key, long long min, long long max, long long example) const {
     const std::string text = scalar(node, key);
-    long long value = 0;
-    std::size_t used = 0;
-    try {
-      value = std::stoll(text, &used, 10);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != text.size()) fail(node, key + " must be an integer, not '" + text + "'", "write e.g. " + key + ": " + std::to_string(example));
+    const auto parsed = parse_integer_text(text);
+    if (!parsed) fail(node, key + " must be an integer, not '" + text + "'", "write e.g. " + key + ": " + std::to_string(example));
+    const long long value = *parsed;
     if (value < min || value > max) {
       fail(node, key + " " + text + " is out of range", key + " takes " + std::to_string(min) + ".." + std::to_string(max));
     }
@@ -339,7 +336,7 @@ Sweep load_sweep_text(const std::string& text, const std::string& name, const Sw
   check_utf8(text, name);
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    root = load_one_yaml_document(text, name);
   } catch (const YAML::ParserException& e) {
     throw UsageError("YAML syntax error: " + e.msg, "check the brackets, quotes and indentation here",
                      yaml_position(name, e.mark));
@@ -373,11 +370,7 @@ Sweep load_sweep_text(const std::string& text, const std::string& name, const Sw
 }
 
 Sweep load_sweep_file(const std::string& path, const SweepContext& context) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("cannot read sweep file " + path, "check the path; sweeps/ holds examples");
-  std::stringstream text;
-  text << in.rdbuf();
-  return load_sweep_text(text.str(), path, context);
+  return load_sweep_text(read_input_file(path, kSettingsFileInput), path, context);
 }
 
 }  // namespace ncclsweep

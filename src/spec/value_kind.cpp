@@ -340,4 +340,25 @@ std::optional<ValueProblem> check_value(std::string_view setting, const ValueKin
   return found;
 }
 
+bool nccl_reads_alike(const ValueKind& kind, std::string_view a, std::string_view b) {
+  if (a == b) return true;
+  switch (kind.syntax) {
+    case ValueSyntax::integer:
+    case ValueSyntax::boolean:
+    case ValueSyntax::bytes: {
+      const auto x = parse_whole_number(a), y = parse_whole_number(b);
+      return x && y && *x == *y;
+    }
+    case ValueSyntax::name:
+    case ValueSyntax::name_list:
+    case ValueSyntax::per_collective_list:
+      if (kind.exact_case) return false;
+      return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char p, char q) {
+               return std::tolower(static_cast<unsigned char>(p)) == std::tolower(static_cast<unsigned char>(q));
+             });
+    default:
+      return false;
+  }
+}
+
 }  // namespace ncclsweep

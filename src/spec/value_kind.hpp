@@ -71,6 +71,10 @@ std::optional<ValueProblem> check_value(std::string_view setting, const ValueKin
 // "an integer from 1 to 128", "protocols LL, LL128, Simple separated by commas; ...".
 std::string describe(const ValueKind& kind);
 
+// Whether NCCL reads `a` and `b` as the same setting: names it compares with strcasecmp
+// ("LL" and "ll"), numbers of one value ("8" and "0x8"); otherwise the same text.
+bool nccl_reads_alike(const ValueKind& kind, std::string_view a, std::string_view b);
+
 // A whole number as NCCL writes one: decimal, or hexadecimal with 0x. nullopt for
 // anything else (octal-looking "010", "4M", "abc", " 8", overflow).
 std::optional<long long> parse_whole_number(std::string_view text);

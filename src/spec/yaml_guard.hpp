@@ -15,8 +15,13 @@ namespace ncclsweep {
 SourcePosition yaml_position(const std::string& file, const YAML::Mark& mark);
 SourcePosition yaml_position(const std::string& file, const YAML::Node& node);
 
+// The one YAML document `text` holds; throws UsageError at the second document when
+// there are more (yaml-cpp's Load would read the first and drop the rest unseen).
+// Throws YAML::ParserException for a syntax error.
+YAML::Node load_one_yaml_document(const std::string& text, const std::string& file);
+
 // Throws UsageError when the document expands to more than max_nodes nodes, nests
-// deeper than max_depth, or a map repeats a key.
+// deeper than max_depth, a map repeats a key, or uses a merge key ('<<').
 void guard_yaml_document(const YAML::Node& root, const std::string& file, std::size_t max_nodes, int max_depth);
 
 }  // namespace ncclsweep

@@ -7,6 +7,8 @@
 #include <iterator>
 #include <optional>
 
+#include "core/checked_number.hpp"
+#include "core/input_file.hpp"
 #include "verify/nccl_log_line.hpp"
 
 namespace ncclsweep {
@@ -40,12 +42,9 @@ void scan_tuning_line(std::string_view line, std::size_t bytes_end, NcclLogFacts
     const std::string_view range = rest.substr(eq + 2, rest.find('}', eq) - eq - 2);
     const std::size_t dots = range.find("..");
     if (dots != std::string_view::npos) {
-      try {
-        const int lo = std::stoi(std::string(range.substr(0, dots)));
-        const int hi = std::stoi(std::string(range.substr(dots + 2)));
-        choice += ", " + std::to_string(hi - lo + 1) + " channels";
-      } catch (const std::exception&) {
-      }
+      const auto lo = parse_integer_text(range.substr(0, dots));
+      const auto hi = parse_integer_text(range.substr(dots + 2));
+      if (lo && hi && *hi >= *lo && *hi - *lo < 1024) choice += ", " + std::to_string(*hi - *lo + 1) + " channels";
     }
   }
   facts.algorithms[std::string(name) + " " + std::string(bytes) + " B"] = choice;
@@ -153,7 +152,8 @@ void scan_line(std::string_view line, NcclLogFacts& facts) {
   if (const std::size_t at = line.find(" coll channels"); at != std::string_view::npos) {
     std::size_t start = at;
     while (start > 0 && std::isdigit(static_cast<unsigned char>(line[start - 1]))) --start;
-    if (start < at) facts.coll_channels = std::stoi(std::string(line.substr(start, at - start)));
+    const auto channels = parse_integer_text(line.substr(start, at - start));
+    if (channels && *channels < 1024) facts.coll_channels = static_cast<int>(*channels);
   }
 }
 
@@ -207,10 +207,13 @@ void NcclLogFollower::mark_point() {
 }
 
 const NcclLogFacts& NcclLogFollower::update() {
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) return facts_;  // nothing logged yet
-  in.seekg(static_cast<std::streamoff>(offset_));
-  std::string added((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!input_path_exists(path_)) return facts_;  // nothing logged yet
+  InputFile in(path_, kJobLogInput);              // a regular file, not what a link planted
+  std::string added;
+  char buffer[1 << 16];
+  while (const std::size_t got = in.read_at(buffer, sizeof buffer, offset_ + added.size())) {
+    added.append(buffer, got);
+  }
   const std::size_t complete = added.rfind('\n');
   if (complete == std::string::npos) return facts_;  // a line still being written waits
   const std::string_view lines = std::string_view(added).substr(0, complete + 1);

@@ -42,8 +42,9 @@ Workload load_workload(const std::string& path, const WorkloadOverrides& overrid
   YAML::Node node(YAML::NodeType::Map);
   std::string file = "command line";
   if (!path.empty()) {
-    YamlFields(path).reject_unknown(kKeys);  // reports unreadable and malformed files first
-    node = YAML::LoadFile(path);
+    const YamlFields fields(path);  // reports unreadable and malformed files first
+    fields.reject_unknown(kKeys);
+    node = fields.node();
     file = path;
   }
   for (const auto& [key, value] : overrides) {

@@ -1,5 +1,9 @@
 #include "workload/yaml_fields.hpp"
 
+#include "core/input_file.hpp"
+
+#include <vector>
+
 namespace ncclsweep {
 namespace {
 
@@ -11,9 +15,12 @@ SourcePosition position(const YAML::Mark& mark, const std::string& file) {
 
 YamlFields::YamlFields(const std::string& path) : file_(path) {
   try {
-    node_ = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw UsageError("cannot read '" + path + "'", "check the path", {path});
+    const std::vector<YAML::Node> documents = YAML::LoadAll(read_input_file(path, kSettingsFileInput));
+    if (documents.size() > 1) {
+      throw UsageError("the file holds " + std::to_string(documents.size()) + " YAML documents ('---' starts another)",
+                       "keep one document per file", position(documents[1].Mark(), path));
+    }
+    if (!documents.empty()) node_ = documents.front();
   } catch (const YAML::Exception& e) {
     throw UsageError("not valid YAML: " + e.msg, "fix the file's syntax", position(e.mark, path));
   }

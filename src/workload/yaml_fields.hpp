@@ -24,6 +24,7 @@ class YamlFields {
 
   // Throws UsageError for the first key not in `known`, listing them.
   void reject_unknown(const std::set<std::string>& known) const;
+  const YAML::Node& node() const { return node_; }
   SourcePosition where(const std::string& key) const;
   const std::string& file() const { return file_; }
 

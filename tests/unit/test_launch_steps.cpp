@@ -107,8 +107,21 @@ TEST_CASE("a resume is refused when the fingerprint changed, unless forced") {
   CHECK(resume_refusal("d", "aa", "aa", false).empty());
   CHECK(resume_refusal("d", "aa", "bb", true).empty());
   CHECK_THAT(resume_refusal("d", "aa", "bb", false),
-             ContainsSubstring("cannot resume d: the sweep or the rank layout changed since it was started "
-                               "(fingerprint aa, now bb)"));
+             ContainsSubstring("cannot resume d: the sweep or the rank layout changed since it was started"));
+  CHECK_THAT(resume_refusal("d", "aa", "bb", false), ContainsSubstring("(fingerprint aa, now bb)"));
+}
+
+TEST_CASE("a refused resume says what changed, not only two fingerprints") {
+  RunDocument earlier;
+  earlier.ranks.resize(4);
+  for (auto& r : earlier.ranks) r.host = "a";
+  earlier.settings = {"mpi", 5, 400, true};
+  const auto changes = resume_changes(earlier, RunSettings{"mpi", 5, 401, true}, {"a", "a"});
+  REQUIRE(changes.size() == 2);
+  CHECK(changes[0] == "ranks 4 -> 2");
+  CHECK(changes[1] == "iters 400 -> 401");
+  CHECK_THAT(resume_refusal("d", "aa", "bb", false, changes), ContainsSubstring("started: ranks 4 -> 2, iters 400 -> 401"));
+  CHECK(resume_changes(earlier, RunSettings{"mpi", 5, 400, true}, {"a", "a", "a", "a"}).empty());
 }
 
 TEST_CASE("the resumed keys survive the trip through one text") {

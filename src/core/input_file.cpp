@@ -1,0 +1,102 @@
+#include "core/input_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/errors.hpp"
+
+namespace ncclsweep {
+namespace {
+
+std::string file_type_name(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+std::string mebibytes(std::uint64_t bytes) { return std::to_string(bytes / kMebibyte) + " MiB"; }
+
+}  // namespace
+
+InputFile::InputFile(const std::string& path, InputKind kind) : path_(path), kind_(kind) {
+  if (path.empty()) throw UsageError(std::string("an empty path was given as the ") + std::string(kind.what), "name the file");
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd_ < 0) {
+    const int error = errno;
+    throw UsageError("cannot open " + std::string(kind.what) + " " + path + ": " + std::strerror(error),
+                     "check the path and its permissions");
+  }
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const std::string type = file_type_name(st.st_mode);
+    ::close(fd_);
+    fd_ = -1;
+    throw UsageError(path + " is " + type + ", not a regular file; ncclsweep reads a " + std::string(kind.what) +
+                         " only from a regular file",
+                     "copy the input into a file first and pass that file");
+  }
+  size_ = static_cast<std::uint64_t>(st.st_size);
+  if (size_ > kind.max_bytes) {
+    ::close(fd_);
+    fd_ = -1;
+    throw_input_too_large(path, kind, false);
+  }
+  ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::size_t InputFile::read_some(char* buffer, std::size_t max) {
+  for (;;) {
+    const ssize_t got = ::read(fd_, buffer, max);
+    if (got >= 0) return static_cast<std::size_t>(got);
+    if (errno == EINTR) continue;
+    const int error = errno;
+    throw UsageError("cannot read " + path_ + ": " + std::strerror(error), "check the file");
+  }
+}
+
+std::size_t InputFile::read_at(char* buffer, std::size_t max, std::uint64_t offset) {
+  for (;;) {
+    const ssize_t got = ::pread(fd_, buffer, max, static_cast<off_t>(offset));
+    if (got >= 0) return static_cast<std::size_t>(got);
+    if (errno == EINTR) continue;
+    const int error = errno;
+    throw UsageError("cannot read " + path_ + ": " + std::strerror(error), "check the file");
+  }
+}
+
+void throw_input_too_large(const std::string& path, InputKind kind, bool inflated) {
+  throw UsageError(path + (inflated ? " expands beyond " : " is larger than ") + mebibytes(kind.max_bytes) +
+                       ", more than a " + std::string(kind.what) + " holds",
+                   "check that this is the file you meant; a real input this large can be split into several files");
+}
+
+std::string read_input_file(const std::string& path, InputKind kind) {
+  InputFile file(path, kind);
+  std::string text;
+  text.reserve(static_cast<std::size_t>(file.size()));
+  char buffer[1 << 16];
+  while (const std::size_t got = file.read_some(buffer, sizeof buffer)) {
+    if (text.size() + got > kind.max_bytes) throw_input_too_large(path, kind, false);  // it grew while read
+    text.append(buffer, got);
+  }
+  return text;
+}
+
+bool input_path_exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,58 @@
+#include "core/output_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+
+#include "core/errors.hpp"
+
+namespace ncclsweep {
+
+namespace fs = std::filesystem;
+
+int open_no_follow(const fs::path& path, int flags, int mode) {
+  return ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode);
+}
+
+int replace_file(const fs::path& path, std::string_view text) {
+  const std::string temporary = path.string() + ".tmp";
+  if (::unlink(temporary.c_str()) != 0 && errno != ENOENT) return errno;
+  const int fd = open_no_follow(temporary, O_WRONLY | O_CREAT | O_EXCL);
+  if (fd < 0) return errno;
+  int error = 0;
+  while (!text.empty()) {
+    const ssize_t written = ::write(fd, text.data(), text.size());
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      error = errno;
+      break;
+    }
+    text.remove_prefix(static_cast<std::size_t>(written));
+  }
+  if (error == 0 && ::fsync(fd) != 0) error = errno;
+  if (::close(fd) != 0 && error == 0) error = errno;  // some file systems report a failed write only here
+  if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
+  if (error != 0) ::unlink(temporary.c_str());
+  return error;
+}
+
+void refuse_planted_links(const fs::path& dir, std::initializer_list<std::string_view> files,
+                          std::initializer_list<std::string_view> directories) {
+  const auto check = [&dir](std::string_view name, bool directory) {
+    const fs::path path = dir / name;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) return;  // not there: it is created fresh
+    const bool link = S_ISLNK(st.st_mode);
+    if (!link && (directory ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode))) return;
+    throw UsageError(path.string() + (link ? " is a symbolic link" : directory ? " is not a directory" : " is not a regular file") +
+                         "; ncclsweep writes its results only into files it creates itself",
+                     "remove " + path.string() + " (or choose another results directory with -o DIR)");
+  };
+  for (const auto name : files) check(name, false);
+  for (const auto name : directories) check(name, true);
+}
+
+}  // namespace ncclsweep

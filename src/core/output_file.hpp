@@ -1,0 +1,27 @@
+#pragma once
+// Writing files where others can plant links (a results directory on a shared file
+// system): nothing is ever written through a symbolic link. A file is replaced whole
+// through a fresh temporary (O_EXCL | O_NOFOLLOW) renamed into place, or appended to
+// with O_NOFOLLOW; a planted link is refused with the path that holds it.
+#include <filesystem>
+#include <initializer_list>
+#include <string_view>
+
+namespace ncclsweep {
+
+// Opens `path` with `flags` | O_NOFOLLOW | O_CLOEXEC; the descriptor, or -1 with errno set
+// (ELOOP for a symbolic link).
+int open_no_follow(const std::filesystem::path& path, int flags, int mode = 0644);
+
+// Replaces `path` by `text`: PATH.tmp is created fresh (a stale one, or a link planted
+// under that name, is removed first, never followed), synced, and renamed over `path`
+// (which replaces a link there rather than writing through it). 0, or the errno that failed;
+// on failure `path` is as it was and no PATH.tmp is left.
+int replace_file(const std::filesystem::path& path, std::string_view text);
+
+// Throws UsageError naming the first of `names` under `dir` that is a symbolic link,
+// or that is not a regular file (directories: not a directory) where one is expected.
+void refuse_planted_links(const std::filesystem::path& dir, std::initializer_list<std::string_view> files,
+                          std::initializer_list<std::string_view> directories = {});
+
+}  // namespace ncclsweep
