@@ -106,19 +106,17 @@ std::vector<WorkerGroup> worker_groups(const SweepPlan& plan) {
 
 // Rank 0 reads the sweep file; every rank gets its text (only rank 0 needs the path).
 std::string read_sweep_text(MpiSession& session, const std::string& path) {
-  std::string text, error;
+  std::string text, error, fix = "check the path";
   if (session.rank() == 0) {
-    std::ifstream in(path);
-    if (!in) {
-      error = "cannot read sweep file " + path;
-    } else {
-      std::stringstream buffer;
-      buffer << in.rdbuf();
-      text = buffer.str();
+    try {
+      text = read_input_file(path, kSettingsFileInput);
+    } catch (const UsageError& e) {
+      error = e.what();
+      fix = e.fix();
     }
   }
   if (session.max_across_ranks(error.empty() ? 0 : 1) != 0) {
-    throw UsageError(error.empty() ? "rank 0 cannot read the sweep file" : error, "check the path");
+    throw UsageError(error.empty() ? "rank 0 cannot read the sweep file" : error, fix);
   }
   return session.broadcast_string(text);
 }

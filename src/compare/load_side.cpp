@@ -6,6 +6,7 @@
 
 #include "compare/side_readers.hpp"
 #include "core/errors.hpp"
+#include "core/input_file.hpp"
 #include "results/results_directory.hpp"
 
 namespace ncclsweep {
@@ -16,13 +17,8 @@ namespace fs = std::filesystem;
 const char* const kWhatWorks =
     "give an ncclsweep results directory (or its run.json), nccl-tests text output, or an nccl-tests -J file";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read " + path.string(), kWhatWorks);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+// Through the one input opener: a FIFO, device or socket is refused before a byte is read.
+std::string read_text(const fs::path& path) { return read_input_file(path.string(), kResultsFileInput); }
 
 bool looks_binary(const std::string& text) {
   const std::size_t probe = std::min<std::size_t>(text.size(), 4096);

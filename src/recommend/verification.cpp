@@ -1,4 +1,5 @@
 #include "recommend/verification.hpp"
+#include "core/input_file.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -108,10 +109,8 @@ std::vector<std::pair<std::string, std::string>> read_env_lines(const std::strin
 }  // namespace
 
 RecommendedSettings read_recommendation(const std::string& path, const std::string& plugin) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read " + path, "give a file written by ncclsweep recommend (env, nccl-tuner or yaml)");
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::ostringstream text;  // through the one input opener: only a regular file is read
+  text << read_input_file(path, kSettingsFileInput);
   RecommendedSettings rec;
   rec.path = path;
   const std::string extension = fs::path(path).extension().string();

@@ -185,7 +185,7 @@ class ResultsDirectory final : public ResultSink {
     if (const int error = replace_file(path, text); error != 0) {
       const std::string kept =
           fs::exists(path) ? "the previous " + path.filename().string() + " is kept" : "it was not written";
-      throw write_failure(path.string() + ".tmp", error,
+      throw write_failure(path.string(), error,
                           kept + (last ? "; every record measured is in " + (dir_ / "records.jsonl").string() +
                                              ": free space, then go on with --resume " + dir_.string()
                                        : std::string()));

@@ -134,7 +134,7 @@ TEST_CASE("levels NCCL compares exactly: a lower-case name would be ignored with
 TEST_CASE("every kind refuses an empty value and control characters; text takes the rest") {
   CHECK(variable_problem("NCCL_TOPO_FILE", "/etc/nccl/topo with space.xml").empty());
   CHECK(variable_problem("NCCL_TOPO_FILE", "") == "NCCL_TOPO_FILE: the value is empty, which NCCL treats as not set");
-  CHECK(variable_problem("NCCL_PROTO", "LL\nSimple") == "NCCL_PROTO: the value holds a control character (code 10)");
+  CHECK(variable_problem("NCCL_PROTO", "LL\nSimple") == "NCCL_PROTO: the value 'LL\nSimple' holds a control character (code 10)");
 }
 
 TEST_CASE("every variable and config field has a kind whose description names what it takes") {
