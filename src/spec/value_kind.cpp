@@ -307,7 +307,9 @@ std::optional<ValueProblem> check_value(std::string_view setting, const ValueKin
   if (value.empty()) {
     found = problem("the value is empty, which NCCL treats as not set");
   } else if (control != value.end()) {
-    found = problem("the value holds a control character (code " + std::to_string(static_cast<unsigned char>(*control)) + ")");
+    // The value itself goes into the message: UsageError shows its control bytes escaped.
+    found = problem("the value '" + std::string(value) + "' holds a control character (code " +
+                    std::to_string(static_cast<unsigned char>(*control)) + ")");
   } else {
     switch (kind.syntax) {
       case ValueSyntax::integer:

@@ -143,11 +143,11 @@ TEST_CASE("a malformed nccl-tests row is refused with its line, not a crash") {
   std::string text = read_file(kData / "nccl-tests-all_gather-np2.txt");
   text.replace(text.find("131072"), 6, "13x072");
   CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_text(text, "bad.txt"); }),
-             ContainsSubstring("bad.txt:12: malformed nccl-tests row"));
+             ContainsSubstring("bad.txt:12:21: the count cell '13x072' is not a whole number"));
   std::string json_text = read_file(kData / "all_gather-j.json");
   json_text.replace(json_text.find("\"    -1\""), 8, "\"root?\"");
   CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_json(json_text, "bad.json"); }),
-             ContainsSubstring("bad.json is not nccl-tests -J output"));
+             ContainsSubstring("bad.json: results[0].root 'root?' is not a whole number"));
 }
 
 TEST_CASE("nccl-tests JSON of another schema version is refused") {

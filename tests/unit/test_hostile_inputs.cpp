@@ -174,7 +174,7 @@ TEST_CASE("values NCCL reads alike are the same value", "[hostile]") {
 }
 
 TEST_CASE("a message keeps going past a NUL or control character, shown escaped", "[hostile]") {
-  const UsageError e(std::string("value 'a\0b\x1b[31m' end", 17), "fix \x07");
+  const UsageError e(std::string("value 'a\0b\x1b[31m' end", 20), "fix \x07");
   CHECK(std::string(e.what()) == "value 'a\\x00b\\x1b[31m' end");
   CHECK(e.fix() == "fix \\x07");
 }
