@@ -12,6 +12,7 @@
 
 #include "cli/command.hpp"
 #include "cli/data_dir.hpp"
+#include "cli/probe_launch.hpp"
 #include "cli/sweep_context.hpp"
 #include "core/call_modes.hpp"
 #include "core/errors.hpp"
@@ -31,6 +32,7 @@ namespace ncclsweep {
 namespace {
 
 struct RunArgs {
+  bool probe = false;  // --probe: the platform probes before measuring (docs/probe.md)
   std::string collectives = "all_gather,reduce_scatter,all_reduce";
   std::string sizes = "1M:1G:x4";
   std::string dtypes = "float32";
@@ -277,6 +279,9 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
     check_engine(request.spec.engine);
     if (!args.fault.empty()) {
       request.fault = parse_fault_injection(args.fault);
+      if (request.fault.action == "cpu-hog" && !args.probe) {
+        throw UsageError("--inject-fault cpu-hog disturbs the probes, not the measurements", "add --probe");
+      }
       if (parse_engine(request.spec.engine) == EngineKind::mpi && request.fault.action == "skip") {
         throw UsageError("--inject-fault skip needs the nccl engine (its workers have deadlines; the mpi engine "
                          "would wait forever)",
@@ -297,7 +302,7 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   }
   if (request.groups.empty()) request.groups = default_groups();
   request.output_dir = args.output;
-  if (verify && request.output_dir.empty()) {
+  if ((verify || args.probe) && request.output_dir.empty()) {
     // The check afterwards reads the run's directory: fix its name now, on every rank alike.
     request.output_dir = session.broadcast_string(
         session.rank() == 0
@@ -312,7 +317,15 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   request.progress = args.quiet ? "off" : args.progress;
   request.command_line = {context.argv, context.argv + context.argc};
   request.envp = context.envp;
+  std::optional<probe::ProbeDocument> probed;
+  if (args.probe) {
+    probe::ProbeOptions options = probe::ProbeOptions::quick();
+    options.gpu = parse_engine(request.spec.engine) != EngineKind::mpi;
+    probed = probe_every_rank(session, options, request.fault, context.argc, context.argv);
+    request.fault = FaultInjection{};  // cpu-hog is over with the probes
+  }
   const int status = run_launch(session, request);
+  if (probed) write_and_print_probe(*probed, (std::filesystem::path(request.output_dir) / "probe").string());
   if (!verify || status != kExitOk) return status;
   return verify_after_run(session, request.output_dir, *verify);
 }
@@ -417,7 +430,10 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
                   "Seconds each communicator init and each size may take (nccl engine); default scales with size")
       ->check(CLI::Range(1, 604800));
   run->add_option("--inject-fault", args->fault,
-                  "Testing aid: RANK:sleep=SECONDS|exit|kill|skip[@POINT] (docs/reliability.md)");
+                  "Testing aid: RANK:sleep=SECONDS|exit|kill|skip[@POINT] (docs/reliability.md); RANK:cpu-hog with "
+                  "--probe (docs/probe.md)");
+  run->add_flag("--probe", args->probe,
+                "Run ncclsweep probe's probes (--quick) on every rank before measuring; kept in the run's probe/ folder");
   run->add_flag("--allow-shared-gpu", args->allow_shared_gpu, "Allow two ranks on one GPU (results are then shared)");
   run->add_option("--progress", args->progress,
                   "Progress on rank 0: live (one line redrawn on a terminal), lines (a plain line per point), "
