@@ -15,6 +15,7 @@
 
 #include "core/errors.hpp"
 #include "core/utf8.hpp"
+#include "results/atomic_file.hpp"
 #include "results/record_json.hpp"
 
 namespace ncclsweep {
@@ -164,30 +165,8 @@ class ResultsDirectory final : public ResultSink {
     if (::fstat(records_->get(), &status) == 0) complete_bytes_ = static_cast<std::uint64_t>(status.st_size);
   }
 
-  // Writes `text` to `path` through a temporary file and a rename, so a reader never
-  // sees half a file: when anything fails, the previous `path` stays as it was and the
-  // temporary file is removed (on a full disk it holds the space the next try needs).
-  void write_atomically(const fs::path& path, const std::string& text) {
-    const fs::path temporary = path.string() + ".tmp";
-    int error = 0;
-    {
-      FileDescriptor file(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-      if (file.get() < 0) {
-        error = errno;
-      } else {
-        error = Writer().write_all(file.get(), text);
-        if (error == 0 && ::fsync(file.get()) != 0) error = errno;
-        const int closed = file.close();
-        if (error == 0) error = closed;
-      }
-    }
-    if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
-    if (error != 0) {
-      ::unlink(temporary.c_str());
-      throw write_failure(path, error,
-                          fs::exists(path) ? "the previous " + path.filename().string() + " is kept" : "it was not written");
-    }
-  }
+  // A reader never sees half a run.json (results/atomic_file.hpp).
+  void write_atomically(const fs::path& path, const std::string& text) { write_file_atomically(path, text); }
 
   fs::path dir_;
   Writer writer_{injected_write_budget()};  // records.jsonl's
