@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "cli/soak_command.hpp"
 #include "core/errors.hpp"
 #include "ncclsweep_version.hpp"
 #include "runtime/engine_registry.hpp"
@@ -26,6 +27,7 @@ int main(int argc, char** argv, char** envp) {
   add_compare_command(app, chosen);
   add_recommend_command(app, chosen);
   add_locate_command(app, chosen);
+  add_soak_command(app, chosen);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
