@@ -208,9 +208,11 @@ void apply_groups(const RunArgs& args, const Sweep* sweep, int ranks, int per_no
 // error before anything is measured.
 std::optional<SearchRequest> plan_search(const RunArgs& args, SearchSpec search, const std::vector<SweepPoint>& points,
                                          int baseline, const LaunchRequest& request) {
+  // --search grid measures the full grid in the search's rounds (interleaved, with the
+  // search's statistics and testing aid), for a side-by-side; no search key: the plain run.
+  if (args.search_method.empty() && search.method == SearchMethod::grid) return std::nullopt;
   if (!args.search_method.empty()) search.method = kSearchMethodNames.parse(args.search_method);
   if (!args.budget.empty()) search.budget = parse_search_budget(args.budget, "--budget");
-  if (search.method == SearchMethod::grid) return std::nullopt;
   if (parse_engine(request.spec.engine) != EngineKind::mpi) {
     throw UsageError("--search runs with the mpi engine only in this version (the nccl engine's workers would need "
                      "one run per round and group)",

@@ -3,6 +3,7 @@
 // runtime from the search's outcome. Every point's fate: the rounds it was measured in,
 // and per band whether it led, tied, or was dropped after which round, by which leader
 // and by how much.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ struct SearchPointFate {
 
 struct SearchBandSummary {
   std::string band;
+  std::string collective;
+  std::vector<std::uint64_t> sizes;  // the band's measured sizes, bytes
   std::string leader;
   std::vector<std::string> ties;
   bool settled = false;
@@ -50,7 +53,7 @@ struct SearchSummary {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchPointBand, band, state, round, by, gain)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchPointFate, point, rounds, bands)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchBandSummary, band, leader, ties, settled, winner, ab_measured, ab_gain, why)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchBandSummary, band, collective, sizes, leader, ties, settled, winner, ab_measured, ab_gain, why)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchSummary, method, confidence, budget_share, baseline, rounds,
                                                 measurements, grid_measurements, bands, points, notes)
 

@@ -80,8 +80,9 @@ SearchSummary summarize(const Search& search, const SearchRequest& request) {
   s.notes = out.notes;
   for (std::size_t b = 0; b < out.bands.size(); ++b) {
     const BandResult& r = out.bands[b];
-    SearchBandSummary band{label_of(request.bands[b]), label(r.leader), {}, r.settled, label(r.winner), r.ab_measured,
-                           r.ab_gain, r.why};
+    SearchBandSummary band{label_of(request.bands[b]), request.bands[b].collective,
+                           {request.bands[b].sizes.begin(), request.bands[b].sizes.end()}, label(r.leader), {}, r.settled,
+                           label(r.winner), r.ab_measured, r.ab_gain, r.why};
     for (const int t : r.ties) band.ties.push_back(label(t));
     s.bands.push_back(band);
   }

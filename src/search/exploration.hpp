@@ -46,5 +46,6 @@ void conclude_elimination(const Elimination& elimination, SearchState& state);
 
 std::unique_ptr<Exploration> make_race();
 std::unique_ptr<Exploration> make_coordinate_descent();
+std::unique_ptr<Exploration> make_full_grid();
 
 }  // namespace ncclsweep

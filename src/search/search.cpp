@@ -76,6 +76,10 @@ Search::Search(SearchSpace space, std::vector<SizeBand> bands, SearchOptions opt
   // The final A/B's worst case: the baseline and a different winner in every band.
   const long final_ab = 2L * options.ab_repeats * sizes;
   state_.exploration_budget = budget - final_ab;
+  if (options.method == SearchMethod::grid) {
+    exploration_ = make_full_grid();  // every point, every repeat: no budget, no final A/B
+    return;
+  }
   exploration_ = options.method == SearchMethod::coordinate ? make_coordinate_descent() : make_race();
   const long first = exploration_->first_round_cost(state_);
   if (first > state_.exploration_budget) {
@@ -96,6 +100,10 @@ std::optional<SearchRound> Search::next_round() {
   if (phase_ == Phase::exploring) {
     if (auto round = exploration_->next(state_)) return state_.current = std::move(*round);
     finish_exploration();
+    if (state_.options.method == SearchMethod::grid) {
+      phase_ = Phase::done;
+      return std::nullopt;
+    }
     phase_ = Phase::final_ab;
     if (auto round = final_ab_round()) return state_.current = std::move(*round);
     phase_ = Phase::done;

@@ -236,3 +236,13 @@ TEST_CASE("a budget below one race round and the final A/B is refused with the f
   o.grid_repeats = 1;  // the grid measures each point once: a race cannot be cheaper
   CHECK_THROWS_WITH(Search(grid.space, grid.bands, o), ContainsSubstring("cannot pay for the search's first round"));
 }
+
+TEST_CASE("the full grid in rounds measures every point every round and names the same winners", "[search]") {
+  const FakeGrid grid = three_axis_grid();
+  SearchOptions o = options_for(SearchMethod::grid, 2);
+  Search search(grid.space, grid.bands, o);
+  const SearchOutcome out = drive(search, grid, 2);
+  CHECK(out.measurements == out.grid_measurements);
+  CHECK(out.rounds == o.grid_repeats);
+  for (int b = 0; b < 2; ++b) CHECK(finds_true_winner(grid, out.bands[static_cast<std::size_t>(b)], b));
+}
