@@ -13,6 +13,8 @@
 
 #include "catch_compat.hpp"
 #include "search/search.hpp"
+#include "search/search_grid.hpp"
+#include "spec/sweep.hpp"
 
 using namespace ncclsweep;
 
@@ -245,4 +247,32 @@ TEST_CASE("the full grid in rounds measures every point every round and names th
   CHECK(out.measurements == out.grid_measurements);
   CHECK(out.rounds == o.grid_repeats);
   for (int b = 0; b < 2; ++b) CHECK(finds_true_winner(grid, out.bands[static_cast<std::size_t>(b)], b));
+}
+
+TEST_CASE("a sweep's search key is read with its budget, confidence and band edges", "[search]") {
+  const Sweep sweep = load_sweep_text("search: {method: coordinate, budget: 20m, confidence: 0.9, bands: [64K, 16M]}\n", "s.yaml");
+  CHECK(sweep.search.method == SearchMethod::coordinate);
+  CHECK(sweep.search.budget.seconds == Approx(1200));
+  CHECK(sweep.search.confidence == Approx(0.9));
+  CHECK(sweep.search.band_edges == std::vector<Bytes>{64 * KiB, 16 * MiB});
+  CHECK(load_sweep_text("search: {method: racing}\n", "s.yaml").search.budget.grid_fraction == Approx(0.33));
+  CHECK_THROWS_WITH(load_sweep_text("repeats: 3\nsearch: {method: racin}\n", "s.yaml"),
+                    ContainsSubstring("s.yaml:2") && ContainsSubstring("racing"));
+  CHECK_THROWS_WITH(load_sweep_text("search: {budget: 1.5}\n", "s.yaml"), ContainsSubstring("more than the whole grid"));
+  CHECK_THROWS_WITH(load_sweep_text("search: {budgets: 0.3}\n", "s.yaml"), ContainsSubstring("budget"));
+}
+
+TEST_CASE("a grid of call modes becomes candidates labelled by what varies, baseline first", "[search]") {
+  RunSpec spec;
+  spec.footprints = parse_footprint_list("largest,exact");
+  spec.cache_states = parse_cache_state_list("warm,flush");
+  spec.buffer_modes = {BufferMode::cuda_malloc};
+  spec.launch_modes = {LaunchMode::stream};
+  const SearchGrid grid = make_search_grid({SweepPoint{0, "default", {}, 0, false}}, 0, spec);
+  REQUIRE(grid.space.candidates.size() == 4);
+  CHECK(grid.space.axes.size() == 2);
+  CHECK(grid.space.candidates[static_cast<std::size_t>(grid.space.baseline)].label == "footprint=largest cache=warm");
+  CHECK(grid.space.candidates[3].label == "footprint=exact cache=flush");
+  CHECK(grid.calls[3].cache == CacheState::flush);
+  CHECK(grid.calls[3].footprint.mode == FootprintMode::exact);
 }
