@@ -11,9 +11,9 @@ using nlohmann::json;
 
 namespace {
 
-// A measured figure read back is finite and not negative, and a record has ranks: a
-// damaged or hand-edited file must not be judged (a NaN busbw compares as neither
-// slower nor faster).
+// A measured figure read back is finite and not negative, and so is a record's rank
+// count (0 is what a record built without a launch carries): a damaged or hand-edited
+// file must not be judged (a NaN busbw compares as neither slower nor faster).
 void check_figures(const MeasurementRecord& r) {
   constexpr double kMax = 1e15;  // no time in us or bandwidth in GB/s comes near it
   for (const auto& [name, value] : {std::pair{"time_us.min", r.time_us.min}, {"time_us.avg", r.time_us.avg},
