@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.hpp"
+#include "cli/in_process_engine.hpp"
 #include "core/errors.hpp"
 #include "core/utc_time.hpp"
 #include "engine/mpi/mpi_engine.hpp"
@@ -104,28 +105,6 @@ int dry_run(const LocateArgs& args) {
   return kExitOk;
 }
 
-// Every rank's host name, on every rank.
-std::vector<std::string> rank_hosts(MpiSession& session, const std::string& mine) {
-  std::string joined;
-  for (const std::string& host : session.gather(mine)) joined += host + "\n";
-  joined = session.broadcast_string(joined);
-  std::vector<std::string> hosts;
-  std::stringstream lines(joined);
-  for (std::string line; std::getline(lines, line);) hosts.push_back(line);
-  return hosts;
-}
-
-std::unique_ptr<Engine> make_engine(const std::string& name, MpiSession& session) {
-  if (name == "mpi") return make_mpi_engine(session.world());
-#if NCCLSWEEP_HAVE_NCCL
-  // In this process, not in workers: locate sets no NCCL variables, so nothing needs
-  // a NCCL that has never been initialised.
-  return make_nccl_engine(session);
-#else
-  throw UsageError("this ncclsweep was built without CUDA or NCCL, so it has no nccl engine", "use --engine mpi");
-#endif
-}
-
 // The nccl engine needs a GPU per rank: two ranks on one GPU measure nothing of the GPU.
 std::string shared_gpu_reason(MpiSession& session, const Engine& engine) {
   if (engine.name() != "nccl") return "";
@@ -144,41 +123,6 @@ std::string shared_gpu_reason(MpiSession& session, const Engine& engine) {
     }
   }
   return session.broadcast_string(reason);
-}
-
-// How each step's sub-communicators are made, and the world's config that decides it.
-// NCCL shares the parent's resources (channels, buffers, proxy) with the children of
-// ncclCommSplit when the PARENT was initialised with splitShare = 1 (2.18 and later;
-// the config passed to the split itself does not decide it), which makes a split far
-// cheaper than a fresh init: the 63 rounds of 64 hosts are mostly splits.
-struct SplitMode {
-  std::vector<ConfigSetting> world_config;
-  std::string description;  // run.json "split"
-};
-
-// "2.28.9" -> 22809; 0 when unreadable.
-int nccl_version_code(const std::string& text) {
-  int major = 0, minor = 0, patch = 0;
-  if (std::sscanf(text.c_str(), "%d.%d.%d", &major, &minor, &patch) < 2) return 0;
-  return major * 10000 + minor * 100 + patch;
-}
-
-SplitMode split_mode(const std::string& engine_name, const Engine& engine) {
-  if (engine_name != "nccl") return {{}, "MPI_Comm_split"};
-#if defined(NCCLSWEEP_NCCL_VERSION_CODE) && NCCLSWEEP_NCCL_VERSION_CODE >= 21800
-  const std::string library = engine.device().nccl_library_version;
-  if (nccl_version_code(library) < 21800) {
-    return {{}, "ncclCommSplit, own resources (NCCL " + library + " predates splitShare, 2.18)"};
-  }
-  std::string mode = "ncclCommSplit, shared resources (splitShare = 1 on the world communicator)";
-  if (const char* env = std::getenv("NCCL_COMM_SPLIT_SHARE_RESOURCES")) {
-    mode += "; NCCL_COMM_SPLIT_SHARE_RESOURCES=" + std::string(env) + " overrides it";
-  }
-  return {{{"split_share", "1"}}, mode};
-#else
-  (void)engine;
-  return {{}, "ncclCommSplit, own resources (built against NCCL headers before 2.18, without splitShare)"};
-#endif
 }
 
 // Ends with the same status on every rank: all stop together on bad input.

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "cli/soak_command.hpp"
 #include "core/errors.hpp"
 #include "ncclsweep_version.hpp"
 #include "runtime/engine_registry.hpp"
@@ -57,6 +58,7 @@ int main(int argc, char** argv, char** envp) {
   add_compare_command(app, chosen);
   add_recommend_command(app, chosen);
   add_locate_command(app, chosen);
+  add_soak_command(app, chosen);
   refuse_empty_values(app);
   try {
     app.parse(argc, argv);

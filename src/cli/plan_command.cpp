@@ -12,6 +12,7 @@
 #include "plan/engine_support.hpp"
 #include "plan/scale_estimate.hpp"
 #include "plan/sweep_estimate.hpp"
+#include "search/search_grid.hpp"
 #include "plan/sweep_plan.hpp"
 #include "report/scale_estimate_report.hpp"
 #include "report/sweep_plan_report.hpp"
@@ -78,6 +79,53 @@ std::string workload_text(const PlannedWorkload& w) {
   return out;
 }
 
+// The search's cost beside the full grid's (docs/search.md, "The cost model"): size
+// measurements at the grid's mean estimated time each, plus a worker start per round
+// and isolation group when the groups need their own processes.
+struct SearchPlanCost {
+  SearchCost measurements;
+  double grid_s = 0, worst_s = 0, expected_s = 0;
+  std::size_t bands = 0;
+};
+
+std::optional<SearchPlanCost> search_cost(const Sweep& sweep, const SweepPlan& plan, double grid_seconds) {
+  if (sweep.search.method == SearchMethod::grid) return std::nullopt;
+  const MeasurementPlan measured = plan_measurements(plan.measurements, 2);
+  const SearchGrid grid = make_search_grid(plan.points, plan.baseline, plan.measurements);
+  const std::vector<SizeBand> bands = search_bands(measured, sweep.search.band_edges);
+  SearchOptions o;
+  o.method = sweep.search.method;
+  o.grid_repeats = o.max_occasions = std::max(plan.repeats, 1);
+  o.budget_share = sweep.search.budget.seconds > 0 ? std::min(1.0, sweep.search.budget.seconds / grid_seconds)
+                                                   : sweep.search.budget.grid_fraction;
+  SearchPlanCost cost;
+  cost.measurements = estimate_search_cost(grid.space, bands, o);
+  cost.bands = bands.size();
+  const EstimateModel model;
+  const double per_measurement = grid_seconds / static_cast<double>(std::max(cost.measurements.grid, 1L));
+  // A round starts one worker per isolation group it measures in (groups of one worker
+  // each when only re-read settings vary); the grid starts each once.
+  const double per_round = plan.isolation_groups.size() > 1 ? model.worker_start_s * static_cast<double>(plan.isolation_groups.size()) : 0;
+  const double rounds = o.max_occasions + 1;
+  cost.grid_s = grid_seconds;
+  cost.worst_s = static_cast<double>(cost.measurements.worst) * per_measurement + rounds * per_round;
+  cost.expected_s = static_cast<double>(cost.measurements.expected) * per_measurement + rounds * per_round / 2;
+  return cost;
+}
+
+std::string search_cost_text(const Sweep& sweep, const SearchPlanCost& c) {
+  char text[640];
+  std::snprintf(text, sizeof text,
+                "\nsearch: %s, budget %.0f%% of the grid, confidence %.2f, %zu size bands (docs/search.md)\n"
+                "  full grid: %ld size measurements, about %.0f s\n"
+                "  search:    at most %ld (the budget), about %.0f s; expected %ld, about %.0f s\n",
+                std::string(name_of(sweep.search.method)).c_str(),
+                c.measurements.grid > 0 ? 100.0 * static_cast<double>(c.measurements.worst) / static_cast<double>(c.measurements.grid) : 0,
+                sweep.search.confidence, c.bands, c.measurements.grid, c.grid_s, c.measurements.worst, c.worst_s,
+                c.measurements.expected, c.expected_s);
+  return text;
+}
+
 int run_plan(const PlanArgs& args) {
   std::string version_note;
   const PlanOptions options =
@@ -102,8 +150,18 @@ int run_plan(const PlanArgs& args) {
     model.reference = reference;
   }
   const ScaleEstimate at_scale = estimate_at_scale(plan, model);
+  const std::optional<SearchPlanCost> search = search_cost(sweep, plan, seconds.typical_s);
   if (args.format == "json") {
     nlohmann::json j = sweep_plan_json(plan, seconds);
+    if (search) {
+      j["search"] = {{"method", std::string(name_of(sweep.search.method))},
+                     {"grid_measurements", search->measurements.grid},
+                     {"worst_measurements", search->measurements.worst},
+                     {"expected_measurements", search->measurements.expected},
+                     {"grid_seconds", search->grid_s},
+                     {"worst_seconds", search->worst_s},
+                     {"expected_seconds", search->expected_s}};
+    }
     if (workload) {
       auto& calls = j["workload_calls"] = nlohmann::json::array();
       for (const auto& c : workload->calls.calls) {
@@ -116,6 +174,7 @@ int run_plan(const PlanArgs& args) {
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::printf("%s%s", sweep_plan_text(plan, seconds).c_str(), workload ? workload_text(*workload).c_str() : "");
+    if (search) std::printf("%s", search_cost_text(sweep, *search).c_str());
     const int sizes = static_cast<int>(plan.measurements.collectives.size() * plan.measurements.sizes.size());
     if (args.ranks > 0) std::printf("%s", scale_estimate_text(at_scale, model, sizes).c_str());
   }

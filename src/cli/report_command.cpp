@@ -18,8 +18,10 @@
 #include "locate/locate_results.hpp"
 #include "report/node_report.hpp"
 #include "report/printers.hpp"
+#include "report/prometheus_text.hpp"
 #include "report/sweep_report.hpp"
 #include "results/results_directory.hpp"
+#include "soak/soak_results.hpp"
 #include "report/system_links.hpp"
 
 namespace ncclsweep {
@@ -106,7 +108,7 @@ void add_report_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* report = app.add_subcommand("report", "Print a results directory or nccl-tests output as a table, Markdown, CSV, JSON or SVG");
   report->add_option("input", args->input, "ncclsweep results directory, nccl-tests text output or -J JSON")->required();
-  add_output_options(report, args->output, "table, md, csv, json or svg");
+  add_output_options(report, args->output, "table, md, csv, json, svg or prom (Prometheus text)");
   report->add_option("--nodes", args->nodes,
                      "Per-node view and slow groups' hosts: auto (after a table or md report of a run on several hosts), "
                      "only (just that view, any format), off")
@@ -118,6 +120,13 @@ void add_report_command(CLI::App& app, CommandAction& chosen) {
       ->capture_default_str();
   report->callback([args, &chosen] {
     chosen = [args](CommandContext&) {
+      // A soak's directory: its verdicts, metrics and timeline (docs/soak.md).
+      if (std::filesystem::is_directory(args->input) && soak::is_soak_results(args->input)) {
+        write_output(args->output, [&](std::ostream& out) {
+          soak::print_soak_report(args->input, args->output.format, out);
+        });
+        return kExitOk;
+      }
       // A locate's directory: its findings and host x host heat map (docs/locate.md).
       if (std::filesystem::is_directory(args->input) && locate::is_locate_results(args->input)) {
         write_output(args->output, [&](std::ostream& out) {
@@ -135,6 +144,16 @@ void add_report_command(CLI::App& app, CommandAction& chosen) {
         }
         const NodeReport nodes = build_node_report(read_run_document(args->input), args->slow_threshold);
         write_output(args->output, [&](std::ostream& out) { print_node_report(nodes, format, out); });
+        return kExitOk;
+      }
+      // Prometheus text for dashboards (docs/soak.md, "Metrics"): per measurement.
+      if (format == "prom") {
+        if (!is_run) {
+          throw UsageError("--format prom needs an ncclsweep results directory; " + args->input + " is not one",
+                           "give a run, locate or soak results directory");
+        }
+        const RunDocument prom_run = read_run_document(args->input);
+        write_output(args->output, [&](std::ostream& out) { print_run_prometheus(prom_run, out); });
         return kExitOk;
       }
       std::optional<RunDocument> run;

@@ -21,7 +21,9 @@
 #include "core/utc_time.hpp"
 #include "plan/engine_support.hpp"
 #include "plan/measurement_plan.hpp"
+#include "plan/sweep_estimate.hpp"
 #include "plan/sweep_plan.hpp"
+#include "search/search_grid.hpp"
 #include "recommend/verification.hpp"
 #include "results/results_directory.hpp"
 #include "runtime/engine_registry.hpp"
@@ -70,6 +72,8 @@ struct RunArgs {
   std::string models_dir;  // for sizes from a workload
   std::string verify_file;   // --verify-recommendation: default against recommended
   std::string tuner_plugin;  // the libncclsweep-tuner.so a tuner CSV is verified with
+  std::string search_method;  // --search: overrides the sweep file's search.method
+  std::string budget;         // --budget: overrides search.budget
   std::set<std::string> given;  // measurement flags given on the command line: they override the sweep file's
 };
 
@@ -221,6 +225,44 @@ void apply_groups(const RunArgs& args, const Sweep* sweep, int ranks, int per_no
   request.spec.split = grid_split(groups, ranks, per_node);
 }
 
+// --search / the sweep's search: the candidates, their bands and the decision rules.
+// The budget check runs here, on every rank alike, so a budget too small is a usage
+// error before anything is measured.
+std::optional<SearchRequest> plan_search(const RunArgs& args, SearchSpec search, const std::vector<SweepPoint>& points,
+                                         int baseline, const LaunchRequest& request) {
+  // --search grid measures the full grid in the search's rounds (interleaved, with the
+  // search's statistics and testing aid), for a side-by-side; no search key: the plain run.
+  if (args.search_method.empty() && search.method == SearchMethod::grid) return std::nullopt;
+  if (!args.search_method.empty()) search.method = kSearchMethodNames.parse(args.search_method);
+  if (!args.budget.empty()) search.budget = parse_search_budget(args.budget, "--budget");
+  if (parse_engine(request.spec.engine) != EngineKind::mpi) {
+    throw UsageError("--search runs with the mpi engine only in this version (the nccl engine's workers would need "
+                     "one run per round and group)",
+                     "use --engine mpi, or measure the full grid (leave search out)");
+  }
+  if (!request.resume_dir.empty() || !args.resume_dir.empty()) {
+    throw UsageError("--resume cannot go on with a search: its rounds depend on every figure before",
+                     "run the search again");
+  }
+  SearchRequest out;
+  out.grid = make_search_grid(points, baseline, request.spec);
+  out.bands = search_bands(request.plan, search.band_edges);
+  SearchOptions& o = out.options;
+  o.method = search.method;
+  o.stats.confidence = search.confidence;
+  o.grid_repeats = o.max_occasions = std::max(request.spec.repeats, 1);
+  o.seed = request.spec.seed;
+  o.budget_share = search.budget.grid_fraction;
+  if (search.budget.seconds > 0) {
+    double grid_s = 0;
+    for (const PlannedCall& call : request.plan.calls) grid_s += estimate_measurement_seconds(call.total_bytes, request.spec);
+    grid_s *= o.grid_repeats * static_cast<double>(points.size());
+    o.budget_share = std::min(1.0, search.budget.seconds / std::max(grid_s, 1e-9));
+  }
+  Search check(out.grid.space, out.bands, o);  // throws when the budget cannot pay for a first round
+  return out;
+}
+
 // libncclsweep-tuner.so next to this binary, where the build puts it.
 std::string tuner_plugin_beside_binary() {
   std::error_code ec;
@@ -260,6 +302,9 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
     if (!args.verify_file.empty()) {
       verify = read_recommendation(args.verify_file, args.tuner_plugin.empty() ? tuner_plugin_beside_binary() : args.tuner_plugin);
     }
+    SearchSpec search;
+    std::vector<SweepPoint> search_points{SweepPoint{0, "default", {}, 0, false}};
+    int search_baseline = 0;
     if (args.sweep_file.empty() && !flag_axes && !verify) {
       request.spec = spec_from_args(args);
       apply_groups(args, nullptr, session.size(), per_node, request, group_notes);
@@ -299,6 +344,9 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
       apply_groups(args, &sweep, session.size(), per_node, request, group_notes);
       request.groups = worker_groups(sweep_plan);
       request.baseline_point = sweep_plan.points[static_cast<std::size_t>(sweep_plan.baseline)].label;
+      search = sweep.search;
+      search_points = sweep_plan.points;
+      search_baseline = sweep_plan.baseline;
     }
     check_engine(request.spec.engine);
     check_engine_support(request.spec, parse_engine(request.spec.engine), engine_places);
@@ -321,6 +369,7 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
     }
     request.plan = plan_measurements(request.spec, session.size());
     request.plan.notes.insert(request.plan.notes.end(), group_notes.begin(), group_notes.end());
+    request.search = plan_search(args, search, search_points, search_baseline, request);
   } catch (const UsageError& e) {
     error = e.message();
   }
@@ -453,7 +502,14 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
                   "Seconds each communicator init and each size may take (nccl engine); default scales with size")
       ->check(finite_range(1, 604800));
   run->add_option("--inject-fault", args->fault,
-                  "Testing aid: RANK:sleep=SECONDS|exit|kill|skip|slow=FACTOR[@POINT] (docs/reliability.md)");
+                  "Testing aid: RANK:sleep=SECONDS|exit|kill|skip|slow=FACTOR[@POINT] (docs/reliability.md), or slow=F@POINT: "
+                  "every rank repeats POINT's timed calls F times (docs/search.md)");
+  run->add_option("--search", args->search_method,
+                  "Search instead of the full grid: racing (successive elimination per size band) or coordinate "
+                  "(one axis at a time); grid measures every point (docs/search.md)")
+      ->check(one_of(kSearchMethodNames.names()));
+  run->add_option("--budget", args->budget,
+                  "With --search: a share of the full grid's measurements (0.33) or a duration (20m)");
   run->add_flag("--allow-shared-gpu", args->allow_shared_gpu, "Allow two ranks on one GPU (results are then shared)");
   run->add_option("--progress", args->progress,
                   "Progress on rank 0: live (one line redrawn on a terminal), lines (a plain line per point), "

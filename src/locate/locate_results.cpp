@@ -4,14 +4,19 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <map>
 #include <sstream>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/iteration_stats.hpp"
 #include "core/finding.hpp"
 #include "core/input_file.hpp"
 #include "core/output_file.hpp"
 #include "locate/locate_reference.hpp"
+#include "report/prometheus_text.hpp"
 
 namespace ncclsweep::locate {
 namespace fs = std::filesystem;
@@ -320,6 +325,35 @@ void print_records_csv(std::ostream& out, const HostLayout& layout, const std::v
   }
 }
 
+void print_locate_prometheus(std::ostream& out, const HostLayout& layout, const std::vector<Measurement>& measurements,
+                             const Verdicts& verdicts) {
+  // The host phase's busbw per host and test (the median of its repeats), and one gauge
+  // per finding: a dashboard needs nothing but these to show what locate saw.
+  std::map<std::tuple<std::string, Bytes, int>, std::vector<double>> host_busbw;
+  for (const Measurement& m : measurements) {
+    if (m.phase == "host" && m.hosts.size() == 1) host_busbw[{m.collective, m.bytes, m.hosts.front()}].push_back(m.busbw_gbps);
+  }
+  PrometheusText prom;
+  for (const auto& [key, values] : host_busbw) {
+    const auto& [collective, bytes, host] = key;
+    prom.gauge("ncclsweep_busbw_gbps", "Bus bandwidth in GB/s (nccl-tests convention), median of repeats",
+               {{"collective", collective}, {"size", std::to_string(bytes)}, {"scope", "host"},
+                {"host", layout.hosts[static_cast<std::size_t>(host)]}},
+               median_of(values));
+  }
+  for (const Finding& f : verdicts.findings) {
+    std::string hosts;
+    for (const int h : f.hosts) hosts += (hosts.empty() ? "" : ",") + layout.hosts[static_cast<std::size_t>(h)];
+    std::string ranks;
+    for (const int r : f.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
+    prom.gauge("ncclsweep_locate_slow_ratio", "A locate finding: its share of the reference busbw",
+               {{"kind", f.kind}, {"hosts", hosts}, {"ranks", ranks}}, f.ratio);
+  }
+  prom.gauge("ncclsweep_locate_findings", "How many slow hosts, GPUs, NICs and links locate found", {},
+             static_cast<double>(verdicts.findings.size()));
+  out << prom.text();
+}
+
 void print_locate_report(const fs::path& dir, const std::string& format, std::ostream& out) {
   const LocateResults results = read_locate_results(dir);
   const HostLayout layout = layout_from_hosts(results.document.rank_hosts);
@@ -337,8 +371,10 @@ void print_locate_report(const fs::path& dir, const std::string& format, std::os
     print_heat_map_svg(out, layout, verdicts, threshold);
   } else if (format == "csv") {
     print_records_csv(out, layout, results.measurements);
+  } else if (format == "prom") {
+    print_locate_prometheus(out, layout, results.measurements, verdicts);
   } else {
-    throw UsageError("unknown format '" + format + "' for a locate's results", "use table, md, csv, json or svg");
+    throw UsageError("unknown format '" + format + "' for a locate's results", "use table, md, csv, json, prom or svg");
   }
 }
 

@@ -54,7 +54,11 @@ nlohmann::json verdicts_json(const HostLayout& layout, const Verdicts& verdicts,
 void print_heat_map_svg(std::ostream& out, const HostLayout& layout, const Verdicts& verdicts, double threshold);
 void print_records_csv(std::ostream& out, const HostLayout& layout, const std::vector<Measurement>& measurements);
 
-// `ncclsweep report DIR --format table|md|csv|json|svg` for a locate's directory.
+// Prometheus text (report/prometheus_text.hpp): host-phase busbw per host, one gauge per finding.
+void print_locate_prometheus(std::ostream& out, const HostLayout& layout, const std::vector<Measurement>& measurements,
+                             const Verdicts& verdicts);
+
+// `ncclsweep report DIR --format table|md|csv|json|prom|svg` for a locate's directory.
 void print_locate_report(const std::filesystem::path& dir, const std::string& format, std::ostream& out);
 
 }  // namespace ncclsweep::locate

@@ -18,12 +18,63 @@ namespace {
 [[noreturn]] void refuse(const std::string& text, const std::string& why) {
   throw UsageError("--inject-fault '" + text + "': " + why,
                    "write RANK:ACTION[@POINT] with ACTION sleep=SECONDS, exit, kill, skip or slow=FACTOR, e.g. "
-                   "1:sleep=600@p2 or 3:slow=4");
+                   "1:sleep=600@p2 or 3:slow=4; slow also takes a schedule, RANK:slow=FACTOR@t=SECONDS or "
+                   "RANK:slow=FACTOR@flap=SECONDS; or, for a search, slow=F@POINT[;F@POINT] on every rank");
+}
+
+// A number from `low` to `high` or a refusal naming `what`.
+double number_in(const std::string& text, const std::string& value, double low, double high, const std::string& what) {
+  char* end = nullptr;
+  const double number = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end != '\0' || !(number >= low) || number > high) refuse(text, what);
+  return number;
+}
+
+// slow=FACTOR and what follows its @: a point label ("" for every point), or a schedule
+// over the timeline, "t=SECONDS" (slow from then on) or "flap=SECONDS" (alternating).
+void parse_slow(const std::string& text, const std::string& factor, FaultInjection& fault) {
+  fault.action = "slow";
+  const std::string why = "slow needs a whole factor from 2 to 100 (each call runs that many times)";
+  fault.factor = number_in(text, factor, 2, 100, why);
+  if (fault.factor != std::floor(fault.factor)) refuse(text, why);
+  const std::string schedule = fault.point;
+  if (schedule.rfind("t=", 0) == 0) {
+    fault.from_s = number_in(text, schedule.substr(2), 0, 1e7, "@t= needs the seconds into the timeline, e.g. @t=60");
+    fault.point.clear();
+  } else if (schedule.rfind("flap=", 0) == 0) {
+    fault.flap_s = number_in(text, schedule.substr(5), 0.001, 1e7, "@flap= needs the seconds each level lasts, e.g. @flap=10");
+    fault.point.clear();
+  }
+}
+
+// slow=F@POINT[;F@POINT...]: every rank repeats each timed call of POINT F times.
+FaultInjection parse_point_slowdowns(const std::string& text) {
+  FaultInjection fault;
+  fault.rank = FaultInjection::kEveryRank;
+  fault.action = "slow";
+  std::string rest = text.substr(5);
+  while (!rest.empty()) {
+    const auto end = rest.find(';');
+    const std::string one = rest.substr(0, end);
+    rest = end == std::string::npos ? "" : rest.substr(end + 1);
+    const auto at = one.find('@');
+    if (at == std::string::npos || at + 1 == one.size()) refuse(text, "slow needs the point it slows: slow=F@POINT");
+    const std::string factor = one.substr(0, at);
+    if (factor.empty() || factor.find_first_not_of("0123456789") != std::string::npos || factor.size() > 4 ||
+        std::stoi(factor) < 2 || std::stoi(factor) > 1000) {
+      refuse(text, "slow needs a whole factor from 2 to 1000 (calls are repeated, not stretched)");
+    }
+    fault.slowed.emplace_back(one.substr(at + 1), std::stoi(factor));
+  }
+  if (fault.slowed.empty()) refuse(text, "slow needs the point it slows: slow=F@POINT");
+  fault.point = fault.slowed.front().first;
+  return fault;
 }
 
 }  // namespace
 
 FaultInjection parse_fault_injection(const std::string& text) {
+  if (text.rfind("slow=", 0) == 0) return parse_point_slowdowns(text);
   FaultInjection fault;
   const auto colon = text.find(':');
   if (colon == std::string::npos || colon == 0) refuse(text, "no RANK: before the action");
@@ -48,14 +99,7 @@ FaultInjection parse_fault_injection(const std::string& text) {
     }
     fault.action = "sleep";
   } else if (action.rfind("slow=", 0) == 0) {
-    const std::string factor = action.substr(5);
-    char* end = nullptr;
-    fault.factor = std::strtod(factor.c_str(), &end);
-    if (factor.empty() || *end != '\0' || !(fault.factor >= 2) || fault.factor > 100 ||
-        fault.factor != std::floor(fault.factor)) {
-      refuse(text, "slow needs a whole factor from 2 to 100 (each call runs that many times)");
-    }
-    fault.action = "slow";
+    parse_slow(text, action.substr(5), fault);
   } else if (action == "exit" || action == "kill" || action == "skip") {
     fault.action = action;
   } else {
@@ -64,15 +108,40 @@ FaultInjection parse_fault_injection(const std::string& text) {
   return fault;
 }
 
+double slow_factor_at(const FaultInjection& fault, double elapsed_s) {
+  if (fault.action != "slow" || elapsed_s < fault.from_s) return 1;
+  if (fault.flap_s > 0 && static_cast<long long>(std::floor(elapsed_s / fault.flap_s)) % 2 == 0) return 1;
+  return fault.factor;
+}
+
 std::string to_text(const FaultInjection& fault) {
+  if (fault.action == "slow" && fault.rank == FaultInjection::kEveryRank) {
+    std::string text = "slow=";
+    for (const auto& [point, factor] : fault.slowed) text += (text.size() > 5 ? ";" : "") + std::to_string(factor) + "@" + point;
+    return text;
+  }
   if (fault.rank < 0) return "";
-  const std::string action = fault.action == "sleep"  ? "sleep=" + std::to_string(fault.seconds)
-                             : fault.action == "slow" ? "slow=" + std::to_string(static_cast<int>(fault.factor))
-                                                      : fault.action;
+  if (fault.action == "slow") {
+    const std::string after = fault.flap_s > 0    ? "@flap=" + std::to_string(fault.flap_s)
+                              : fault.from_s > 0  ? "@t=" + std::to_string(fault.from_s)
+                              : fault.point.empty() ? std::string()
+                                                    : "@" + fault.point;
+    return std::to_string(fault.rank) + ":slow=" + std::to_string(static_cast<int>(fault.factor)) + after;
+  }
+  const std::string action = fault.action == "sleep" ? "sleep=" + std::to_string(fault.seconds) : fault.action;
   return std::to_string(fault.rank) + ":" + action + (fault.point.empty() ? "" : "@" + fault.point);
 }
 
+int slow_factor(const FaultInjection& fault, int this_rank, const std::string& point) {
+  if (fault.action != "slow" || (fault.rank != this_rank && fault.rank != FaultInjection::kEveryRank)) return 1;
+  for (const auto& [slowed, factor] : fault.slowed) {
+    if (slowed == point) return factor;
+  }
+  return 1;
+}
+
 bool inject_fault(const FaultInjection& fault) {
+  if (fault.action == "slow") return false;  // slows calls where they are timed (slow_factor)
   std::fprintf(stderr, "ncclsweep: injecting fault %s\n", to_text(fault).c_str());
   std::fflush(stderr);
   if (fault.action == "sleep") {

@@ -10,22 +10,35 @@
 //                  (Engine::slow_down, locate's mechanism), on every rank of its
 //                  communicator so they stay in step: R's collectives take about FACTOR
 //                  x as long. Without @POINT, every point. The mpi engine only.
+//                  With a schedule instead of a point (soak, docs/soak.md): @t=SECONDS
+//                  slow from that time on, @flap=SECONDS normal and slow alternating
+//                  for that long each (normal first).
+//   slow=F@POINT[;F@POINT...]  (no RANK:) every rank runs each timed call of POINT F
+//                  times, F a whole number >= 2: points made slower by known factors,
+//                  so a search's true winners are known (docs/search.md). POINT is a
+//                  search candidate's label; the mpi engine only.
 // In workers (nccl engine) the worker misbehaves; with the mpi engine the MPI rank does.
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ncclsweep {
 
 struct FaultInjection {
-  int rank = -1;          // -1: none
+  static constexpr int kEveryRank = -2;
+  int rank = -1;          // -1: none; kEveryRank: a search's slow=F@POINT, on every rank
   std::string action;     // "sleep" | "exit" | "kill" | "skip" | "slow"
   double seconds = 0;     // sleep only
-  double factor = 1;      // slow only: whole calls per call, 2..100
+  double factor = 1;      // RANK:slow only: whole calls per call, 2..100
+  std::vector<std::pair<std::string, int>> slowed;  // slow=F@POINT only: candidate label -> factor
   std::string point = "default";  // label of the sweep point; "default" without a sweep; "" (slow): every point
+  double from_s = 0;      // slow only (@t=): slowed from this many seconds into the timeline
+  double flap_s = 0;      // slow only (@flap=): > 0 alternates normal and slow every flap_s
 
   bool applies(int this_rank, const std::string& this_point) const {
-    return rank == this_rank && (point.empty() || point == this_point);
+    return (rank == this_rank || rank == kEveryRank) && (point.empty() || point == this_point);
   }
-  // slow: whether a rank whose communicator holds rank R is slowed at this point.
+  // RANK:slow: whether a rank whose communicator holds rank R is slowed at this point.
   bool slows(const std::string& this_point) const {
     return action == "slow" && rank >= 0 && (point.empty() || point == this_point);
   }
@@ -34,8 +47,15 @@ struct FaultInjection {
 // Throws UsageError naming the text and the accepted form.
 FaultInjection parse_fault_injection(const std::string& text);
 
+// A slow fault's factor `elapsed_s` seconds into the timeline: `factor` while its
+// schedule says slow, else 1 (and 1 for every other action).
+double slow_factor_at(const FaultInjection& fault, double elapsed_s);
+
 // The text parse_fault_injection reads (for the worker's start message); "" for none.
 std::string to_text(const FaultInjection& fault);
+
+// The factor `point`'s calls are slowed by on this rank (1: not slowed).
+int slow_factor(const FaultInjection& fault, int this_rank, const std::string& point);
 
 // Sleeps, exits or kills this process as `fault` says; returns true for "skip" (the
 // caller skips its collectives), false after a sleep. "slow" is no action here: the

@@ -9,6 +9,7 @@
 #include "runtime/measurement_loop.hpp"
 #include "runtime/mpi_session.hpp"
 #include "runtime/run_start.hpp"
+#include "runtime/search_rounds.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -48,6 +49,10 @@ int run_in_process(LaunchState& state) {
   }
   if (!begin_run(state, engine->device())) return kExitUsage;
   engine->connect({});
+  if (request.search) {
+    state.stopped = !run_search_rounds(state, *engine);
+    return kExitOk;
+  }
   RowsToLaunch to_launch(state);
   LoopOptions options = loop_options(request.spec, request.corrupt_rank, "default");
   options.done = state.done;

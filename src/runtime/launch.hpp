@@ -9,11 +9,20 @@
 
 #include "plan/measurement_plan.hpp"
 #include "runtime/fault_injection.hpp"
+#include "search/search_grid.hpp"
 #include "runtime/worker_protocol.hpp"
 
 namespace ncclsweep {
 
 class MpiSession;
+
+// A search instead of the full grid (docs/search.md): the candidates, their bands, and
+// how to decide; runtime/search_rounds.cpp executes the rounds the search hands out.
+struct SearchRequest {
+  SearchGrid grid;
+  std::vector<SizeBand> bands;
+  SearchOptions options;
+};
 
 struct LaunchRequest {
   RunSpec spec;
@@ -31,6 +40,7 @@ struct LaunchRequest {
   std::vector<std::string> command_line;
   char** envp = nullptr;
   std::optional<WorkloadWeights> workload;  // sizes from a workload: weighs points by time per iteration
+  std::optional<SearchRequest> search;      // --search / the sweep's search: (mpi engine)
 };
 
 // The whole run; returns the exit status (README: exit codes).

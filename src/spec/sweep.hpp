@@ -12,6 +12,7 @@
 #include "spec/comm_split.hpp"
 #include "spec/run_spec.hpp"
 #include "spec/config_fields.hpp"
+#include "spec/search_spec.hpp"
 
 namespace ncclsweep {
 
@@ -64,6 +65,7 @@ struct Sweep {
   bool allow_unknown_env = false;
   bool allow_unknown_values = false;  // pass values the NCCL tables do not know (a newer NCCL)
   std::optional<SizesSource> sizes_from;  // instead of a size grid
+  SearchSpec search;  // search: instead of the full grid (docs/search.md); method grid without the key
   std::optional<CommSplitRequest> communicators;     // sub-communicators (docs/groups.md); none: world, or workload with sizes_from
 };
 

@@ -1,6 +1,7 @@
 // YAML text -> Sweep. Reads each key with its own small function; every message names
 // the file, line and column of the offending node and says how to fix it.
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -104,6 +105,41 @@ class Reader {
     }
     if (out.empty()) fail(node, key + " is empty", "name at least one setting, or leave " + key + " out");
     return out;
+  }
+
+  // search: {method: racing|coordinate|grid, budget: 0.33|20m, confidence: 0.95, bands: auto|[1M, 64M]}
+  SearchSpec search(const YAML::Node& node) const {
+    if (!node.IsMap()) fail(node, "search must be a map, not a " + shape(node), "write search: {method: racing, budget: 0.33}");
+    SearchSpec spec;
+    spec.where = at(node);
+    for (const auto& entry : node) {
+      const std::string key = scalar(entry.first, "search keys");
+      const YAML::Node& value = entry.second;
+      if (key == "method") {
+        const std::string method = scalar(value, "search.method");
+        const auto found = kSearchMethodNames.find(method);
+        if (!found) fail(value, "unknown search method '" + method + "'" + did_you_mean(method, kSearchMethodNames.names()), "method is one of " + kSearchMethodNames.joined());
+        spec.method = *found;
+      } else if (key == "budget") {
+        const std::string text = scalar(value, "search.budget");
+        spec.budget = parsed(value, [&] { return parse_search_budget(text, "search.budget"); });
+      } else if (key == "confidence") {
+        const std::string text = scalar(value, "search.confidence");
+        char* end = nullptr;
+        spec.confidence = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !(spec.confidence >= 0.5 && spec.confidence < 1)) {
+          fail(value, "search.confidence '" + text + "' is not a probability from 0.5 to below 1", "write confidence: 0.95");
+        }
+      } else if (key == "bands") {
+        if (value.IsScalar() && value.Scalar() == "auto") continue;
+        const std::string text = comma_list(value, "search.bands");
+        spec.band_edges = parsed(value, [&] { return parse_size_list(text); });
+      } else {
+        static const std::vector<std::string> keys{"method", "budget", "confidence", "bands"};
+        fail(entry.first, "unknown search key '" + key + "'" + did_you_mean(key, keys), "search takes method, budget, confidence and bands");
+      }
+    }
+    return spec;
   }
 
   PartialPoint partial_point(const YAML::Node& node, const std::string& key) const {
@@ -287,6 +323,7 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
        }},
       {"seed", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.seed = static_cast<std::uint64_t>(r.integer(n, "seed", 0, 0x7fffffffffffffffLL, 7)); }},
       {"groups", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.communicators = r.groups(n); }},
+      {"search", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.search = r.search(n); }},
       {"allow_unknown_env", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.allow_unknown_env = r.boolean(n, "allow_unknown_env"); }},
       {"allow_unknown_values", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.allow_unknown_values = r.boolean(n, "allow_unknown_values"); }},
   };

@@ -15,6 +15,7 @@
 
 #include "catch_compat.hpp"
 #include "integration/launch.hpp"
+#include "integration/processes.hpp"
 #include "read_file.hpp"
 
 using namespace ncclsweep::testing;
@@ -51,51 +52,15 @@ std::size_t line_count(const std::filesystem::path& path) {
   return n;
 }
 
-// The processes whose parent is `parent` (mpirun's ranks on this host).
-std::vector<pid_t> children_of(pid_t parent) {
-  std::vector<pid_t> children;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string text;
-    std::getline(stat, text);
-    const auto close = text.rfind(')');
-    if (close == std::string::npos) continue;
-    char state = 0;
-    int ppid = 0;
-    if (std::sscanf(text.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == parent) {
-      children.push_back(std::stoi(name));
-    }
-  }
-  return children;
-}
-
 // mpirun -np 4 ncclsweep ARGS in the background, output to `log`.
 pid_t start_mpirun(const std::vector<std::string>& args, const std::filesystem::path& log) {
   std::vector<std::string> argv{NCCLSWEEP_MPIEXEC, "-np", "4", "--oversubscribe"};
   if (geteuid() == 0) argv.push_back("--allow-run-as-root");
   argv.push_back(NCCLSWEEP_BINARY);
   argv.insert(argv.end(), args.begin(), args.end());
-  const pid_t pid = fork();
+  const pid_t pid = start_process(argv, log);
   REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    std::vector<char*> c;
-    for (auto& a : argv) c.push_back(a.data());
-    c.push_back(nullptr);
-    execvp(c[0], c.data());
-    _exit(127);
-  }
   return pid;
-}
-
-int wait_status(pid_t pid) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 }  // namespace

@@ -66,3 +66,19 @@ TEST_CASE("the deadline is the timeout when given, else scales with the largest 
   spec.timeout_s = 42;
   CHECK(progress_deadline_s(spec, plan_measurements(spec, 2)) == Approx(42));
 }
+
+TEST_CASE("slow=F@POINT slows the named search candidates on every rank by whole factors") {
+  const FaultInjection slow = parse_fault_injection("slow=3@footprint=exact cache=warm;2@default");
+  CHECK(slow.action == "slow");
+  CHECK(slow_factor(slow, 0, "footprint=exact cache=warm") == 3);
+  CHECK(slow_factor(slow, 5, "footprint=exact cache=warm") == 3);
+  CHECK(slow_factor(slow, 1, "default") == 2);
+  CHECK(slow_factor(slow, 1, "footprint=largest cache=warm") == 1);
+  CHECK_FALSE(inject_fault(slow));  // nothing happens where faults strike: the calls are slowed
+  CHECK(slow_factor(parse_fault_injection(to_text(slow)), 2, "default") == 2);
+  CHECK(slow_factor(parse_fault_injection("1:sleep=2@default"), 1, "default") == 1);
+  for (const char* bad : {"slow=3", "slow=1@p", "slow=x@p", "slow=3@", "slow=@p", "slow=5000@p"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(parse_fault_injection(bad), ContainsSubstring("slow"));
+  }
+}

@@ -1,0 +1,66 @@
+#include "cli/in_process_engine.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "core/errors.hpp"
+#include "engine/mpi/mpi_engine.hpp"
+#if NCCLSWEEP_HAVE_NCCL
+#include "engine/nccl/nccl_engine.hpp"
+#endif
+
+namespace ncclsweep {
+
+// Every rank's host name, on every rank.
+std::vector<std::string> rank_hosts(MpiSession& session, const std::string& mine) {
+  std::string joined;
+  for (const std::string& host : session.gather(mine)) joined += host + "\n";
+  joined = session.broadcast_string(joined);
+  std::vector<std::string> hosts;
+  std::stringstream lines(joined);
+  for (std::string line; std::getline(lines, line);) hosts.push_back(line);
+  return hosts;
+}
+
+std::unique_ptr<Engine> make_engine(const std::string& name, MpiSession& session) {
+  if (name == "mpi") return make_mpi_engine(session.world());
+#if NCCLSWEEP_HAVE_NCCL
+  // In this process, not in workers: locate and soak set no NCCL variables, so nothing needs
+  // a NCCL that has never been initialised.
+  return make_nccl_engine(session);
+#else
+  throw UsageError("this ncclsweep was built without CUDA or NCCL, so it has no nccl engine", "use --engine mpi");
+#endif
+}
+
+// "2.28.9" -> 22809; 0 when unreadable.
+namespace {
+
+int nccl_version_code(const std::string& text) {
+  int major = 0, minor = 0, patch = 0;
+  if (std::sscanf(text.c_str(), "%d.%d.%d", &major, &minor, &patch) < 2) return 0;
+  return major * 10000 + minor * 100 + patch;
+}
+
+}  // namespace
+
+SplitMode split_mode(const std::string& engine_name, const Engine& engine) {
+  if (engine_name != "nccl") return {{}, "MPI_Comm_split"};
+#if defined(NCCLSWEEP_NCCL_VERSION_CODE) && NCCLSWEEP_NCCL_VERSION_CODE >= 21800
+  const std::string library = engine.device().nccl_library_version;
+  if (nccl_version_code(library) < 21800) {
+    return {{}, "ncclCommSplit, own resources (NCCL " + library + " predates splitShare, 2.18)"};
+  }
+  std::string mode = "ncclCommSplit, shared resources (splitShare = 1 on the world communicator)";
+  if (const char* env = std::getenv("NCCL_COMM_SPLIT_SHARE_RESOURCES")) {
+    mode += "; NCCL_COMM_SPLIT_SHARE_RESOURCES=" + std::string(env) + " overrides it";
+  }
+  return {{{"split_share", "1"}}, mode};
+#else
+  (void)engine;
+  return {{}, "ncclCommSplit, own resources (built against NCCL headers before 2.18, without splitShare)"};
+#endif
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,30 @@
+#pragma once
+// What locate and soak share: both measure in the MPI ranks themselves (no workers,
+// since they set no process-cached NCCL variable) and split the world by host.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "runtime/mpi_session.hpp"
+
+namespace ncclsweep {
+
+// Every rank's host name, on every rank, in rank order.
+std::vector<std::string> rank_hosts(MpiSession& session, const std::string& mine);
+
+// The named engine in this process ("mpi", or "nccl" when built with it). Throws UsageError.
+std::unique_ptr<Engine> make_engine(const std::string& name, MpiSession& session);
+
+// How sub-communicators are made, and the world's config that decides it.
+// NCCL shares the parent's resources (channels, buffers, proxy) with the children of
+// ncclCommSplit when the PARENT was initialised with splitShare = 1 (2.18 and later;
+// the config passed to the split itself does not decide it), which makes a split far
+// cheaper than a fresh init: the 63 rounds of 64 hosts are mostly splits.
+struct SplitMode {
+  std::vector<ConfigSetting> world_config;
+  std::string description;  // run.json "split"
+};
+SplitMode split_mode(const std::string& engine_name, const Engine& engine);
+
+}  // namespace ncclsweep

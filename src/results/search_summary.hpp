@@ -1,0 +1,63 @@
+#pragma once
+// search.json beside run.json: how a search run (docs/search.md) ended, written by the
+// runtime from the search's outcome. Every point's fate: the rounds it was measured in,
+// and per band whether it led, tied, or was dropped after which round, by which leader
+// and by how much.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ncclsweep {
+
+struct SearchPointBand {
+  std::string band;     // "all_reduce 1 MiB .. 16 MiB"
+  std::string state;    // "leader" | "tied" | "dropped" | "alive" | "not-measured"
+  int round = 0;        // dropped: after this round
+  std::string by;       // dropped: the leader's label
+  double gain = 0;      // dropped: the leader's busbw / its own - 1
+};
+
+struct SearchPointFate {
+  std::string point;        // the candidate's label
+  std::vector<int> rounds;  // measured in these rounds
+  std::vector<SearchPointBand> bands;
+};
+
+struct SearchBandSummary {
+  std::string band;
+  std::string collective;
+  std::vector<std::uint64_t> sizes;  // the band's measured sizes, bytes
+  std::string leader;
+  std::vector<std::string> ties;
+  bool settled = false;
+  std::string winner;  // confirmed by the final A/B; empty: the baseline stays
+  bool ab_measured = false;
+  double ab_gain = 0;
+  std::string why;
+};
+
+struct SearchSummary {
+  std::string method;  // "racing" | "coordinate"
+  double confidence = 0;
+  double budget_share = 0;
+  std::string baseline;
+  int rounds = 0;
+  long measurements = 0;       // size measurements made
+  long grid_measurements = 0;  // the full grid's
+  std::vector<SearchBandSummary> bands;
+  std::vector<SearchPointFate> points;
+  std::vector<std::string> notes;
+};
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchPointBand, band, state, round, by, gain)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchPointFate, point, rounds, bands)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchBandSummary, band, collective, sizes, leader, ties, settled, winner, ab_measured, ab_gain, why)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchSummary, method, confidence, budget_share, baseline, rounds,
+                                                measurements, grid_measurements, bands, points, notes)
+
+// The file's name in a results directory.
+inline constexpr const char* kSearchFileName = "search.json";
+
+}  // namespace ncclsweep

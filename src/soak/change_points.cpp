@@ -1,0 +1,98 @@
+#include "soak/change_points.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "core/iteration_stats.hpp"
+
+namespace ncclsweep::soak {
+namespace {
+
+constexpr double kMadToSigma = 1.4826;
+
+double mad(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  const double centre = median_of(values);
+  std::vector<double> deviations;
+  for (const double v : values) deviations.push_back(std::fabs(v - centre));
+  return median_of(deviations);
+}
+
+}  // namespace
+
+double window_noise(const std::vector<double>& values) {
+  if (values.size() < 3) return 0;
+  std::vector<double> differences;
+  for (std::size_t i = 1; i < values.size(); ++i) differences.push_back(values[i] - values[i - 1]);
+  return kMadToSigma * mad(differences) / std::sqrt(2.0);
+}
+
+double effective_band(const std::vector<double>& values, double relative_band) {
+  return std::max(std::log1p(relative_band), 2 * window_noise(values));
+}
+
+std::optional<ChangePoint> cusum_change(const std::vector<double>& values, double band, int baseline) {
+  const int n = static_cast<int>(values.size());
+  baseline = std::max(1, std::min(baseline, n));
+  if (n < baseline + 2 || !(band > 0)) return std::nullopt;
+  const double level = median_of({values.begin(), values.begin() + baseline});
+  const double slack = band, decision = 4 * band, clip = 3 * band;
+  double up = 0, down = 0;
+  int up_zero = -1, down_zero = -1;  // last window where each sum was zero
+  for (int i = 0; i < n; ++i) {
+    const double move = std::clamp(values[static_cast<std::size_t>(i)] - level, -clip, clip);
+    up = std::max(0.0, up + move - slack);
+    down = std::max(0.0, down - move - slack);
+    if (up == 0) up_zero = i;
+    if (down == 0) down_zero = i;
+    if (up > decision || down > decision) {
+      const int start = (up > decision ? up_zero : down_zero) + 1;
+      const double after = median_of({values.begin() + start, values.end()});
+      const double step = std::expm1(after - level);
+      if (std::fabs(after - level) <= band) return std::nullopt;
+      return ChangePoint{start, i, step};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<TwoLevels> two_levels(const std::vector<double>& values, double relative_band) {
+  const std::size_t n = values.size();
+  const std::size_t least = std::max<std::size_t>(2, (n + 3) / 4);
+  if (n < 2 * least) return std::nullopt;
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  // Prefix sums give each split's squared error in O(1).
+  std::vector<double> sum(n + 1, 0), squares(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    sum[i + 1] = sum[i] + sorted[i];
+    squares[i + 1] = squares[i] + sorted[i] * sorted[i];
+  }
+  const auto error = [&](std::size_t from, std::size_t to) {
+    const double s = sum[to] - sum[from], count = static_cast<double>(to - from);
+    return (squares[to] - squares[from]) - s * s / count;
+  };
+  std::size_t best = 0;
+  double best_error = INFINITY;
+  for (std::size_t cut = least; cut + least <= n; ++cut) {
+    const double e = error(0, cut) + error(cut, n);
+    if (e < best_error) best_error = e, best = cut;
+  }
+  const std::vector<double> low(sorted.begin(), sorted.begin() + static_cast<long>(best));
+  const std::vector<double> high(sorted.begin() + static_cast<long>(best), sorted.end());
+  TwoLevels levels;
+  levels.low = median_of(low);
+  levels.high = median_of(high);
+  const double within = kMadToSigma * std::max(mad(low), mad(high));
+  const double gap = levels.high - levels.low;
+  if (gap <= 2 * std::log1p(relative_band) || gap <= 4 * within) return std::nullopt;
+  const double middle = (levels.low + levels.high) / 2;
+  for (std::size_t i = 0; i < n; ++i) {
+    levels.level.push_back(values[i] >= middle ? 1 : 0);
+    if (i > 0 && levels.level[i] != levels.level[i - 1]) ++levels.changes;
+  }
+  return levels;
+}
+
+}  // namespace ncclsweep::soak

@@ -1,0 +1,327 @@
+#include "soak/soak_results.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+#include "core/printf_text.hpp"
+#include "results/atomic_file.hpp"
+#include "soak/soak_metrics.hpp"
+
+namespace ncclsweep::soak {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr int kSchema = 1;
+
+nlohmann::json options_json(const SoakOptions& o) {
+  return {{"window_s", o.window_s},
+          {"duration_s", o.duration_s},
+          {"collectives", o.collectives},
+          {"sizes", o.sizes},
+          {"warmup", o.warmup},
+          {"iters", o.iters},
+          {"noise_relative", o.verdicts.noise_relative},
+          {"threshold", o.verdicts.threshold},
+          {"baseline_windows", o.verdicts.baseline_windows}};
+}
+
+SoakOptions options_from(const nlohmann::json& j) {
+  SoakOptions o;
+  o.window_s = j.at("window_s").get<double>();
+  o.duration_s = j.at("duration_s").get<double>();
+  o.collectives = j.at("collectives").get<std::vector<std::string>>();
+  o.sizes = j.at("sizes").get<std::vector<Bytes>>();
+  o.warmup = j.at("warmup").get<int>();
+  o.iters = j.at("iters").get<int>();
+  o.verdicts.noise_relative = j.at("noise_relative").get<double>();
+  o.verdicts.threshold = j.at("threshold").get<double>();
+  o.verdicts.baseline_windows = j.at("baseline_windows").get<int>();
+  return o;
+}
+
+nlohmann::json verdicts_json(const std::vector<std::string>& hosts, const SoakVerdicts& verdicts) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const Verdict& v : verdicts.findings) {
+    findings.push_back({{"kind", name_of(v.kind)},
+                        {"host", v.host < 0 ? "world" : hosts.at(static_cast<std::size_t>(v.host))},
+                        {"series", v.series},
+                        {"first_window", v.first_window},
+                        {"start_s", v.start_s},
+                        {"step", v.step},
+                        {"windows", v.windows},
+                        {"lowest_mhz", v.lowest_mhz},
+                        {"evidence", v.evidence}});
+  }
+  return {{"findings", findings}};
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '&') out += "&amp;";
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '"') out += "&quot;";
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> host_names(const SoakDocument& document) {
+  std::vector<std::string> hosts;
+  for (const std::string& h : document.rank_hosts) {
+    if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
+  }
+  return hosts;
+}
+
+void create_soak_results(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw UsageError("cannot create results directory " + dir.string() + ": " + ec.message(), "choose a writable -o DIR");
+  if (fs::exists(dir / "run.json")) {
+    throw UsageError("results directory " + dir.string() + " already holds a run",
+                     "choose a new directory with -o DIR, or continue this soak with --resume " + dir.string());
+  }
+}
+
+SoakVerdicts judge_document(const SoakDocument& document, const std::vector<SoakWindow>& windows) {
+  return judge_soak(windows, static_cast<int>(host_names(document).size()), document.options.verdicts);
+}
+
+void write_soak_document(const fs::path& dir, const SoakDocument& d, const std::vector<SoakWindow>& windows) {
+  nlohmann::json launches = nlohmann::json::array();
+  for (const LaunchEntry& l : d.launches) {
+    launches.push_back({{"launch", l.launch}, {"start_utc", l.start_utc}, {"end_utc", l.end_utc}, {"end", l.end}});
+  }
+  const nlohmann::json j{{"kind", "soak"},
+                         {"schema", kSchema},
+                         {"version", d.version},
+                         {"engine", d.engine},
+                         {"command_line", d.command_line},
+                         {"rank_hosts", d.rank_hosts},
+                         {"options", options_json(d.options)},
+                         {"fault", d.fault},
+                         {"metrics_file", d.metrics_file},
+                         {"launches", launches},
+                         {"windows", windows.size()},
+                         {"verdicts", verdicts_json(host_names(d), judge_document(d, windows))}};
+  write_file_atomically(dir / "run.json", j.dump(2) + "\n");
+}
+
+void append_window(const fs::path& dir, const SoakWindow& window) {
+  append_synced(dir / "records.jsonl", nlohmann::json(window).dump() + "\n");
+}
+
+bool is_soak_results(const fs::path& dir) {
+  std::ifstream in(dir / "run.json");
+  if (!in) return false;
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  return j.is_object() && j.value("kind", "") == "soak";
+}
+
+SoakResults read_soak_results(const fs::path& dir) {
+  SoakResults results;
+  const fs::path run = dir / "run.json";
+  std::ifstream in(run);
+  if (!in) throw UsageError("cannot read " + run.string(), "give the results directory of an ncclsweep soak");
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (!j.is_object() || j.value("kind", "") != "soak") {
+    throw UsageError(run.string() + " is not a soak's run.json", "give the results directory of an ncclsweep soak");
+  }
+  try {
+    if (j.at("schema").get<int>() > kSchema) {
+      throw UsageError(run.string() + " is from a newer ncclsweep (schema " + j.at("schema").dump() + ")",
+                       "read it with that version");
+    }
+    SoakDocument& d = results.document;
+    d.version = j.at("version").get<std::string>();
+    d.engine = j.at("engine").get<std::string>();
+    d.command_line = j.at("command_line").get<std::vector<std::string>>();
+    d.rank_hosts = j.at("rank_hosts").get<std::vector<std::string>>();
+    d.options = options_from(j.at("options"));
+    d.fault = j.value("fault", "");
+    d.metrics_file = j.value("metrics_file", "");
+    for (const nlohmann::json& l : j.at("launches")) {
+      d.launches.push_back({l.at("launch").get<int>(), l.at("start_utc").get<std::string>(),
+                            l.at("end_utc").get<std::string>(), l.at("end").get<std::string>()});
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(run.string() + ": " + e.what(), "the file is damaged; it was written by ncclsweep soak");
+  }
+  std::ifstream records(dir / "records.jsonl");
+  std::string line;
+  int number = 0;
+  std::uintmax_t offset = 0;
+  while (std::getline(records, line)) {
+    ++number;
+    const bool complete = !records.eof();  // a last line without its newline is torn
+    const nlohmann::json w = nlohmann::json::parse(line, nullptr, false);
+    if (!complete || w.is_discarded()) {
+      if (records.peek() == EOF) break;  // the last line: a writer killed mid-line
+      throw UsageError((dir / "records.jsonl").string() + ":" + std::to_string(number) + ": not a complete window",
+                       "the file is damaged in the middle; restore it or start a new soak");
+    }
+    try {
+      results.windows.push_back(w.get<SoakWindow>());
+    } catch (const nlohmann::json::exception& e) {
+      throw UsageError((dir / "records.jsonl").string() + ":" + std::to_string(number) + ": " + e.what(),
+                       "the file was not written by this ncclsweep soak");
+    }
+    offset += line.size() + 1;
+  }
+  results.complete_bytes = offset;
+  return results;
+}
+
+void cut_to_complete_windows(const fs::path& dir, const SoakResults& results) {
+  std::error_code ec;
+  if (fs::exists(dir / "records.jsonl")) fs::resize_file(dir / "records.jsonl", results.complete_bytes, ec);
+  if (ec) throw UsageError("cannot cut back " + (dir / "records.jsonl").string() + ": " + ec.message(),
+                           "check the directory's permissions");
+}
+
+void print_verdicts_table(std::ostream& out, const std::vector<std::string>& hosts, const SoakVerdicts& verdicts) {
+  if (!verdicts.anything()) {
+    out << "# soak: nothing found (no drift, flap, throttling or outlier window)\n";
+    return;
+  }
+  out << printf_text("%-10s %-10s %-28s %7s %8s  %s\n", "host", "verdict", "series", "window", "from_s", "evidence");
+  for (const Verdict& v : verdicts.findings) {
+    const std::string host = v.host < 0 ? "world" : hosts.at(static_cast<std::size_t>(v.host));
+    out << printf_text("%-10s %-10s %-28s %7d %8.1f  %s\n", host.c_str(), std::string(name_of(v.kind)).c_str(),
+                       v.series.c_str(), v.first_window, v.start_s, v.evidence.c_str());
+  }
+}
+
+void print_timeline_svg(std::ostream& out, const SoakDocument& document, const std::vector<SoakWindow>& windows,
+                        const SoakVerdicts& verdicts) {
+  constexpr const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                      "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+  const std::vector<std::string> hosts = host_names(document);
+  std::vector<std::pair<std::string, Bytes>> tests;
+  for (const SoakWindow& w : windows) {
+    for (const WindowFigure& f : w.figures) {
+      if (std::find(tests.begin(), tests.end(), std::pair{f.collective, f.bytes}) == tests.end()) tests.emplace_back(f.collective, f.bytes);
+    }
+  }
+  const bool clocks = std::any_of(windows.begin(), windows.end(), [](const SoakWindow& w) {
+    return std::any_of(w.signals.begin(), w.signals.end(), [](const RankSignals& s) { return s.gpu.gap == Gap::none; });
+  });
+  const double width = 960, panel = 220, left = 70, right = 160, top = 40;
+  const int panels = static_cast<int>(tests.size()) + (clocks ? 1 : 0);
+  const double height = top + panels * (panel + 40) + 20;
+  const double end = windows.empty() ? 1 : std::max(1.0, windows.back().end_s);
+  const auto x_of = [&](double s) { return left + (width - left - right) * s / end; };
+  out << printf_text("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", width, height);
+  out << "<title>ncclsweep soak timeline</title>\n";
+  out << printf_text("<text x=\"%.0f\" y=\"20\" font-size=\"15\">soak: %zu window(s), %zu host(s), %s engine</text>\n", left,
+                     windows.size(), hosts.size(), xml_escape(document.engine).c_str());
+  // One panel: lines of (window mid time, value), a y axis from 0 to the top value.
+  const auto draw_panel = [&](int index, const std::string& title, const std::string& unit,
+                              const std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>>& lines,
+                              const std::vector<int>& line_hosts) {
+    const double y0 = top + index * (panel + 40) + 20, y1 = y0 + panel;
+    double high = 0;
+    for (const auto& [name, points] : lines) {
+      for (const auto& p : points) high = std::max(high, p.second);
+    }
+    high = high > 0 ? high * 1.1 : 1;
+    // Verdict shading under the lines: from where each verdict on a drawn host starts.
+    for (const Verdict& v : verdicts.findings) {
+      if (std::find(line_hosts.begin(), line_hosts.end(), v.host) == line_hosts.end()) continue;
+      double to = end;
+      if (v.kind == VerdictKind::throttling || v.kind == VerdictKind::outliers) {
+        to = v.start_s;
+        for (const SoakWindow& w : windows) {
+          if (w.index == v.first_window) to = w.end_s;
+        }
+      }
+      const char* colour = v.kind == VerdictKind::drift ? "#fdd" : v.kind == VerdictKind::flap ? "#fed" : "#eef";
+      out << printf_text("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%s</title></rect>\n",
+                         x_of(v.start_s), y0, std::max(1.0, x_of(to) - x_of(v.start_s)), panel, colour,
+                         xml_escape(std::string(name_of(v.kind)) + ": " + v.evidence).c_str());
+    }
+    out << printf_text("<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", left, y0 - 6, xml_escape(title).c_str());
+    out << printf_text("<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#000\"/>\n", left, y1, width - right, y1);
+    out << printf_text("<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#000\"/>\n", left, y0, left, y1);
+    out << printf_text("<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.3g %s</text>\n", left - 4, y0 + 10, high, unit.c_str());
+    out << printf_text("<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">0</text>\n", left - 4, y1);
+    out << printf_text("<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.0f s</text>\n", width - right, y1 + 16, end);
+    for (std::size_t l = 0; l < lines.size(); ++l) {
+      std::string path;
+      for (const auto& [x, y] : lines[l].second) {
+        path += printf_text("%s%.1f,%.1f", path.empty() ? "" : " ", x_of(x), y1 - panel * y / high);
+      }
+      const bool world = lines[l].first == "world";
+      out << printf_text("<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s points=\"%s\"/>\n",
+                         world ? "#000" : kPalette[l % 10], world ? " stroke-dasharray=\"5,3\"" : "", path.c_str());
+      out << printf_text("<text x=\"%.0f\" y=\"%.1f\" fill=\"%s\">%s</text>\n", width - right + 8, y0 + 14 + 14.0 * static_cast<double>(l),
+                         world ? "#000" : kPalette[l % 10], xml_escape(lines[l].first).c_str());
+    }
+  };
+  std::vector<int> all_hosts{-1};
+  for (int h = 0; h < static_cast<int>(hosts.size()); ++h) all_hosts.push_back(h);
+  for (std::size_t t = 0; t < tests.size(); ++t) {
+    std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> lines;
+    const auto line = [&](const std::string& name) -> std::vector<std::pair<double, double>>& {
+      for (auto& l : lines) {
+        if (l.first == name) return l.second;
+      }
+      lines.push_back({name, {}});
+      return lines.back().second;
+    };
+    for (const SoakWindow& w : windows) {
+      for (const WindowFigure& f : w.figures) {
+        if (f.collective != tests[t].first || f.bytes != tests[t].second) continue;
+        const std::string name = f.scope == Scope::world ? "world" : hosts.at(static_cast<std::size_t>(f.host));
+        line(name).emplace_back((w.start_s + w.end_s) / 2, f.busbw_gbps > 0 ? f.busbw_gbps : f.algbw_gbps);
+      }
+    }
+    draw_panel(static_cast<int>(t), test_name(tests[t].first, tests[t].second) + ": busbw (algbw on one rank) per window",
+               "GB/s", lines, all_hosts);
+  }
+  if (clocks) {
+    std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> lines;
+    for (std::size_t r = 0; r < document.rank_hosts.size(); ++r) {
+      std::vector<std::pair<double, double>> points;
+      for (const SoakWindow& w : windows) {
+        if (r < w.signals.size() && w.signals[r].gpu.gap == Gap::none) points.emplace_back(w.end_s, w.signals[r].gpu.sm_mhz);
+      }
+      lines.push_back({"rank " + std::to_string(r), points});
+    }
+    draw_panel(panels - 1, "SM clock per rank at each window's end", "MHz", lines, all_hosts);
+  }
+  out << "</svg>\n";
+}
+
+void print_soak_report(const fs::path& dir, const std::string& format, std::ostream& out) {
+  const SoakResults results = read_soak_results(dir);
+  const SoakVerdicts verdicts = judge_document(results.document, results.windows);
+  const std::vector<std::string> hosts = host_names(results.document);
+  if (format == "prom") {
+    out << soak_metrics(results.windows, hosts, verdicts);
+  } else if (format == "json") {
+    nlohmann::json j = verdicts_json(hosts, verdicts);
+    j["windows"] = results.windows.size();
+    j["hosts"] = hosts;
+    out << j.dump(2) << "\n";
+  } else if (format == "svg") {
+    print_timeline_svg(out, results.document, results.windows, verdicts);
+  } else if (format == "table") {
+    out << printf_text("# soak: %zu window(s) of %.0f s, %zu host(s), %zu launch(es)\n", results.windows.size(),
+                       results.document.options.window_s, hosts.size(), results.document.launches.size());
+    print_verdicts_table(out, hosts, verdicts);
+  } else {
+    throw UsageError("a soak's results print as table, json, prom or svg, not '" + format + "'",
+                     "use --format table, json, prom or svg");
+  }
+}
+
+}  // namespace ncclsweep::soak

@@ -1,0 +1,184 @@
+#include "soak/soak_runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "core/collective.hpp"
+#include "core/dtype.hpp"
+#include "core/iteration_stats.hpp"
+#include "core/utc_time.hpp"
+
+namespace ncclsweep::soak {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::string_view kDtype = "float32";
+constexpr double kEmpty = -1e300;  // a slot another rank fills; max over ranks keeps that rank's
+
+struct Test {
+  const CollectiveKind* kind = nullptr;
+  Bytes bytes = 0;
+};
+
+CollectiveCall call_for(const Test& test, int ranks, int comm) {
+  CollectiveCall call;
+  call.kind = test.kind;
+  call.dtype = &data_type(kDtype);
+  call.count = count_per_rank(*call.kind, test.bytes, ranks, call.dtype->bytes);
+  call.comm = comm;
+  return call;
+}
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+WindowFigure figure_of(const Test& test, const CollectiveCall& call, int ranks, std::vector<double> seconds) {
+  WindowFigure f;
+  f.collective = std::string(test.kind->name);
+  f.bytes = total_bytes(*test.kind, call.count, ranks, call.dtype->bytes);
+  f.ranks = ranks;
+  f.rounds = static_cast<int>(seconds.size());
+  f.seconds = median_of(seconds);
+  const auto bw = [&](double s) { return s > 0 ? static_cast<double>(f.bytes) / s / 1e9 : 0; };
+  f.algbw_gbps = bw(f.seconds);
+  f.busbw_gbps = f.algbw_gbps * test.kind->busbw_factor(ranks);
+  const auto [fastest, slowest] = std::minmax_element(seconds.begin(), seconds.end());
+  f.low_gbps = bw(*slowest);
+  f.high_gbps = bw(*fastest);
+  return f;
+}
+
+}  // namespace
+
+void encode_signals(const RankSignals& s, double* f) {
+  f[0] = static_cast<double>(s.gpu.gap);
+  f[1] = s.gpu.sm_mhz;
+  f[2] = s.gpu.mem_mhz;
+  f[3] = s.gpu.power_w.value_or(-1);
+  f[4] = s.gpu.temperature_c.value_or(-1000);
+  f[5] = static_cast<double>(s.cpu.gap);
+  f[6] = s.cpu.busy_core_mhz;
+  for (std::size_t i = 0; i < kThrottleReasons; ++i) f[7 + i] = s.gpu.throttled[i] ? 1 : 0;
+}
+
+RankSignals decode_signals(const double* f) {
+  RankSignals s;
+  s.gpu.gap = static_cast<Gap>(static_cast<int>(f[0]));
+  s.gpu.sm_mhz = static_cast<int>(f[1]);
+  s.gpu.mem_mhz = static_cast<int>(f[2]);
+  if (f[3] >= 0) s.gpu.power_w = f[3];
+  if (f[4] > -1000) s.gpu.temperature_c = f[4];
+  s.cpu.gap = static_cast<Gap>(static_cast<int>(f[5]));
+  s.cpu.busy_core_mhz = f[6];
+  for (std::size_t i = 0; i < kThrottleReasons; ++i) s.gpu.throttled[i] = f[7 + i] > 0;
+  return s;
+}
+
+SoakEnd run_soak(Engine& engine, Coordinator& ranks, const locate::HostLayout& layout, const SoakOptions& options,
+                 WindowSampler& sampler, const FaultInjection& fault, const TimelineStart& start,
+                 const StopRequest& stop, const WindowDone& on_window) {
+  const int rank = ranks.rank(), world = ranks.size();
+  const int my_host = layout.host_of_rank[static_cast<std::size_t>(rank)];
+  const locate::Step step = locate::host_step(layout);
+  const locate::Group& my_group = step.groups[static_cast<std::size_t>(step.color_of_rank[static_cast<std::size_t>(rank)])];
+  const int host_ranks = static_cast<int>(my_group.ranks.size());
+  const bool fault_on_my_host = fault.action == "slow" && fault.rank >= 0 && fault.rank < world &&
+                                layout.host_of_rank[static_cast<std::size_t>(fault.rank)] == my_host;
+  const bool fault_in_world = fault.action == "slow" && fault.rank >= 0 && fault.rank < world;
+  engine.split({step.color_of_rank[static_cast<std::size_t>(rank)]});
+
+  std::vector<Test> tests;
+  for (const std::string& name : options.collectives) {
+    for (const Bytes bytes : options.sizes) tests.push_back({&collective(name), bytes});
+  }
+  std::vector<CollectiveCall> world_calls, host_calls;
+  for (const Test& t : tests) {
+    world_calls.push_back(call_for(t, world, 0));
+    host_calls.push_back(call_for(t, host_ranks, 1));
+  }
+  if (options.warmup > 0) {
+    for (std::size_t t = 0; t < tests.size(); ++t) {
+      engine.run_timed(world_calls[t], options.warmup);
+      engine.run_timed(host_calls[t], options.warmup);
+    }
+  }
+
+  const std::size_t hosts = static_cast<std::size_t>(layout.host_count());
+  const std::size_t per_test = 1 + hosts;  // slot 0 the world, then each host
+  const auto launch_start = Clock::now();
+  const auto monotonic = [] { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); };
+  // Rank 0's value of `mine`, on every rank.
+  const auto rank0 = [&](double mine) { return ranks.max_each({rank == 0 ? mine : kEmpty}).front(); };
+
+  double elapsed = start.elapsed_s;
+  for (int index = start.next_window; elapsed < options.duration_s; ++index) {
+    SoakWindow window;
+    window.index = index;
+    window.launch = start.launch;
+    window.start_utc = iso_utc(std::chrono::system_clock::now());
+    window.start_s = elapsed;
+    window.monotonic_start_s = rank0(monotonic());
+    const double factor = slow_factor_at(fault, window.start_s);
+    const double world_factor = fault_in_world ? factor : 1, host_factor = fault_on_my_host ? factor : 1;
+    const auto window_start = Clock::now();
+    std::vector<std::vector<double>> rounds(tests.size() * per_test);  // per slot, each round's seconds
+    bool stopping = false;
+    for (bool more = true; more;) {
+      std::vector<double> slots(tests.size() * per_test + 2, kEmpty);
+      for (std::size_t t = 0; t < tests.size(); ++t) {
+        engine.slow_down(world_factor);
+        slots[t * per_test] = engine.run_timed(world_calls[t], options.iters).device_seconds / options.iters;
+        engine.slow_down(host_factor);
+        slots[t * per_test + 1 + static_cast<std::size_t>(my_host)] =
+            engine.run_timed(host_calls[t], options.iters).device_seconds / options.iters;
+      }
+      slots[slots.size() - 2] = stop ? stop() : 0;
+      slots.back() = rank == 0 ? seconds_since(window_start) : kEmpty;
+      slots = ranks.max_each(slots);
+      for (std::size_t i = 0; i < rounds.size(); ++i) rounds[i].push_back(slots[i]);
+      stopping = stopping || slots[slots.size() - 2] > 0;
+      more = slots.back() < options.window_s;
+    }
+    engine.slow_down(1);
+
+    for (std::size_t t = 0; t < tests.size(); ++t) {
+      WindowFigure w = figure_of(tests[t], world_calls[t], world, rounds[t * per_test]);
+      w.scope = Scope::world;
+      window.figures.push_back(w);
+      for (std::size_t h = 0; h < hosts; ++h) {
+        const int group_ranks = static_cast<int>(layout.host_ranks[h].size());
+        if (group_ranks < 2) continue;  // a lone rank has no host communicator to measure
+        const CollectiveCall call = call_for(tests[t], group_ranks, 1);
+        WindowFigure f = figure_of(tests[t], call, group_ranks, rounds[t * per_test + 1 + h]);
+        f.scope = Scope::host;
+        f.host = static_cast<int>(h);
+        window.figures.push_back(f);
+      }
+    }
+
+    RankSignals mine = sampler.sample();
+    std::vector<double> fields(static_cast<std::size_t>(world) * (kSignalFields + 1), kEmpty);
+    encode_signals(mine, &fields[static_cast<std::size_t>(rank) * (kSignalFields + 1)]);
+    fields[static_cast<std::size_t>(rank) * (kSignalFields + 1) + kSignalFields] = std::max(world_factor, host_factor);
+    fields = ranks.max_each(fields);
+    for (int r = 0; r < world; ++r) {
+      const double* f = &fields[static_cast<std::size_t>(r) * (kSignalFields + 1)];
+      RankSignals s = decode_signals(f);
+      s.rank = r;
+      s.host = layout.host_of_rank[static_cast<std::size_t>(r)];
+      window.signals.push_back(s);
+      window.slow_factors.push_back(f[kSignalFields]);
+    }
+    if (fault.action != "slow") window.slow_factors.clear();
+    elapsed = start.elapsed_s + rank0(seconds_since(launch_start));
+    window.end_s = elapsed;
+    const auto now = std::chrono::system_clock::now();
+    window.end_utc = iso_utc(now);
+    window.end_unix_s = std::chrono::duration<double>(now.time_since_epoch()).count();
+    if (on_window) on_window(window);
+    if (stopping) return SoakEnd::stopped;
+  }
+  return SoakEnd::duration;
+}
+
+}  // namespace ncclsweep::soak

@@ -1,0 +1,192 @@
+#include "soak/soak_verdicts.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include "core/iteration_stats.hpp"
+#include "core/name_table.hpp"
+#include "core/printf_text.hpp"
+#include "soak/change_points.hpp"
+
+namespace ncclsweep::soak {
+namespace {
+
+constexpr NameTable<VerdictKind, kVerdictKinds> kVerdictNames{
+    "soak verdict",
+    {{{VerdictKind::drift, "drift"}, {VerdictKind::flap, "flap"}, {VerdictKind::throttling, "throttling"},
+      {VerdictKind::outliers, "outliers"}}}};
+
+// One followed quantity: the windows it has a value in, and the log of the values.
+struct Series {
+  Scope scope = Scope::host;
+  int host = -1;
+  std::string name;
+  std::vector<int> windows;  // positions in the window list
+  std::vector<double> values;
+};
+
+using TestKey = std::tuple<std::string, Bytes>;
+
+// Per test and host (-1: world), the algbw of every window, and the peer-relative form.
+std::vector<Series> busbw_series(const std::vector<SoakWindow>& windows, int hosts) {
+  std::map<std::tuple<TestKey, int>, Series> series;
+  for (std::size_t w = 0; w < windows.size(); ++w) {
+    std::map<TestKey, std::vector<double>> host_figures;
+    for (const WindowFigure& f : windows[w].figures) {
+      if (f.scope == Scope::host && f.algbw_gbps > 0) host_figures[{f.collective, f.bytes}].push_back(f.algbw_gbps);
+    }
+    for (const WindowFigure& f : windows[w].figures) {
+      if (!(f.algbw_gbps > 0)) continue;
+      const TestKey test{f.collective, f.bytes};
+      double value = f.algbw_gbps;
+      // With three hosts or more the median of the hosts is a reference one slow host
+      // cannot move; with two it would be half of it.
+      if (f.scope == Scope::host && hosts >= 3 && host_figures[test].size() >= 3) value /= median_of(host_figures[test]);
+      const int host = f.scope == Scope::world ? -1 : f.host;
+      Series& s = series[{test, host}];
+      s.scope = f.scope;
+      s.host = host;
+      s.name = test_name(f.collective, f.bytes) + " busbw";
+      s.windows.push_back(static_cast<int>(w));
+      s.values.push_back(std::log(value));
+    }
+  }
+  std::vector<Series> out;
+  for (auto& [key, s] : series) out.push_back(std::move(s));
+  return out;
+}
+
+std::vector<Series> clock_series(const std::vector<SoakWindow>& windows) {
+  std::map<int, Series> series;
+  for (std::size_t w = 0; w < windows.size(); ++w) {
+    for (const RankSignals& s : windows[w].signals) {
+      if (s.gpu.gap != Gap::none || s.gpu.sm_mhz <= 0) continue;
+      Series& out = series[s.rank];
+      out.host = s.host;
+      out.name = "rank " + std::to_string(s.rank) + " sm clock";
+      out.windows.push_back(static_cast<int>(w));
+      out.values.push_back(std::log(static_cast<double>(s.gpu.sm_mhz)));
+    }
+  }
+  std::vector<Series> out;
+  for (auto& [rank, s] : series) out.push_back(std::move(s));
+  return out;
+}
+
+std::string percent(double share) { return printf_text("%+.1f%%", share * 100); }
+
+// Drift or flap of one series, and its outliers against its level(s).
+void judge_series(const Series& s, const std::vector<SoakWindow>& windows, const VerdictOptions& options,
+                  bool count_outliers, std::vector<Verdict>& out) {
+  const auto at = [&](int i) -> const SoakWindow& { return windows[static_cast<std::size_t>(s.windows[static_cast<std::size_t>(i)])]; };
+  Verdict base;
+  base.scope = s.scope;
+  base.host = s.host;
+  base.series = s.name;
+  if (const auto levels = two_levels(s.values, options.noise_relative); levels && levels->changes >= 3) {
+    Verdict v = base;
+    v.kind = VerdictKind::flap;
+    const auto first_low = std::find(levels->level.begin(), levels->level.end(), 0) - levels->level.begin();
+    v.first_window = at(static_cast<int>(first_low)).index;
+    v.start_s = at(static_cast<int>(first_low)).start_s;
+    v.step = std::expm1(levels->high - levels->low);
+    v.windows = levels->changes;
+    v.evidence = s.name + ": two levels " + percent(v.step) + " apart, " + std::to_string(levels->changes) +
+                 " changes between them in " + std::to_string(s.values.size()) + " windows";
+    out.push_back(v);
+    return;  // a flap's low windows are neither a drift nor outliers
+  }
+  const double band = effective_band(s.values, options.noise_relative);
+  const int baseline = options.baseline_windows;
+  const auto change = cusum_change(s.values, band, baseline);
+  if (change) {
+    Verdict v = base;
+    v.kind = VerdictKind::drift;
+    v.first_window = at(change->start).index;
+    v.start_s = at(change->start).start_s;
+    v.step = change->step;
+    v.evidence = s.name + ": " + percent(change->step) + " from window " + std::to_string(v.first_window) +
+                 printf_text(" (%.0f s in), band +-%.1f%%", v.start_s, std::expm1(band) * 100);
+    out.push_back(v);
+  }
+  if (!count_outliers) return;
+  // Outliers: below the threshold of the level they belong to (before or after a drift).
+  const int n = static_cast<int>(s.values.size());
+  const int split = change ? change->start : n;
+  const auto level_of = [&](int from, int to) {
+    return from < to ? median_of({s.values.begin() + from, s.values.begin() + to}) : 0.0;
+  };
+  const double before = level_of(0, split), after = level_of(split, n);
+  Verdict v = base;
+  v.kind = VerdictKind::outliers;
+  for (int i = 0; i < n; ++i) {
+    const double level = i < split ? before : after;
+    if (s.values[static_cast<std::size_t>(i)] - level < std::log(options.threshold)) {
+      if (v.windows++ == 0) {
+        v.first_window = at(i).index;
+        v.start_s = at(i).start_s;
+      }
+    }
+  }
+  if (v.windows > 0) {
+    v.evidence = s.name + ": " + std::to_string(v.windows) + " window(s) below " +
+                 printf_text("%.2f", options.threshold) + " of the level, the first window " +
+                 std::to_string(v.first_window);
+    out.push_back(v);
+  }
+}
+
+void judge_throttling(const std::vector<SoakWindow>& windows, std::vector<Verdict>& out) {
+  std::map<int, Verdict> by_rank;
+  for (const SoakWindow& w : windows) {
+    for (const RankSignals& s : w.signals) {
+      if (s.gpu.gap != Gap::none) continue;
+      if (std::none_of(s.gpu.throttled.begin(), s.gpu.throttled.end(), [](bool b) { return b; })) continue;
+      Verdict& v = by_rank[s.rank];
+      if (v.windows++ == 0) {
+        v.kind = VerdictKind::throttling;
+        v.scope = Scope::host;
+        v.host = s.host;
+        v.series = "rank " + std::to_string(s.rank) + " throttle reasons";
+        v.first_window = w.index;
+        v.start_s = w.start_s;
+        v.lowest_mhz = s.gpu.sm_mhz;
+        v.evidence = "";
+      }
+      v.lowest_mhz = std::min(v.lowest_mhz, static_cast<double>(s.gpu.sm_mhz));
+      for (const std::string& reason : throttle_names(s.gpu.throttled)) {
+        if (v.evidence.find(reason) == std::string::npos) v.evidence += (v.evidence.empty() ? "" : ",") + reason;
+      }
+    }
+  }
+  for (auto& [rank, v] : by_rank) {
+    v.evidence = v.series + ": " + v.evidence + " in " + std::to_string(v.windows) + " window(s) from window " +
+                 std::to_string(v.first_window) + printf_text(", SM clock down to %.0f MHz", v.lowest_mhz);
+    out.push_back(v);
+  }
+}
+
+}  // namespace
+
+std::string_view name_of(VerdictKind kind) { return kVerdictNames.name(kind); }
+
+bool SoakVerdicts::has(int host, VerdictKind kind) const {
+  return std::any_of(findings.begin(), findings.end(), [&](const Verdict& v) { return v.host == host && v.kind == kind; });
+}
+
+SoakVerdicts judge_soak(const std::vector<SoakWindow>& windows, int hosts, const VerdictOptions& options) {
+  SoakVerdicts verdicts;
+  for (const Series& s : busbw_series(windows, hosts)) judge_series(s, windows, options, true, verdicts.findings);
+  // Clocks: drift and flaps only; a clock dip is what throttling reports.
+  for (const Series& s : clock_series(windows)) judge_series(s, windows, options, false, verdicts.findings);
+  judge_throttling(windows, verdicts.findings);
+  std::stable_sort(verdicts.findings.begin(), verdicts.findings.end(), [](const Verdict& a, const Verdict& b) {
+    return std::tie(a.host, a.kind, a.first_window) < std::tie(b.host, b.kind, b.first_window);
+  });
+  return verdicts;
+}
+
+}  // namespace ncclsweep::soak

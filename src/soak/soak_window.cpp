@@ -1,0 +1,112 @@
+#include "soak/soak_window.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "core/name_table.hpp"
+
+namespace ncclsweep::soak {
+namespace {
+
+constexpr NameTable<Scope, 2> kScopeNames{"soak scope", {{{Scope::world, "world"}, {Scope::host, "host"}}}};
+constexpr NameTable<Gap, 4> kGapNames{
+    "signal gap",
+    {{{Gap::none, "none"}, {Gap::no_gpu, "no_gpu"}, {Gap::unreadable, "unreadable"}, {Gap::not_built, "not_built"}}}};
+
+nlohmann::json figure_json(const WindowFigure& f) {
+  nlohmann::json j{{"scope", name_of(f.scope)}, {"collective", f.collective}, {"size_bytes", f.bytes},
+                   {"ranks", f.ranks},          {"rounds", f.rounds},         {"seconds", f.seconds},
+                   {"algbw_gbps", f.algbw_gbps}, {"busbw_gbps", f.busbw_gbps}, {"low_gbps", f.low_gbps},
+                   {"high_gbps", f.high_gbps}};
+  if (f.scope == Scope::host) j["host"] = f.host;
+  return j;
+}
+
+WindowFigure figure_from(const nlohmann::json& j) {
+  WindowFigure f;
+  f.scope = kScopeNames.parse(j.at("scope").get<std::string>());
+  f.host = j.value("host", -1);
+  f.collective = j.at("collective").get<std::string>();
+  f.bytes = j.at("size_bytes").get<Bytes>();
+  f.ranks = j.at("ranks").get<int>();
+  f.rounds = j.at("rounds").get<int>();
+  f.seconds = j.at("seconds").get<double>();
+  f.algbw_gbps = j.at("algbw_gbps").get<double>();
+  f.busbw_gbps = j.at("busbw_gbps").get<double>();
+  f.low_gbps = j.value("low_gbps", f.algbw_gbps);
+  f.high_gbps = j.value("high_gbps", f.algbw_gbps);
+  return f;
+}
+
+nlohmann::json signals_json(const RankSignals& s) {
+  nlohmann::json gpu{{"gap", name_of(s.gpu.gap)}};
+  if (s.gpu.gap == Gap::none) {
+    gpu["sm_mhz"] = s.gpu.sm_mhz;
+    gpu["mem_mhz"] = s.gpu.mem_mhz;
+    gpu["power_w"] = s.gpu.power_w ? nlohmann::json(*s.gpu.power_w) : nlohmann::json(nullptr);
+    gpu["temperature_c"] = s.gpu.temperature_c ? nlohmann::json(*s.gpu.temperature_c) : nlohmann::json(nullptr);
+    gpu["throttle_reasons"] = throttle_names(s.gpu.throttled);
+  }
+  nlohmann::json cpu{{"gap", name_of(s.cpu.gap)}};
+  if (s.cpu.gap == Gap::none) cpu["busy_core_mhz"] = s.cpu.busy_core_mhz;
+  return {{"rank", s.rank}, {"host", s.host}, {"gpu", gpu}, {"cpu", cpu}};
+}
+
+RankSignals signals_from(const nlohmann::json& j) {
+  RankSignals s;
+  s.rank = j.at("rank").get<int>();
+  s.host = j.at("host").get<int>();
+  const nlohmann::json& gpu = j.at("gpu");
+  s.gpu.gap = gap_named(gpu.at("gap").get<std::string>());
+  if (s.gpu.gap == Gap::none) {
+    s.gpu.sm_mhz = gpu.at("sm_mhz").get<int>();
+    s.gpu.mem_mhz = gpu.at("mem_mhz").get<int>();
+    if (!gpu.at("power_w").is_null()) s.gpu.power_w = gpu.at("power_w").get<double>();
+    if (!gpu.at("temperature_c").is_null()) s.gpu.temperature_c = gpu.at("temperature_c").get<double>();
+    for (const std::string& name : gpu.at("throttle_reasons").get<std::vector<std::string>>()) {
+      for (std::size_t i = 0; i < kThrottleReasons; ++i) {
+        if (name_of(static_cast<ThrottleReason>(i)) == name) s.gpu.throttled[i] = true;
+      }
+    }
+  }
+  const nlohmann::json& cpu = j.at("cpu");
+  s.cpu.gap = gap_named(cpu.at("gap").get<std::string>());
+  if (s.cpu.gap == Gap::none) s.cpu.busy_core_mhz = cpu.at("busy_core_mhz").get<double>();
+  return s;
+}
+
+}  // namespace
+
+std::string_view name_of(Scope scope) { return kScopeNames.name(scope); }
+std::string_view name_of(Gap gap) { return kGapNames.name(gap); }
+Gap gap_named(std::string_view name) { return kGapNames.parse(name); }
+
+std::string test_name(const std::string& collective, Bytes bytes) { return collective + " " + format_bytes(bytes); }
+
+void to_json(nlohmann::json& j, const SoakWindow& w) {
+  j = {{"window", w.index},         {"launch", w.launch},     {"start_utc", w.start_utc},
+       {"end_utc", w.end_utc},      {"start_s", w.start_s},   {"end_s", w.end_s},
+       {"monotonic_start_s", w.monotonic_start_s}, {"end_unix_s", w.end_unix_s}};
+  j["figures"] = nlohmann::json::array();
+  for (const WindowFigure& f : w.figures) j["figures"].push_back(figure_json(f));
+  j["signals"] = nlohmann::json::array();
+  for (const RankSignals& s : w.signals) j["signals"].push_back(signals_json(s));
+  if (!w.slow_factors.empty()) j["testing_aid_slow_factors"] = w.slow_factors;
+}
+
+void from_json(const nlohmann::json& j, SoakWindow& w) {
+  w.index = j.at("window").get<int>();
+  w.launch = j.value("launch", 1);
+  w.start_utc = j.at("start_utc").get<std::string>();
+  w.end_utc = j.at("end_utc").get<std::string>();
+  w.start_s = j.at("start_s").get<double>();
+  w.end_s = j.at("end_s").get<double>();
+  w.monotonic_start_s = j.value("monotonic_start_s", 0.0);
+  w.end_unix_s = j.value("end_unix_s", 0.0);
+  w.figures.clear();
+  for (const nlohmann::json& f : j.at("figures")) w.figures.push_back(figure_from(f));
+  w.signals.clear();
+  for (const nlohmann::json& s : j.at("signals")) w.signals.push_back(signals_from(s));
+  w.slow_factors = j.value("testing_aid_slow_factors", std::vector<double>{});
+}
+
+}  // namespace ncclsweep::soak

@@ -1,0 +1,72 @@
+// A search run end to end under mpirun with the mpi engine (docs/search.md): a grid of
+// footprint x cache (6 points) where every point but one is slowed by a known factor
+// (--inject-fault slow=F@POINT), so the true winner of every band is that one. Racing and
+// coordinate descent must name it in every band, confirmed by the final A/B, in at most
+// a third of the full grid's measurements, and search.json must say each point's fate.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "catch_compat.hpp"
+#include "integration/launch.hpp"
+#include "read_file.hpp"
+
+using namespace ncclsweep::testing;
+using nlohmann::json;
+
+namespace {
+
+const std::string kWinner = "footprint=exact cache=warm";
+const std::string kBaseline = "footprint=largest cache=warm";
+const std::string kSlowed =
+    "slow=3@footprint=largest cache=warm;2@footprint=largest cache=flush;3@footprint=exact cache=flush;"
+    "2@footprint=8388608 cache=warm;3@footprint=8388608 cache=flush";
+
+json search_run(const std::string& method, const std::filesystem::path& dir) {
+  const Launch run = mpirun_ncclsweep(
+      2, {"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes", "64K,256K,1M,4M", "--buffer-footprint",
+          "largest,exact,8M", "--cache", "warm,flush", "--repeats", "8", "--iters", "10", "--warmup", "2", "--search",
+          method, "--budget", "0.33", "--inject-fault", kSlowed, "-o", dir.string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  CHECK_THAT(run.output, ContainsSubstring("search (" + method + ")"));
+  return read_json_file(dir / "search.json");
+}
+
+void check_found_the_unslowed_point(const json& search, const std::filesystem::path& dir) {
+  INFO(search.dump(2));
+  CHECK(search.at("baseline") == kBaseline);
+  CHECK(search.at("measurements").get<long>() * 3 <= search.at("grid_measurements").get<long>());
+  REQUIRE(search.at("bands").size() == 3);  // auto: 4 sizes in three bands
+  for (const json& band : search.at("bands")) {
+    CHECK(band.at("winner") == kWinner);
+    CHECK(band.at("ab_measured") == true);
+    CHECK(band.at("ab_gain").get<double>() > 0.5);  // the baseline runs each call 3 times
+  }
+  // Every record is one of the search's measurements: a size of a candidate, in and out of place.
+  const json doc = read_json_file(dir / "run.json");
+  CHECK(doc.at("records").size() == 2 * search.at("measurements").get<std::size_t>());
+}
+
+}  // namespace
+
+TEST_CASE("racing finds the one unslowed point in every band with a third of the grid") {
+  const auto dir = scratch_dir("search-racing");
+  const json search = search_run("racing", dir);
+  check_found_the_unslowed_point(search, dir);
+  // The baseline dropped in round 1 in every band, by the winner, by about its slow-down.
+  for (const json& point : search.at("points")) {
+    if (point.at("point") != kBaseline) continue;
+    for (const json& band : point.at("bands")) {
+      CHECK(band.at("state") == "dropped");
+      CHECK(band.at("round") == 1);
+      CHECK(band.at("by") == kWinner);
+      CHECK(band.at("gain").get<double>() > 0.5);
+    }
+  }
+}
+
+TEST_CASE("coordinate descent finds the one unslowed point in every band with a third of the grid") {
+  const auto dir = scratch_dir("search-coordinate");
+  check_found_the_unslowed_point(search_run("coordinate", dir), dir);
+}

@@ -1,0 +1,278 @@
+// soak's pure parts: the change-point statistics, the verdicts over fake windows, the
+// window record, the signals' encoding, metrics text, durations and the fault schedule.
+#include <cmath>
+#include <random>
+#include <regex>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "catch_compat.hpp"
+#include "runtime/fault_injection.hpp"
+#include "soak/change_points.hpp"
+#include "soak/duration.hpp"
+#include "soak/soak_metrics.hpp"
+#include "soak/soak_runner.hpp"
+#include "soak/soak_verdicts.hpp"
+
+using namespace ncclsweep;
+using namespace ncclsweep::soak;
+
+namespace {
+
+// log-space series: `level` with relative gaussian noise `sigma`, seeded.
+std::vector<double> noisy(int n, double sigma, unsigned seed) {
+  std::mt19937 random(seed);
+  std::normal_distribution<double> noise(0, sigma);
+  std::vector<double> values;
+  for (int i = 0; i < n; ++i) values.push_back(std::log(100.0) + noise(random));
+  return values;
+}
+
+// Windows of 4 hosts x 2 ranks, one test; `host_gbps(window, host)` gives each host's
+// algbw, the world's is the lowest host's.
+template <typename Figures>
+std::vector<SoakWindow> fake_windows(int n, Figures host_gbps) {
+  std::vector<SoakWindow> windows;
+  for (int w = 0; w < n; ++w) {
+    SoakWindow window;
+    window.index = w;
+    window.start_s = 2.0 * w;
+    window.end_s = 2.0 * (w + 1);
+    double lowest = 1e9;
+    for (int h = 0; h < 4; ++h) {
+      WindowFigure f;
+      f.scope = Scope::host;
+      f.host = h;
+      f.collective = "all_reduce";
+      f.bytes = 1 << 20;
+      f.ranks = 2;
+      f.algbw_gbps = host_gbps(w, h);
+      f.busbw_gbps = f.algbw_gbps;
+      lowest = std::min(lowest, f.algbw_gbps);
+      window.figures.push_back(f);
+    }
+    WindowFigure world = window.figures.front();
+    world.scope = Scope::world;
+    world.host = -1;
+    world.ranks = 8;
+    world.algbw_gbps = lowest;
+    window.figures.push_back(world);
+    for (int r = 0; r < 8; ++r) {
+      RankSignals s;
+      s.rank = r;
+      s.host = r / 2;
+      s.gpu.gap = Gap::no_gpu;
+      s.cpu.gap = Gap::not_built;
+      window.signals.push_back(s);
+    }
+    windows.push_back(window);
+  }
+  return windows;
+}
+
+std::vector<int> hosts_with(const SoakVerdicts& verdicts, VerdictKind kind) {
+  std::vector<int> hosts;
+  for (const Verdict& v : verdicts.findings) {
+    if (v.kind == kind && (hosts.empty() || hosts.back() != v.host)) hosts.push_back(v.host);
+  }
+  return hosts;
+}
+
+double jitter(int w, int h) { return 1 + 0.01 * std::sin(w * 7.0 + h * 3.0); }  // +-1%, deterministic
+
+}  // namespace
+
+TEST_CASE("CUSUM finds a sustained step, where it started and how large", "[soak]") {
+  std::vector<double> values = noisy(20, 0.01, 1);
+  for (int i = 8; i < 20; ++i) values[static_cast<std::size_t>(i)] += std::log(0.5);
+  const auto change = cusum_change(values, effective_band(values, 0.04), 3);
+  REQUIRE(change);
+  CHECK(change->start == 8);
+  CHECK(change->alarm > 8);
+  CHECK(change->step == Approx(-0.5).margin(0.03));
+}
+
+TEST_CASE("CUSUM does not call one wild window a drift", "[soak]") {
+  std::vector<double> values = noisy(20, 0.01, 2);
+  values[10] += std::log(0.2);
+  CHECK_FALSE(cusum_change(values, effective_band(values, 0.04), 3));
+}
+
+TEST_CASE("CUSUM: no false alarm in 200 noise-only series inside the band", "[soak]") {
+  int alarms = 0;
+  for (unsigned seed = 0; seed < 200; ++seed) {
+    const std::vector<double> values = noisy(40, 0.02, seed + 100);
+    if (cusum_change(values, effective_band(values, 0.04), 3)) ++alarms;
+  }
+  CHECK(alarms == 0);
+}
+
+TEST_CASE("two levels: alternating windows change level often, a step once, noise has none", "[soak]") {
+  std::vector<double> flapping = noisy(16, 0.01, 3);
+  for (std::size_t i = 0; i < flapping.size(); ++i) {
+    if (i % 2 == 1) flapping[i] += std::log(0.4);
+  }
+  const auto levels = two_levels(flapping, 0.04);
+  REQUIRE(levels);
+  CHECK(levels->changes == 15);
+  CHECK(std::expm1(levels->high - levels->low) == Approx(1.5).margin(0.1));
+
+  std::vector<double> step = noisy(16, 0.01, 4);
+  for (std::size_t i = 8; i < step.size(); ++i) step[i] += std::log(0.4);
+  const auto stepped = two_levels(step, 0.04);
+  REQUIRE(stepped);
+  CHECK(stepped->changes == 1);
+
+  CHECK_FALSE(two_levels(noisy(16, 0.01, 5), 0.04));
+}
+
+TEST_CASE("soak verdicts: a host that drops from window 5 drifts, the others do not", "[soak]") {
+  const auto windows = fake_windows(14, [](int w, int h) { return 10.0 * jitter(w, h) * (h == 2 && w >= 5 ? 0.3 : 1); });
+  const SoakVerdicts verdicts = judge_soak(windows, 4, {});
+  INFO(nlohmann::json(windows.back()).dump());
+  CHECK(hosts_with(verdicts, VerdictKind::drift) == std::vector<int>{-1, 2});  // the world follows its slowest host
+  for (const Verdict& v : verdicts.findings) {
+    if (v.kind != VerdictKind::drift) continue;
+    CHECK(v.first_window == 5);
+    CHECK(v.start_s == Approx(10));
+    CHECK(v.step == Approx(-0.7).margin(0.02));
+  }
+  CHECK(hosts_with(verdicts, VerdictKind::flap).empty());
+  CHECK(hosts_with(verdicts, VerdictKind::outliers).empty());
+}
+
+TEST_CASE("soak verdicts: alternating slow windows are a flap, not a drift", "[soak]") {
+  const auto windows = fake_windows(16, [](int w, int h) { return 10.0 * jitter(w, h) * (h == 1 && w % 2 ? 0.3 : 1); });
+  const SoakVerdicts verdicts = judge_soak(windows, 4, {});
+  CHECK(hosts_with(verdicts, VerdictKind::flap) == std::vector<int>{-1, 1});
+  CHECK(hosts_with(verdicts, VerdictKind::drift).empty());
+}
+
+TEST_CASE("soak verdicts: one window below the threshold is an outlier, counted", "[soak]") {
+  const auto windows = fake_windows(14, [](int w, int h) { return 10.0 * jitter(w, h) * (h == 3 && w == 9 ? 0.5 : 1); });
+  const SoakVerdicts verdicts = judge_soak(windows, 4, {});
+  REQUIRE(hosts_with(verdicts, VerdictKind::outliers) == std::vector<int>{-1, 3});
+  CHECK(hosts_with(verdicts, VerdictKind::drift).empty());
+  for (const Verdict& v : verdicts.findings) {
+    CHECK(v.windows == 1);
+    CHECK(v.first_window == 9);
+  }
+}
+
+TEST_CASE("soak verdicts: steady hosts give nothing", "[soak]") {
+  const auto windows = fake_windows(30, [](int w, int h) { return 10.0 * jitter(w, h); });
+  CHECK_FALSE(judge_soak(windows, 4, {}).anything());
+}
+
+TEST_CASE("soak verdicts: a throttle reason names the rank's host and the clock it fell to", "[soak]") {
+  auto windows = fake_windows(6, [](int w, int h) { return 10.0 * jitter(w, h); });
+  for (SoakWindow& w : windows) {
+    for (RankSignals& s : w.signals) {
+      s.gpu = GpuSignals{};
+      s.gpu.sm_mhz = 1980;
+      s.gpu.mem_mhz = 3201;
+    }
+  }
+  windows[3].signals[5].gpu.sm_mhz = 1410;
+  windows[3].signals[5].gpu.throttled[static_cast<std::size_t>(ThrottleReason::hw_thermal)] = true;
+  windows[4].signals[5].gpu.throttled[static_cast<std::size_t>(ThrottleReason::sw_power_cap)] = true;
+  const SoakVerdicts verdicts = judge_soak(windows, 4, {});
+  REQUIRE(hosts_with(verdicts, VerdictKind::throttling) == std::vector<int>{2});
+  const Verdict& v = verdicts.findings.back();
+  CHECK(v.windows == 2);
+  CHECK(v.first_window == 3);
+  CHECK(v.lowest_mhz == 1410);
+  CHECK_THAT(v.evidence, ContainsSubstring("hw_thermal"));
+  CHECK_THAT(v.evidence, ContainsSubstring("sw_power_cap"));
+}
+
+TEST_CASE("a soak window survives its JSON line", "[soak]") {
+  auto windows = fake_windows(1, [](int, int) { return 3.5; });
+  SoakWindow& w = windows.front();
+  w.signals[1].gpu = GpuSignals{};
+  w.signals[1].gpu.sm_mhz = 1755;
+  w.signals[1].gpu.power_w = 612.5;
+  w.signals[1].gpu.throttled[1] = true;
+  w.slow_factors = {1, 4};
+  const SoakWindow back = nlohmann::json::parse(nlohmann::json(w).dump()).get<SoakWindow>();
+  CHECK(nlohmann::json(back) == nlohmann::json(w));
+  CHECK(back.signals[1].gpu.power_w == Approx(612.5));
+  CHECK_FALSE(back.signals[1].gpu.temperature_c);
+  CHECK(back.signals[0].gpu.gap == Gap::no_gpu);
+}
+
+TEST_CASE("signals travel between ranks as numbers and back", "[soak]") {
+  RankSignals s;
+  s.gpu.sm_mhz = 1980;
+  s.gpu.mem_mhz = 3201;
+  s.gpu.temperature_c = 61;
+  s.gpu.throttled[4] = true;
+  s.cpu.busy_core_mhz = 3400;
+  double fields[kSignalFields];
+  encode_signals(s, fields);
+  const RankSignals back = decode_signals(fields);
+  CHECK(back.gpu.sm_mhz == 1980);
+  CHECK_FALSE(back.gpu.power_w);
+  CHECK(*back.gpu.temperature_c == 61);
+  CHECK(back.gpu.throttled == s.gpu.throttled);
+  CHECK(back.cpu.busy_core_mhz == 3400);
+  RankSignals none;
+  none.gpu.gap = Gap::unreadable;
+  none.cpu.gap = Gap::not_built;
+  encode_signals(none, fields);
+  CHECK(decode_signals(fields).gpu.gap == Gap::unreadable);
+  CHECK(decode_signals(fields).cpu.gap == Gap::not_built);
+}
+
+TEST_CASE("soak metrics: one HELP and TYPE per family, a verdict gauge per host and kind", "[soak]") {
+  const auto windows = fake_windows(14, [](int w, int h) { return 10.0 * jitter(w, h) * (h == 2 && w >= 5 ? 0.3 : 1); });
+  const std::vector<std::string> hosts{"h0", "h1", "h\"2", "h3"};
+  const std::string text = soak_metrics(windows, hosts, judge_soak(windows, 4, {}));
+  CHECK_THAT(text, ContainsSubstring("ncclsweep_soak_verdict{host=\"h\\\"2\",kind=\"drift\"} 1\n"));
+  CHECK_THAT(text, ContainsSubstring("ncclsweep_soak_verdict{host=\"h0\",kind=\"drift\"} 0\n"));
+  CHECK_THAT(text, ContainsSubstring("ncclsweep_soak_verdict{host=\"world\",kind=\"drift\"} 1\n"));
+  CHECK_THAT(text, ContainsSubstring("ncclsweep_busbw_gbps{collective=\"all_reduce\",size=\"1048576\",scope=\"host\",host=\"h0\"}"));
+  CHECK_THAT(text, ContainsSubstring("ncclsweep_soak_window 13\n"));
+  const std::regex sample(R"(^[a-z_]+(\{([a-z_]+="([^"\\]|\\.)*",?)+\})? [-+0-9.eEInfNa]+$)");
+  int types = 0;
+  std::stringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    INFO(line);
+    if (line.rfind("# TYPE ", 0) == 0) ++types;
+    if (line[0] != '#') CHECK(std::regex_match(line, sample));
+  }
+  CHECK(types == 7);  // window, elapsed, end timestamp, busbw, algbw, verdict, outlier windows
+}
+
+TEST_CASE("durations: seconds, minutes, hours, days; nonsense refused", "[soak]") {
+  CHECK(parse_duration("90", "--duration") == 90);
+  CHECK(parse_duration("30s", "--duration") == 30);
+  CHECK(parse_duration("1.5h", "--duration") == 5400);
+  CHECK(parse_duration("2m", "--window") == 120);
+  for (const char* bad : {"", "h", "-3s", "0", "5x", "nan"}) {
+    INFO(bad);
+    CHECK_THAT(usage_error_text([&] { parse_duration(bad, "--window"); }), ContainsSubstring("--window"));
+  }
+}
+
+TEST_CASE("the slow fault's schedules: from a time on, or alternating", "[soak]") {
+  const FaultInjection from = parse_fault_injection("5:slow=4@t=8");
+  CHECK(from.rank == 5);
+  CHECK(from.action == "slow");
+  CHECK(slow_factor_at(from, 7.9) == 1);
+  CHECK(slow_factor_at(from, 8) == 4);
+  CHECK(slow_factor_at(from, 1000) == 4);
+  const FaultInjection flap = parse_fault_injection("1:slow=3@flap=2");
+  CHECK(slow_factor_at(flap, 1) == 1);
+  CHECK(slow_factor_at(flap, 3) == 3);
+  CHECK(slow_factor_at(flap, 5) == 1);
+  CHECK(slow_factor_at(flap, 7.5) == 3);
+  CHECK(slow_factor_at(parse_fault_injection("2:slow=2"), 0) == 2);
+  CHECK(slow_factor_at(parse_fault_injection("2:exit"), 10) == 1);
+  CHECK(parse_fault_injection(to_text(from)).from_s == Approx(8));
+  for (const char* bad : {"1:slow=2.5", "1:slow=0", "1:slow=4@t=abc", "1:slow=4@p2", "1:slow=4@flap=0", "1:slow=4@t=-1"}) {
+    INFO(bad);
+    CHECK_THAT(usage_error_text([&] { parse_fault_injection(bad); }), ContainsSubstring("--inject-fault"));
+  }
+}
