@@ -57,6 +57,19 @@ else()
   list(APPEND NCCLSWEEP_MISSING "zlib|zlib1g-dev")
 endif()
 
+# hwloc: topology and memory binding for `ncclsweep probe`'s NUMA figures (Open MPI
+# already depends on it; libhwloc-dev is a Debian 12 and Ubuntu 24.04 package).
+find_package(PkgConfig QUIET)
+find_package(Threads QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(hwloc QUIET IMPORTED_TARGET hwloc)
+endif()
+if(hwloc_FOUND)
+  _ncclsweep_found(hwloc "${hwloc_VERSION}")
+else()
+  list(APPEND NCCLSWEEP_MISSING "hwloc|libhwloc-dev")
+endif()
+
 # Tests only: without Catch2 the build goes on without them.
 set(NCCLSWEEP_CATCH_TARGET)
 set(NCCLSWEEP_CATCH3 0)

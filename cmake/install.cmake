@@ -20,10 +20,12 @@ else()
   set(_yaml_package "libyaml-cpp0.7 | libyaml-cpp0.8")
 endif()
 # Ubuntu 24.04 renamed Open MPI's library package for the 64-bit time_t transition.
-set(_depends "openmpi-bin, libopenmpi3 | libopenmpi3t64, ${_yaml_package}, zlib1g")
+set(_depends "openmpi-bin, libopenmpi3 | libopenmpi3t64, ${_yaml_package}, zlib1g, libhwloc15")
 if(NCCLSWEEP_HAVE_NCCL)
   # NVIDIA's package names (their CUDA repository): NCCL's runtime and the CUDA runtime.
   string(APPEND _depends ", libnccl2, cuda-cudart-${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}")
+  # cuBLAS: ncclsweep probe's GEMM under load.
+  string(APPEND _depends ", libcublas-${CUDAToolkit_VERSION_MAJOR}-${CUDAToolkit_VERSION_MINOR}")
 endif()
 set(CPACK_PACKAGE_NAME ncclsweep)
 set(CPACK_PACKAGE_VENDOR ncclsweep)

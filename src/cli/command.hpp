@@ -76,5 +76,6 @@ void add_report_command(CLI::App& app, CommandAction& chosen);
 void add_compare_command(CLI::App& app, CommandAction& chosen);
 void add_recommend_command(CLI::App& app, CommandAction& chosen);
 void add_locate_command(CLI::App& app, CommandAction& chosen);
+void add_probe_command(CLI::App& app, CommandAction& chosen);
 
 }  // namespace ncclsweep

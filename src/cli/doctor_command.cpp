@@ -22,7 +22,7 @@ struct DoctorArgs {
 int run_doctor(const DoctorArgs& args, CommandContext& context) {
   MpiSession session(&context.argc, &context.argv);
   doctor::GpuFacts gpu = doctor::probe_gpu(session.local_rank());
-  if (!args.no_gpu_tools) doctor::add_nvidia_smi_facts(gpu);
+  if (!args.no_gpu_tools) doctor::add_gpu_state(gpu);
   const auto mine = doctor::collect_local_facts(session, context.envp, std::move(gpu));
   const auto all = doctor::gather_facts(session, mine);
   int status = kExitOk;
@@ -54,7 +54,7 @@ void add_doctor_command(CLI::App& app, CommandAction& chosen) {
   doctor->add_option("--format", args->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
-  doctor->add_flag("--no-gpu-tools", args->no_gpu_tools, "Skip nvidia-smi (clocks, power, ECC, PCIe, NVLink)");
+  doctor->add_flag("--no-gpu-tools", args->no_gpu_tools, "Skip NVML and nvidia-smi (clocks, power, ECC, PCIe, NVLink)");
   doctor->callback(
       [args, &chosen] { chosen = [args](CommandContext& context) { return run_doctor(*args, context); }; });
 }

@@ -54,6 +54,7 @@ int main(int argc, char** argv, char** envp) {
   add_sizes_command(app, chosen);
   add_plan_command(app, chosen);
   add_doctor_command(app, chosen);
+  add_probe_command(app, chosen);
   add_report_command(app, chosen);
   add_compare_command(app, chosen);
   add_recommend_command(app, chosen);

@@ -12,7 +12,9 @@
 #include "cli/command.hpp"
 #include "cli/data_dir.hpp"
 #include "compare/comparison.hpp"
+#include "compare/probe_comparison.hpp"
 #include "compare/side_readers.hpp"
+#include "probe/probe_run.hpp"
 #include "core/errors.hpp"
 #include "core/units.hpp"
 #include "locate/locate_results.hpp"
@@ -83,7 +85,25 @@ struct CompareArgs {
   OutputArgs output;
 };
 
+// Two probe runs (ncclsweep probe): the same verdicts, per host and figure.
+int run_probe_compare(const CompareArgs& args) {
+  if (!probe::is_probe_results(args.new_input) || !probe::is_probe_results(args.reference_input)) {
+    throw UsageError("one side is a probe run and the other is not",
+                     "compare a probe run with a probe run (ncclsweep probe), and sweep results with sweep results");
+  }
+  const auto new_run = probe::read_probe_document(args.new_input);
+  const auto reference = probe::read_probe_document(args.reference_input);
+  const ProbeComparison comparison = compare_probe_records(
+      new_run.records, reference.records, {args.threshold, args.allow_rank_mismatch, args.noise, 0});
+  write_output(args.output, [&](std::ostream& out) { out << probe_comparison_table(comparison); });
+  if (!args.output.output.empty()) std::cout << comparison.summary() << "\n";
+  return comparison.passed() ? kExitOk : kExitRegression;
+}
+
 int run_compare(const CompareArgs& args) {
+  if (probe::is_probe_results(args.new_input) || probe::is_probe_results(args.reference_input)) {
+    return run_probe_compare(args);
+  }
   const auto printer = comparison_printer(args.output.format);  // a bad format fails before reading
   const Bytes min_size = parse_size(args.min_size);  // before reading: a typo is exit 2 at once
   const Side new_side = load_side(args.new_input);

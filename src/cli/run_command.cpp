@@ -12,6 +12,7 @@
 
 #include "cli/command.hpp"
 #include "cli/data_dir.hpp"
+#include "cli/probe_launch.hpp"
 #include "cli/sweep_context.hpp"
 #include "core/call_modes.hpp"
 #include "core/errors.hpp"
@@ -35,6 +36,7 @@ namespace ncclsweep {
 namespace {
 
 struct RunArgs {
+  bool probe = false;  // --probe: the platform probes before measuring (docs/probe.md)
   std::string collectives = "all_gather,reduce_scatter,all_reduce";
   std::string sizes = "1M:1G:x4";
   std::string dtypes = "float32";
@@ -352,6 +354,9 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
     check_engine_support(request.spec, parse_engine(request.spec.engine), engine_places);
     if (!args.fault.empty()) {
       request.fault = parse_fault_injection(args.fault);
+      if (request.fault.action == "cpu-hog" && !args.probe) {
+        throw UsageError("--inject-fault cpu-hog disturbs the probes, not the measurements", "add --probe");
+      }
       if (parse_engine(request.spec.engine) == EngineKind::mpi && request.fault.action == "skip") {
         throw UsageError("--inject-fault skip needs the nccl engine (its workers have deadlines; the mpi engine "
                          "would wait forever)",
@@ -382,7 +387,7 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   }
   if (request.groups.empty()) request.groups = default_groups();
   request.output_dir = args.output;
-  if (verify && request.output_dir.empty()) {
+  if ((verify || args.probe) && request.output_dir.empty()) {
     // The check afterwards reads the run's directory: fix its name now, on every rank alike.
     request.output_dir = session.broadcast_string(
         session.rank() == 0
@@ -397,7 +402,15 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   request.progress = args.quiet ? "off" : args.progress;
   request.command_line = {context.argv, context.argv + context.argc};
   request.envp = context.envp;
+  std::optional<probe::ProbeDocument> probed;
+  if (args.probe) {
+    probe::ProbeOptions options = probe::ProbeOptions::quick();
+    options.gpu = parse_engine(request.spec.engine) != EngineKind::mpi;
+    probed = probe_every_rank(session, options, request.fault, context.argc, context.argv);
+    request.fault = FaultInjection{};  // cpu-hog is over with the probes
+  }
   const int status = run_launch(session, request);
+  if (probed) write_and_print_probe(*probed, (std::filesystem::path(request.output_dir) / "probe").string());
   if (!verify || status != kExitOk) return status;
   return verify_after_run(session, request.output_dir, *verify);
 }
@@ -503,7 +516,9 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
       ->check(finite_range(1, 604800));
   run->add_option("--inject-fault", args->fault,
                   "Testing aid: RANK:sleep=SECONDS|exit|kill|skip|slow=FACTOR[@POINT] (docs/reliability.md), or slow=F@POINT: "
-                  "every rank repeats POINT's timed calls F times (docs/search.md)");
+                  "every rank repeats POINT's timed calls F times (docs/search.md); RANK:cpu-hog with --probe (docs/probe.md)");
+  run->add_flag("--probe", args->probe,
+                "Run ncclsweep probe's probes (--quick) on every rank before measuring; kept in the run's probe/ folder");
   run->add_option("--search", args->search_method,
                   "Search instead of the full grid: racing (successive elimination per size band) or coordinate "
                   "(one axis at a time); grid measures every point (docs/search.md)")

@@ -1,7 +1,8 @@
 #pragma once
 // The live side of the GPU facts: which GPU this rank would drive (through CUDA, when
-// ncclsweep was built with it) and what nvidia-smi says about it.
+// ncclsweep was built with it) and what NVML (or nvidia-smi) says about it.
 #include <string>
+#include <vector>
 
 #include "doctor/rank_facts.hpp"
 
@@ -11,9 +12,19 @@ namespace ncclsweep::doctor {
 // an unavailable_reason when there is none or the build has no CUDA.
 GpuFacts probe_gpu(int local_rank);
 
-// Adds nvidia-smi's view (XML query and NVLink status) to a GPU with a bus id; on
-// failure notes why in unavailable_reason.
+// Adds the GPU's own state (clocks, power, ECC, PCIe, NVLink) to a GPU with a bus id:
+// through NVML (nvml_reader.hpp) where the driver's library loads, else through
+// nvidia-smi; on failure notes why in unavailable_reason.
+void add_gpu_state(GpuFacts& gpu);
+
+// nvidia-smi's view alone (XML query and NVLink status); kept as the fallback and as
+// the second opinion that NVML is checked against.
 void add_nvidia_smi_facts(GpuFacts& gpu);
+
+// The facts on which two readings of one GPU disagree ("sm_clock_max_mhz 1980 vs 1755"),
+// over the fields that do not move by themselves (maximum clocks, power limits, PCIe
+// maximum link, model, driver); empty when they agree.
+std::vector<std::string> gpu_fact_disagreements(const GpuFacts& a, const GpuFacts& b);
 
 // ncclGetVersion and NCCL_VERSION_CODE as "2.28.3"; both empty without NCCL.
 void add_nccl_versions(RankFacts& facts);

@@ -1,6 +1,10 @@
 #include "runtime/fault_injection.hpp"
 
+#include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -17,7 +21,7 @@ namespace {
 
 [[noreturn]] void refuse(const std::string& text, const std::string& why) {
   throw UsageError("--inject-fault '" + text + "': " + why,
-                   "write RANK:ACTION[@POINT] with ACTION sleep=SECONDS, exit, kill, skip or slow=FACTOR, e.g. "
+                   "write RANK:ACTION[@POINT] with ACTION sleep=SECONDS, exit, kill, skip, slow=FACTOR or cpu-hog, e.g. "
                    "1:sleep=600@p2 or 3:slow=4; slow also takes a schedule, RANK:slow=FACTOR@t=SECONDS or "
                    "RANK:slow=FACTOR@flap=SECONDS; or, for a search, slow=F@POINT[;F@POINT] on every rank");
 }
@@ -100,7 +104,7 @@ FaultInjection parse_fault_injection(const std::string& text) {
     fault.action = "sleep";
   } else if (action.rfind("slow=", 0) == 0) {
     parse_slow(text, action.substr(5), fault);
-  } else if (action == "exit" || action == "kill" || action == "skip") {
+  } else if (action == "exit" || action == "kill" || action == "skip" || action == "cpu-hog") {
     fault.action = action;
   } else {
     refuse(text, "unknown action '" + action + "'");
@@ -140,6 +144,41 @@ int slow_factor(const FaultInjection& fault, int this_rank, const std::string& p
   return 1;
 }
 
+CpuHog::CpuHog(const std::vector<int>& cpus) {
+  const pid_t parent = getpid();
+  child_ = fork();
+  if (child_ < 0) throw RuntimeFailure("fork for --inject-fault cpu-hog failed", "");
+  if (child_ > 0) return;
+  // The child: no MPI, no allocation, only busy loops until it is killed.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) std::_Exit(0);
+  setsid();
+  // Real-time FIFO where allowed (root): it preempts the rank as a hypervisor's threads
+  // do, whatever else the machine runs (the kernel still leaves others 5% of each second).
+  // Otherwise the highest nice this session may take.
+  sched_param fifo{};
+  fifo.sched_priority = 1;
+  if (sched_setscheduler(0, SCHED_FIFO, &fifo) != 0) setpriority(PRIO_PROCESS, 0, -20);
+  const auto spin_on = [](int cpu) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    sched_setaffinity(0, sizeof set, &set);
+    for (unsigned long n = 0;; ++n) asm volatile("" : "+r"(n));  // busy on purpose; the asm keeps the loop
+  };
+  for (std::size_t i = 1; i < cpus.size(); ++i) {
+    if (fork() == 0) spin_on(cpus[i]);  // its own process: dies by PDEATHSIG with this one
+  }
+  spin_on(cpus.empty() ? 0 : cpus.front());
+}
+
+CpuHog::~CpuHog() {
+  if (child_ <= 0) return;
+  kill(child_, SIGKILL);
+  waitpid(child_, nullptr, 0);
+}
+
 bool inject_fault(const FaultInjection& fault) {
   if (fault.action == "slow") return false;  // slows calls where they are timed (slow_factor)
   std::fprintf(stderr, "ncclsweep: injecting fault %s\n", to_text(fault).c_str());
@@ -148,6 +187,7 @@ bool inject_fault(const FaultInjection& fault) {
     std::this_thread::sleep_for(std::chrono::duration<double>(fault.seconds));
     return false;
   }
+  if (fault.action == "cpu-hog") return false;  // held for the whole probe by a CpuHog
   if (fault.action == "exit") std::_Exit(kExitRuntime);
   if (fault.action == "kill") {
     raise(SIGKILL);

@@ -17,8 +17,11 @@
 //                  times, F a whole number >= 2: points made slower by known factors,
 //                  so a search's true winners are known (docs/search.md). POINT is a
 //                  search candidate's label; the mpi engine only.
+//   cpu-hog        keep every core the rank may run on busy while it measures
+//                  (`ncclsweep probe`, `run --probe`: CpuHog below)
 // In workers (nccl engine) the worker misbehaves; with the mpi engine the MPI rank does.
 #include <string>
+#include <sys/types.h>
 #include <utility>
 #include <vector>
 
@@ -27,7 +30,7 @@ namespace ncclsweep {
 struct FaultInjection {
   static constexpr int kEveryRank = -2;
   int rank = -1;          // -1: none; kEveryRank: a search's slow=F@POINT, on every rank
-  std::string action;     // "sleep" | "exit" | "kill" | "skip" | "slow"
+  std::string action;     // "sleep" | "exit" | "kill" | "skip" | "slow" | "cpu-hog"
   double seconds = 0;     // sleep only
   double factor = 1;      // RANK:slow only: whole calls per call, 2..100
   std::vector<std::pair<std::string, int>> slowed;  // slow=F@POINT only: candidate label -> factor
@@ -61,5 +64,22 @@ int slow_factor(const FaultInjection& fault, int this_rank, const std::string& p
 // caller skips its collectives), false after a sleep. "slow" is no action here: the
 // caller gives the engine the factor (FaultInjection::slows).
 bool inject_fault(const FaultInjection& fault);
+
+// The cpu-hog fault: a busy loop on each of `cpus`, in a child process of its own
+// session at the highest priority it may take (real-time FIFO as root, else nice). Case 2's hypervisor
+// housekeeping threads are outside the guest's scheduling group; so is this one, which
+// is why it is not a thread of the rank: the kernel shares a core fairly between
+// scheduling groups first, so a hog in the rank's own group would take only the rank's
+// share and hide on a loaded machine. The child dies with its owner (and with the rank).
+class CpuHog {
+ public:
+  explicit CpuHog(const std::vector<int>& cpus);
+  ~CpuHog();
+  CpuHog(const CpuHog&) = delete;
+  CpuHog& operator=(const CpuHog&) = delete;
+
+ private:
+  pid_t child_ = -1;
+};
 
 }  // namespace ncclsweep

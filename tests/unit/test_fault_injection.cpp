@@ -39,6 +39,15 @@ TEST_CASE("slow=F slows every point unless one is named, and reads back from its
   CHECK_FALSE(parse_fault_injection("1:sleep=2").slows("default"));
 }
 
+TEST_CASE("cpu-hog is a fault of its own beside the others") {
+  const FaultInjection hog = parse_fault_injection("2:cpu-hog");
+  CHECK(hog.rank == 2);
+  CHECK(hog.action == "cpu-hog");
+  CHECK(parse_fault_injection(to_text(hog)).action == "cpu-hog");
+  CHECK_FALSE(inject_fault(hog));  // not a skip: the hog is held by the probe, not here
+  CHECK_THAT(usage_error_text([] { parse_fault_injection("1:cpu-hogs"); }), ContainsSubstring("cpu-hog"));
+}
+
 TEST_CASE("a malformed fault is refused with the accepted form") {
   for (const char* bad : {"", "sleep", "x:exit", "-1:exit", "1:", "1:explode", "1:sleep=", "1:sleep=abc",
                           "1:sleep=-3", "1:sleep=1e9", "1:exit@", "99999999999:exit", "1:slow=", "1:slow=1",

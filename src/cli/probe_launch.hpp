@@ -1,0 +1,21 @@
+#pragma once
+// The probes on every rank of a session, gathered on rank 0: shared by `ncclsweep probe`
+// and `ncclsweep run --probe` (docs/probe.md).
+#include <optional>
+#include <string>
+
+#include "probe/probe_run.hpp"
+#include "runtime/fault_injection.hpp"
+#include "runtime/mpi_session.hpp"
+
+namespace ncclsweep {
+
+// Every rank probes (a cpu-hog fault held for the rank it names); rank 0 gets the
+// judged document, the other ranks nothing.
+std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const probe::ProbeOptions& options,
+                                                     const FaultInjection& fault, int argc, char** argv);
+
+// Rank 0: writes the document into `directory` and prints its report on stdout.
+void write_and_print_probe(const probe::ProbeDocument& document, const std::string& directory);
+
+}  // namespace ncclsweep

@@ -1,0 +1,94 @@
+#include "compare/probe_comparison.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/errors.hpp"
+#include "core/iteration_stats.hpp"
+#include "core/printf_text.hpp"
+#include "probe/host_summary.hpp"
+
+namespace ncclsweep {
+
+using probe::Better;
+using probe::metric_info;
+
+double probe_noise_band(const probe::MetricInfo& info, double value, double spread, const NoiseModel& noise) {
+  return std::max(noise.relative, spread) * std::fabs(value) + info.floor / 2;
+}
+
+bool ProbeComparison::passed() const {
+  return std::none_of(rows.begin(), rows.end(), [](const ProbeRowComparison& r) { return r.fails; });
+}
+
+std::string ProbeComparison::summary() const {
+  int counts[4] = {};
+  for (const auto& r : rows) ++counts[static_cast<int>(r.verdict)];
+  std::string text = printf_text("%zu figures: %d same, %d better, %d worse, %d ambiguous -> ", rows.size(),
+                                 counts[static_cast<int>(Verdict::same)], counts[static_cast<int>(Verdict::faster)],
+                                 counts[static_cast<int>(Verdict::slower)], counts[static_cast<int>(Verdict::ambiguous)]);
+  if (passed()) return text + "PASS";
+  std::string failing;
+  for (const auto& r : rows) {
+    if (r.fails) failing += (failing.empty() ? "" : ", ") + std::string(probe::kProbeMetricNames.name(r.metric)) + " on " + r.host;
+  }
+  return text + printf_text("FAIL: below %.0f%% of the reference at ", threshold * 100) + failing;
+}
+
+ProbeComparison compare_probe_records(const std::vector<probe::ProbeRecord>& new_records,
+                                      const std::vector<probe::ProbeRecord>& reference, const CompareOptions& options) {
+  // The reference: per metric the median over its hosts' medians, and its widest spread.
+  std::map<probe::ProbeMetric, std::vector<double>> reference_medians;
+  std::map<probe::ProbeMetric, double> reference_spread;
+  for (const auto& h : probe::summarise_hosts(reference)) {
+    reference_medians[h.metric].push_back(h.median);
+    reference_spread[h.metric] = std::max(reference_spread[h.metric], h.spread);
+  }
+  ProbeComparison out;
+  out.threshold = options.threshold;
+  for (const auto& h : probe::summarise_hosts(new_records)) {
+    const auto it = reference_medians.find(h.metric);
+    if (it == reference_medians.end()) continue;
+    const probe::MetricInfo& info = metric_info(h.metric);
+    ProbeRowComparison row;
+    row.host = h.host;
+    row.metric = h.metric;
+    row.new_value = h.median;
+    row.reference_value = median_of(it->second);
+    row.new_band = probe_noise_band(info, row.new_value, h.spread, options.noise);
+    row.reference_band = probe_noise_band(info, row.reference_value, reference_spread[h.metric], options.noise);
+    // judge() reads higher as faster; a lower-is-better figure is judged on its negation.
+    const double sign = info.better == Better::higher ? 1 : -1;
+    row.verdict = judge(sign * row.new_value, row.new_band, sign * row.reference_value, row.reference_band);
+    const double pad = info.floor;  // keeps a ratio of near-zero figures (stall counts) finite
+    row.ratio = info.better == Better::higher ? (row.new_value + pad) / (row.reference_value + pad)
+                                              : (row.reference_value + pad) / (row.new_value + pad);
+    row.fails = row.verdict == Verdict::slower && row.ratio < options.threshold;
+    out.rows.push_back(row);
+  }
+  if (out.rows.empty()) {
+    throw UsageError("the two probe runs share no measured figure",
+                     "compare probe runs made with the same engine (GPU figures need --engine nccl on both)");
+  }
+  return out;
+}
+
+std::string probe_comparison_table(const ProbeComparison& c) {
+  std::string text = printf_text("%-20s %-30s %12s %12s %8s %-9s\n", "host", "figure", "new", "reference", "ratio", "verdict");
+  for (const auto& r : c.rows) {
+    const probe::MetricInfo& info = metric_info(r.metric);
+    const char* verdict = r.verdict == Verdict::faster ? "better" : r.verdict == Verdict::slower ? "worse" : verdict_name(r.verdict);
+    text += printf_text("%-20s %-30s %12.4g %12.4g %8.3f %-9s%s %s\n", r.host.c_str(),
+                        std::string(probe::kProbeMetricNames.name(r.metric)).c_str(), r.new_value, r.reference_value,
+                        r.ratio, verdict, r.fails ? " FAIL" : "", std::string(info.unit).c_str());
+  }
+  for (const auto& r : c.rows) {
+    if (!r.fails) continue;
+    text += "# " + r.host + " " + std::string(probe::kProbeMetricNames.name(r.metric)) + ": " +
+            std::string(metric_info(r.metric).cause) + "\n";
+  }
+  return text + c.summary() + "\n";
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,42 @@
+#pragma once
+// A probe run (ncclsweep probe) judged against a reference probe run, with the same
+// verdicts, noise model and threshold as a busbw comparison (comparison.hpp): each host
+// of NEW, each figure, against the reference's median over its hosts (docs/probe.md).
+#include <string>
+#include <vector>
+
+#include "compare/comparison.hpp"
+#include "probe/probe_record.hpp"
+
+namespace ncclsweep {
+
+struct ProbeRowComparison {
+  std::string host;
+  probe::ProbeMetric metric = probe::ProbeMetric::busy_clock_ghz;
+  double new_value = 0, reference_value = 0;
+  double ratio = 1;  // how NEW does against the reference: > 1 better, whichever way the metric points
+  double new_band = 0, reference_band = 0;  // in the metric's unit
+  Verdict verdict = Verdict::same;
+  bool fails = false;  // worse beyond both bands and below the threshold
+};
+
+struct ProbeComparison {
+  double threshold = kDefaultThreshold;
+  std::vector<ProbeRowComparison> rows;  // NEW's hosts in order, metrics in enum order
+  bool passed() const;
+  std::string summary() const;  // "40 figures: 38 same, ... -> PASS" / "-> FAIL: ... on host h3"
+};
+
+// A figure's noise half-width: the larger of the noise model's relative part and the
+// record's own spread, times the value, plus half the metric's floor (its resolution).
+double probe_noise_band(const probe::MetricInfo& info, double value, double spread, const NoiseModel& noise);
+
+// Throws UsageError when the two share no measured metric.
+ProbeComparison compare_probe_records(const std::vector<probe::ProbeRecord>& new_records,
+                                      const std::vector<probe::ProbeRecord>& reference, const CompareOptions& options);
+
+// One line per figure (host, metric, both values, ratio, verdict), each failing figure's
+// likely cause after the table, and the summary line.
+std::string probe_comparison_table(const ProbeComparison& comparison);
+
+}  // namespace ncclsweep

@@ -1,0 +1,235 @@
+#include "probe/cpu_probes.hpp"
+
+#include <hwloc.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "core/iteration_stats.hpp"
+#include "doctor/busy_core_clock.hpp"
+
+namespace ncclsweep::probe {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+constexpr std::size_t kMiB = 1 << 20;
+
+// hwloc's topology, destroyed with its owner.
+struct Topology {
+  hwloc_topology_t handle = nullptr;
+  Topology() {
+    if (hwloc_topology_init(&handle) != 0) handle = nullptr;
+    if (handle && hwloc_topology_load(handle) != 0) {
+      hwloc_topology_destroy(handle);
+      handle = nullptr;
+    }
+  }
+  ~Topology() {
+    if (handle) hwloc_topology_destroy(handle);
+  }
+  Topology(const Topology&) = delete;
+  Topology& operator=(const Topology&) = delete;
+};
+
+struct Bitmap {
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  ~Bitmap() { hwloc_bitmap_free(set); }
+  Bitmap() = default;
+  Bitmap(const Bitmap&) = delete;
+  Bitmap& operator=(const Bitmap&) = delete;
+};
+
+// Memory bound to one NUMA node through hwloc, freed with its owner.
+struct NodeBuffer {
+  hwloc_topology_t topology;
+  void* data = nullptr;
+  std::size_t bytes;
+  NodeBuffer(hwloc_topology_t t, hwloc_const_nodeset_t nodes, std::size_t n) : topology(t), bytes(n) {
+    data = hwloc_alloc_membind(t, n, nodes, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET | HWLOC_MEMBIND_STRICT);
+    if (data) std::memset(data, 1, n);  // first touch places the pages
+  }
+  ~NodeBuffer() {
+    if (data) hwloc_free(topology, data, bytes);
+  }
+  NodeBuffer(const NodeBuffer&) = delete;
+  NodeBuffer& operator=(const NodeBuffer&) = delete;
+};
+
+// Best of `repeats` copies of `bytes` from src to dst, in GB/s (read + write counted once).
+double copy_gbps(void* dst, const void* src, std::size_t bytes, int repeats) {
+  double best = 0;
+  for (int i = 0; i < std::max(repeats, 2); ++i) {
+    const auto start = Clock::now();
+    std::memcpy(dst, src, bytes);
+    const double s = seconds_since(start);
+    if (s > 0) best = std::max(best, static_cast<double>(bytes) / s * 1e-9);
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
+std::vector<ProbeRecord> probe_core_clock(const ProbeOptions& options) {
+  if (!doctor::add_chain_supported()) {
+    const std::string why = "no add chain for this CPU architecture (x86-64 and aarch64 only)";
+    return {skipped(ProbeMetric::busy_clock_ghz, why), skipped(ProbeMetric::busy_effective_ghz, why),
+            skipped(ProbeMetric::all_cores_clock_ghz, why), skipped(ProbeMetric::all_cores_effective_ghz, why)};
+  }
+  const std::chrono::duration<double> round(options.clock_round_s);
+  const auto cpus = allowed_cpus();
+  // The calling thread runs where the rank's main thread runs: on its first allowed core.
+  const auto one = doctor::measure_cores({cpus.empty() ? 0 : cpus.front()}, round, options.clock_rounds).front();
+  const std::string where = "cpu " + std::to_string(one.cpu);
+  std::vector<ProbeRecord> out{measured(ProbeMetric::busy_clock_ghz, one.cpu_ghz, 0, where),
+                               measured(ProbeMetric::busy_effective_ghz, one.wall_ghz, 0,
+                                        where + ", share " + std::to_string(one.share).substr(0, 4))};
+  const auto all = doctor::measure_cores(cpus, round, options.clock_rounds);
+  if (all.empty()) return out;
+  const auto slowest_clock = std::min_element(all.begin(), all.end(), [](auto& a, auto& b) { return a.cpu_ghz < b.cpu_ghz; });
+  const auto slowest_wall = std::min_element(all.begin(), all.end(), [](auto& a, auto& b) { return a.wall_ghz < b.wall_ghz; });
+  std::vector<double> clocks;
+  for (const auto& r : all) clocks.push_back(r.cpu_ghz);
+  const std::string span = std::to_string(all.size()) + " cores";
+  out.push_back(measured(ProbeMetric::all_cores_clock_ghz, slowest_clock->cpu_ghz, relative_spread(clocks),
+                         span + ", slowest cpu " + std::to_string(slowest_clock->cpu)));
+  out.push_back(measured(ProbeMetric::all_cores_effective_ghz, slowest_wall->wall_ghz, 0,
+                         span + ", slowest cpu " + std::to_string(slowest_wall->cpu)));
+  return out;
+}
+
+std::vector<ProbeRecord> stall_records(const std::vector<long long>& gaps_ns, double seconds) {
+  long long max_gap = 0;
+  int over_1ms = 0, over_10ms = 0;
+  for (const long long gap : gaps_ns) {
+    max_gap = std::max(max_gap, gap);
+    over_1ms += gap > 1'000'000;
+    over_10ms += gap > 10'000'000;
+  }
+  const double s = seconds > 0 ? seconds : 1;
+  const std::string detail = std::to_string(gaps_ns.size()) + " gaps over 50 us in " + std::to_string(s).substr(0, 4) + " s";
+  return {measured(ProbeMetric::stall_max_ms, static_cast<double>(max_gap) * 1e-6, 0, detail),
+          measured(ProbeMetric::stalls_over_1ms_per_s, over_1ms / s, 0, detail),
+          measured(ProbeMetric::stalls_over_10ms_per_s, over_10ms / s, 0, detail)};
+}
+
+std::vector<ProbeRecord> probe_stalls(const ProbeOptions& options) {
+  std::vector<long long> gaps;
+  std::thread watcher([&] {
+    const auto cpus = allowed_cpus();
+    if (!cpus.empty()) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      CPU_SET(cpus.front(), &set);  // the core the rank's main thread would use
+      pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    }
+    const auto start = Clock::now();
+    const auto end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.stall_seconds));
+    auto last = start;
+    for (auto now = Clock::now(); now < end; now = Clock::now()) {
+      const long long gap = std::chrono::duration_cast<std::chrono::nanoseconds>(now - last).count();
+      if (gap > 50'000) gaps.push_back(gap);
+      last = now;
+    }
+  });
+  watcher.join();
+  return stall_records(gaps, options.stall_seconds);
+}
+
+std::vector<ProbeRecord> probe_host_map_unmap(const ProbeOptions& options) {
+  const std::size_t bytes = 64 * kMiB;
+  const long page = sysconf(_SC_PAGESIZE);
+  std::vector<double> us;
+  for (int i = 0; i < options.repeats; ++i) {
+    const auto start = Clock::now();
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return {skipped(ProbeMetric::host_mmap_64mib_us, std::string("mmap failed: ") + std::strerror(errno))};
+    for (std::size_t at = 0; at < bytes; at += static_cast<std::size_t>(page)) static_cast<volatile char*>(p)[at] = 1;
+    munmap(p, bytes);
+    us.push_back(seconds_since(start) * 1e6);
+  }
+  return {measured(ProbeMetric::host_mmap_64mib_us, median_of(us), relative_spread(us), "mmap + touch + munmap")};
+}
+
+std::vector<ProbeRecord> probe_numa(const ProbeOptions& options) {
+  const Topology topology;
+  if (!topology.handle) {
+    const std::string why = "hwloc could not load this machine's topology";
+    return {skipped(ProbeMetric::numa_local_copy_gbps, why), skipped(ProbeMetric::numa_remote_copy_gbps, why),
+            skipped(ProbeMetric::memory_on_local_node, why)};
+  }
+  hwloc_topology_t t = topology.handle;
+  Bitmap cpus, local_nodes;
+  hwloc_get_cpubind(t, cpus.set, HWLOC_CPUBIND_PROCESS);
+  hwloc_cpuset_to_nodeset(t, cpus.set, local_nodes.set);
+  const int nodes = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
+  const std::size_t bytes = 64 * kMiB;
+  std::vector<ProbeRecord> out;
+  double local = 0, remote = -1;
+  int remote_node = -1;
+  std::string local_names;
+  for (int i = 0; i < nodes; ++i) {
+    const hwloc_obj_t node = hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
+    const NodeBuffer src(t, node->nodeset, bytes), dst(t, node->nodeset, bytes);
+    if (!src.data || !dst.data) continue;  // a node without memory to spare, or binding refused
+    const double gbps = copy_gbps(dst.data, src.data, bytes, options.repeats / 4 + 2);
+    if (hwloc_bitmap_isset(local_nodes.set, node->os_index)) {
+      local = std::max(local, gbps);
+      local_names += (local_names.empty() ? "node " : ",") + std::to_string(node->os_index);
+    } else if (remote < 0 || gbps < remote) {
+      remote = gbps;
+      remote_node = static_cast<int>(node->os_index);
+    }
+  }
+  if (local > 0) {
+    out.push_back(measured(ProbeMetric::numa_local_copy_gbps, local, 0, local_names));
+  } else {
+    out.push_back(skipped(ProbeMetric::numa_local_copy_gbps, "no memory could be bound to the cores' own node"));
+  }
+  if (nodes < 2) {
+    out.push_back(skipped(ProbeMetric::numa_remote_copy_gbps, "one NUMA node: nothing is remote"));
+  } else if (remote >= 0) {
+    out.push_back(measured(ProbeMetric::numa_remote_copy_gbps, remote, 0, "node " + std::to_string(remote_node)));
+  } else {
+    out.push_back(skipped(ProbeMetric::numa_remote_copy_gbps, "no memory could be bound to another node"));
+  }
+  // Where memory under the rank's own policy (numactl, the launcher) really lands.
+  std::vector<char> plain(bytes, 1);
+  Bitmap landed;
+  if (hwloc_get_area_memlocation(t, plain.data(), bytes, landed.set, HWLOC_MEMBIND_BYNODESET) == 0 &&
+      !hwloc_bitmap_iszero(landed.set)) {
+    char* text = nullptr;
+    hwloc_bitmap_list_asprintf(&text, landed.set);
+    const std::string where = std::string("lands on node ") + (text ? text : "?");
+    std::free(text);
+    const double share = hwloc_bitmap_isincluded(landed.set, local_nodes.set) ? 1.0
+                         : hwloc_bitmap_intersects(landed.set, local_nodes.set) ? 0.5
+                                                                                 : 0.0;
+    out.push_back(measured(ProbeMetric::memory_on_local_node, share, 0, where));
+  } else {
+    out.push_back(skipped(ProbeMetric::memory_on_local_node, "hwloc cannot tell where this memory lies"));
+  }
+  return out;
+}
+
+}  // namespace ncclsweep::probe

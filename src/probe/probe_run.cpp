@@ -1,0 +1,176 @@
+#include "probe/probe_run.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+
+#include "core/errors.hpp"
+#include "core/printf_text.hpp"
+#include "probe/cpu_probes.hpp"
+#include "probe/gpu_probes.hpp"
+
+namespace ncclsweep::probe {
+namespace fs = std::filesystem;
+
+namespace {
+
+void append(std::vector<ProbeRecord>& to, std::vector<ProbeRecord> from) {
+  for (auto& r : from) to.push_back(std::move(r));
+}
+
+nlohmann::json options_json(const ProbeOptions& o) {
+  return {{"stall_seconds", o.stall_seconds}, {"clock_round_s", o.clock_round_s}, {"clock_rounds", o.clock_rounds},
+          {"repeats", o.repeats}, {"gpu", o.gpu}};
+}
+
+// The table's columns: the figures a user reads first, one per probe.
+constexpr ProbeMetric kColumns[] = {
+    ProbeMetric::busy_clock_ghz,        ProbeMetric::busy_effective_ghz, ProbeMetric::stall_max_ms,
+    ProbeMetric::stalls_over_1ms_per_s, ProbeMetric::host_mmap_64mib_us, ProbeMetric::numa_local_copy_gbps,
+    ProbeMetric::memory_on_local_node,  ProbeMetric::kernel_launch_us,   ProbeMetric::cuda_malloc_free_2mib_us,
+    ProbeMetric::gemm_bf16_tflops,      ProbeMetric::gpu_sm_clock_under_load_mhz};
+constexpr const char* kHeadings[] = {"clock GHz", "eff GHz", "stall ms", ">1ms /s", "mmap us", "NUMA GB/s",
+                                     "mem local", "launch us", "malloc us", "GEMM TF/s", "SM MHz"};
+
+}  // namespace
+
+std::vector<ProbeRecord> run_probes(const ProbeOptions& options, int local_rank, const std::function<void()>& barrier,
+                                    const std::function<void(bool)>& disturb) {
+  std::vector<ProbeRecord> records;
+  barrier();
+  disturb(true);
+  append(records, probe_core_clock(options));
+  barrier();
+  append(records, probe_stalls(options));
+  disturb(false);
+  barrier();
+  append(records, probe_host_map_unmap(options));
+  barrier();
+  append(records, probe_numa(options));
+  barrier();
+  append(records, probe_gpu(options, local_rank));
+  return records;
+}
+
+void judge_hosts(ProbeDocument& document) {
+  document.hosts.clear();
+  for (const auto& r : document.records) {
+    if (std::find(document.hosts.begin(), document.hosts.end(), r.host) == document.hosts.end()) {
+      document.hosts.push_back(r.host);
+    }
+  }
+  const auto outliers = outlier_hosts(summarise_hosts(document.records));
+  document.findings = outlier_findings(outliers);
+  document.named_hosts = named_hosts(outliers);
+}
+
+void write_probe_document(const ProbeDocument& d, const fs::path& directory) {
+  std::error_code ec;
+  fs::create_directories(directory, ec);
+  const auto refuse = [&](const fs::path& file) {
+    throw UsageError("cannot write " + file.string(), "give -o a directory you can write");
+  };
+  if (ec) refuse(directory);
+  const nlohmann::json doc{{"schema_version", d.schema_version}, {"kind", "probe"},
+                           {"command_line", d.command_line},     {"start_time", d.start_time},
+                           {"end_time", d.end_time},             {"hosts", d.hosts},
+                           {"ranks", d.ranks},                   {"options", options_json(d.options)},
+                           {"records", d.records},               {"findings", d.findings},
+                           {"named_hosts", d.named_hosts}};
+  const fs::path json = directory / "probe.json", temporary = directory / "probe.json.tmp";
+  {
+    std::ofstream out(temporary);
+    out << doc.dump(2) << "\n";
+    if (!out) refuse(temporary);
+  }
+  fs::rename(temporary, json, ec);
+  if (ec) refuse(json);
+  std::ofstream lines(directory / "records.jsonl");
+  for (const auto& r : d.records) lines << nlohmann::json(r).dump() << "\n";
+  if (!lines) refuse(directory / "records.jsonl");
+}
+
+bool is_probe_results(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return fs::exists(path / "probe.json", ec);
+  return path.filename() == "probe.json" && fs::exists(path, ec);
+}
+
+ProbeDocument read_probe_document(const fs::path& path) {
+  const fs::path file = fs::is_directory(path) ? path / "probe.json" : path;
+  std::ifstream in(file);
+  if (!in) throw UsageError("cannot read " + file.string(), "give an ncclsweep probe results directory");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(file.string() + ": not JSON (" + e.what() + ")", "give the probe.json that ncclsweep probe wrote");
+  }
+  if (j.value("kind", "") != "probe") {
+    throw UsageError(file.string() + " is not a probe document (no \"kind\": \"probe\")", "give ncclsweep probe's output");
+  }
+  if (j.value("schema_version", 0) > 1) {
+    throw UsageError(file.string() + ": schema_version " + std::to_string(j.value("schema_version", 0)) +
+                         " is newer than this ncclsweep reads (1)",
+                     "use a newer ncclsweep");
+  }
+  ProbeDocument d;
+  try {
+    d.command_line = j.value("command_line", std::vector<std::string>{});
+    d.start_time = j.value("start_time", "");
+    d.end_time = j.value("end_time", "");
+    d.hosts = j.value("hosts", std::vector<std::string>{});
+    d.ranks = j.value("ranks", 0);
+    d.records = j.at("records").get<std::vector<ProbeRecord>>();
+    d.findings = j.value("findings", std::vector<doctor::Finding>{});
+    d.named_hosts = j.value("named_hosts", std::vector<std::string>{});
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(file.string() + ": " + e.what(), "give the probe.json that ncclsweep probe wrote");
+  }
+  return d;
+}
+
+std::string probe_report(const ProbeDocument& d) {
+  const auto hosts = summarise_hosts(d.records);
+  std::string text = printf_text("# ncclsweep probe: %d rank(s) on %zu host(s); median over each host's ranks\n",
+                                 d.ranks, d.hosts.size());
+  text += printf_text("%-20s %5s", "host", "ranks");
+  for (const char* heading : kHeadings) text += printf_text(" %10s", heading);
+  text += "\n";
+  for (const auto& host : d.hosts) {
+    std::map<int, bool> seen;
+    for (const auto& r : d.records) {
+      if (r.host == host) seen[r.rank] = true;
+    }
+    text += printf_text("%-20s %5zu", host.c_str(), seen.size());
+    for (const ProbeMetric metric : kColumns) {
+      const auto it = std::find_if(hosts.begin(), hosts.end(),
+                                   [&](const HostValue& v) { return v.host == host && v.metric == metric; });
+      text += it == hosts.end() ? printf_text(" %10s", "-") : printf_text(" %10.3g", it->median);
+    }
+    text += "\n";
+  }
+  std::map<std::string, std::vector<std::string>> skipped_by_reason;
+  for (const auto& r : d.records) {
+    if (r.measured()) continue;
+    auto& names = skipped_by_reason[r.skipped];
+    const std::string name(kProbeMetricNames.name(r.metric));
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  for (const auto& [reason, names] : skipped_by_reason) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    text += "# skipped (" + reason + "): " + list + "\n";
+  }
+  if (d.named_hosts.empty()) {
+    text += printf_text("# no host stands out among the %zu host(s)\n", d.hosts.size());
+  } else {
+    std::string list;
+    for (const auto& h : d.named_hosts) list += (list.empty() ? "" : " ") + h;
+    text += "# named: " + list + "\n";
+    text += doctor::findings_table(d.findings);
+  }
+  return text;
+}
+
+}  // namespace ncclsweep::probe

@@ -1,0 +1,52 @@
+#pragma once
+// One rank's whole probe, and the document rank 0 writes: probe.json (everything) and
+// records.jsonl (one record a line) in the results directory (docs/probe.md).
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/finding.hpp"
+#include "probe/host_summary.hpp"
+#include "probe/probe_options.hpp"
+#include "probe/probe_record.hpp"
+
+namespace ncclsweep::probe {
+
+// Every probe on this rank, in order; `barrier` is called before each so every rank
+// measures the same probe at the same time (the all-core clock of one rank would
+// otherwise be disturbed by another rank's map/unmap on the same machine).
+// `disturb(true)` and `disturb(false)` bracket the core-clock and stall probes (where the
+// cpu-hog testing aid is meant to show); the map/unmap, NUMA and GPU probes run after.
+std::vector<ProbeRecord> run_probes(const ProbeOptions& options, int local_rank, const std::function<void()>& barrier,
+                                    const std::function<void(bool)>& disturb = [](bool) {});
+
+struct ProbeDocument {
+  int schema_version = 1;
+  std::vector<std::string> command_line;
+  std::string start_time, end_time;
+  std::vector<std::string> hosts;  // in rank order of first appearance
+  int ranks = 0;
+  ProbeOptions options;
+  std::vector<ProbeRecord> records;
+  std::vector<doctor::Finding> findings;
+  std::vector<std::string> named_hosts;
+};
+
+// Fills hosts, findings and named_hosts from the records (outliers among the hosts).
+void judge_hosts(ProbeDocument& document);
+
+// Writes probe.json and records.jsonl into `directory` (created); UsageError when it
+// cannot be written.
+void write_probe_document(const ProbeDocument& document, const std::filesystem::path& directory);
+
+// Whether `path` is a probe results directory (or its probe.json).
+bool is_probe_results(const std::filesystem::path& path);
+// Reads one; UsageError naming the file when it is not a probe document.
+ProbeDocument read_probe_document(const std::filesystem::path& path);
+
+// The per-host table: median over the host's ranks of the main figures, the worst rank
+// of each named host, what was skipped and why, the hosts named and the findings.
+std::string probe_report(const ProbeDocument& document);
+
+}  // namespace ncclsweep::probe

@@ -1,0 +1,164 @@
+// ncclsweep probe's pure parts: the metric table, stall counting, the per-host summary,
+// which hosts stand out (the cpu-hog and NUMA cases on fabricated records, as a machine
+// with two NUMA nodes would write them), its files, and the comparison with a reference.
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "catch_compat.hpp"
+#include "compare/probe_comparison.hpp"
+#include "probe/cpu_probes.hpp"
+#include "probe/host_summary.hpp"
+#include "probe/probe_run.hpp"
+
+using namespace ncclsweep;
+using namespace ncclsweep::probe;
+
+namespace {
+
+ProbeRecord on(const std::string& host, int rank, ProbeMetric metric, double value) {
+  ProbeRecord r = measured(metric, value);
+  r.host = host;
+  r.rank = rank;
+  return r;
+}
+
+// Four hosts of two ranks, alike but for what `change` does to them.
+template <typename F>
+std::vector<ProbeRecord> four_hosts(F&& change) {
+  std::vector<ProbeRecord> records;
+  for (int rank = 0; rank < 8; ++rank) {
+    const std::string host = "h" + std::to_string(rank / 2);
+    const double jitter = 1 + 0.01 * (rank % 3);
+    for (auto [metric, value] : {std::pair{ProbeMetric::busy_clock_ghz, 3.0}, {ProbeMetric::busy_effective_ghz, 2.9},
+                                 {ProbeMetric::stall_max_ms, 0.4}, {ProbeMetric::stalls_over_1ms_per_s, 0.0},
+                                 {ProbeMetric::numa_local_copy_gbps, 12.0}, {ProbeMetric::numa_remote_copy_gbps, 8.0},
+                                 {ProbeMetric::memory_on_local_node, 1.0}}) {
+      records.push_back(on(host, rank, metric, value * jitter));
+      change(records.back());
+    }
+  }
+  return records;
+}
+
+}  // namespace
+
+TEST_CASE("every probe metric has its row and its name", "[probe]") {
+  for (const auto& name : kProbeMetricNames.names()) {
+    const ProbeMetric metric = kProbeMetricNames.parse(name);
+    CHECK(metric_info(metric).metric == metric);
+    CHECK_FALSE(metric_info(metric).cause.empty());
+  }
+  CHECK_THAT(usage_error_text([] { kProbeMetricNames.parse("busy_clock"); }), ContainsSubstring("busy_clock_ghz"));
+}
+
+TEST_CASE("stall gaps become the max and the counts per second above 1 and 10 ms", "[probe]") {
+  const auto records = stall_records({60'000, 2'000'000, 15'000'000, 900'000}, 2.0);
+  REQUIRE(records.size() == 3);
+  CHECK(records[0].value == Approx(15.0));  // ms
+  CHECK(records[1].value == Approx(1.0));   // two gaps over 1 ms in 2 s
+  CHECK(records[2].value == Approx(0.5));
+}
+
+TEST_CASE("a host's value is the median of its ranks and its worst rank is named", "[probe]") {
+  const std::vector<ProbeRecord> records{on("a", 0, ProbeMetric::busy_clock_ghz, 3.0),
+                                         on("a", 1, ProbeMetric::busy_clock_ghz, 2.0),
+                                         on("a", 2, ProbeMetric::busy_clock_ghz, 3.2),
+                                         on("a", 3, ProbeMetric::stall_max_ms, 9.0),
+                                         on("a", 4, ProbeMetric::stall_max_ms, 1.0)};
+  const auto hosts = summarise_hosts(records);
+  REQUIRE(hosts.size() == 2);
+  CHECK(hosts[0].median == Approx(3.0));
+  CHECK(hosts[0].worst_rank == 1);  // lowest clock
+  CHECK(hosts[1].worst_rank == 3);  // longest stall
+}
+
+TEST_CASE("alike hosts: nothing is named", "[probe]") {
+  CHECK(outlier_hosts(summarise_hosts(four_hosts([](ProbeRecord&) {}))).empty());
+}
+
+TEST_CASE("a rank whose cores are shared: exactly its host is named, with the sharing cause", "[probe]") {
+  const auto records = four_hosts([](ProbeRecord& r) {
+    if (r.rank == 5 && r.metric == ProbeMetric::busy_effective_ghz) r.value = 0.4;
+    if (r.rank == 5 && r.metric == ProbeMetric::stalls_over_1ms_per_s) r.value = 180;
+  });
+  const auto outliers = outlier_hosts(summarise_hosts(records));
+  CHECK(named_hosts(outliers) == std::vector<std::string>{"h2"});
+  const auto findings = outlier_findings(outliers);
+  REQUIRE(findings.size() == 2);
+  for (const auto& f : findings) {
+    CHECK(f.hosts == std::vector<std::string>{"h2"});
+    CHECK(f.ranks == std::vector<int>{5});
+  }
+  CHECK_THAT(findings[0].fix + findings[1].fix, ContainsSubstring("shared") && ContainsSubstring("housekeeping"));
+}
+
+TEST_CASE("a rank whose memory lands on the other NUMA node is named (faked two-node topology)", "[probe]") {
+  // What probe_numa writes for a rank bound to node 1's memory while its cores are on node 0.
+  const auto records = four_hosts([](ProbeRecord& r) {
+    if (r.rank == 6 && r.metric == ProbeMetric::memory_on_local_node) {
+      r.value = 0;
+      r.detail = "lands on node 1";
+    }
+  });
+  const auto outliers = outlier_hosts(summarise_hosts(records));
+  CHECK(named_hosts(outliers) == std::vector<std::string>{"h3"});
+  const auto findings = outlier_findings(outliers);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].check == "probe.memory_on_local_node");
+  CHECK_THAT(findings[0].fix, ContainsSubstring("numactl"));
+}
+
+TEST_CASE("a busy core held below the others' clock is named for its clock", "[probe]") {
+  const auto records = four_hosts([](ProbeRecord& r) {
+    if (r.host == "h1" && r.metric == ProbeMetric::busy_clock_ghz) r.value = 2.4;  // 3.0 GHz elsewhere
+  });
+  const auto findings = outlier_findings(outlier_hosts(summarise_hosts(records)));
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].check == "probe.busy_clock_ghz");
+  CHECK_THAT(findings[0].fix, ContainsSubstring("C-states"));
+}
+
+TEST_CASE("a probe document is written and read back; skipped figures keep their reason", "[probe]") {
+  ProbeDocument d;
+  d.ranks = 2;
+  d.records = four_hosts([](ProbeRecord&) {});
+  ProbeRecord gpu = skipped(ProbeMetric::gemm_bf16_tflops, "no GPU visible");
+  gpu.host = "h0";
+  d.records.push_back(gpu);
+  judge_hosts(d);
+  const auto dir = std::filesystem::temp_directory_path() / ("ncclsweep-probe-" + std::to_string(getpid()));
+  write_probe_document(d, dir);
+  CHECK(is_probe_results(dir));
+  CHECK_FALSE(is_probe_results(dir / "records.jsonl"));
+  const ProbeDocument back = read_probe_document(dir);
+  CHECK(back.records.size() == d.records.size());
+  CHECK(back.records.back().skipped == "no GPU visible");
+  CHECK(back.hosts == std::vector<std::string>{"h0", "h1", "h2", "h3"});
+  const std::string report = probe_report(back);
+  CHECK_THAT(report, ContainsSubstring("# skipped (no GPU visible): gemm_bf16_tflops"));
+  CHECK_THAT(report, ContainsSubstring("no host stands out among the 4 host(s)"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a probe run compared with itself passes; a degraded host fails, named", "[probe][compare]") {
+  const auto reference = four_hosts([](ProbeRecord&) {});
+  const ProbeComparison self = compare_probe_records(reference, reference, {});
+  CHECK(self.passed());
+  CHECK_THAT(self.summary(), ContainsSubstring("-> PASS"));
+  const auto degraded = four_hosts([](ProbeRecord& r) {
+    if (r.host == "h1" && r.metric == ProbeMetric::numa_remote_copy_gbps) r.value = 4.0;
+  });
+  const ProbeComparison c = compare_probe_records(degraded, reference, {});
+  CHECK_FALSE(c.passed());
+  CHECK_THAT(c.summary(), ContainsSubstring("numa_remote_copy_gbps on h1"));
+  int failing = 0;
+  for (const auto& row : c.rows) failing += row.fails;
+  CHECK(failing == 1);
+  // Lower is better for stalls: fewer stalls than the reference is better, never a failure.
+  const auto calmer = four_hosts([](ProbeRecord& r) {
+    if (r.metric == ProbeMetric::stall_max_ms) r.value = 0.1;
+  });
+  CHECK(compare_probe_records(calmer, reference, {}).passed());
+  CHECK_THAT(usage_error_text([&] { compare_probe_records(degraded, {}, {}); }), ContainsSubstring("share no"));
+}
