@@ -20,6 +20,7 @@ struct RecommendArgs {
   std::string env_style = "plain";
   std::string baseline;
   std::string output;  // empty: stdout
+  std::string rank_by{kRankByNames.name(RankBy::busbw)};
 };
 
 int run_recommend(const RecommendArgs& args) {
@@ -28,6 +29,7 @@ int run_recommend(const RecommendArgs& args) {
   for (const auto& path : args.inputs) runs.push_back({read_run_document(path), path});
   RecommendOptions options;
   options.baseline = args.baseline;
+  options.rank_by = kRankByNames.parse(args.rank_by);
   const Recommendation rec = recommend(runs, options);
   std::string text;
   if (args.format == "table") {
@@ -73,6 +75,11 @@ void add_recommend_command(CLI::App& app, CommandAction& chosen) {
   cmd->add_option("--baseline", args->baseline,
                   "the point label to beat (default: the sweep's baseline, else the point without settings, else the first)");
   cmd->add_option("-o,--output", args->output, "write to this file instead of stdout");
+  cmd->add_option("--rank-by", args->rank_by,
+                  "busbw (idle busbw) or iteration-time-under-compute (the time each call exposes beside the run's "
+                  "--with-compute load; ties go to fewer SMs: docs/overlap.md)")
+      ->check(CLI::IsMember(kRankByNames.names()))
+      ->capture_default_str();
   cmd->callback([args, &chosen] { chosen = [args](CommandContext&) { return run_recommend(*args); }; });
 }
 

@@ -19,6 +19,7 @@
 #include "core/units.hpp"
 #include "locate/locate_results.hpp"
 #include "report/node_report.hpp"
+#include "report/overlap_report.hpp"
 #include "report/printers.hpp"
 #include "report/prometheus_text.hpp"
 #include "report/sweep_report.hpp"
@@ -124,6 +125,7 @@ void add_report_command(CLI::App& app, CommandAction& chosen) {
     OutputArgs output;
     std::string nodes = "auto";  // auto | only | off (docs/scale.md, "Per-node view")
     double slow_threshold = kSlowShare;
+    std::string compute = "auto";  // auto | only | off (docs/overlap.md)
   };
   auto args = std::make_shared<ReportArgs>();
   CLI::App* report = app.add_subcommand("report", "Print a results directory or nccl-tests output as a table, Markdown, CSV, JSON or SVG");
@@ -132,6 +134,11 @@ void add_report_command(CLI::App& app, CommandAction& chosen) {
   report->add_option("--nodes", args->nodes,
                      "Per-node view and slow groups' hosts: auto (after a table or md report of a run on several hosts), "
                      "only (just that view, any format), off")
+      ->check(CLI::IsMember({"auto", "only", "off"}))
+      ->capture_default_str();
+  report->add_option("--compute", args->compute,
+                     "The under-compute view (docs/overlap.md): auto (after a table or md report of a run measured "
+                     "with --with-compute), only (just that view, any format: table, md, csv, json, svg), off")
       ->check(CLI::IsMember({"auto", "only", "off"}))
       ->capture_default_str();
   report->add_option("--slow-threshold", args->slow_threshold,
@@ -176,6 +183,19 @@ void add_report_command(CLI::App& app, CommandAction& chosen) {
         write_output(args->output, [&](std::ostream& out) { print_run_prometheus(prom_run, out); });
         return kExitOk;
       }
+      if (args->compute == "only") {
+        if (!is_run) {
+          throw UsageError("--compute only needs an ncclsweep results directory; " + args->input + " is not one",
+                           "give a directory holding run.json");
+        }
+        const RunDocument measured = read_run_document(args->input);
+        if (!has_under_compute(measured)) {
+          throw UsageError(args->input + " holds no measurements under compute", "run with --with-compute gemm:MxNxK:DTYPE");
+        }
+        const OverlapReport overlap = build_overlap_report(measured);
+        write_output(args->output, [&](std::ostream& out) { print_overlap_report(overlap, format, out); });
+        return kExitOk;
+      }
       std::optional<RunDocument> run;
       if (is_run && format != "svg") run = read_run_document(args->input);  // svg plots it as any run
       // After a table or Markdown report only: CSV and JSON stay one table / document.
@@ -183,7 +203,15 @@ void add_report_command(CLI::App& app, CommandAction& chosen) {
       if (run && args->nodes == "auto" && (format == "table" || format == "md") && node_report_by_default(*run)) {
         nodes = build_node_report(*run, args->slow_threshold);
       }
-      const auto print_nodes = [&](std::ostream& out) { if (nodes) print_node_report(*nodes, format, out); };
+      // The under-compute view after a table or Markdown report, as the per-node view.
+      std::optional<OverlapReport> overlap;
+      if (run && args->compute == "auto" && (format == "table" || format == "md") && has_under_compute(*run)) {
+        overlap = build_overlap_report(*run);
+      }
+      const auto print_nodes = [&](std::ostream& out) {
+        if (nodes) print_node_report(*nodes, format, out);
+        if (overlap) print_overlap_report(*overlap, format, out);
+      };
       // A sweep's results directory: the per-point report.
       if (run && is_sweep_run(*run)) {
         const SweepReport report = build_sweep_report(*run);

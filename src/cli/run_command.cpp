@@ -26,6 +26,7 @@
 #include "plan/sweep_plan.hpp"
 #include "search/search_grid.hpp"
 #include "recommend/verification.hpp"
+#include "report/overlap_report.hpp"
 #include "results/results_directory.hpp"
 #include "runtime/engine_registry.hpp"
 #include "runtime/launch.hpp"
@@ -66,6 +67,7 @@ struct RunArgs {
   int timeout_s = 0;
   int corrupt_rank = -1;
   std::string sweep_file;
+  std::string with_compute;  // --with-compute gemm:MxNxK:dtype (docs/overlap.md)
   std::vector<std::string> env_axes;
   std::vector<std::string> config_axes;
   bool allow_unknown_values = false;  // values the NCCL tables do not know pass (a newer NCCL)
@@ -179,6 +181,7 @@ void apply_flags(const RunArgs& args, RunSpec& spec) {
   if (args.given.count("--name")) spec.name = args.name;
   apply_measurement_flags(args, spec);
   if (args.given.count("--timeout")) spec.timeout_s = args.timeout_s;
+  if (!args.with_compute.empty()) spec.compute = parse_compute_load(args.with_compute);
 }
 
 RunSpec spec_from_args(const RunArgs& args) {
@@ -199,6 +202,7 @@ RunSpec spec_from_args(const RunArgs& args) {
   apply_measurement_flags(args, spec);
   spec.engine = args.engine.empty() ? std::string(available_engines().front()) : args.engine;
   spec.timeout_s = args.timeout_s;
+  if (!args.with_compute.empty()) spec.compute = parse_compute_load(args.with_compute);
   return spec;
 }
 
@@ -375,6 +379,10 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
     request.plan = plan_measurements(request.spec, session.size());
     request.plan.notes.insert(request.plan.notes.end(), group_notes.begin(), group_notes.end());
     request.search = plan_search(args, search, search_points, search_baseline, request);
+    if (request.spec.compute) {
+      const ComputeSite site = parse_engine(request.spec.engine) == EngineKind::mpi ? ComputeSite::cpu_analogue : ComputeSite::gpu;
+      for (const std::string& note : under_compute_notes(site, session.size())) request.plan.notes.push_back(note);
+    }
   } catch (const UsageError& e) {
     error = e.message();
   }
@@ -514,6 +522,9 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_option("--timeout", args->timeout_s,
                   "Seconds each communicator init and each size may take (nccl engine); default scales with size")
       ->check(finite_range(1, 604800));
+  run->add_option("--with-compute", args->with_compute,
+                  "Also measure each collective beside a GEMM kept running: gemm:MxNxK:DTYPE, e.g. "
+                  "gemm:8192x8192x8192:bf16 (cuBLAS; the mpi engine runs a CPU analogue) (docs/overlap.md)");
   run->add_option("--inject-fault", args->fault,
                   "Testing aid: RANK:sleep=SECONDS|exit|kill|skip|slow=FACTOR[@POINT] (docs/reliability.md), or slow=F@POINT: "
                   "every rank repeats POINT's timed calls F times (docs/search.md); RANK:cpu-hog with --probe (docs/probe.md)");

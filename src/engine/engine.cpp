@@ -43,4 +43,16 @@ std::string mpi_engine_unsupported_reason(const CollectiveKind& kind, const Data
   return {};
 }
 
+std::string Engine::compute_unsupported_reason(const ComputeLoad&) const {
+  return "the " + std::string(name()) + " engine cannot run compute beside its collectives";
+}
+
+double Engine::time_compute(const ComputeLoad& load, int) {
+  throw UsageError(compute_unsupported_reason(load), "drop --with-compute, or use the nccl or mpi engine");
+}
+
+OverlapTimes Engine::run_under_compute(const CollectiveCall&, const ComputeLoad& load, int, int) {
+  throw UsageError(compute_unsupported_reason(load), "drop --with-compute, or use the nccl or mpi engine");
+}
+
 }  // namespace ncclsweep

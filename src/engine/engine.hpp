@@ -11,6 +11,7 @@
 #include "core/buffer_footprint.hpp"
 #include "core/call_modes.hpp"
 #include "core/collective.hpp"
+#include "core/compute_load.hpp"
 #include "core/dtype.hpp"
 #include "core/gpu_clocks.hpp"
 
@@ -43,6 +44,19 @@ struct TimedIterations {
   double device_seconds = 0;
   double host_seconds = 0;
   std::vector<double> iteration_seconds;
+};
+
+// One rank's view of a collective under compute (docs/overlap.md), over every round of
+// one run_under_compute: the alone figures come from the same rounds, interleaved.
+struct OverlapTimes {
+  double comm_alone_s = 0;     // per call, the collective on an idle device
+  double comm_under_s = 0;     // per call, while the GEMM stream is busy
+  double compute_alone_s = 0;  // per GEMM, without the collective
+  double compute_under_s = 0;  // per GEMM, of the GEMMs that ran wholly inside the collective's window
+  double overlapped_wall_s = 0;  // per round: first GEMM start to the later of the last GEMM and the last call
+  double serial_sum_s = 0;       // per round: the same calls and GEMMs one after another at their alone times
+  int compute_ops_under = 0;     // GEMMs per round that ran wholly inside the window
+  double plain_loop_s = 0;       // per GEMM in a plain loop (no events between GEMMs); 0: not measured
 };
 
 // What this rank runs on, for run.json's rank map.
@@ -102,6 +116,18 @@ class Engine {
   // as behind a slow GPU or link, whatever else loads the machine. Every rank of the
   // group must be given the same F. 1 turns it off. The default refuses (a usage error).
   virtual void slow_down(double factor);
+  // Empty when this engine can run `load` beside its collectives; otherwise why not. The
+  // default: it cannot.
+  virtual std::string compute_unsupported_reason(const ComputeLoad& load) const;
+  // Where its compute runs: the GPU, or the mpi engine's CPU analogue.
+  virtual ComputeSite compute_site() const { return ComputeSite::gpu; }
+  // Runs `count` GEMMs of `load` back to back, alone, and returns the seconds per GEMM
+  // (the first call also allocates and warms the load).
+  virtual double time_compute(const ComputeLoad& load, int count);
+  // `rounds` rounds, each of: GEMMs alone, `calls` calls alone, then the GEMM stream
+  // started first and kept busy with back-to-back GEMMs while `calls` calls run (after a
+  // barrier, as run_timed). Every rank passes the same calls and rounds.
+  virtual OverlapTimes run_under_compute(const CollectiveCall& call, const ComputeLoad& load, int calls, int rounds);
   // This rank's GPU clocks now; nothing for engines without a GPU or when unreadable.
   // Read between measurements only, never while timing.
   virtual std::optional<GpuClocks> read_clocks() { return std::nullopt; }

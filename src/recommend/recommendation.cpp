@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -14,6 +15,7 @@
 #include "core/errors.hpp"
 #include "core/iteration_stats.hpp"
 #include "recommend/nccl_choice.hpp"
+#include "results/repeats.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -30,6 +32,7 @@ struct Variant {
 struct Measured {
   SideRow row;      // repeats folded as compare folds them (median busbw, their spread)
   int records = 0;  // the repeats behind it
+  std::optional<double> exposed_us;  // under compute: the median exposed time per call
 };
 
 using PointRows = std::map<std::string, Measured>;  // point label -> row
@@ -398,10 +401,15 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
 
   // collective -> size -> variant -> point -> row, from compare's reading of each run.
   std::map<std::string, CollectiveRows> table;
-  int skipped_modes = 0, skipped_wrong = 0;
+  int skipped_modes = 0, skipped_wrong = 0, without_compute = 0;
+  const bool under_compute = options.rank_by == RankBy::iteration_time_under_compute;
   for (std::size_t r = 0; r < runs.size(); ++r) {
     const RunDocument& run = runs[r].run;
     const Side side = side_from_run(run, runs[r].path);
+    std::map<MeasurementKey, double> exposed;  // without repeat
+    for (const RepeatedMeasurement& m : aggregate_repeats(run.records)) {
+      if (m.under_compute) exposed[m.key] = m.under_compute->exposed_us.median;
+    }
     for (const auto& row : side.rows) {
       // The recommendation is about settings, measured the default way: rows of other
       // buffer or launch modes, footprints or cache states are left out.
@@ -415,9 +423,16 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
         continue;
       }
       const Variant variant{static_cast<int>(r), k.communicator, row.key.dtype, row.key.op, row.key.placement};
+      std::optional<double> cost;
+      if (const auto e = exposed.find(without_repeat(k)); e != exposed.end()) cost = e->second;
+      if (under_compute && !cost) {
+        ++without_compute;
+        continue;
+      }
       Measured& m = table[row.key.collective][row.key.size_bytes][variant][k.point];
       m.row = row;
       m.records = row.repeats;
+      m.exposed_us = cost;
     }
   }
   std::set<std::string> dtypes;
@@ -428,7 +443,15 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
   }
   rec.dtypes.assign(dtypes.begin(), dtypes.end());
   if (skipped_modes) rec.notes.push_back(std::to_string(skipped_modes) + " rows of other buffer or launch modes, footprints or cache states left out");
+  if (without_compute) {
+    rec.notes.push_back(std::to_string(without_compute) + " rows measured without compute left out (--rank-by " +
+                        std::string(kRankByNames.name(options.rank_by)) + ")");
+  }
+  if (under_compute) rec.notes.push_back("ranked by the time each call exposes under compute (docs/overlap.md); ties go to fewer SMs");
   if (skipped_wrong) rec.notes.push_back(std::to_string(skipped_wrong) + " rows with wrong results left out");
+  if (table.empty() && under_compute) {
+    throw UsageError("the runs hold no measurements under compute", "run the sweep with --with-compute gemm:MxNxK:DTYPE");
+  }
   if (table.empty()) throw UsageError("the runs hold no measurements", "give results directories of completed sweep runs");
 
   // Judge every eligible point at every size, and name the winner.
@@ -441,16 +464,27 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
         const std::string& base_label = baselines[static_cast<std::size_t>(variant.run)];
         const auto base = points.find(base_label);
         if (base == points.end() || base->second.row.busbw_gbps <= 0) continue;
+        if (under_compute && !base->second.exposed_us) continue;
         any_baseline = true;
         const SideRow& b = base->second.row;
         for (const auto& [label, m] : points) {
           if (label == base_label || !eligible[static_cast<std::size_t>(variant.run)].count(label)) continue;
           Judgement& j = out.points[label];
-          const Verdict v = judge(m.row.busbw_gbps, noise_band_gbps(m.row, options.noise), b.busbw_gbps, noise_band_gbps(b, options.noise));
+          Verdict v;
+          if (under_compute) {
+            // Lower exposed time is better: judged as its negative, with the row's own relative noise.
+            const double m_rel = noise_band_gbps(m.row, options.noise) / std::max(m.row.busbw_gbps, 1e-12);
+            const double b_rel = noise_band_gbps(b, options.noise) / std::max(b.busbw_gbps, 1e-12);
+            const double mc = *m.exposed_us, bc = *base->second.exposed_us;
+            v = judge(-mc, mc * m_rel, -bc, bc * b_rel);
+            j.gains.push_back(bc > 0 ? (bc - mc) / bc : 0);  // the share of the baseline's exposed time saved
+          } else {
+            v = judge(m.row.busbw_gbps, noise_band_gbps(m.row, options.noise), b.busbw_gbps, noise_band_gbps(b, options.noise));
+            j.gains.push_back(m.row.busbw_gbps / b.busbw_gbps - 1);
+          }
           ++j.rows;
           if (v == Verdict::faster) ++j.faster;
           if (v == Verdict::slower) j.loses = true;
-          j.gains.push_back(m.row.busbw_gbps / b.busbw_gbps - 1);
           j.support += m.records + base->second.records;
         }
       }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compare/noise_band.hpp"
+#include "core/name_table.hpp"
 #include "core/units.hpp"
 #include "results/record.hpp"
 
@@ -17,9 +18,18 @@ struct RunInput {
   std::string path;  // for messages
 };
 
+// What a point must beat the baseline on. busbw: idle busbw (the default). Under
+// compute: the time each call exposes beside the run's compute load (docs/overlap.md),
+// which sums to the iteration time under compute; between winners tied on it, the one
+// taking fewer SMs (NCCL's logged channels) wins.
+enum class RankBy { busbw, iteration_time_under_compute };
+inline constexpr NameTable<RankBy, 2> kRankByNames{
+    "rank-by", {{{RankBy::busbw, "busbw"}, {RankBy::iteration_time_under_compute, "iteration-time-under-compute"}}}};
+
 struct RecommendOptions {
   std::string baseline;  // a point label; empty: the run's baseline, else the point without settings, else the first
   NoiseModel noise;      // compare's noise band around each figure
+  RankBy rank_by = RankBy::busbw;
 };
 
 // Adjacent measured sizes of one collective with the same winner (or none).

@@ -79,6 +79,7 @@ class TerminalTable final : public ResultSink {
     // Repeats of one size can follow each other inside a block: each row says which it is.
     if (first.repeat > 0) out_ << "   repeat " << first.repeat + 1;
     out_ << '\n';
+    for (const MeasurementRecord& r : placements) print_under_compute(r);
     out_.flush();
   }
 
@@ -144,6 +145,17 @@ class TerminalTable final : public ResultSink {
     for (const auto& [label, sum] : sums) {
       out_ << printf_text("# Avg bus bandwidth    : %10.4f GB/s  %s\n", sum.first / sum.second, label.c_str());
     }
+  }
+
+  // docs/overlap.md: a "#" line under the row per placement measured beside compute.
+  void print_under_compute(const MeasurementRecord& r) {
+    if (!r.under_compute) return;
+    const UnderCompute& u = *r.under_compute;
+    out_ << printf_text("#   under %s%s, %s: comm %.4g us x%.2f (busbw %.3g GB/s), gemm %.4g us x%.2f (%.4g TFLOP/s), "
+                        "overlapped %.4g us vs serial %.4g us\n",
+                        label_of(u.load).c_str(), u.site == ComputeSite::cpu_analogue ? " (CPU analogue)" : "",
+                        r.placement.c_str(), u.comm_under_us, u.comm_slowdown(), u.busbw_under_gbps, u.compute_under_us,
+                        u.compute_slowdown(), u.tflops_under, u.overlapped_wall_us, u.serial_sum_us);
   }
 
   // One line: how many measurements ran with a throttled GPU, and why.

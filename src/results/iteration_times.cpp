@@ -26,7 +26,7 @@ std::vector<PointIterationTime> weigh_points(const RunDocument& run) {
   const auto conditions_of = [](const MeasurementKey& k) { return std::tuple{k.buffers, k.launch, k.footprint, k.cache}; };
   for (const std::string& point : points) {
     std::optional<decltype(conditions_of(MeasurementKey{}))> chosen;
-    std::vector<MeasuredTime> table;
+    std::vector<MeasuredTime> table, exposed;
     for (const RepeatedMeasurement& m : measurements) {
       if (m.key.point != point || m.key.placement != Placement::out_of_place) continue;
       if (!chosen || conditions_of(m.key) < *chosen) chosen = conditions_of(m.key);
@@ -37,6 +37,10 @@ std::vector<PointIterationTime> weigh_points(const RunDocument& run) {
       // The requested size: the measured one differs by less than an element per rank.
       table.push_back({std::string(k.collective->name), k.requested_bytes ? k.requested_bytes : k.size_bytes,
                        k.communicator.ranks, m.time_us.median * 1e-6});
+      if (m.under_compute) {
+        exposed.push_back({table.back().collective, table.back().bytes, table.back().group_size,
+                           m.under_compute->exposed_us.median * 1e-6});
+      }
     }
     const IterationTime t = iteration_time(rows, table);
     PointIterationTime p;
@@ -47,6 +51,8 @@ std::vector<PointIterationTime> weigh_points(const RunDocument& run) {
       if (w.source == TimeSource::interpolated) ++p.interpolated;
       if (w.source == TimeSource::missing) ++p.missing;
     }
+    // The overlapped form (docs/overlap.md): each call costs what it exposes under compute.
+    if (!exposed.empty()) p.under_compute_ms = iteration_time(rows, exposed).seconds * 1e3;
     out.push_back(p);
   }
   return out;

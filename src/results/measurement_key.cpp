@@ -23,6 +23,7 @@ MeasurementKey key_of(const MeasurementRecord& r) {
           .launch = parse_launch_mode(r.launch),
           .footprint = footprint_of(r.buffer_footprint),
           .cache = cache_of(r.cache),
+          .compute = r.under_compute ? std::optional<ComputeLoad>(r.under_compute->load) : std::nullopt,
           .placement = parse_placement(r.placement),
           .point = r.point,
           .size_bytes = r.size_bytes,
@@ -49,7 +50,8 @@ std::string key_text(const MeasurementKey& k) {
   return std::string(k.collective->name) + "|" + std::string(k.dtype->name) + "|" + std::string(op_name(k)) + "|" +
          std::to_string(k.root) + "|" + k.communicator.kind + "|" + std::to_string(k.communicator.ranks) + "|" +
          std::string(name_of(k.buffers)) + "|" + std::string(name_of(k.launch)) + "|" +
-         label_of(k.footprint) + "|" + std::string(name_of(k.cache)) + "|" + std::string(name_of(k.placement)) + "|" + std::to_string(k.size_bytes) + "|" +
+         label_of(k.footprint) + "|" + std::string(name_of(k.cache)) + "|" +
+         (k.compute ? to_text(*k.compute) : std::string("-")) + "|" + std::string(name_of(k.placement)) + "|" + std::to_string(k.size_bytes) + "|" +
          std::to_string(k.requested_bytes) + "|" + std::to_string(k.repeat) + "|" + k.point;
 }
 
@@ -62,6 +64,7 @@ std::string series_title(const MeasurementKey& k) {
   if (k.op) title += " " + std::string(name_of(*k.op));
   if (!k.communicator.is_world()) title += " on " + communicator_text(k.communicator);
   if (const std::string conditions = conditions_text(k); !conditions.empty()) title += " [" + conditions + "]";
+  if (k.compute) title += " under " + label_of(*k.compute);
   return title;
 }
 

@@ -10,6 +10,7 @@
 #include "core/buffer_footprint.hpp"
 #include "core/call_modes.hpp"
 #include "core/collective.hpp"
+#include "core/compute_load.hpp"
 #include "core/dtype.hpp"
 #include "core/units.hpp"
 #include "results/record.hpp"
@@ -46,6 +47,9 @@ struct MeasurementKey {
   // existed read as nccl-tests' model, largest and warm.
   BufferFootprint footprint;
   CacheState cache = CacheState::warm;
+  // The compute it was measured beside (docs/overlap.md); empty: none. Kept out of
+  // conditions_text, so recommend still reads these rows as measured the default way.
+  std::optional<ComputeLoad> compute;
   Placement placement = Placement::out_of_place;
   std::string point = "default";
   Bytes size_bytes = 0;       // what the call moved

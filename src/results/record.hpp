@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/call_modes.hpp"
+#include "core/compute_load.hpp"
 #include "core/units.hpp"
 #include "core/finding.hpp"
 
@@ -39,6 +40,37 @@ struct MeasurementClocks {
   int sm_mhz_before = 0, sm_mhz_after = 0;
   int mem_mhz_before = 0, mem_mhz_after = 0;
   std::vector<std::string> throttle;  // empty: not throttled
+};
+
+// The collective under compute and the compute under the collective (docs/overlap.md),
+// measured in rounds that interleave the alone figures with the overlapped ones. Times
+// are the slowest rank's; busbw and TFLOP/s follow from them.
+struct UnderCompute {
+  ComputeLoad load;
+  ComputeSite site = ComputeSite::gpu;  // cpu_analogue: the mpi engine's blocked multiply on the rank's cores
+  int rounds = 0;
+  int calls = 0;                 // collective calls per round, alone and under compute alike
+  double comm_alone_us = 0;      // per call
+  double comm_under_us = 0;
+  double busbw_alone_gbps = 0, busbw_under_gbps = 0;
+  double compute_alone_us = 0;   // per GEMM
+  double compute_under_us = 0;   // per GEMM that ran wholly under the collective
+  double tflops_alone = 0, tflops_under = 0;
+  int compute_ops_under = 0;     // such GEMMs per round, on the rank with fewest
+  double overlapped_wall_us = 0;  // per round: the GEMMs and calls run together
+  double serial_sum_us = 0;       // per round: the same one after another, at their alone times
+  double plain_loop_tflops = 0;   // GPU: cuBLAS in a plain loop in the same call; 0 when not measured
+  std::optional<MeasurementClocks> clocks;  // around the rounds (the GEMM heats the GPU)
+
+  // Under / alone: 1 is no slowdown.
+  double comm_slowdown() const { return comm_alone_us > 0 ? comm_under_us / comm_alone_us : 0; }
+  double compute_slowdown() const { return compute_alone_us > 0 ? compute_under_us / compute_alone_us : 0; }
+  // What one call adds to an iteration whose compute is long enough to hide it: its time
+  // under compute less the compute that ran meanwhile, valued at the alone speed. Hidden
+  // communication then costs nothing and compute slowed by it costs what it lost.
+  double exposed_us() const {
+    return compute_under_us > 0 ? comm_under_us * (1 - compute_alone_us / compute_under_us) : comm_under_us;
+  }
 };
 
 struct MeasurementRecord {
@@ -82,6 +114,7 @@ struct MeasurementRecord {
   int communicators = 1;               // how many sub-communicators ran at once
   std::vector<SubCommunicatorTime> per_communicator;  // empty for the world
   std::optional<MeasurementClocks> clocks;  // empty when the engine has no GPU clocks to read
+  std::optional<UnderCompute> under_compute;  // --with-compute / compute: only
 };
 
 // A call a training job makes per iteration (from its workload or imported files),
@@ -109,6 +142,9 @@ struct PointIterationTime {
   int measured = 0;      // calls whose size was measured
   int interpolated = 0;  // between two measured sizes, log-linearly
   int missing = 0;       // no measurement to use: ms is then a lower bound
+  // The overlapped form (docs/overlap.md): sum of calls x each call's exposed time under
+  // compute; empty when the run measured no compute.
+  std::optional<double> under_compute_ms;
 };
 
 // One setting of a sweep point and whether it reached NCCL on every rank.

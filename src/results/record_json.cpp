@@ -52,6 +52,86 @@ void from_json(const json& j, WorkloadCall& c) {
   j.at("origin").get_to(c.origin);
 }
 
+void to_json(json& j, const PointIterationTime& t) {
+  j = json{{"point", t.point}, {"ms", t.ms}, {"measured", t.measured}, {"interpolated", t.interpolated}, {"missing", t.missing}};
+  if (t.under_compute_ms) j["under_compute_ms"] = *t.under_compute_ms;
+}
+
+void from_json(const json& j, PointIterationTime& t) {
+  j.at("point").get_to(t.point);
+  j.at("ms").get_to(t.ms);
+  j.at("measured").get_to(t.measured);
+  j.at("interpolated").get_to(t.interpolated);
+  j.at("missing").get_to(t.missing);
+  if (const auto it = j.find("under_compute_ms"); it != j.end() && !it->is_null()) t.under_compute_ms = it->get<double>();
+}
+
+namespace {
+
+json clocks_json(const MeasurementClocks& c) {
+  return json{{"sm_mhz", {c.sm_mhz_before, c.sm_mhz_after}}, {"mem_mhz", {c.mem_mhz_before, c.mem_mhz_after}},
+              {"throttle", c.throttle}};
+}
+
+MeasurementClocks clocks_from(const json& j) {
+  MeasurementClocks c;
+  const auto sm = j.at("sm_mhz").get<std::vector<int>>(), mem = j.at("mem_mhz").get<std::vector<int>>();
+  if (sm.size() != 2 || mem.size() != 2) throw json::other_error::create(501, "clocks need [before, after]", &j);
+  c.sm_mhz_before = sm[0];
+  c.sm_mhz_after = sm[1];
+  c.mem_mhz_before = mem[0];
+  c.mem_mhz_after = mem[1];
+  j.at("throttle").get_to(c.throttle);
+  return c;
+}
+
+}  // namespace
+
+void to_json(json& j, const UnderCompute& u) {
+  j = json{{"compute", to_text(u.load)},
+           {"site", std::string(name_of(u.site))},
+           {"rounds", u.rounds},
+           {"calls", u.calls},
+           {"comm_alone_us", u.comm_alone_us},
+           {"comm_under_us", u.comm_under_us},
+           {"comm_slowdown", u.comm_slowdown()},
+           {"busbw_alone_gbps", u.busbw_alone_gbps},
+           {"busbw_under_gbps", u.busbw_under_gbps},
+           {"compute_alone_us", u.compute_alone_us},
+           {"compute_under_us", u.compute_under_us},
+           {"compute_slowdown", u.compute_slowdown()},
+           {"tflops_alone", u.tflops_alone},
+           {"tflops_under", u.tflops_under},
+           {"compute_ops_under", u.compute_ops_under},
+           {"overlapped_wall_us", u.overlapped_wall_us},
+           {"serial_sum_us", u.serial_sum_us},
+           {"exposed_us", u.exposed_us()}};
+  if (u.plain_loop_tflops > 0) j["plain_loop_tflops"] = u.plain_loop_tflops;
+  if (u.clocks) j["clocks"] = clocks_json(*u.clocks);
+}
+
+// The derived figures (slowdowns, exposed time) are written for readers of the file and
+// recomputed from the times here, so they cannot disagree with them.
+void from_json(const json& j, UnderCompute& u) {
+  u.load = parse_compute_load(j.at("compute").get<std::string>(), "run.json under_compute.compute");
+  u.site = kComputeSiteNames.parse(j.at("site").get<std::string>());
+  j.at("rounds").get_to(u.rounds);
+  j.at("calls").get_to(u.calls);
+  j.at("comm_alone_us").get_to(u.comm_alone_us);
+  j.at("comm_under_us").get_to(u.comm_under_us);
+  j.at("busbw_alone_gbps").get_to(u.busbw_alone_gbps);
+  j.at("busbw_under_gbps").get_to(u.busbw_under_gbps);
+  j.at("compute_alone_us").get_to(u.compute_alone_us);
+  j.at("compute_under_us").get_to(u.compute_under_us);
+  j.at("tflops_alone").get_to(u.tflops_alone);
+  j.at("tflops_under").get_to(u.tflops_under);
+  j.at("compute_ops_under").get_to(u.compute_ops_under);
+  j.at("overlapped_wall_us").get_to(u.overlapped_wall_us);
+  j.at("serial_sum_us").get_to(u.serial_sum_us);
+  u.plain_loop_tflops = j.value("plain_loop_tflops", 0.0);
+  if (const auto it = j.find("clocks"); it != j.end() && !it->is_null()) u.clocks = clocks_from(*it);
+}
+
 void to_json(json& j, const MeasurementRecord& r) {
   j = json{{"collective", r.collective},
            {"dtype", r.dtype},
@@ -93,11 +173,8 @@ void to_json(json& j, const MeasurementRecord& r) {
     j["footprint_offsets"] = r.footprint_offsets;
   }
   if (!r.cache.empty()) j["cache"] = r.cache;
-  if (r.clocks) {
-    j["clocks"] = json{{"sm_mhz", {r.clocks->sm_mhz_before, r.clocks->sm_mhz_after}},
-                       {"mem_mhz", {r.clocks->mem_mhz_before, r.clocks->mem_mhz_after}},
-                       {"throttle", r.clocks->throttle}};
-  }
+  if (r.clocks) j["clocks"] = clocks_json(*r.clocks);
+  if (r.under_compute) j["under_compute"] = *r.under_compute;
   if (r.communicator != "world") {  // world records stay as they were
     j["communicator"] = r.communicator;
     j["communicators"] = r.communicators;
@@ -158,17 +235,8 @@ void from_json(const json& j, MeasurementRecord& r) {
   r.footprint_bytes = j.value("footprint_bytes", Bytes{0});
   r.footprint_offsets = j.value("footprint_offsets", std::uint64_t{0});
   r.cache = j.value("cache", std::string());
-  if (const auto it = j.find("clocks"); it != j.end() && !it->is_null()) {
-    MeasurementClocks c;
-    const auto sm = it->at("sm_mhz").get<std::vector<int>>(), mem = it->at("mem_mhz").get<std::vector<int>>();
-    if (sm.size() != 2 || mem.size() != 2) throw json::other_error::create(501, "clocks need [before, after]", &*it);
-    c.sm_mhz_before = sm[0];
-    c.sm_mhz_after = sm[1];
-    c.mem_mhz_before = mem[0];
-    c.mem_mhz_after = mem[1];
-    it->at("throttle").get_to(c.throttle);
-    r.clocks = c;
-  }
+  if (const auto it = j.find("clocks"); it != j.end() && !it->is_null()) r.clocks = clocks_from(*it);
+  if (const auto it = j.find("under_compute"); it != j.end() && !it->is_null()) r.under_compute = it->get<UnderCompute>();
 }
 
 void to_json(json& j, const RunDocument& d) {

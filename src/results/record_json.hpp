@@ -20,7 +20,9 @@ void from_json(const nlohmann::json& j, SubCommunicatorTime& t);
 void to_json(nlohmann::json& j, const WorkloadCall& c);
 void from_json(const nlohmann::json& j, WorkloadCall& c);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WorkloadWeights, source, basis, calls)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointIterationTime, point, ms, measured, interpolated, missing)
+// under_compute_ms only when measured (docs/overlap.md).
+void to_json(nlohmann::json& j, const PointIterationTime& t);
+void from_json(const nlohmann::json& j, PointIterationTime& t);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PointPhases, worker_start, connect, verify, measure, disconnect)
 // With defaults: run.json files from before a field existed still read.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PointOutcome, label, isolation_group, status, error, settings, init_time_us,
@@ -29,6 +31,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PointOutcome, label, isolation_g
 
 // Records (an optional wrong count) and the run (a schema version check) by hand.
 
+void to_json(nlohmann::json& j, const UnderCompute& u);
+void from_json(const nlohmann::json& j, UnderCompute& u);
 void to_json(nlohmann::json& j, const MeasurementRecord& r);
 void from_json(const nlohmann::json& j, MeasurementRecord& r);
 void to_json(nlohmann::json& j, const RunDocument& d);

@@ -25,17 +25,29 @@ std::vector<RepeatedMeasurement> aggregate_repeats(std::span<const MeasurementRe
   out.reserve(repeats.size());
   for (auto& [key, group] : repeats) {
     std::stable_sort(group.begin(), group.end(), [](const auto* a, const auto* b) { return a->repeat < b->repeat; });
-    RepeatedMeasurement m{key, *group.front(), {}, {}, {}, std::nullopt};
-    std::vector<double> busbw, algbw, time;
+    RepeatedMeasurement m{key, *group.front(), {}, {}, {}, std::nullopt, std::nullopt};
+    std::vector<double> busbw, algbw, time, comm_slowdown, compute_slowdown, exposed, comm_under, compute_under;
     for (const MeasurementRecord* r : group) {
       busbw.push_back(r->busbw_gbps);
       algbw.push_back(r->algbw_gbps);
       time.push_back(r->time_us.max);
       if (r->wrong) m.wrong = m.wrong.value_or(0) + *r->wrong;
+      if (const auto& u = r->under_compute) {  // every repeat of a key has it: the key holds the load
+        comm_slowdown.push_back(u->comm_slowdown());
+        compute_slowdown.push_back(u->compute_slowdown());
+        exposed.push_back(u->exposed_us());
+        comm_under.push_back(u->comm_under_us);
+        compute_under.push_back(u->compute_under_us);
+      }
     }
     m.busbw_gbps = repeat_stats(busbw);
     m.algbw_gbps = repeat_stats(algbw);
     m.time_us = repeat_stats(time);
+    if (!exposed.empty()) {
+      m.under_compute = RepeatedMeasurement::UnderComputeStats{repeat_stats(comm_slowdown), repeat_stats(compute_slowdown),
+                                                              repeat_stats(exposed), repeat_stats(comm_under),
+                                                              repeat_stats(compute_under)};
+    }
     out.push_back(std::move(m));
   }
   return out;

@@ -29,6 +29,11 @@ struct RepeatedMeasurement {
   MeasurementRecord first;    // the lowest repeat: what does not vary (count, root, ranks)
   RepeatStats busbw_gbps, algbw_gbps, time_us;  // time: the collective's (max over ranks)
   std::optional<std::uint64_t> wrong;  // summed over repeats; empty when none was checked
+  // Under compute (docs/overlap.md), when measured: each figure's median over the repeats.
+  struct UnderComputeStats {
+    RepeatStats comm_slowdown, compute_slowdown, exposed_us, comm_under_us, compute_under_us;
+  };
+  std::optional<UnderComputeStats> under_compute;
 };
 
 // One entry per measurement, in key order. Records of the same key (the same repeat

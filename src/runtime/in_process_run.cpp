@@ -39,6 +39,11 @@ int run_in_process(LaunchState& state) {
         throw UsageError(reason);
       }
     }
+    if (request.spec.compute) {
+      if (const std::string reason = engine->compute_unsupported_reason(*request.spec.compute); !reason.empty()) {
+        throw UsageError(reason, "drop --with-compute / compute:");
+      }
+    }
   } catch (const UsageError& e) {
     status = kExitUsage;
     error = e.message();

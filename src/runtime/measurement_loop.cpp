@@ -81,6 +81,49 @@ std::optional<MeasurementClocks> reduce_clocks(const std::optional<GpuClocks>& b
   return MeasurementClocks{int(-lowest[0]), int(-lowest[1]), int(-lowest[2]), int(-lowest[3]), throttle_names(any)};
 }
 
+// The collective's window under compute spans at least this many GEMMs alone, so the
+// GEMMs wholly inside it are more than an edge effect; and at most this many calls.
+constexpr double kGemmsPerWindow = 4;
+constexpr int kMaxCallsPerWindow = 100000;
+// Rounds of (GEMMs alone, calls alone, both together), interleaved.
+constexpr int kOverlapRounds = 3;
+
+// The collective under compute and the compute under it, beside their alone figures
+// (docs/overlap.md); every rank calls it once per placement. Times are the slowest
+// rank's; counts the rank with fewest.
+UnderCompute measure_under_compute(const CollectiveCall& call, const PlannedCall& planned, int ranks_in_comm,
+                                   const ComputeLoad& load, double comm_call_s, Engine& engine, Coordinator& ranks) {
+  const std::optional<GpuClocks> before = engine.read_clocks();
+  const double gemm_s = ranks.reduce_times(engine.time_compute(load, 2)).max;  // warms the load too
+  const double window_calls = comm_call_s > 0 ? std::ceil(kGemmsPerWindow * gemm_s / comm_call_s) : 1;
+  const int calls = static_cast<int>(std::clamp(window_calls, 1.0, double(kMaxCallsPerWindow)));
+  const OverlapTimes here = engine.run_under_compute(call, load, calls, kOverlapRounds);
+  const std::vector<double> slowest = ranks.max_each({here.comm_alone_s, here.comm_under_s, here.compute_alone_s,
+                                                      here.compute_under_s, here.overlapped_wall_s, here.serial_sum_s,
+                                                      -double(here.compute_ops_under), here.plain_loop_s});
+  UnderCompute u;
+  u.load = load;
+  u.site = engine.compute_site();
+  u.rounds = kOverlapRounds;
+  u.calls = calls;
+  u.comm_alone_us = slowest[0] * 1e6;
+  u.comm_under_us = slowest[1] * 1e6;
+  const double busbw_factor = call.kind->busbw_factor(ranks_in_comm);
+  const double bytes = static_cast<double>(planned.total_bytes);
+  u.busbw_alone_gbps = slowest[0] > 0 ? bytes / slowest[0] / 1e9 * busbw_factor : 0;
+  u.busbw_under_gbps = slowest[1] > 0 ? bytes / slowest[1] / 1e9 * busbw_factor : 0;
+  u.compute_alone_us = slowest[2] * 1e6;
+  u.compute_under_us = slowest[3] * 1e6;
+  u.tflops_alone = slowest[2] > 0 ? load.flops() / slowest[2] / 1e12 : 0;
+  u.tflops_under = slowest[3] > 0 ? load.flops() / slowest[3] / 1e12 : 0;
+  u.overlapped_wall_us = slowest[4] * 1e6;
+  u.serial_sum_us = slowest[5] * 1e6;
+  u.compute_ops_under = static_cast<int>(-slowest[6]);
+  u.plain_loop_tflops = slowest[7] > 0 ? load.flops() / slowest[7] / 1e12 : 0;
+  u.clocks = reduce_clocks(before, engine.read_clocks(), ranks);
+  return u;
+}
+
 MeasurementRecord measure_placement(const PlannedCall& planned, Placement placement, int repeat,
                                     const LoopOptions& options, Engine& engine, Coordinator& ranks) {
   CollectiveCall call = planned.call;
@@ -153,6 +196,10 @@ MeasurementRecord measure_placement(const PlannedCall& planned, Placement placem
                  t_clocks_after * 1e3, clock.lap() * 1e3);
   }
   add_iteration_stats(times, record);
+  if (options.compute) {
+    record.under_compute = measure_under_compute(call, planned, planned.split.ranks_in(ranks.size()), *options.compute,
+                                                 t.max, engine, ranks);
+  }
   return record;
 }
 
@@ -169,6 +216,7 @@ LoopOptions loop_options(const RunSpec& spec, int corrupt_rank, std::string poin
   options.repeats = spec.repeats;
   options.order = parse_repeat_order(spec.order);
   options.seed = spec.seed;
+  options.compute = spec.compute;
   return options;
 }
 
@@ -228,6 +276,7 @@ bool measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engin
         MeasurementRecord key = make_record(planned, placement, planned.split.ranks_in(ranks.size()), options, 0, 0, 0);
         key.repeat = repeat;
         if (planned.call.comm != 0) key.communicator = planned.split.kind;  // as add_sub_communicator_times sets it
+        if (options.compute) key.under_compute = UnderCompute{.load = *options.compute};
         if (options.done.count(key_text(key_of(key)))) continue;  // --resume: recorded by an earlier run
       }
       row.push_back(measure_placement(planned, placement, repeat, options, engine, ranks));

@@ -4,6 +4,7 @@
 // across ranks (per rank for the average, per iteration for the percentiles).
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -41,6 +42,8 @@ struct LoopOptions {
   // NCCLSWEEP_TRACE_TIMING: rank 0 prints where each measurement's wall time went
   // (check, warm-up, timed samples, reductions, clock reads) to stderr.
   bool trace_timing = false;
+  // --with-compute: each placement is also measured beside this compute (docs/overlap.md).
+  std::optional<ComputeLoad> compute;
 };
 
 // The spec's measurement options for the loop.

@@ -44,6 +44,7 @@ void to_json(json& j, const RunSpec& s) {
   if (s.cache_states != std::vector<CacheState>{CacheState::warm}) {
     for (const CacheState c : s.cache_states) j["cache"].push_back(std::string(name_of(c)));
   }
+  if (s.compute) j["compute"] = to_text(*s.compute);
   if (!s.calls.empty()) {
     json& calls = j["calls"] = json::array();
     for (const SizedCall& c : s.calls) {
@@ -88,6 +89,8 @@ void from_json(const json& j, RunSpec& s) {
     s.cache_states.clear();
     for (const auto& c : j.at("cache")) s.cache_states.push_back(parse_cache_state_list(c.get<std::string>()).front());
   }
+  s.compute.reset();
+  if (j.contains("compute")) s.compute = parse_compute_load(j.at("compute").get<std::string>(), "worker start message");
   s.calls.clear();
   if (j.contains("calls")) {
     for (const auto& c : j.at("calls")) {

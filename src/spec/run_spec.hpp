@@ -1,12 +1,14 @@
 #pragma once
 // A validated description of what to measure, before any rank or GPU is involved.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/buffer_footprint.hpp"
 #include "core/call_modes.hpp"
 #include "core/collective.hpp"
+#include "core/compute_load.hpp"
 #include "core/dtype.hpp"
 #include "core/stopping_rule.hpp"
 #include "core/units.hpp"
@@ -49,6 +51,9 @@ struct RunSpec {
   // Deadline in seconds for each communicator init and each measured size; 0: the
   // default, which scales with the largest size (runtime/deadline.hpp).
   int timeout_s = 0;
+  // compute: / --with-compute: each measurement is also taken beside this compute
+  // (docs/overlap.md); empty: idle only, as before.
+  std::optional<ComputeLoad> compute;
 };
 
 // Comma-separated lists from the command line; each throws UsageError naming the bad entry.

@@ -231,6 +231,30 @@ class Reader {
     return parse_comm_split_request(node.Scalar(), at(node));
   }
 
+  // compute: {kind: gemm, shape: [M, N, K], dtype: bfloat16} (docs/overlap.md).
+  ComputeLoad compute_load(const YAML::Node& node) const {
+    const std::string form = "write compute: {kind: gemm, shape: [8192, 8192, 8192], dtype: bfloat16}";
+    if (!node.IsMap()) fail(node, "compute must be a map, not a " + shape(node), form);
+    for (const auto& entry : node) {
+      const std::string key = scalar(entry.first, "compute keys");
+      if (key != "kind" && key != "shape" && key != "dtype") {
+        fail(entry.first, "unknown compute key '" + key + "'" + did_you_mean(key, {"kind", "shape", "dtype"}),
+             "compute takes kind, shape and dtype");
+      }
+    }
+    for (const char* key : {"kind", "shape", "dtype"}) {
+      if (!node[key]) fail(node, std::string("compute has no ") + key, form);
+    }
+    const YAML::Node dims = node["shape"];
+    if (!dims.IsSequence() || dims.size() != 3) fail(dims, "compute shape must be a list [M, N, K]", form);
+    std::string text = scalar(node["kind"], "compute kind") + ":";
+    for (std::size_t i = 0; i < 3; ++i) {
+      text += std::to_string(integer(dims[i], "compute shape", 1, 1 << 20, 8192)) + (i < 2 ? "x" : ":");
+    }
+    text += scalar(node["dtype"], "compute dtype");
+    return parsed(node, [&] { return parse_compute_load(text, "compute"); });
+  }
+
  private:
   static std::string shape(const YAML::Node& node) {
     if (node.IsMap()) return "map";
@@ -291,6 +315,7 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
          const std::string text = r.comma_list(n, "cache");
          s.measurements.cache_states = r.parsed(n, [&] { return parse_cache_state_list(text); });
        }},
+      {"compute", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.compute = r.compute_load(n); }},
       {"root", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.root = static_cast<int>(r.integer(n, "root", 0, 1 << 20, 0)); }},
       {"warmup", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.warmup = static_cast<int>(r.integer(n, "warmup", 0, 1000000, 5)); }},
       {"iters", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.iters = static_cast<int>(r.integer(n, "iters", 1, 1000000, 20)); }},  // absent: noise-based

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -9,7 +10,9 @@
 #include "core/errors.hpp"
 #include "core/pattern_spec.hpp"
 #include "engine/call_buffers.hpp"
+#include "engine/mpi/cpu_antagonist.hpp"
 #include "engine/mpi/mpi_check.hpp"
+#include "engine/overlap_window.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -85,6 +88,38 @@ class MpiEngine final : public Engine {
     return mpi_engine_unsupported_reason(*call.kind, *call.dtype, call.op, call.buffers, call.launch);
   }
 
+  std::string compute_unsupported_reason(const ComputeLoad&) const override { return {}; }
+  ComputeSite compute_site() const override { return ComputeSite::cpu_analogue; }
+
+  double time_compute(const ComputeLoad& load, int count) override { return antagonist(load).run_alone(count); }
+
+  OverlapTimes run_under_compute(const CollectiveCall& call, const ComputeLoad& load, int calls, int rounds) override {
+    const View v = view(call);
+    const Buffers b = prepare(call, v);
+    CpuAntagonist& gemm = antagonist(load);
+    std::vector<OverlapRound> timed;
+    for (int r = 0; r < rounds; ++r) {
+      OverlapRound round;
+      round.calls = calls;
+      round.compute_alone_s = gemm.run_alone(1);
+      check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
+      double start = MPI_Wtime();
+      run_calls(call, b, v, calls);
+      round.comm_alone_s = MPI_Wtime() - start;
+      check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
+      gemm.start();  // launched first: the collective never runs beside an idle core
+      // The antagonist's intervals are on the steady clock; the window is put on it too.
+      const double steady_offset = steady_seconds() - MPI_Wtime();
+      start = MPI_Wtime();
+      run_calls(call, b, v, calls);
+      const double end = MPI_Wtime();
+      round.gemms = gemm.stop();
+      round.window = {start + steady_offset, end + steady_offset};
+      timed.push_back(std::move(round));
+    }
+    return summarize_rounds(timed);
+  }
+
   std::uint64_t run_checked(const CollectiveCall& call, bool corrupt) override {
     const View v = view(call);
     const Buffers b = prepare(call, v);
@@ -154,6 +189,20 @@ class MpiEngine final : public Engine {
     MPI_Comm_rank(v.comm, &v.rank);
     MPI_Comm_size(v.comm, &v.ranks);
     return v;
+  }
+
+  static double steady_seconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
+
+  void run_calls(const CollectiveCall& call, const CallBuffers& b, const View& v, int calls) {
+    for (int c = 0; c < calls; ++c) launch(call, b.at(b.span.offset_of(static_cast<std::uint64_t>(c))), v);
+  }
+
+  // One antagonist per load, made on first use (its thread lives as long as the engine).
+  CpuAntagonist& antagonist(const ComputeLoad& load) {
+    if (!antagonist_ || antagonist_->load() != load) antagonist_ = std::make_unique<CpuAntagonist>(load);
+    return *antagonist_;
   }
 
   void free_groups() {
@@ -254,6 +303,7 @@ class MpiEngine final : public Engine {
   std::vector<std::byte> send_, recv_;
   std::vector<std::byte> flush_scratch_;  // --cache flush; empty until first used
   unsigned flush_round_ = 0;
+  std::unique_ptr<CpuAntagonist> antagonist_;  // --with-compute; null until first used
 };
 
 }  // namespace

@@ -16,6 +16,10 @@
 #include "engine/nccl/cuda_handles.hpp"
 #include "engine/nccl/gpu_clock_reader.hpp"
 #include "engine/nccl/nccl_ids.hpp"
+#include "engine/overlap_window.hpp"
+#ifdef NCCLSWEEP_HAVE_CUBLAS
+#include "engine/nccl/gemm_load.hpp"
+#endif
 #include "cache_flush.hpp"
 #include "pattern_kernels.hpp"
 
@@ -106,6 +110,59 @@ class NcclEngine final : public Engine {
   }
 
   std::optional<GpuClocks> read_clocks() override { return clocks_->read(); }
+
+#ifdef NCCLSWEEP_HAVE_CUBLAS
+  std::string compute_unsupported_reason(const ComputeLoad&) const override { return {}; }
+
+  double time_compute(const ComputeLoad& load, int count) override { return gemm(load).alone_seconds(count); }
+
+  // docs/overlap.md: per round, GEMMs alone, the calls alone, then the GEMM stream
+  // started first and kept busy while the calls run; the collective's stream waits for
+  // the first GEMM to start, so no call runs on an idle GPU.
+  OverlapTimes run_under_compute(const CollectiveCall& call, const ComputeLoad& load, int calls, int rounds) override {
+    settle();
+    const View v = view(call);
+    const Buffers b = prepare(call, v);
+    GemmLoad& g = gemm(load);
+    constexpr int kPlainLoop = 10, kAhead = 2;
+    const double plain = g.plain_loop_seconds(kPlainLoop);
+    while (gpu_->marks.size() < 2) gpu_->marks.push_back(std::make_unique<Event>());
+    const cudaEvent_t begin = gpu_->marks[0]->get(), end = gpu_->marks[1]->get();
+    cudaStream_t s = gpu_->stream.get();
+    const auto run_calls = [&] {
+      for (int c = 0; c < calls; ++c) launch(call, b.at(b.span.offset_of(static_cast<std::uint64_t>(c))), v);
+    };
+    std::vector<OverlapRound> timed;
+    for (int r = 0; r < rounds; ++r) {
+      OverlapRound round;
+      round.calls = calls;
+      round.compute_alone_s = g.alone_seconds(kAhead);
+      barrier();
+      check_cuda(cudaEventRecord(begin, s), "cudaEventRecord");
+      run_calls();
+      check_cuda(cudaEventRecord(end, s), "cudaEventRecord");
+      check_cuda(cudaEventSynchronize(end), "cudaEventSynchronize");
+      float ms = 0;
+      check_cuda(cudaEventElapsedTime(&ms, begin, end), "cudaEventElapsedTime");
+      round.comm_alone_s = ms / 1e3;
+      barrier();
+      g.start(kAhead);
+      check_cuda(cudaStreamWaitEvent(s, g.first_started(), 0), "cudaStreamWaitEvent");
+      check_cuda(cudaEventRecord(begin, s), "cudaEventRecord");
+      run_calls();
+      check_cuda(cudaEventRecord(end, s), "cudaEventRecord");
+      round.gemms = g.keep_busy_until(begin, end, round.window);
+      timed.push_back(std::move(round));
+    }
+    OverlapTimes t = summarize_rounds(timed);
+    t.plain_loop_s = plain;
+    return t;
+  }
+#else
+  std::string compute_unsupported_reason(const ComputeLoad&) const override {
+    return "this ncclsweep was built without cuBLAS, which the nccl engine's compute load needs";
+  }
+#endif
 
   std::uint64_t run_checked(const CollectiveCall& call, bool corrupt) override {
     const View v = view(call);
@@ -347,6 +404,14 @@ class NcclEngine final : public Engine {
   }
 
   // Lines the ranks up before timing: a one-element allreduce, then wait for it.
+#ifdef NCCLSWEEP_HAVE_CUBLAS
+  // One load per shape and dtype, made on first use on this rank's GPU.
+  GemmLoad& gemm(const ComputeLoad& load) {
+    if (!gemm_ || gemm_->load() != load) gemm_ = std::make_unique<GemmLoad>(load);
+    return *gemm_;
+  }
+#endif
+
   void barrier() {
     check_nccl(ncclAllReduce(gpu_->barrier.data(), gpu_->barrier.data(), 1, ncclFloat32, ncclSum, comm_->get(), gpu_->stream.get()),
                "ncclAllReduce", comm_->get());
@@ -393,6 +458,9 @@ class NcclEngine final : public Engine {
   int rank_, ranks_;
   DeviceDescription device_;
   std::unique_ptr<GpuResources> gpu_;     // lives as long as the engine: buffers are reused
+#ifdef NCCLSWEEP_HAVE_CUBLAS
+  std::unique_ptr<GemmLoad> gemm_;  // --with-compute; null until first used
+#endif
   std::unique_ptr<Communicator> comm_;    // one per connect()
   std::vector<std::unique_ptr<Communicator>> groups_;  // split() of comm_; call.comm - 1 indexes it
   struct Registration {
