@@ -132,6 +132,7 @@ std::string read_sweep_text(MpiSession& session, const std::string& path) {
 // A fault aimed at a rank or point the run does not have would inject nothing and
 // pass: refuse it, naming what the run has.
 void check_fault_target(const FaultInjection& fault, int ranks, const std::vector<WorkerGroup>& groups) {
+  if (fault.rank == FaultInjection::kEveryRank) return;  // slow=F@POINT names search candidates: check_search_fault
   if (fault.rank < 0 || fault.rank >= ranks) {
     throw UsageError("--inject-fault names rank " + std::to_string(fault.rank) + ", but the run has ranks 0.." +
                          std::to_string(ranks - 1),
@@ -269,6 +270,25 @@ std::optional<SearchRequest> plan_search(const RunArgs& args, SearchSpec search,
   return out;
 }
 
+// slow=F@POINT;... (every rank) slows a search's candidates: each named one must exist.
+void check_search_fault(const FaultInjection& fault, const std::optional<SearchRequest>& search) {
+  if (fault.rank != FaultInjection::kEveryRank) return;
+  if (!search) {
+    throw UsageError("--inject-fault slow=F@POINT slows a search's candidates, and this run has no search",
+                     "add --search racing (or coordinate), or name a rank: RANK:slow=F");
+  }
+  std::vector<std::string> labels;
+  for (const auto& candidate : search->grid.space.candidates) labels.push_back(candidate.label);
+  for (const auto& [point, factor] : fault.slowed) {
+    if (std::find(labels.begin(), labels.end(), point) != labels.end()) continue;
+    std::string listed;
+    for (const auto& label : labels) listed += (listed.empty() ? "" : ", ") + label;
+    throw UsageError("--inject-fault names point '" + point + "', which this search does not have" +
+                         did_you_mean(point, labels),
+                     "name one of: " + listed);
+  }
+}
+
 // libncclsweep-tuner.so next to this binary, where the build puts it.
 std::string tuner_plugin_beside_binary() {
   std::error_code ec;
@@ -379,6 +399,7 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
     request.plan = plan_measurements(request.spec, session.size());
     request.plan.notes.insert(request.plan.notes.end(), group_notes.begin(), group_notes.end());
     request.search = plan_search(args, search, search_points, search_baseline, request);
+    check_search_fault(request.fault, request.search);
     if (request.spec.compute) {
       const ComputeSite site = parse_engine(request.spec.engine) == EngineKind::mpi ? ComputeSite::cpu_analogue : ComputeSite::gpu;
       for (const std::string& note : under_compute_notes(site, session.size())) request.plan.notes.push_back(note);

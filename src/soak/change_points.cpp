@@ -48,9 +48,12 @@ std::optional<ChangePoint> cusum_change(const std::vector<double>& values, doubl
     if (down == 0) down_zero = i;
     if (up > decision || down > decision) {
       const int start = (up > decision ? up_zero : down_zero) + 1;
+      // The step is judged against everything before it, not the few baseline windows:
+      // a baseline that happened to sit off-centre must not read as a drift of noise.
+      const double before = start >= baseline ? median_of({values.begin(), values.begin() + start}) : level;
       const double after = median_of({values.begin() + start, values.end()});
-      const double step = std::expm1(after - level);
-      if (std::fabs(after - level) <= band) return std::nullopt;
+      const double step = std::expm1(after - before);
+      if (std::fabs(after - before) <= band) return std::nullopt;
       return ChangePoint{start, i, step};
     }
   }

@@ -271,7 +271,12 @@ TEST_CASE("the slow fault's schedules: from a time on, or alternating", "[soak]"
   CHECK(slow_factor_at(parse_fault_injection("2:slow=2"), 0) == 2);
   CHECK(slow_factor_at(parse_fault_injection("2:exit"), 10) == 1);
   CHECK(parse_fault_injection(to_text(from)).from_s == Approx(8));
-  for (const char* bad : {"1:slow=2.5", "1:slow=0", "1:slow=4@t=abc", "1:slow=4@p2", "1:slow=4@flap=0", "1:slow=4@t=-1"}) {
+  // @ followed by neither t= nor flap= names a point: slowed there only, at every time.
+  const FaultInjection at_point = parse_fault_injection("1:slow=4@p2");
+  CHECK(at_point.point == "p2");
+  CHECK(at_point.from_s == 0);
+  CHECK(at_point.flap_s == 0);
+  for (const char* bad : {"1:slow=2.5", "1:slow=0", "1:slow=4@t=abc", "1:slow=1", "1:slow=4@flap=0", "1:slow=4@t=-1"}) {
     INFO(bad);
     CHECK_THAT(usage_error_text([&] { parse_fault_injection(bad); }), ContainsSubstring("--inject-fault"));
   }

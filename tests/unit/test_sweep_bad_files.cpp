@@ -60,7 +60,7 @@ const BadSweep kCorpus[] = {
     {"unknown-dtype.yaml", kNewest,
      "bad-sweeps/unknown-dtype.yaml:2:9: unknown dtype 'complex64'\n  fix: use one of: int8, uint8, int32, uint32, int64, uint64, float16, float32, float64, bfloat16, fp8_e4m3, fp8_e5m2"},
     {"unknown-key.yaml", kNewest,
-     "bad-sweeps/unknown-key.yaml:2:1: unknown key 'collective' (did you mean collectives?)\n  fix: sweep files know: name, description, collectives, sizes, dtypes, ops, buffers, launch, buffer_footprint, cache, root, warmup, iters, check, timeout, engine, env, config, include, exclude, zip, baseline, repeats, order, seed, groups, allow_unknown_env, allow_unknown_values"},
+     "bad-sweeps/unknown-key.yaml:2:1: unknown key 'collective' (did you mean collectives?)\n  fix: sweep files know: name, description, collectives, sizes, dtypes, ops, buffers, launch, buffer_footprint, cache, compute, root, warmup, iters, check, timeout, engine, env, config, include, exclude, zip, baseline, repeats, order, seed, groups, search, allow_unknown_env, allow_unknown_values"},
     {"unknown-nccl-variable.yaml", kNewest,
      "bad-sweeps/unknown-nccl-variable.yaml:3:3: unknown NCCL variable NCCL_IB_QPS_PER_CONECTION (did you mean NCCL_IB_QPS_PER_CONNECTION?)\n  fix: check the name against the NCCL documentation, or set allow_unknown_env: true to pass it through (it then runs in its own processes, as a process-cached setting)"},
     {"wrong-type-env.yaml", kNewest,
