@@ -38,12 +38,21 @@ std::string ProbeComparison::summary() const {
 
 ProbeComparison compare_probe_records(const std::vector<probe::ProbeRecord>& new_records,
                                       const std::vector<probe::ProbeRecord>& reference, const CompareOptions& options) {
-  // The reference: per metric the median over its hosts' medians, and its widest spread.
+  // The reference: per metric the median over its hosts' medians, and its spread: the
+  // widest within one host, or how far its hosts differ from each other if that is wider.
+  // A reference whose own hosts disagree by 40% cannot call a new host 20% below worse.
   std::map<probe::ProbeMetric, std::vector<double>> reference_medians;
   std::map<probe::ProbeMetric, double> reference_spread;
   for (const auto& h : probe::summarise_hosts(reference)) {
     reference_medians[h.metric].push_back(h.median);
     reference_spread[h.metric] = std::max(reference_spread[h.metric], h.spread);
+  }
+  for (const auto& [metric, medians] : reference_medians) {
+    const auto [low, high] = std::minmax_element(medians.begin(), medians.end());
+    const double centre = std::fabs(median_of(medians));
+    if (medians.size() > 1 && centre > 0) {
+      reference_spread[metric] = std::max(reference_spread[metric], (*high - *low) / centre);
+    }
   }
   ProbeComparison out;
   out.threshold = options.threshold;

@@ -276,7 +276,11 @@ bool measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engin
         MeasurementRecord key = make_record(planned, placement, planned.split.ranks_in(ranks.size()), options, 0, 0, 0);
         key.repeat = repeat;
         if (planned.call.comm != 0) key.communicator = planned.split.kind;  // as add_sub_communicator_times sets it
-        if (options.compute) key.under_compute = UnderCompute{.load = *options.compute};
+        if (options.compute) {
+          UnderCompute under;
+          under.load = *options.compute;
+          key.under_compute = under;
+        }
         if (options.done.count(key_text(key_of(key)))) continue;  // --resume: recorded by an earlier run
       }
       row.push_back(measure_placement(planned, placement, repeat, options, engine, ranks));

@@ -95,7 +95,22 @@ std::optional<TwoLevels> two_levels(const std::vector<double>& values, double re
     levels.level.push_back(values[i] >= middle ? 1 : 0);
     if (i > 0 && levels.level[i] != levels.level[i - 1]) ++levels.changes;
   }
+  // The best single step, either way round: before[c] counts the high windows before c.
+  std::vector<int> high_before(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) high_before[i + 1] = high_before[i] + levels.level[i];
+  const int highs = high_before[n];
+  levels.step_misfits = static_cast<int>(n);
+  for (std::size_t cut = 0; cut <= n; ++cut) {
+    const int low_then_high = high_before[cut] + static_cast<int>(n - cut) - (highs - high_before[cut]);
+    const int high_then_low = static_cast<int>(cut) - high_before[cut] + (highs - high_before[cut]);
+    levels.step_misfits = std::min({levels.step_misfits, low_then_high, high_then_low});
+  }
   return levels;
+}
+
+bool is_flap(const TwoLevels& levels) {
+  const int n = static_cast<int>(levels.level.size());
+  return levels.changes >= 3 && levels.step_misfits > std::max(1, n / 10);
 }
 
 }  // namespace ncclsweep::soak

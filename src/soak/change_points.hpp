@@ -33,7 +33,15 @@ struct TwoLevels {
   double low = 0, high = 0;   // medians of the two levels (log space)
   std::vector<int> level;     // per window: 0 low, 1 high
   int changes = 0;            // times consecutive windows changed level
+  // Windows that one step (one level, then the other) would get wrong: 0 for a clean step,
+  // about half the windows for levels that alternate. A step with a stray window or two
+  // changes level three times too, and this is what tells it from a flap.
+  int step_misfits = 0;
 };
+
+// A flap: the levels change at least three times and no single step explains them but
+// for max(1, n / 10) windows.
+bool is_flap(const TwoLevels& levels);
 
 // Bimodal: the split of the sorted values into two levels with the least squared error,
 // each level at least a quarter of the windows (and two), the levels further apart than

@@ -86,7 +86,7 @@ void judge_series(const Series& s, const std::vector<SoakWindow>& windows, const
   base.scope = s.scope;
   base.host = s.host;
   base.series = s.name;
-  if (const auto levels = two_levels(s.values, options.noise_relative); levels && levels->changes >= 3) {
+  if (const auto levels = two_levels(s.values, options.noise_relative); levels && is_flap(*levels)) {
     Verdict v = base;
     v.kind = VerdictKind::flap;
     const auto first_low = std::find(levels->level.begin(), levels->level.end(), 0) - levels->level.begin();

@@ -162,3 +162,17 @@ TEST_CASE("a probe run compared with itself passes; a degraded host fails, named
   CHECK(compare_probe_records(calmer, reference, {}).passed());
   CHECK_THAT(usage_error_text([&] { compare_probe_records(degraded, {}, {}); }), ContainsSubstring("share no"));
 }
+
+TEST_CASE("a reference whose own hosts disagree widely judges nothing inside that spread worse", "[probe][compare]") {
+  // One host of a busy machine at 2.0 GHz effective, the others at 2.9: compared with
+  // itself, the slower one is the reference's own spread, not a regression.
+  const auto uneven = four_hosts([](ProbeRecord& r) {
+    if (r.metric == ProbeMetric::busy_effective_ghz && r.host == "h0") r.value = 2.0;
+  });
+  CHECK(compare_probe_records(uneven, uneven, {}).passed());
+  // A host far below even the slowest reference host still fails.
+  const auto worse = four_hosts([](ProbeRecord& r) {
+    if (r.metric == ProbeMetric::busy_effective_ghz && r.host == "h2") r.value = 0.5;
+  });
+  CHECK_FALSE(compare_probe_records(worse, uneven, {}).passed());
+}

@@ -123,8 +123,32 @@ TEST_CASE("two levels: alternating windows change level often, a step once, nois
   const auto stepped = two_levels(step, 0.04);
   REQUIRE(stepped);
   CHECK(stepped->changes == 1);
+  CHECK(stepped->step_misfits == 0);
+  CHECK(is_flap(*levels));
+  CHECK_FALSE(is_flap(*stepped));
 
   CHECK_FALSE(two_levels(noisy(16, 0.01, 5), 0.04));
+}
+
+TEST_CASE("a step with one stray window changes level three times and is still no flap", "[soak]") {
+  // As seen on a loaded machine: the slowed host stalled once before its slow-down began.
+  std::vector<double> step = noisy(10, 0.01, 6);
+  for (std::size_t i = 4; i < step.size(); ++i) step[i] += std::log(0.2);
+  step[1] += std::log(0.2);
+  const auto levels = two_levels(step, 0.04);
+  REQUIRE(levels);
+  CHECK(levels->changes == 3);
+  CHECK(levels->step_misfits == 1);
+  CHECK_FALSE(is_flap(*levels));
+  // Two levels taking turns in pairs, as @flap= makes them, stay a flap.
+  std::vector<double> pairs = noisy(12, 0.01, 7);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    if ((i / 2) % 2 == 1) pairs[i] += std::log(0.2);
+  }
+  const auto flapping = two_levels(pairs, 0.04);
+  REQUIRE(flapping);
+  CHECK(flapping->step_misfits >= 4);
+  CHECK(is_flap(*flapping));
 }
 
 TEST_CASE("soak verdicts: a host that drops from window 5 drifts, the others do not", "[soak]") {

@@ -21,7 +21,12 @@ RunDocument sweep_of(const std::vector<PointFigures>& points) {
   run.name = "under-compute";
   run.status = "complete";
   run.hosts = {"h0"};
-  run.ranks = {RankEntry{0, "h0"}, RankEntry{1, "h0"}};
+  for (int r = 0; r < 2; ++r) {
+    RankEntry entry;
+    entry.rank = r;
+    entry.host = "h0";
+    run.ranks.push_back(entry);
+  }
   run.baseline = points.front().label;
   const Bytes size = 64u << 20;
   for (const PointFigures& p : points) {
