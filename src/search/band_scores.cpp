@@ -83,8 +83,10 @@ Standing stand(const BandScore& leader, const BandScore& other, const SearchStat
   Standing s;
   const double lead = leader.busbw_gbps(), behind = other.busbw_gbps();
   s.gain = lead / behind - 1;
-  // compare's verdict: faster when the two figures' noise bands do not overlap.
-  s.beaten = lead * (1 - score_band(leader, stats)) > behind * (1 + score_band(other, stats));
+  // compare's verdict: faster when the two figures' noise bands do not overlap. The bands
+  // are taken as factors (lead / (1 + band)): on a noisy machine a band passes 100%, and
+  // lead * (1 - band) would then be below zero, so that no gap, however large, could win.
+  s.beaten = lead / (1 + score_band(leader, stats)) > behind * (1 + score_band(other, stats));
   if (leader.occasions >= stats.min_occasions_for_tie && other.occasions >= stats.min_occasions_for_tie) {
     // Even infinitely many occasions leave each band at least the model's share, so a
     // gap whose upper confidence bound stays below both shares can never be beaten.

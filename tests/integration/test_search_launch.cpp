@@ -25,7 +25,7 @@ const std::string kSlowed =
 json search_run(const std::string& method, const std::filesystem::path& dir) {
   const Launch run = mpirun_ncclsweep(
       2, {"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes", "64K,256K,1M,4M", "--buffer-footprint",
-          "largest,exact,8M", "--cache", "warm,flush", "--repeats", "8", "--iters", "10", "--warmup", "2", "--search",
+          "largest,exact,8M", "--cache", "warm,flush", "--repeats", "8", "--iters", "40", "--warmup", "2", "--search",
           method, "--budget", "0.33", "--inject-fault", kSlowed, "-o", dir.string()});
   INFO(run.output);
   REQUIRE(run.status == 0);

@@ -162,10 +162,12 @@ TEST_CASE("soak: a rank slowed from t=4 s drifts exactly its host, from that win
   CHECK_THAT(svg.output, ContainsSubstring("drift: "));
 }
 
-TEST_CASE("soak: a rank slowed every other second is a flap on its host", "[soak]") {
+TEST_CASE("soak: a rank slowed four seconds in every eight is a flap on its host", "[soak]") {
   const auto dir = scratch_dir("soak-flap");
-  // Two seconds a level: a loaded machine stretches a window past its second.
-  const Launch run = mpirun_mpmd(four_hosts(soak_args(dir, "16s", {"--inject-fault", "3:slow=5@flap=2"})));
+  // Four seconds a level over windows of one: a loaded machine stretches a window to 1.5 s,
+  // and a window that straddles a change sits between the levels; with two-second levels
+  // half the windows did, and the host's levels blurred into one.
+  const Launch run = mpirun_mpmd(four_hosts(soak_args(dir, "20s", {"--inject-fault", "3:slow=5@flap=4"})));
   INFO(run.output);
   CHECK(run.status == 1);
   const json findings = findings_of(dir);

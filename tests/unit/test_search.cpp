@@ -136,6 +136,18 @@ TEST_CASE("two scores within the noise are tied only once both were measured oft
   CHECK(s.gain == Approx(100.0 / 70 - 1).epsilon(1e-9));
 }
 
+TEST_CASE("a band wider than the figure itself still lets a large enough gap win", "[search]") {
+  // A loaded machine: occasions spread so far that each band passes 100%. A 3x gap is
+  // not beaten under such noise; a 100x gap is, though a band taken as lead * (1 - band)
+  // would have gone below zero and refused both.
+  SearchStatistics stats;
+  BandScore wild{3, std::log(100.0), 0.9, 1000, 0.5}, slower{3, std::log(33.0), 0.9, 3000, 0.5};
+  REQUIRE(score_band(wild, stats) > 1);
+  CHECK_FALSE(stand(wild, slower, stats).beaten);
+  BandScore far_slower{3, std::log(1.0), 0.9, 100000, 0.5};
+  CHECK(stand(wild, far_slower, stats).beaten);
+}
+
 TEST_CASE("racing finds each band's true winner over 10 seeds with a third of the grid", "[search]") {
   const FakeGrid grid = three_axis_grid();
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
