@@ -75,7 +75,7 @@ set(NCCLSWEEP_CATCH_TARGET)
 set(NCCLSWEEP_CATCH3 0)
 find_package(Catch2 3 QUIET CONFIG)
 if(Catch2_FOUND)
-  set(NCCLSWEEP_CATCH_TARGET Catch2::Catch2WithMain)
+  set(NCCLSWEEP_CATCH_TARGET Catch2::Catch2)  # tests/unit/catch_main.cpp is the main
   set(NCCLSWEEP_CATCH3 1)
 else()
   find_package(Catch2 2 QUIET CONFIG)

@@ -19,6 +19,7 @@
 #include "cli/command.hpp"
 #include "cli/in_process_engine.hpp"
 #include "core/errors.hpp"
+#include "core/failure_report.hpp"
 #include "core/utc_time.hpp"
 #include "engine/mpi/mpi_engine.hpp"
 #include "locate/locate_reference.hpp"
@@ -158,7 +159,7 @@ int run_located(const LocateArgs& args, CommandContext& context) {
   }
   const auto refuse_all = [&](const std::string& message) {
     if (session.max_across_ranks(message.empty() ? 0 : 1) == 0) return false;
-    if (leader) std::fprintf(stderr, "ncclsweep: error: %s\n", message.empty() ? "another rank refused" : message.c_str());
+    if (leader) print_error_line("ncclsweep: error: " + (message.empty() ? std::string("another rank refused") : message));
     return true;
   };
   if (refuse_all(error)) return kExitUsage;
@@ -240,10 +241,10 @@ int run_located(const LocateArgs& args, CommandContext& context) {
     engine->disconnect();
     engine->settle();
   } catch (const RuntimeFailure& e) {
-    std::fprintf(stderr, "ncclsweep: error: %s\n", e.message(session.rank(), session.host()).c_str());
+    print_error_line("ncclsweep: error: " + e.message(session.rank(), session.host()));
     session.abort(kExitRuntime);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "ncclsweep: error on rank %d: %s\n", session.rank(), e.message().c_str());
+    print_error_line("ncclsweep: error on rank " + std::to_string(session.rank()) + ": " + e.message());
     session.abort(kExitUsage);
   }
 
@@ -300,7 +301,7 @@ int run_located(const LocateArgs& args, CommandContext& context) {
       std::cout.flush();
       status = verdicts.anything_slow() ? kExitFindings : kExitOk;
     } catch (const UsageError& e) {
-      std::fprintf(stderr, "ncclsweep: error: %s\n", e.message().c_str());
+      print_error_line("ncclsweep: error: " + e.message());
       status = kExitUsage;
     }
   }

@@ -16,6 +16,7 @@
 #include "cli/sweep_context.hpp"
 #include "core/call_modes.hpp"
 #include "core/errors.hpp"
+#include "core/failure_report.hpp"
 #include "core/input_file.hpp"
 #include "core/repeat_order.hpp"
 #include "core/run_options.hpp"
@@ -306,7 +307,7 @@ int verify_after_run(MpiSession& session, const std::string& results_dir, const 
       std::fflush(stdout);
       status = report.failed() ? kExitRegression : kExitOk;
     } catch (const UsageError& e) {
-      std::fprintf(stderr, "ncclsweep: error: %s\n", e.message().c_str());
+      print_error_line("ncclsweep: error: " + e.message());
       status = kExitUsage;
     }
   }
@@ -410,7 +411,7 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   // Files a workload names are read on every rank: all stop together if any cannot.
   if (session.max_across_ranks(error.empty() ? 0 : 1) != 0) {
     if (session.rank() == 0) {
-      std::fprintf(stderr, "ncclsweep: error: %s\n", error.empty() ? "another rank could not plan the run" : error.c_str());
+      print_error_line("ncclsweep: error: " + (error.empty() ? std::string("another rank could not plan the run") : error));
     }
     return kExitUsage;
   }

@@ -13,6 +13,7 @@
 #include "cli/soak_command.hpp"
 #include "cli/in_process_engine.hpp"
 #include "core/errors.hpp"
+#include "core/failure_report.hpp"
 #include "core/list_text.hpp"
 #include "core/printf_text.hpp"
 #include "core/utc_time.hpp"
@@ -176,7 +177,7 @@ int run_soaked(const SoakArgs& args, CommandContext& context) {
   std::string error;
   const auto refuse_all = [&](const std::string& message) {
     if (session.max_across_ranks(message.empty() ? 0 : 1) == 0) return false;
-    if (leader) std::fprintf(stderr, "ncclsweep: error: %s\n", message.empty() ? "another rank refused" : message.c_str());
+    if (leader) print_error_line("ncclsweep: error: " + (message.empty() ? std::string("another rank refused") : message));
     return true;
   };
   try {
@@ -258,10 +259,10 @@ int run_soaked(const SoakArgs& args, CommandContext& context) {
     engine->disconnect();
     engine->settle();
   } catch (const RuntimeFailure& e) {
-    std::fprintf(stderr, "ncclsweep: error: %s\n", e.message(session.rank(), session.host()).c_str());
+    print_error_line("ncclsweep: error: " + e.message(session.rank(), session.host()));
     session.abort(kExitRuntime);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "ncclsweep: error on rank %d: %s\n", session.rank(), e.message().c_str());
+    print_error_line("ncclsweep: error on rank " + std::to_string(session.rank()) + ": " + e.message());
     session.abort(kExitUsage);
   }
 
@@ -285,10 +286,10 @@ int run_soaked(const SoakArgs& args, CommandContext& context) {
       std::cout.flush();
       status = verdicts.anything() ? kExitFindings : kExitOk;
     } catch (const UsageError& e) {
-      std::fprintf(stderr, "ncclsweep: error: %s\n", e.message().c_str());
+      print_error_line("ncclsweep: error: " + e.message());
       status = kExitUsage;
     } catch (const RuntimeFailure& e) {
-      std::fprintf(stderr, "ncclsweep: error: %s\n", e.message(0, session.host()).c_str());
+      print_error_line("ncclsweep: error: " + e.message(0, session.host()));
       status = kExitRuntime;
     }
   }

@@ -2,6 +2,10 @@
 
 #include <cxxabi.h>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -45,6 +49,19 @@ FailureReport describe_failure(std::exception_ptr error) {
     return {kExitRuntime, std::string(e.what()) + " (" + type_name(typeid(e)) + ")"};
   } catch (...) {
     return {kExitRuntime, "an exception of an unknown type"};
+  }
+}
+
+void print_error_line(const std::string& line) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const std::string text = line + "\n";
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(STDERR_FILENO, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // stderr is gone: nothing left to tell
+    written += static_cast<std::size_t>(n);
   }
 }
 

@@ -17,4 +17,9 @@ struct FailureReport {
 // else thrown.
 FailureReport describe_failure(std::exception_ptr error);
 
+// Writes `line` (a newline added) to stderr in one write, after what stdout holds: under
+// mpirun both streams of a rank reach the same log, and a message written in pieces
+// while a table row was half out came back with the row inside it.
+void print_error_line(const std::string& line);
+
 }  // namespace ncclsweep

@@ -4,7 +4,10 @@
 #include <sched.h>
 #include <time.h>
 
+#include <algorithm>
 #include <thread>
+
+#include "core/iteration_stats.hpp"
 
 namespace ncclsweep::doctor {
 namespace {
@@ -59,8 +62,9 @@ std::uint64_t run_add_chain(std::uint64_t blocks) {
 }
 
 CoreClockReading measure_calling_core(std::chrono::duration<double> round_length, int rounds) {
-  CoreClockReading best;
-  if (!add_chain_supported()) return best;
+  CoreClockReading result;
+  if (!add_chain_supported()) return result;
+  std::vector<double> wall_rates, shares;
   for (int round = 0; round < rounds; ++round) {
     const double wall_start = wall_seconds(), cpu_start = thread_cpu_seconds();
     std::uint64_t blocks = 0;
@@ -72,14 +76,14 @@ CoreClockReading measure_calling_core(std::chrono::duration<double> round_length
     } while (wall < round_length.count());
     const double cpu = thread_cpu_seconds() - cpu_start;
     const double adds = static_cast<double>(blocks) * 64;
-    CoreClockReading reading;
-    reading.cpu = sched_getcpu();
-    reading.wall_ghz = adds / wall * 1e-9;
-    reading.cpu_ghz = cpu > 0 ? adds / cpu * 1e-9 : 0;
-    reading.share = wall > 0 ? cpu / wall : 0;
-    if (reading.wall_ghz > best.wall_ghz) best = reading;
+    result.cpu = sched_getcpu();
+    result.cpu_ghz = std::max(result.cpu_ghz, cpu > 0 ? adds / cpu * 1e-9 : 0);
+    wall_rates.push_back(adds / wall * 1e-9);
+    shares.push_back(wall > 0 ? cpu / wall : 0);
   }
-  return best;
+  result.wall_ghz = median_of(wall_rates);
+  result.share = median_of(shares);
+  return result;
 }
 
 std::vector<CoreClockReading> measure_cores(const std::vector<int>& cpus, std::chrono::duration<double> round_length,

@@ -24,10 +24,12 @@ bool add_chain_supported();
 // Runs `blocks` x 64 dependent adds and returns the sum (so the work is observable).
 std::uint64_t run_add_chain(std::uint64_t blocks);
 
-// The calling thread's core: `rounds` rounds of `round_length` each; the round with the
-// highest wall rate is returned, so a passing disturbance (another process's burst) does
-// not count, while a lasting one (a lower clock, a thread sharing the core) shows in
-// every round and so in the result.
+// The calling thread's core: `rounds` rounds of `round_length` each. The clock is the
+// best round's (adds per CPU second: what the core runs at while the thread runs). The
+// wall rate and share are the median round's: a passing burst in one round does not
+// count, while a disturbance that keeps coming back does, even one that leaves the core
+// alone for a while each second (a real-time thread under the kernel's RT throttling, a
+// hypervisor's housekeeping) and so leaves the best round clean.
 CoreClockReading measure_calling_core(std::chrono::duration<double> round_length, int rounds);
 
 // One thread pinned to each of `cpus`, all running at once (every core of the rank busy,

@@ -8,7 +8,7 @@ namespace ncclsweep::probe {
 struct ProbeOptions {
   double stall_seconds = 10;   // --stall-seconds: the stall watcher's run
   double clock_round_s = 0.1;  // one round of the add chain
-  int clock_rounds = 10;       // rounds per core; the best counts
+  int clock_rounds = 10;       // rounds per core: the best for the clock, the median for the effective rate
   int repeats = 20;            // timed repeats of each map/unmap and launch figure
   bool gpu = true;             // false: the GPU probes are skipped (--engine mpi)
 

@@ -2,7 +2,7 @@
 
 #include <mpi.h>
 
-#include <cstdio>
+#include <string>
 
 #include "core/failure_report.hpp"
 
@@ -22,11 +22,10 @@ int exit_for_uncaught(std::exception_ptr error) {
     char host[MPI_MAX_PROCESSOR_NAME] = {};
     int length = 0;
     MPI_Get_processor_name(host, &length);
-    std::fprintf(stderr, "ncclsweep: error on rank %d (%s): %s\n", rank, host, report.message.c_str());
+    print_error_line("ncclsweep: error on rank " + std::to_string(rank) + " (" + host + "): " + report.message);
   } else {
-    std::fprintf(stderr, "ncclsweep: error: %s\n", report.message.c_str());
+    print_error_line("ncclsweep: error: " + report.message);
   }
-  std::fflush(stderr);
   if (mpi_up && ranks > 1) MPI_Abort(MPI_COMM_WORLD, report.status);  // ends every rank; does not return
   if (mpi_up) MPI_Finalize();  // alone: nobody to wait for
   return report.status;
