@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/failure_report.hpp"
 #include "engine/mpi/mpi_engine.hpp"
 #if NCCLSWEEP_HAVE_NCCL
 #include "engine/nccl/nccl_engine.hpp"
@@ -61,6 +62,20 @@ SplitMode split_mode(const std::string& engine_name, const Engine& engine) {
   (void)engine;
   return {{}, "ncclCommSplit, own resources (built against NCCL headers before 2.18, without splitShare)"};
 #endif
+}
+
+void stop_every_rank(MpiSession& session, std::exception_ptr failure) {
+  // Any other kind leaves by the rethrow, for the top-level handler; session.abort does
+  // not return.
+  try {
+    std::rethrow_exception(failure);
+  } catch (const RuntimeFailure& e) {
+    print_error_line("ncclsweep: error: " + e.message(session.rank(), session.host()));
+    session.abort(kExitRuntime);
+  } catch (const UsageError& e) {
+    print_error_line("ncclsweep: error on rank " + std::to_string(session.rank()) + ": " + e.message());
+    session.abort(kExitUsage);
+  }
 }
 
 }  // namespace ncclsweep

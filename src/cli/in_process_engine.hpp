@@ -1,6 +1,7 @@
 #pragma once
 // What locate and soak share: both measure in the MPI ranks themselves (no workers,
 // since they set no process-cached NCCL variable) and split the world by host.
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,5 +27,10 @@ struct SplitMode {
   std::string description;  // run.json "split"
 };
 SplitMode split_mode(const std::string& engine_name, const Engine& engine);
+
+// A measuring loop's failure on one rank: printed once, with the rank, then every rank is
+// stopped (the others may be inside a collective with it). A RuntimeFailure exits 3, a
+// UsageError 2; anything else goes on to the top-level handler.
+[[noreturn]] void stop_every_rank(MpiSession& session, std::exception_ptr failure);
 
 }  // namespace ncclsweep

@@ -240,12 +240,10 @@ int run_located(const LocateArgs& args, CommandContext& context) {
     });
     engine->disconnect();
     engine->settle();
-  } catch (const RuntimeFailure& e) {
-    print_error_line("ncclsweep: error: " + e.message(session.rank(), session.host()));
-    session.abort(kExitRuntime);
-  } catch (const UsageError& e) {
-    print_error_line("ncclsweep: error on rank " + std::to_string(session.rank()) + ": " + e.message());
-    session.abort(kExitUsage);
+  } catch (const RuntimeFailure&) {
+    stop_every_rank(session, std::current_exception());
+  } catch (const UsageError&) {
+    stop_every_rank(session, std::current_exception());
   }
 
   int status = kExitOk;

@@ -83,21 +83,12 @@ struct Plan {
 };
 
 nlohmann::json plan_json(const Plan& p) {
-  return {{"window_s", p.document.options.window_s}, {"duration_s", p.document.options.duration_s},
-          {"collectives", p.document.options.collectives}, {"sizes", p.document.options.sizes},
-          {"warmup", p.document.options.warmup}, {"iters", p.document.options.iters},
-          {"fault", p.document.fault}, {"next_window", p.start.next_window},
-          {"elapsed_s", p.start.elapsed_s}, {"launch", p.start.launch}};
+  return {{"options", soak::options_json(p.document.options)}, {"fault", p.document.fault},
+          {"next_window", p.start.next_window}, {"elapsed_s", p.start.elapsed_s}, {"launch", p.start.launch}};
 }
 
 void apply_plan_json(const nlohmann::json& j, Plan& p) {
-  SoakOptions& o = p.document.options;
-  o.window_s = j.at("window_s").get<double>();
-  o.duration_s = j.at("duration_s").get<double>();
-  o.collectives = j.at("collectives").get<std::vector<std::string>>();
-  o.sizes = j.at("sizes").get<std::vector<Bytes>>();
-  o.warmup = j.at("warmup").get<int>();
-  o.iters = j.at("iters").get<int>();
+  p.document.options = soak::options_from(j.at("options"));
   p.document.fault = j.at("fault").get<std::string>();
   p.start = {j.at("next_window").get<int>(), j.at("elapsed_s").get<double>(), j.at("launch").get<int>()};
 }
@@ -258,12 +249,10 @@ int run_soaked(const SoakArgs& args, CommandContext& context) {
                    });
     engine->disconnect();
     engine->settle();
-  } catch (const RuntimeFailure& e) {
-    print_error_line("ncclsweep: error: " + e.message(session.rank(), session.host()));
-    session.abort(kExitRuntime);
-  } catch (const UsageError& e) {
-    print_error_line("ncclsweep: error on rank " + std::to_string(session.rank()) + ": " + e.message());
-    session.abort(kExitUsage);
+  } catch (const RuntimeFailure&) {
+    stop_every_rank(session, std::current_exception());
+  } catch (const UsageError&) {
+    stop_every_rank(session, std::current_exception());
   }
 
   int status = kExitOk;

@@ -17,31 +17,6 @@ namespace {
 namespace fs = std::filesystem;
 constexpr int kSchema = 1;
 
-nlohmann::json options_json(const SoakOptions& o) {
-  return {{"window_s", o.window_s},
-          {"duration_s", o.duration_s},
-          {"collectives", o.collectives},
-          {"sizes", o.sizes},
-          {"warmup", o.warmup},
-          {"iters", o.iters},
-          {"noise_relative", o.verdicts.noise_relative},
-          {"threshold", o.verdicts.threshold},
-          {"baseline_windows", o.verdicts.baseline_windows}};
-}
-
-SoakOptions options_from(const nlohmann::json& j) {
-  SoakOptions o;
-  o.window_s = j.at("window_s").get<double>();
-  o.duration_s = j.at("duration_s").get<double>();
-  o.collectives = j.at("collectives").get<std::vector<std::string>>();
-  o.sizes = j.at("sizes").get<std::vector<Bytes>>();
-  o.warmup = j.at("warmup").get<int>();
-  o.iters = j.at("iters").get<int>();
-  o.verdicts.noise_relative = j.at("noise_relative").get<double>();
-  o.verdicts.threshold = j.at("threshold").get<double>();
-  o.verdicts.baseline_windows = j.at("baseline_windows").get<int>();
-  return o;
-}
 
 nlohmann::json verdicts_json(const std::vector<std::string>& hosts, const SoakVerdicts& verdicts) {
   nlohmann::json findings = nlohmann::json::array();
@@ -72,6 +47,32 @@ std::string xml_escape(const std::string& s) {
 }
 
 }  // namespace
+
+nlohmann::json options_json(const SoakOptions& o) {
+  return {{"window_s", o.window_s},
+          {"duration_s", o.duration_s},
+          {"collectives", o.collectives},
+          {"sizes", o.sizes},
+          {"warmup", o.warmup},
+          {"iters", o.iters},
+          {"noise_relative", o.verdicts.noise_relative},
+          {"threshold", o.verdicts.threshold},
+          {"baseline_windows", o.verdicts.baseline_windows}};
+}
+
+SoakOptions options_from(const nlohmann::json& j) {
+  SoakOptions o;
+  o.window_s = j.at("window_s").get<double>();
+  o.duration_s = j.at("duration_s").get<double>();
+  o.collectives = j.at("collectives").get<std::vector<std::string>>();
+  o.sizes = j.at("sizes").get<std::vector<Bytes>>();
+  o.warmup = j.at("warmup").get<int>();
+  o.iters = j.at("iters").get<int>();
+  o.verdicts.noise_relative = j.at("noise_relative").get<double>();
+  o.verdicts.threshold = j.at("threshold").get<double>();
+  o.verdicts.baseline_windows = j.at("baseline_windows").get<int>();
+  return o;
+}
 
 std::vector<std::string> host_names(const SoakDocument& document) {
   std::vector<std::string> hosts;

@@ -4,6 +4,7 @@
 // with one window a line, appended and synced as each window ends. Verdicts are made
 // again from the windows when read, so a report shows exactly what they support.
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -32,6 +33,10 @@ struct SoakDocument {
 };
 
 std::vector<std::string> host_names(const SoakDocument& document);  // distinct, in rank order
+
+// The options as run.json holds them (and as rank 0 hands them to every rank).
+nlohmann::json options_json(const SoakOptions& options);
+SoakOptions options_from(const nlohmann::json& j);
 
 // Creates `dir`, refusing one that holds a run.json.
 void create_soak_results(const std::filesystem::path& dir);

@@ -24,8 +24,8 @@ const std::string kSlowed =
 
 json search_run(const std::string& method, const std::filesystem::path& dir) {
   const Launch run = mpirun_ncclsweep(
-      2, {"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes", "64K,256K,1M,4M", "--buffer-footprint",
-          "largest,exact,8M", "--cache", "warm,flush", "--repeats", "8", "--iters", "40", "--warmup", "2", "--search",
+      2, {"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes", "256K,512K,1M,4M", "--buffer-footprint",
+          "largest,exact,8M", "--cache", "warm,flush", "--repeats", "8", "--iters", "20", "--warmup", "2", "--search",
           method, "--budget", "0.33", "--inject-fault", kSlowed, "-o", dir.string()});
   INFO(run.output);
   REQUIRE(run.status == 0);
@@ -37,7 +37,9 @@ void check_found_the_unslowed_point(const json& search, const std::filesystem::p
   INFO(search.dump(2));
   CHECK(search.at("baseline") == kBaseline);
   CHECK(search.at("measurements").get<long>() * 3 <= search.at("grid_measurements").get<long>());
-  REQUIRE(search.at("bands").size() == 3);  // auto: 4 sizes in three bands
+  // auto: 4 sizes in three bands. No 64 KiB: on the loaded 2-core CI machine a 64 KiB
+  // measurement lasts a few scheduler ticks, and its noise outgrew a 2x slow-down.
+  REQUIRE(search.at("bands").size() == 3);
   for (const json& band : search.at("bands")) {
     CHECK(band.at("winner") == kWinner);
     CHECK(band.at("ab_measured") == true);
