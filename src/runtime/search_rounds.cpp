@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "core/output_file.hpp"
 #include "results/search_summary.hpp"
 #include "runtime/fault_injection.hpp"
 #include "runtime/launch_state.hpp"
@@ -165,9 +166,10 @@ bool run_search_rounds(LaunchState& state, Engine& engine) {
   }
   if (state.leader) {
     const SearchSummary summary = summarize(*search, search_request);
-    std::ofstream out(std::filesystem::path(state.results_dir) / kSearchFileName);
-    out << nlohmann::json(summary).dump(2) << "\n";
-    if (!out) state.log(LogLevel::warning, std::string("could not write ") + kSearchFileName + " in " + state.results_dir);
+    // Through the one whole-file writer: a link planted at search.json is not written through.
+    if (replace_file(std::filesystem::path(state.results_dir) / kSearchFileName, nlohmann::json(summary).dump(2) + "\n") != 0) {
+      state.log(LogLevel::warning, std::string("could not write ") + kSearchFileName + " in " + state.results_dir);
+    }
     log_outcome(state, summary);
   }
   return true;

@@ -18,9 +18,11 @@ namespace {
 
 const std::string kWinner = "footprint=exact cache=warm";
 const std::string kBaseline = "footprint=largest cache=warm";
+// Factors of 4 and 6: on the loaded CI machine one measurement can be 2-3x off, and a
+// 3x-slowed baseline once measured faster than the winner in the final A/B.
 const std::string kSlowed =
-    "slow=3@footprint=largest cache=warm;2@footprint=largest cache=flush;3@footprint=exact cache=flush;"
-    "2@footprint=8388608 cache=warm;3@footprint=8388608 cache=flush";
+    "slow=6@footprint=largest cache=warm;4@footprint=largest cache=flush;6@footprint=exact cache=flush;"
+    "4@footprint=8388608 cache=warm;6@footprint=8388608 cache=flush";
 
 json search_run(const std::string& method, const std::filesystem::path& dir) {
   const Launch run = mpirun_ncclsweep(
@@ -43,7 +45,7 @@ void check_found_the_unslowed_point(const json& search, const std::filesystem::p
   for (const json& band : search.at("bands")) {
     CHECK(band.at("winner") == kWinner);
     CHECK(band.at("ab_measured") == true);
-    CHECK(band.at("ab_gain").get<double>() > 0.5);  // the baseline runs each call 3 times
+    CHECK(band.at("ab_gain").get<double>() > 0.5);  // the baseline runs each call 6 times
   }
   // Every record is one of the search's measurements: a size of a candidate, in and out of place.
   const json doc = read_json_file(dir / "run.json");
