@@ -87,7 +87,13 @@ std::optional<TwoLevels> two_levels(const std::vector<double>& values, double re
   TwoLevels levels;
   levels.low = median_of(low);
   levels.high = median_of(high);
-  const double within = kMadToSigma * std::max(mad(low), mad(high));
+  // The spread within the levels: each window's distance from its own level's median,
+  // pooled. The larger level's own MAD would let the few windows that straddle a change
+  // (between the levels) set the spread of a small level and hide a real flap.
+  std::vector<double> deviations;
+  for (const double v : low) deviations.push_back(std::fabs(v - levels.low));
+  for (const double v : high) deviations.push_back(std::fabs(v - levels.high));
+  const double within = kMadToSigma * median_of(deviations);
   const double gap = levels.high - levels.low;
   if (gap <= 2 * std::log1p(relative_band) || gap <= 4 * within) return std::nullopt;
   const double middle = (levels.low + levels.high) / 2;

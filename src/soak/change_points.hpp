@@ -45,8 +45,8 @@ bool is_flap(const TwoLevels& levels);
 
 // Bimodal: the split of the sorted values into two levels with the least squared error,
 // each level at least a quarter of the windows (and two), the levels further apart than
-// both 2 x `relative_band` and 4 x the spread within them (1.4826 x the pooled median
-// absolute deviation). Nothing when no such split exists.
+// both 2 x `relative_band` and 4 x the spread within them (1.4826 x the median distance
+// of each window from its own level's median). Nothing when no such split exists.
 std::optional<TwoLevels> two_levels(const std::vector<double>& values, double relative_band);
 
 }  // namespace ncclsweep::soak

@@ -167,7 +167,7 @@ TEST_CASE("soak: a rank slowed four seconds in every eight is a flap on its host
   // Four seconds a level over windows of one: a loaded machine stretches a window to 1.5 s,
   // and a window that straddles a change sits between the levels; with two-second levels
   // half the windows did, and the host's levels blurred into one.
-  const Launch run = mpirun_mpmd(four_hosts(soak_args(dir, "20s", {"--inject-fault", "3:slow=5@flap=4"})));
+  const Launch run = mpirun_mpmd(four_hosts(soak_args(dir, "20s", {"--inject-fault", "3:slow=20@flap=4"})));
   INFO(run.output);
   CHECK(run.status == 1);
   const json findings = findings_of(dir);
