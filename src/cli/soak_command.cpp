@@ -249,10 +249,8 @@ int run_soaked(const SoakArgs& args, CommandContext& context) {
                    });
     engine->disconnect();
     engine->settle();
-  } catch (const RuntimeFailure&) {
-    stop_every_rank(session, std::current_exception());
-  } catch (const UsageError&) {
-    stop_every_rank(session, std::current_exception());
+  } catch (...) {
+    stop_every_rank(session, std::current_exception());  // rethrows what it does not own
   }
 
   int status = kExitOk;
