@@ -1,15 +1,11 @@
 #include "cli/in_process_engine.hpp"
 
-#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
 #include "core/errors.hpp"
 #include "core/failure_report.hpp"
-#include "engine/mpi/mpi_engine.hpp"
-#if NCCLSWEEP_HAVE_NCCL
-#include "engine/nccl/nccl_engine.hpp"
-#endif
+#include "core/nccl_version.hpp"
 
 namespace ncclsweep {
 
@@ -23,28 +19,6 @@ std::vector<std::string> rank_hosts(MpiSession& session, const std::string& mine
   for (std::string line; std::getline(lines, line);) hosts.push_back(line);
   return hosts;
 }
-
-std::unique_ptr<Engine> make_engine(const std::string& name, MpiSession& session) {
-  if (name == "mpi") return make_mpi_engine(session.world());
-#if NCCLSWEEP_HAVE_NCCL
-  // In this process, not in workers: locate and soak set no NCCL variables, so nothing needs
-  // a NCCL that has never been initialised.
-  return make_nccl_engine(session);
-#else
-  throw UsageError("this ncclsweep was built without CUDA or NCCL, so it has no nccl engine", "use --engine mpi");
-#endif
-}
-
-// "2.28.9" -> 22809; 0 when unreadable.
-namespace {
-
-int nccl_version_code(const std::string& text) {
-  int major = 0, minor = 0, patch = 0;
-  if (std::sscanf(text.c_str(), "%d.%d.%d", &major, &minor, &patch) < 2) return 0;
-  return major * 10000 + minor * 100 + patch;
-}
-
-}  // namespace
 
 SplitMode split_mode(const std::string& engine_name, const Engine& engine) {
   if (engine_name != "nccl") return {{}, "MPI_Comm_split"};

@@ -14,9 +14,6 @@ namespace ncclsweep {
 // Every rank's host name, on every rank, in rank order.
 std::vector<std::string> rank_hosts(MpiSession& session, const std::string& mine);
 
-// The named engine in this process ("mpi", or "nccl" when built with it). Throws UsageError.
-std::unique_ptr<Engine> make_engine(const std::string& name, MpiSession& session);
-
 // How sub-communicators are made, and the world's config that decides it.
 // NCCL shares the parent's resources (channels, buffers, proxy) with the children of
 // ncclCommSplit when the PARENT was initialised with splitShare = 1 (2.18 and later;

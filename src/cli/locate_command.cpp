@@ -200,7 +200,7 @@ int run_located(const LocateArgs& args, CommandContext& context) {
 
   std::unique_ptr<Engine> engine;
   try {
-    engine = make_engine(engine_name, session);
+    engine = make_in_process_engine(engine_name, session);
   } catch (const UsageError& e) {
     error = e.message();
   }

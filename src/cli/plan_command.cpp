@@ -80,8 +80,7 @@ std::string workload_text(const PlannedWorkload& w) {
 }
 
 // The search's cost beside the full grid's (docs/search.md, "The cost model"): size
-// measurements at the grid's mean estimated time each, plus a worker start per round
-// and isolation group when the groups need their own processes.
+// measurements at the grid's mean estimated time each (a search starts no workers).
 struct SearchPlanCost {
   SearchCost measurements;
   double grid_s = 0, worst_s = 0, expected_s = 0;
@@ -101,15 +100,10 @@ std::optional<SearchPlanCost> search_cost(const Sweep& sweep, const SweepPlan& p
   SearchPlanCost cost;
   cost.measurements = estimate_search_cost(grid.space, bands, o);
   cost.bands = bands.size();
-  const EstimateModel model;
   const double per_measurement = grid_seconds / static_cast<double>(std::max(cost.measurements.grid, 1L));
-  // A round starts one worker per isolation group it measures in (groups of one worker
-  // each when only re-read settings vary); the grid starts each once.
-  const double per_round = plan.isolation_groups.size() > 1 ? model.worker_start_s * static_cast<double>(plan.isolation_groups.size()) : 0;
-  const double rounds = o.max_occasions + 1;
   cost.grid_s = grid_seconds;
-  cost.worst_s = static_cast<double>(cost.measurements.worst) * per_measurement + rounds * per_round;
-  cost.expected_s = static_cast<double>(cost.measurements.expected) * per_measurement + rounds * per_round / 2;
+  cost.worst_s = static_cast<double>(cost.measurements.worst) * per_measurement;
+  cost.expected_s = static_cast<double>(cost.measurements.expected) * per_measurement;
   return cost;
 }
 

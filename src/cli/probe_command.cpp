@@ -59,6 +59,7 @@ int run_probe(const ProbeArgs& args, CommandContext& context) {
 std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const probe::ProbeOptions& options,
                                                      const FaultInjection& fault, int argc, char** argv) {
   const auto start = std::chrono::system_clock::now();
+  const auto steady_start = std::chrono::steady_clock::now();
   std::vector<probe::ProbeRecord> records;
   {
     std::optional<CpuHog> hog;
@@ -72,6 +73,7 @@ std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const 
       }
     });
   }
+  const double probe_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - steady_start).count();
   for (auto& r : records) {
     r.rank = session.rank();
     r.host = session.host();
@@ -82,6 +84,7 @@ std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const 
   for (int i = 0; i < argc; ++i) document.command_line.emplace_back(argv[i]);
   document.start_time = iso_utc(start);
   document.end_time = iso_utc(std::chrono::system_clock::now());
+  document.probe_seconds = probe_seconds;  // rank 0's: the ranks probe in step (a barrier before each probe)
   document.ranks = session.size();
   document.options = options;
   for (const auto& text : gathered) {

@@ -243,10 +243,14 @@ std::optional<SearchRequest> plan_search(const RunArgs& args, SearchSpec search,
   if (args.search_method.empty() && search.method == SearchMethod::grid) return std::nullopt;
   if (!args.search_method.empty()) search.method = kSearchMethodNames.parse(args.search_method);
   if (!args.budget.empty()) search.budget = parse_search_budget(args.budget, "--budget");
-  if (parse_engine(request.spec.engine) != EngineKind::mpi) {
-    throw UsageError("--search runs with the mpi engine only in this version (the nccl engine's workers would need "
-                     "one run per round and group)",
-                     "use --engine mpi, or measure the full grid (leave search out)");
+  // The nccl engine searches in the ranks' own communicator, which holds NCCL's defaults:
+  // a candidate that sets a NCCL variable or config field would need fresh workers per round.
+  const bool sets_nccl = std::any_of(points.begin(), points.end(), [](const SweepPoint& p) { return !p.settings.empty(); });
+  if (parse_engine(request.spec.engine) != EngineKind::mpi && sets_nccl) {
+    throw UsageError("--search on the nccl engine searches call modes only (buffers, launch, buffer_footprint, "
+                     "cache) in this version: a point that sets a NCCL variable or config field needs fresh "
+                     "workers in every round",
+                     "search those settings with --engine mpi, or measure their full grid (leave search out)");
   }
   if (!request.resume_dir.empty() || !args.resume_dir.empty()) {
     throw UsageError("--resume cannot go on with a search: its rounds depend on every figure before",

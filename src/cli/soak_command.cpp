@@ -209,7 +209,7 @@ int run_soaked(const SoakArgs& args, CommandContext& context) {
 
   std::unique_ptr<Engine> engine;
   try {
-    engine = make_engine(engine_name, session);
+    engine = make_in_process_engine(engine_name, session);
   } catch (const UsageError& e) {
     error = e.message();
   }

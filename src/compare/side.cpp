@@ -7,6 +7,7 @@
 
 #include "core/checked_number.hpp"
 #include "core/dtype.hpp"
+#include "core/nccl_version.hpp"
 #include "core/errors.hpp"
 
 namespace ncclsweep {
@@ -74,11 +75,7 @@ std::string nccl_version_string(const std::string& code) {
   {
     const auto parsed = parse_integer_text(code);
     if (!parsed || *parsed < 0 || *parsed > 10000000) return code;
-    const int v = static_cast<int>(*parsed);
-    // NCCL >= 2.9 codes are MAJOR*10000 + MINOR*100 + PATCH; older ones MAJOR*1000 + MINOR*100 + PATCH.
-    const int major = v >= 10000 ? v / 10000 : v / 1000;
-    const int minor = v >= 10000 ? (v % 10000) / 100 : (v % 1000) / 100;
-    return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(v % 100);
+    return nccl_version_text(static_cast<int>(*parsed));
   }
 }
 

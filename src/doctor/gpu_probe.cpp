@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/nccl_version.hpp"
 #include "doctor/nvidia_smi.hpp"
 #include "doctor/nvml_reader.hpp"
 
@@ -13,12 +14,6 @@
 namespace ncclsweep::doctor {
 
 #if NCCLSWEEP_HAVE_NCCL
-namespace {
-std::string nccl_version_text(int code) {  // 22803 -> "2.28.3"
-  return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
-}
-}  // namespace
-
 GpuFacts probe_gpu(int local_rank) {
   GpuFacts gpu;
   int devices = 0;

@@ -73,7 +73,8 @@ void write_probe_document(const ProbeDocument& d, const fs::path& directory) {
   if (ec) refuse(directory);
   const nlohmann::json doc{{"schema_version", d.schema_version}, {"kind", "probe"},
                            {"command_line", d.command_line},     {"start_time", d.start_time},
-                           {"end_time", d.end_time},             {"hosts", d.hosts},
+                           {"end_time", d.end_time},             {"probe_seconds", d.probe_seconds},
+                           {"hosts", d.hosts},
                            {"ranks", d.ranks},                   {"options", options_json(d.options)},
                            {"records", d.records},               {"findings", d.findings},
                            {"named_hosts", d.named_hosts}};
@@ -119,6 +120,7 @@ ProbeDocument read_probe_document(const fs::path& path) {
     d.command_line = j.value("command_line", std::vector<std::string>{});
     d.start_time = j.value("start_time", "");
     d.end_time = j.value("end_time", "");
+    d.probe_seconds = j.value("probe_seconds", 0.0);
     d.hosts = j.value("hosts", std::vector<std::string>{});
     d.ranks = j.value("ranks", 0);
     d.records = j.at("records").get<std::vector<ProbeRecord>>();

@@ -25,6 +25,7 @@ struct ProbeDocument {
   int schema_version = 1;
   std::vector<std::string> command_line;
   std::string start_time, end_time;
+  double probe_seconds = 0;  // the probes' own wall time, from the first to the last (no launch, no init)
   std::vector<std::string> hosts;  // in rank order of first appearance
   int ranks = 0;
   ProbeOptions options;

@@ -4,6 +4,11 @@
 
 #include "core/errors.hpp"
 #include "core/run_options.hpp"
+#include "engine/mpi/mpi_engine.hpp"
+#include "runtime/mpi_session.hpp"
+#if NCCLSWEEP_HAVE_NCCL
+#include "engine/nccl/nccl_engine.hpp"
+#endif
 
 namespace ncclsweep {
 
@@ -25,6 +30,16 @@ void check_engine(std::string_view name) {
                      "use --engine mpi, or rebuild where CUDA and NCCL are installed (see README.md)");
   }
   throw UsageError("the " + std::string(name) + " engine is not in this build", "use one of " + kEngineNames.joined());
+}
+
+std::unique_ptr<Engine> make_in_process_engine(std::string_view name, MpiSession& session) {
+  check_engine(name);
+  if (kEngineNames.parse(name) == EngineKind::mpi) return make_mpi_engine(session.world());
+#if NCCLSWEEP_HAVE_NCCL
+  return make_nccl_engine(session);
+#else
+  throw UsageError("this ncclsweep was built without CUDA or NCCL, so it has no nccl engine", "use --engine mpi");
+#endif
 }
 
 }  // namespace ncclsweep

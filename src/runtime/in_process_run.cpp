@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "core/errors.hpp"
-#include "engine/mpi/mpi_engine.hpp"
+#include "runtime/engine_registry.hpp"
 #include "runtime/fault_injection.hpp"
 #include "runtime/launch_state.hpp"
 #include "runtime/measurement_loop.hpp"
@@ -33,7 +33,7 @@ int run_in_process(LaunchState& state) {
   std::string error;
   int status = kExitOk;
   try {
-    engine = make_mpi_engine(session.world());
+    engine = make_in_process_engine(request.spec.engine, session);
     for (const auto& planned : request.plan.calls) {
       if (const std::string reason = engine->unsupported_reason(planned.call); !reason.empty()) {
         throw UsageError(reason);

@@ -1,5 +1,7 @@
 #pragma once
-// The mpi engine's run: host buffers, measured in this process on every rank.
+// A run measured in the MPI ranks themselves, with no worker processes: every mpi-engine
+// run (host buffers), and a search on the nccl engine whose candidates set no NCCL
+// variable (call modes only), where one communicator serves every candidate.
 namespace ncclsweep {
 
 struct LaunchState;

@@ -53,7 +53,9 @@ int run_launch(MpiSession& session, const LaunchRequest& request) {
   // one handler (runtime/uncaught_failure.hpp) reports it and aborts every rank.
   LaunchState state(session, request);
   if (const int status = open_results(state); status != kExitOk) return status;
-  const bool in_process = parse_engine(request.spec.engine) == EngineKind::mpi;
+  // A search is in-process on either engine: run_command lets the nccl engine search only
+  // candidates that set no NCCL variable.
+  const bool in_process = parse_engine(request.spec.engine) == EngineKind::mpi || request.search.has_value();
   return finish(state, in_process ? run_in_process(state) : run_in_workers(state));
 }
 

@@ -52,8 +52,4 @@ std::vector<std::string> sweepable_config_field_names() {
   return names;
 }
 
-std::string nccl_version_text(int code) {
-  return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
-}
-
 }  // namespace ncclsweep

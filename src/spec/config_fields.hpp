@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/nccl_version.hpp"
 #include "spec/value_kind.hpp"
 
 namespace ncclsweep {
@@ -50,7 +51,5 @@ const ConfigField* find_config_field(std::string_view name);  // nullptr when un
 std::vector<std::string> config_field_names();
 std::vector<std::string> sweepable_config_field_names();
 
-// "2.28.9" from 22809 (and "2.14.3" from 21403).
-std::string nccl_version_text(int version_code);
 
 }  // namespace ncclsweep

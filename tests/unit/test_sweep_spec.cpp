@@ -4,6 +4,7 @@
 #include "catch_compat.hpp"
 #include "spec/config_fields.hpp"
 #include "spec/nccl_variables.hpp"
+#include "core/nccl_version.hpp"
 #include "core/suggest.hpp"
 #include "plan/sweep_plan.hpp"
 #include "spec/sweep.hpp"
@@ -163,7 +164,17 @@ TEST_CASE("every config field's override variable is in the variable table") {
   }
   CHECK(find_config_field("max_ctas")->override_env == "NCCL_MAX_CTAS");
   CHECK(find_config_field("net_name")->override_env == "NCCL_NET");
+}
+
+TEST_CASE("NCCL versions convert between codes and text in both numbering schemes") {
   CHECK(nccl_version_text(22809) == "2.28.9");
+  CHECK(nccl_version_text(21403) == "2.14.3");
+  CHECK(nccl_version_text(2708) == "2.7.8");  // before 2.9: MAJOR*1000 + MINOR*100 + PATCH
+  CHECK(nccl_version_code("2.28.9") == 22809);
+  CHECK(nccl_version_code("2.18") == 21800);
+  CHECK(nccl_version_code(nccl_version_text(22703)) == 22703);
+  CHECK(nccl_version_code("unknown") == 0);
+  CHECK(nccl_version_code("2.123.1") == 0);  // a minor past 99 has no code
 }
 
 TEST_CASE("suggestions pick the nearest name and stay quiet for unrelated words") {
