@@ -55,7 +55,7 @@ class RowsToSearch final : public ResultSink {
     state_.add_row(records);
     for (const MeasurementRecord& r : records) {
       const int band = band_of(bands_, r.collective, r.size_bytes);
-      if (band >= 0) search_.record(item_, band, r.busbw_gbps, r.time_us.max, r.spread);
+      if (band >= 0) search_.record(item_, band, r.algbw_gbps, r.time_us.max, r.spread);
     }
   }
 

@@ -7,12 +7,12 @@
 
 namespace ncclsweep {
 
-double BandScore::busbw_gbps() const { return std::exp(mean_log); }
+double BandScore::algbw_gbps() const { return std::exp(mean_log); }
 
 void BandScores::add(const SearchSample& sample) {
-  if (!(sample.busbw_gbps > 0)) return;  // a failed measurement says nothing about speed
+  if (!(sample.algbw_gbps > 0)) return;  // a failed measurement says nothing about speed
   Sums& s = by_candidate_band_[{sample.candidate, sample.band}][sample.occasion];
-  s.log_sum += std::log(sample.busbw_gbps);
+  s.log_sum += std::log(sample.algbw_gbps);
   s.time_sum += sample.time_us;
   s.spread_sum += sample.spread;
   ++s.samples;
@@ -63,7 +63,7 @@ double standard_error(const BandScore& s) { return s.occasions > 1 ? s.sd_log / 
 
 SideRow row_of(const BandScore& score, const SearchStatistics& stats) {
   SideRow row;
-  row.busbw_gbps = score.busbw_gbps();
+  row.busbw_gbps = score.algbw_gbps();  // compare's band is a share of whichever bandwidth it is given
   row.time_us = score.time_us;
   row.repeats = score.occasions;
   // One occasion shows only its own iterations' spread; more show how far occasions move.
@@ -81,7 +81,7 @@ double score_band(const BandScore& score, const SearchStatistics& stats) {
 
 Standing stand(const BandScore& leader, const BandScore& other, const SearchStatistics& stats) {
   Standing s;
-  const double lead = leader.busbw_gbps(), behind = other.busbw_gbps();
+  const double lead = leader.algbw_gbps(), behind = other.algbw_gbps();
   s.gain = lead / behind - 1;
   // compare's verdict: faster when the two figures' noise bands do not overlap. The bands
   // are taken as factors (lead / (1 + band)): on a noisy machine a band passes 100%, and

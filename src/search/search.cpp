@@ -116,9 +116,9 @@ std::optional<SearchRound> Search::next_round() {
   return std::nullopt;
 }
 
-void Search::record(int item, int band, double busbw_gbps, double time_us, double spread) {
+void Search::record(int item, int band, double algbw_gbps, double time_us, double spread) {
   const RoundItem& measured = state_.current.items.at(static_cast<std::size_t>(item));
-  const SearchSample sample{measured.candidate, state_.next_occasion + item, band, busbw_gbps, time_us, spread};
+  const SearchSample sample{measured.candidate, state_.next_occasion + item, band, algbw_gbps, time_us, spread};
   (state_.current.kind == RoundKind::final_ab ? state_.ab_scores : state_.scores).add(sample);
   auto& rounds = state_.outcome.fates[static_cast<std::size_t>(measured.candidate)].rounds;
   if (rounds.empty() || rounds.back() != state_.current.number) rounds.push_back(state_.current.number);

@@ -6,7 +6,7 @@
 //
 //   Search search(space, bands, options);
 //   while (auto round = search.next_round()) {
-//     for (item i of round->items) measure it; search.record(i, band, busbw, time, spread);
+//     for (item i of round->items) measure it; search.record(i, band, algbw, time, spread);
 //   }
 //   SearchOutcome outcome = search.outcome();
 #include <cstdint>
@@ -60,7 +60,7 @@ struct BandFate {
   FateState state = FateState::not_measured;
   int round = 0;   // dropped: the round after which it was
   int by = -1;     // dropped: the leader that beat it
-  double gain = 0;  // dropped: the leader's busbw over its own, - 1
+  double gain = 0;  // dropped: the leader's algbw over its own, - 1
 };
 
 struct CandidateFate {
@@ -74,7 +74,7 @@ struct BandResult {
   bool settled = false;    // one survivor, or ties only
   int winner = -1;         // confirmed by the final A/B (or the baseline itself); -1: the baseline stays
   bool ab_measured = false;
-  double ab_gain = 0;      // winner / baseline busbw - 1 in the final A/B
+  double ab_gain = 0;      // winner / baseline algbw - 1 in the final A/B
   std::string why;         // how the band ended, in words
 };
 
@@ -120,7 +120,7 @@ class Search {
   // The next round to measure; empty when the search is over.
   std::optional<SearchRound> next_round();
   // One band's figures of item `item` of the round next_round() handed out last.
-  void record(int item, int band, double busbw_gbps, double time_us, double spread);
+  void record(int item, int band, double algbw_gbps, double time_us, double spread);
   const SearchOutcome& outcome() const { return state_.outcome; }
   const SearchState& state() const { return state_; }
 
