@@ -131,7 +131,15 @@ int run_plan(const PlanArgs& args) {
   // What run would refuse on this engine is refused here, at the file's line.
   const std::string engine = plan.measurements.engine.empty() ? std::string(available_engines().front())
                                                               : plan.measurements.engine;
-  check_engine_support(plan.measurements, parse_engine(engine), places_of(sweep, false, false, !args.engine.empty()));
+  const EngineCheckPlaces places = places_of(sweep, false, false, !args.engine.empty());
+  check_engine_support(plan.measurements, parse_engine(engine), places);
+  if (parse_engine(engine) == EngineKind::mpi) {
+    // Host buffers: refused when one rank alone could not hold them on this host (the
+    // ranks sharing a host are known only at run time, where run checks again).
+    const Bytes memory = host_memory_bytes();
+    check_rank_memory(plan_measurements(plan.measurements, args.ranks > 0 ? args.ranks : 2), args.ranks > 0 ? args.ranks : 2,
+                      memory, "this host's " + format_bytes(memory) + " of memory", places);
+  }
   const std::optional<PlannedWorkload> workload = plan_workload(args, sweep);
   if (plan.measurements.engine.empty()) plan.measurements.engine = engine;
   std::vector<MeasurementRecord> reference;

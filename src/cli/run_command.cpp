@@ -321,6 +321,7 @@ int verify_after_run(MpiSession& session, const std::string& results_dir, const 
 int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   MpiSession session(&context.argc, &context.argv);
   const int per_node = ranks_per_node(session);
+  const int most_on_a_host = session.max_across_ranks(session.local_rank()) + 1;  // the mpi engine's memory check
   LaunchRequest request;
   std::optional<RecommendedSettings> verify;
   std::vector<std::string> group_notes;
@@ -402,6 +403,13 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
                             "watchdog): bound the whole run with the scheduler's time limit instead");
     }
     request.plan = plan_measurements(request.spec, session.size());
+    if (parse_engine(request.spec.engine) == EngineKind::mpi) {
+      const Bytes memory = host_memory_bytes();
+      check_rank_memory(request.plan, session.size(), memory / static_cast<Bytes>(most_on_a_host),
+                        "this host's " + format_bytes(memory) + " of memory shared by its " +
+                            std::to_string(most_on_a_host) + " rank(s)",
+                        engine_places);
+    }
     request.plan.notes.insert(request.plan.notes.end(), group_notes.begin(), group_notes.end());
     request.search = plan_search(args, search, search_points, search_baseline, request);
     check_search_fault(request.fault, request.search);

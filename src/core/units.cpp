@@ -62,6 +62,9 @@ Bytes parse_size(std::string_view text) {
     multiplier = unit->multiplier;
   }
   if (value > std::numeric_limits<Bytes>::max() / multiplier) throw bad_size(text, "the size overflows 64 bits");
+  // No buffer can be that large (address spaces end well before), and a size beyond it
+  // overflows the footprint and offset arithmetic downstream.
+  if (value * multiplier > kLargestSize) throw bad_size(text, "beyond 2^62 bytes (4 EiB), which no buffer can have");
   return value * multiplier;
 }
 

@@ -18,6 +18,9 @@ Bytes parse_size(std::string_view text);
 // sorted ascending without duplicates. Throws UsageError.
 std::vector<Bytes> parse_size_list(std::string_view text);
 
+// The largest size any parse accepts: 2^62 bytes (4 EiB).
+inline constexpr Bytes kLargestSize = Bytes(1) << 62;
+
 // The most sizes one list may expand to; a range past it is almost always a typo.
 inline constexpr std::size_t kMaxSizesInList = 10000;
 

@@ -1,5 +1,12 @@
 #include "plan/engine_support.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "core/buffer_footprint.hpp"
+#include "core/units.hpp"
+#include "engine/call_buffers.hpp"
 #include "engine/engine.hpp"
 
 namespace ncclsweep {
@@ -9,6 +16,7 @@ EngineCheckPlaces places_of(const Sweep& sweep, bool given_dtype, bool given_op,
   if (!given_dtype && sweep.dtypes_where.line > 0) places.dtypes = sweep.dtypes_where;
   if (!given_op && sweep.ops_where.line > 0) places.ops = sweep.ops_where;
   if (!given_engine && sweep.engine_where.line > 0) places.engine = sweep.engine_where;
+  if (sweep.sizes_where.line > 0) places.sizes = sweep.sizes_where;
   return places;
 }
 
@@ -37,6 +45,36 @@ void check_engine_support(const RunSpec& spec, EngineKind engine, const EngineCh
       }
     }
   }
+}
+
+Bytes largest_rank_buffers(const MeasurementPlan& plan, int ranks) {
+  Bytes largest = 0;
+  for (const PlannedCall& planned : plan.calls) {
+    // Out of place is the larger of the two placements: it has both buffers.
+    CollectiveCall call = planned.call;
+    call.placement = Placement::out_of_place;
+    const CallSizes sizes = call_sizes(call, planned.split.ranks_in(ranks));
+    const BufferSpan span = buffer_span(sizes.send_bytes(), sizes.recv_bytes(), call.footprint_bytes);
+    largest = std::max(largest, span.send_bytes + span.recv_bytes);
+  }
+  return largest;
+}
+
+void check_rank_memory(const MeasurementPlan& plan, int ranks, Bytes memory_bytes, const std::string& memory,
+                       const EngineCheckPlaces& places) {
+  if (memory_bytes == 0) return;
+  const Bytes needed = largest_rank_buffers(plan, ranks);
+  if (needed <= memory_bytes) return;
+  Bytes largest_size = 0;
+  for (const PlannedCall& planned : plan.calls) largest_size = std::max(largest_size, planned.total_bytes);
+  throw UsageError("a rank's buffers would span " + format_bytes(needed) + " (send and receive, at the largest size " +
+                       format_bytes(largest_size) + "), more than " + memory,
+                   "measure smaller sizes, use buffer_footprint: exact, or run fewer ranks per host", places.sizes);
+}
+
+Bytes host_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<Bytes>(pages) * static_cast<Bytes>(page) : 0;
 }
 
 }  // namespace ncclsweep

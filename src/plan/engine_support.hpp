@@ -3,6 +3,7 @@
 // refuses what `run` would, at the sweep file's line (docs/sweep-files.md, "Engines").
 #include "core/errors.hpp"
 #include "core/run_options.hpp"
+#include "plan/measurement_plan.hpp"
 #include "spec/run_spec.hpp"
 #include "spec/sweep.hpp"
 
@@ -13,6 +14,7 @@ struct EngineCheckPlaces {
   SourcePosition dtypes{"--dtype", 0, 0};
   SourcePosition ops{"--op", 0, 0};
   SourcePosition engine{"--engine", 0, 0};
+  SourcePosition sizes{"--sizes", 0, 0};
 };
 // The file's keys where it has them; flags given on the command line win (`given_*`).
 EngineCheckPlaces places_of(const Sweep& sweep, bool given_dtype, bool given_op, bool given_engine);
@@ -20,5 +22,18 @@ EngineCheckPlaces places_of(const Sweep& sweep, bool given_dtype, bool given_op,
 // Throws UsageError at the dtypes:, ops: or engine: line for the first collective x dtype x
 // op x mode `engine` cannot run (engine/engine.hpp, mpi_engine_unsupported_reason).
 void check_engine_support(const RunSpec& spec, EngineKind engine, const EngineCheckPlaces& places);
+
+// The most bytes one rank's buffers span for any call of the plan on `ranks` ranks: send
+// and receive, each as large as the call's footprint asks (core/buffer_footprint.hpp).
+Bytes largest_rank_buffers(const MeasurementPlan& plan, int ranks);
+
+// Throws UsageError at the sizes: line when a rank's buffers cannot fit in `memory_bytes`
+// (`memory` says whose: "this host's 15.6 GiB for each of its 4 ranks"), so a size no rank
+// can allocate is refused before launch instead of failing inside the engine.
+void check_rank_memory(const MeasurementPlan& plan, int ranks, Bytes memory_bytes, const std::string& memory,
+                       const EngineCheckPlaces& places);
+
+// This host's physical memory in bytes (0 when the C library cannot say).
+Bytes host_memory_bytes();
 
 }  // namespace ncclsweep

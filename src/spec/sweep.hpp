@@ -52,6 +52,7 @@ struct Sweep {
   RunSpec measurements;  // name, collectives, sizes, dtypes, ops, root, warmup, iters, check, engine ("" = default)
   SourcePosition engine_where;
   SourcePosition dtypes_where, ops_where;  // the keys, for refusals of what an engine cannot run
+  SourcePosition sizes_where;              // for refusals of buffers no rank can hold
   std::vector<SweepAxis> env;     // in file order
   std::vector<SweepAxis> config;  // in file order
   std::vector<PartialPoint> include;

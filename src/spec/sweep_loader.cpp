@@ -288,6 +288,7 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
          }
          const std::string text = r.comma_list(n, "sizes");
          s.measurements.sizes = r.parsed(n, [&] { return parse_size_list(text); });
+         s.sizes_where = r.at(n);
        }},
       {"dtypes", [](const Reader& r, const YAML::Node& n, Sweep& s) {
          const std::string text = r.comma_list(n, "dtypes");

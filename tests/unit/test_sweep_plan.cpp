@@ -255,3 +255,24 @@ TEST_CASE("plan refuses what the mpi engine cannot reduce, at the sweep file's l
   CHECK_THAT(usage_error_text([&] { check_engine_support(avg_spec, EngineKind::mpi, places_of(avg, false, true, false)); }),
              ContainsSubstring("--op"));
 }
+
+TEST_CASE("buffers no rank can hold are refused at the sizes: line, with the footprint counted") {
+  const Sweep sweep = load_sweep_text("name: x\nengine: mpi\ncollectives: [all_gather]\nsizes: [1M, 64G]\n", "big.yaml");
+  const SweepPlan plan = plan_sweep(sweep, {});
+  const MeasurementPlan calls = plan_measurements(plan.measurements, 4);
+  // The default footprint (largest) gives the 1 MiB call both buffers at 64 GiB, rotated
+  // through, as nccl-tests allocates at -e: 128 GiB.
+  CHECK(largest_rank_buffers(calls, 4) == 2 * (64ull << 30));
+  const std::string text = usage_error_text(
+      [&] { check_rank_memory(calls, 4, 32ull << 30, "this host's 32 GiB", places_of(sweep, false, false, false)); });
+  CHECK_THAT(text, ContainsSubstring("big.yaml:4:"));
+  CHECK_THAT(text, ContainsSubstring("128 GiB"));
+  CHECK_THAT(text, ContainsSubstring("more than this host's 32 GiB"));
+  CHECK_NOTHROW(check_rank_memory(calls, 4, 128ull << 30, "enough", {}));
+  // Exact buffers: all_gather of 64 GiB on 4 ranks is a 16 GiB send block and the 64 GiB result.
+  const Sweep exact = load_sweep_text("name: x\nengine: mpi\ncollectives: [all_gather]\nsizes: [1M, 64G]\nbuffer_footprint: [exact]\n", "e.yaml");
+  CHECK(largest_rank_buffers(plan_measurements(plan_sweep(exact, {}).measurements, 4), 4) == (16ull << 30) + (64ull << 30));
+  // A fixed footprint is what each buffer spans, whatever the size: 1 MiB calls in 64 GiB.
+  const Sweep wide = load_sweep_text("name: x\nengine: mpi\ncollectives: [all_gather]\nsizes: [1M]\nbuffer_footprint: [64G]\n", "w.yaml");
+  CHECK(largest_rank_buffers(plan_measurements(plan_sweep(wide, {}).measurements, 4), 4) == 2 * (64ull << 30));
+}

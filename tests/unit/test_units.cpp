@@ -51,9 +51,13 @@ TEST_CASE("a size range that never grows is refused") {
   CHECK_THROWS_WITH(parse_size_list("1M,,2M"), ContainsSubstring("empty entry"));
 }
 
-TEST_CASE("a range near the 64-bit limit ends instead of wrapping") {
-  const auto sizes = parse_size_list("4611686018427387904:18446744073709551615:x2");
-  CHECK(sizes == std::vector<Bytes>{1ull << 62, 1ull << 63});
+TEST_CASE("a range up to the largest size ends there, and a size beyond 2^62 is refused") {
+  const auto sizes = parse_size_list("1152921504606846976:4611686018427387904:x2");
+  CHECK(sizes == std::vector<Bytes>{1ull << 60, 1ull << 61, 1ull << 62});
+  CHECK(parse_size("4194304T") == kLargestSize);
+  CHECK_THROWS_WITH(parse_size("4611686018427387905"), ContainsSubstring("beyond 2^62 bytes"));
+  CHECK_THROWS_WITH(parse_size("4194305T"), ContainsSubstring("beyond 2^62 bytes"));
+  CHECK_THROWS_WITH(parse_size_list("1G:18446744073709551615:x2"), ContainsSubstring("beyond 2^62 bytes"));
 }
 
 TEST_CASE("sizes print in binary units") {

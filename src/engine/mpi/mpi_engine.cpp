@@ -3,12 +3,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <new>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "core/errors.hpp"
 #include "core/pattern_spec.hpp"
+#include "core/units.hpp"
 #include "engine/call_buffers.hpp"
 #include "engine/mpi/cpu_antagonist.hpp"
 #include "engine/mpi/mpi_check.hpp"
@@ -236,8 +238,17 @@ class MpiEngine final : public Engine {
 
   // Exactly `bytes`, a fresh allocation when the size changes (the footprint is measured;
   // an in-place call leaves the send buffer as it is).
+  // A failed allocation names the size and the fix; the rank is added where it is printed.
   static void allocate(std::vector<std::byte>& buffer, std::size_t bytes) {
-    if (bytes != 0 && buffer.size() != bytes) buffer = std::vector<std::byte>(bytes);
+    if (bytes == 0 || buffer.size() == bytes) return;
+    buffer = {};  // the old buffer goes first: both at once may not fit
+    try {
+      buffer = std::vector<std::byte>(bytes);
+    } catch (const std::bad_alloc&) {
+      throw RuntimeFailure("host buffer allocation", "could not allocate " + format_bytes(bytes) +
+                                                         " (fix: measure smaller sizes, use buffer_footprint: exact, or "
+                                                         "run fewer ranks per host)");
+    }
   }
 
   // --cache flush on host buffers: write a buffer larger than the last-level cache
