@@ -79,19 +79,25 @@ std::string seconds_text(double s) {
   char text[32];
   if (s < 120) {
     std::snprintf(text, sizeof text, "%.3g s", s);
-  } else {
+  } else if (s < 2 * 3600) {
     std::snprintf(text, sizeof text, "%.1f min", s / 60);
+  } else if (s < 2 * 86400) {
+    std::snprintf(text, sizeof text, "%.1f h", s / 3600);
+  } else {
+    std::snprintf(text, sizeof text, "%.3g days", s / 86400);
   }
   return text;
 }
 
-void print_estimate(std::FILE* out, const HostLayout& layout, const LocateOptions& options, double busbw_gbps) {
-  const LocateEstimate e = estimate_locate(layout, options, busbw_gbps * 1e9);
+void print_estimate(std::FILE* out, int hosts, int ranks_per_host, const LocateOptions& options, double busbw_gbps) {
+  // Counted, not built: the largest allocation the options allow stays a few MiB.
+  const LocateEstimate e = estimate_locate(std::vector<int>(static_cast<std::size_t>(hosts), ranks_per_host), options,
+                                           busbw_gbps * 1e9);
   std::fprintf(out,
-               "# locate estimate: %d host(s) x %zu rank(s): %d split(s), %d pairs round(s), %d measurement(s)\n"
+               "# locate estimate: %d host(s) x %d rank(s): %d split(s), %d pairs round(s), %lld measurement(s)\n"
                "#   launch %s, splits %s, collectives %s, coordination %s; per pairs round %s; total %s\n"
                "#   (model: %.0f GB/s bus bandwidth and the per-rank costs of docs/scale.md)\n",
-               layout.host_count(), layout.host_ranks.empty() ? 0 : layout.host_ranks.front().size(), e.steps,
+               hosts, ranks_per_host, e.steps,
                e.rounds, e.measurements, seconds_text(e.launch_s).c_str(), seconds_text(e.splits_s).c_str(),
                seconds_text(e.collectives_s).c_str(), seconds_text(e.coordination_s).c_str(),
                seconds_text(e.per_round_s).c_str(), seconds_text(e.total_s()).c_str(), busbw_gbps);
@@ -102,7 +108,7 @@ int dry_run(const LocateArgs& args) {
     throw UsageError("locate --dry-run needs the allocation: --hosts N and --ranks-per-host G",
                      "e.g. ncclsweep locate --dry-run --hosts 64 --ranks-per-host 8");
   }
-  print_estimate(stdout, uniform_layout(args.hosts, args.ranks_per_host), options_from(args), args.busbw_gbps);
+  print_estimate(stdout, args.hosts, args.ranks_per_host, options_from(args), args.busbw_gbps);
   return kExitOk;
 }
 

@@ -1,11 +1,15 @@
 // ncclsweep: measure NCCL collectives at the sizes a workload uses, sweep NCCL
 // settings, and judge a cluster against a reference.
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "cli/command.hpp"
 #include "cli/soak_command.hpp"
 #include "core/errors.hpp"
+#include "core/failure_report.hpp"
+#include "core/input_file.hpp"
+#include "core/units.hpp"
 #include "ncclsweep_version.hpp"
 #include "runtime/engine_registry.hpp"
 #include "runtime/uncaught_failure.hpp"
@@ -60,6 +64,15 @@ int main(int argc, char** argv, char** envp) {
   add_recommend_command(app, chosen);
   add_locate_command(app, chosen);
   add_soak_command(app, chosen);
+  // Raises every input's size cap (core/input_file.hpp) for a real input that large; given
+  // before or after the subcommand. Each rank parses its own argv, so it reaches them all.
+  std::string max_input_size;
+  app.add_option("--max-input-size", max_input_size,
+                 "Read inputs up to SIZE (e.g. 8G), beyond the caps of 16 MiB per sweep file, 1 GiB per results "
+                 "file and 2 GiB per log or trace (inflated)");
+  // Subcommands take their fallthrough when they are added: set it on each, so the flag
+  // also works after the subcommand (ncclsweep compare A B --max-input-size 8G).
+  for (CLI::App* command : app.get_subcommands([](CLI::App*) { return true; })) command->fallthrough();
   refuse_empty_values(app);
   try {
     app.parse(argc, argv);
@@ -70,6 +83,15 @@ int main(int argc, char** argv, char** envp) {
     }
     const int status = app.exit(e);  // prints help or the parse error
     return status == 0 ? kExitOk : kExitUsage;
+  }
+  if (!max_input_size.empty()) {
+    try {
+      (void)parse_size(max_input_size);
+    } catch (const UsageError& e) {
+      print_error_line("ncclsweep: error: --max-input-size: " + e.message());
+      return kExitUsage;
+    }
+    setenv(kMaxInputSizeVariable, max_input_size.c_str(), 1);
   }
   CommandContext context{argc, argv, envp};
   try {

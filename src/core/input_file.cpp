@@ -4,10 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/errors.hpp"
+#include "core/units.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -27,6 +30,7 @@ std::string mebibytes(std::uint64_t bytes) { return std::to_string(bytes / kMebi
 
 InputFile::InputFile(const std::string& path, InputKind kind) : path_(path), kind_(kind) {
   if (path.empty()) throw UsageError(std::string("an empty path was given as the ") + std::string(kind.what), "name the file");
+  const std::uint64_t cap = input_cap(kind);  // before the open: it may throw
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
   fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd_ < 0) {
@@ -44,7 +48,7 @@ InputFile::InputFile(const std::string& path, InputKind kind) : path_(path), kin
                      "copy the input into a file first and pass that file");
   }
   size_ = static_cast<std::uint64_t>(st.st_size);
-  if (size_ > kind.max_bytes) {
+  if (size_ > cap) {
     ::close(fd_);
     fd_ = -1;
     throw_input_too_large(path, kind, false);
@@ -76,10 +80,21 @@ std::size_t InputFile::read_at(char* buffer, std::size_t max, std::uint64_t offs
   }
 }
 
+std::uint64_t input_cap(InputKind kind) {
+  const char* raised = std::getenv(kMaxInputSizeVariable);
+  if (raised == nullptr || *raised == '\0') return kind.max_bytes;
+  try {
+    return std::max<std::uint64_t>(kind.max_bytes, parse_size(raised));
+  } catch (const UsageError& e) {
+    throw UsageError(std::string(kMaxInputSizeVariable) + "=" + raised + ": " + e.what(), e.fix());
+  }
+}
+
 void throw_input_too_large(const std::string& path, InputKind kind, bool inflated) {
-  throw UsageError(path + (inflated ? " expands beyond " : " is larger than ") + mebibytes(kind.max_bytes) +
+  throw UsageError(path + (inflated ? " expands beyond " : " is larger than ") + mebibytes(input_cap(kind)) +
                        ", more than a " + std::string(kind.what) + " holds",
-                   "check that this is the file you meant; a real input this large can be split into several files");
+                   "check that this is the file you meant; if it is real, pass --max-input-size with a larger size "
+                   "(for example --max-input-size 8G)");
 }
 
 std::string read_input_file(const std::string& path, InputKind kind) {
@@ -88,7 +103,7 @@ std::string read_input_file(const std::string& path, InputKind kind) {
   text.reserve(static_cast<std::size_t>(file.size()));
   char buffer[1 << 16];
   while (const std::size_t got = file.read_some(buffer, sizeof buffer)) {
-    if (text.size() + got > kind.max_bytes) throw_input_too_large(path, kind, false);  // it grew while read
+    if (text.size() + got > input_cap(kind)) throw_input_too_large(path, kind, false);  // it grew while read
     text.append(buffer, got);
   }
   return text;

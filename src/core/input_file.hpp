@@ -21,6 +21,13 @@ inline constexpr InputKind kSettingsFileInput{"sweep or settings file", 16 * kMe
 inline constexpr InputKind kResultsFileInput{"results file", 1024 * kMebibyte};        // run.json, records.jsonl, tables
 inline constexpr InputKind kJobLogInput{"job log or trace", 2048 * kMebibyte};         // NCCL logs, torch traces
 
+// The cap a reader of `kind` applies: kind.max_bytes, or more where the user raised it for
+// a real input that large (`--max-input-size SIZE` on any command, which sets
+// NCCLSWEEP_MAX_INPUT_SIZE for the process and its ranks). Never below kind.max_bytes.
+// Throws UsageError when NCCLSWEEP_MAX_INPUT_SIZE is not a size.
+std::uint64_t input_cap(InputKind kind);
+inline constexpr const char* kMaxInputSizeVariable = "NCCLSWEEP_MAX_INPUT_SIZE";
+
 // An open regular file; closes itself.
 class InputFile {
  public:

@@ -49,7 +49,7 @@ TextInputBuffer::int_type TextInputBuffer::underflow() {
   }
   if (got == 0) return traits_type::eof();
   produced_ += static_cast<std::uint64_t>(got);
-  if (produced_ > kind_.max_bytes) throw_input_too_large(path_, kind_, gzdirect(file) == 0);
+  if (produced_ > input_cap(kind_)) throw_input_too_large(path_, kind_, gzdirect(file) == 0);
   setg(buffer_, buffer_, buffer_ + got);
   return traits_type::to_int_type(*gptr());
 }

@@ -1,6 +1,8 @@
 #include "locate/locate_plan.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "core/collective.hpp"
@@ -69,32 +71,97 @@ HostLayout uniform_layout(int hosts, int ranks_per_host) {
   return layout_from_hosts(names);
 }
 
-LocateEstimate estimate_locate(const HostLayout& layout, const LocateOptions& options, double busbw_bytes_per_s) {
+namespace {
+
+// One split of the world as the estimate needs it: its measured groups and the largest.
+struct StepShape {
+  std::string phase;
+  long long measured_groups = 0;
+  int group_ranks = 0;
+};
+
+// Pairs of hosts per round of round_robin (or ring_rounds) over `hosts`, without the rounds.
+std::vector<long long> pair_rounds(int hosts, const std::string& pairs) {
+  if (hosts < 2) return {};
+  if (pairs == "ring") {
+    if (hosts == 2) return {1};
+    if (hosts % 2 == 0) return {hosts / 2, hosts / 2};
+    return {(hosts - 1) / 2, (hosts - 1) / 2, 1};
+  }
+  // Round robin: H-1 rounds of H/2 pairs, or (odd H, one host sitting out) H rounds of (H-1)/2.
+  const int rounds = hosts % 2 == 0 ? hosts - 1 : hosts;
+  return std::vector<long long>(static_cast<std::size_t>(rounds), hosts / 2);
+}
+
+std::vector<StepShape> step_shapes(const std::vector<int>& host_sizes, const LocateOptions& options) {
+  std::vector<StepShape> shapes;
+  const int hosts = static_cast<int>(host_sizes.size());
+  if (options.host_phase) {
+    StepShape host{"host", 0, 0};
+    for (const int size : host_sizes) {
+      if (size < 2) continue;
+      ++host.measured_groups;
+      host.group_ranks = std::max(host.group_ranks, size);
+    }
+    shapes.push_back(host);
+    // The gpus rounds: each host of 3 or more ranks pairs neighbouring ranks in its own
+    // ring rounds; the step r measures every host's pairs of round r.
+    std::map<int, std::vector<long long>> rounds_of_size;
+    std::size_t rounds = 0;
+    for (const int size : host_sizes) {
+      if (size < 3) continue;
+      auto [it, fresh] = rounds_of_size.try_emplace(size);
+      if (fresh) it->second = pair_rounds(size, "ring");
+      rounds = std::max(rounds, it->second.size());
+    }
+    for (std::size_t r = 0; r < rounds; ++r) {
+      StepShape gpus{"gpus", 0, 2};
+      for (const int size : host_sizes) {
+        if (size < 3) continue;
+        const auto& mine = rounds_of_size.at(size);
+        if (r < mine.size()) gpus.measured_groups += mine[r];
+      }
+      shapes.push_back(gpus);
+    }
+  }
+  if (!options.pairs_phase) return shapes;
+  std::vector<int> sorted = host_sizes;
+  std::sort(sorted.rbegin(), sorted.rend());
+  const int two_largest = sorted.size() >= 2 ? sorted[0] + sorted[1] : 0;
+  const int smallest = sorted.empty() ? 0 : sorted.back();
+  const std::vector<long long> rounds = pair_rounds(hosts, options.pairs);
+  for (const long long pairs : rounds) shapes.push_back({"pairs", pairs, two_largest});
+  if (options.by_rail) {
+    // A rail both hosts have is one measured pair of ranks; uniform hosts have them all.
+    for (const long long pairs : rounds) shapes.push_back({"rails", pairs * smallest, 2});
+  }
+  return shapes;
+}
+
+}  // namespace
+
+LocateEstimate estimate_locate(const std::vector<int>& host_sizes, const LocateOptions& options, double busbw_bytes_per_s) {
   ScaleModel model;  // the documented defaults of docs/scale.md
-  model.ranks = layout.ranks();
+  model.ranks = 0;
+  for (const int size : host_sizes) model.ranks += size;
   const auto log2_of = [](int n) { return std::log2(static_cast<double>(std::max(n, 1))); };
   LocateEstimate e;
   e.launch_s = model.launch_base_s + model.launch_per_rank_s * model.ranks + model.init_base_s +
                model.init_per_rank_s * model.ranks;
   const double coordination = model.coordination_base_s + model.coordination_per_log2_rank_s * log2_of(model.ranks);
-  for (const Step& step : plan_steps(layout, options)) {  // one pass
+  for (const StepShape& step : step_shapes(host_sizes, options)) {  // one pass
     ++e.steps;
     if (step.phase == "pairs") ++e.rounds;
     e.coordination_s += coordination;  // one reduction of every test's times per step
-    // Every group of the step runs at once: the step takes its slowest group's time.
+    // Every group of the step runs at once: the step takes its slowest (largest) group's time.
     double step_s = model.init_base_s + model.init_per_rank_s * model.ranks;
     e.splits_s += step_s;
     for (const LocateTest& test : tests_for(step.phase, options.sizes)) {
-      double slowest = 0;
-      for (const Group& group : step.groups) {
-        if (!group.measured) continue;
-        const int ranks = static_cast<int>(group.ranks.size());
-        const CollectiveKind& kind = collective(test.collective);
-        const double call = model.call_latency_s + model.latency_per_log2_rank_s * log2_of(ranks) +
-                            static_cast<double>(test.bytes) * kind.busbw_factor(ranks) / busbw_bytes_per_s;
-        slowest = std::max(slowest, call);
-        e.measurements += options.repeats;
-      }
+      if (step.measured_groups == 0) continue;
+      const CollectiveKind& kind = collective(test.collective);
+      const double slowest = model.call_latency_s + model.latency_per_log2_rank_s * log2_of(step.group_ranks) +
+                             static_cast<double>(test.bytes) * kind.busbw_factor(step.group_ranks) / busbw_bytes_per_s;
+      e.measurements += step.measured_groups * options.repeats;
       const double calls = options.warmup + static_cast<double>(options.repeats) * options.iters;
       e.collectives_s += calls * slowest;
       step_s += calls * slowest;
@@ -110,6 +177,12 @@ LocateEstimate estimate_locate(const HostLayout& layout, const LocateOptions& op
   e.collectives_s *= options.passes;
   e.coordination_s *= options.passes;
   return e;
+}
+
+LocateEstimate estimate_locate(const HostLayout& layout, const LocateOptions& options, double busbw_bytes_per_s) {
+  std::vector<int> sizes;
+  for (const auto& ranks : layout.host_ranks) sizes.push_back(static_cast<int>(ranks.size()));
+  return estimate_locate(sizes, options, busbw_bytes_per_s);
 }
 
 }  // namespace ncclsweep::locate

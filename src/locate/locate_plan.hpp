@@ -47,7 +47,8 @@ std::vector<Step> plan_steps(const HostLayout& layout, const LocateOptions& opti
 HostLayout uniform_layout(int hosts, int ranks_per_host);
 
 struct LocateEstimate {
-  int steps = 0, rounds = 0, measurements = 0;
+  int steps = 0, rounds = 0;
+  long long measurements = 0;  // past 2^31 at the largest allocations the options allow
   double launch_s = 0;       // processes and the world communicator
   double splits_s = 0;       // a split per step
   double collectives_s = 0;  // warm-up and timed calls
@@ -58,6 +59,11 @@ struct LocateEstimate {
 
 // From the rank-count model `plan --ranks` uses (docs/scale.md): per-call latency growing
 // with log2(ranks), a bus bandwidth, communicator creation growing with ranks.
+// Counted from each step's shape (how many groups it measures and their largest rank
+// count), never from the steps themselves: 100000 hosts of 1024 ranks are 10^5 pairs
+// rounds of 10^8 ranks each, which no estimate may build. `host_sizes`: ranks per host.
+// Exact for uniform hosts; with uneven hosts a pair round is costed at its two largest.
+LocateEstimate estimate_locate(const std::vector<int>& host_sizes, const LocateOptions& options, double busbw_bytes_per_s);
 LocateEstimate estimate_locate(const HostLayout& layout, const LocateOptions& options, double busbw_bytes_per_s);
 
 }  // namespace ncclsweep::locate

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/units.hpp"
 #include "results/results_directory.hpp"
+#include "runtime/launch.hpp"
 #include "runtime/mpi_session.hpp"
 
 namespace ncclsweep {
@@ -41,6 +43,42 @@ std::set<std::string> parse_done_keys(const std::string& text) {
 
 std::set<std::string> share_done_keys(MpiSession& session, const std::string& keys_text) {
   return parse_done_keys(session.broadcast_string(keys_text));
+}
+
+std::string foreign_records_refusal(const std::string& dir, const std::vector<MeasurementRecord>& records,
+                                    const LaunchRequest& request) {
+  std::set<std::string> points;
+  for (const WorkerGroup& group : request.groups) {
+    for (const PointSpec& point : group.points) points.insert(point.label);
+  }
+  std::set<std::pair<std::string, Bytes>> calls;  // collective and size, as planned
+  for (const PlannedCall& planned : request.plan.calls) calls.emplace(std::string(planned.call.kind->name), planned.total_bytes);
+  const int repeats = std::max(request.spec.repeats, 1);
+  // A mode a record leaves empty (files from before it existed) reads as its default.
+  const auto listed = [](const auto& values, const std::string& name) {
+    return values.empty() || name.empty() || std::any_of(values.begin(), values.end(), [&](const auto& v) { return name_of(v) == name; });
+  };
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const MeasurementRecord& r = records[i];
+    std::string why;
+    if (!points.count(r.point)) {
+      why = "point '" + r.point + "', which this sweep does not have";
+    } else if (!calls.count({r.collective, r.size_bytes})) {
+      why = r.collective + " at " + format_bytes(r.size_bytes) + ", which this sweep does not measure";
+    } else if (r.repeat < 0 || r.repeat >= repeats) {
+      why = "repeat " + std::to_string(r.repeat) + ", beyond this sweep's " + std::to_string(repeats) + " repeat(s)";
+    } else if (!listed(request.spec.buffer_modes, r.buffers) || !listed(request.spec.launch_modes, r.launch) ||
+               !listed(request.spec.cache_states, r.cache)) {
+      why = "call modes (buffers " + r.buffers + ", launch " + r.launch + ", cache " + r.cache +
+            ") this sweep does not list";
+    }
+    if (why.empty()) continue;
+    return "cannot resume " + dir + ": records.jsonl line " + std::to_string(i + 1) + " is " + r.collective + " " +
+           format_bytes(r.size_bytes) + " of " + why + ", so the directory holds another run's records" +
+           "\n  fix: resume the sweep that made it, pass --force to keep them beside this sweep's, or start a new "
+           "directory";
+  }
+  return "";
 }
 
 std::vector<std::string> resume_changes(const RunDocument& earlier, const RunSettings& now,

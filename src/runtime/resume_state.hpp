@@ -11,6 +11,7 @@
 namespace ncclsweep {
 
 class MpiSession;
+struct LaunchRequest;
 
 struct EarlierRun {
   RunDocument document;           // its run.json
@@ -32,6 +33,14 @@ std::set<std::string> share_done_keys(MpiSession& session, const std::string& ke
 // `changes` (from resume_changes) says what differs, so the message is more than two digests.
 std::string resume_refusal(const std::string& dir, const std::string& earlier_fingerprint,
                            const std::string& fingerprint, bool force, const std::vector<std::string>& changes = {});
+
+// Why the earlier records cannot be this launch's (the message with its fix), or "" when
+// each is a measurement the launch plans: a point, a collective at a size, a repeat or a
+// call mode the sweep does not have means records.jsonl holds another run's records,
+// which a resume would carry into this run's results. Checked even when the fingerprints
+// match, since records.jsonl can be swapped without run.json.
+std::string foreign_records_refusal(const std::string& dir, const std::vector<MeasurementRecord>& records,
+                                    const LaunchRequest& request);
 
 // What the earlier run.json records differently from this launch: "ranks 4 -> 2",
 // "iters 400 -> 401", "hosts a,b -> a"; empty when only what run.json does not hold

@@ -36,6 +36,9 @@ bool begin_run(LaunchState& state, const DeviceDescription& device) {
       const RunSettings now{request.spec.engine, request.spec.warmup, request.spec.iters, request.spec.check};
       refusal = resume_refusal(state.results_dir, state.earlier.document.fingerprint, start.fingerprint, request.force,
                                resume_changes(state.earlier.document, now, rank_hosts));
+      if (refusal.empty() && !request.force) {
+        refusal = foreign_records_refusal(state.results_dir, state.earlier.recorded.records, request);
+      }
     }
   }
   if (session.max_across_ranks(refusal.empty() ? 0 : 1) != 0) {

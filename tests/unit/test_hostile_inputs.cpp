@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -95,6 +96,25 @@ TEST_CASE("an input past its cap is refused, and a gzip member that inflates pas
   CHECK_THROWS_WITH(for_each_text_line((dir.path / "bomb.gz").string(), kLarge, [&](std::string_view, int) { ++lines; }),
                     ContainsSubstring("line 1 is longer than"));
   CHECK(lines == 0);
+}
+
+TEST_CASE("--max-input-size raises a cap for a real input that large, never lowers one", "[hostile]") {
+  TempDir dir;
+  constexpr InputKind kSmall{"test input", kMebibyte};
+  spit(dir.path / "big.txt", std::string(kMebibyte + 1, 'x'));
+  gzip_to(dir.path / "big.gz", std::string(2 * kMebibyte, 'a'));
+  const std::string big = (dir.path / "big.txt").string(), gz = (dir.path / "big.gz").string();
+  CHECK_THAT(usage_error_text([&] { read_input_file(big, kSmall); }), ContainsSubstring("pass --max-input-size"));
+  // main() sets the variable from the flag; each rank of a launch parses its own.
+  setenv(kMaxInputSizeVariable, "4M", 1);
+  CHECK(read_input_file(big, kSmall).size() == kMebibyte + 1);
+  CHECK(read_text_file(gz, kSmall).size() == 2 * kMebibyte);
+  setenv(kMaxInputSizeVariable, "1K", 1);  // below the cap: the cap stays
+  CHECK(input_cap(kSmall) == kMebibyte);
+  setenv(kMaxInputSizeVariable, "lots", 1);
+  CHECK_THROWS_WITH(input_cap(kSmall), ContainsSubstring("NCCLSWEEP_MAX_INPUT_SIZE=lots"));
+  unsetenv(kMaxInputSizeVariable);
+  CHECK_THROWS_WITH(read_text_file(gz, kSmall), ContainsSubstring("expands beyond 1 MiB"));
 }
 
 TEST_CASE("a torch trace is streamed: millions of tiny events, and the one call among them, counted", "[hostile]") {

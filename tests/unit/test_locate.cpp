@@ -331,6 +331,43 @@ TEST_CASE("the time estimate counts H-1 rounds and grows with them") {
   CHECK(e64.per_round_s > calls * (256.0 * (1 << 20)) * collective("all_gather").busbw_factor(16) / 100e9);
 }
 
+TEST_CASE("the estimate counts what plan_steps would build, without building it") {
+  LocateOptions options;
+  options.sizes = {1 << 20};
+  for (const std::string pairs : {"all", "ring"}) {
+    for (const bool rails : {false, true}) {
+      options.pairs = pairs;
+      options.by_rail = rails;
+      for (int hosts = 1; hosts <= 7; ++hosts) {
+        for (int per_host = 1; per_host <= 4; ++per_host) {
+          INFO(pairs << " rails " << rails << " " << hosts << " x " << per_host);
+          const HostLayout layout = uniform_layout(hosts, per_host);
+          long long measured = 0;
+          int steps = 0;
+          for (const Step& step : plan_steps(layout, options)) {
+            ++steps;
+            long long groups = 0;
+            for (const Group& g : step.groups) groups += g.measured;
+            measured += groups * static_cast<long long>(tests_for(step.phase, options.sizes).size()) * options.repeats;
+          }
+          const LocateEstimate e = estimate_locate(layout, options, 100e9);
+          CHECK(e.steps == steps * options.passes);
+          CHECK(e.measurements == measured * options.passes);
+        }
+      }
+    }
+  }
+  // The largest allocation the options allow: 10^5 hosts of 1024 ranks, every pair of hosts.
+  options.pairs = "all";
+  options.by_rail = false;
+  const LocateEstimate huge = estimate_locate(std::vector<int>(100000, 1024), options, 100e9);
+  CHECK(huge.rounds == 99999 * options.passes);
+  const long long per_pass = 100000LL * 3 * options.repeats              // host: 3 tests
+                             + 100000LL * 1024 * 1 * options.repeats     // gpus: 1024 neighbour pairs per host
+                             + 99999LL * 50000 * 2 * options.repeats;    // pairs: 2 tests
+  CHECK(huge.measurements == per_pass * options.passes);
+}
+
 TEST_CASE("phases are parsed and unknown ones refused") {
   LocateOptions options;
   set_phases(options, "pairs");
