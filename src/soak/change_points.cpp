@@ -28,8 +28,35 @@ double window_noise(const std::vector<double>& values) {
   return kMadToSigma * mad(differences) / std::sqrt(2.0);
 }
 
+double step_residual_noise(const std::vector<double>& values) {
+  const std::size_t n = values.size();
+  if (n < 4) return 0;
+  // Prefix sums give each cut's squared error in O(1): O(n) for every cut.
+  std::vector<double> sum(n + 1, 0), squares(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    sum[i + 1] = sum[i] + values[i];
+    squares[i + 1] = squares[i] + values[i] * values[i];
+  }
+  const auto error = [&](std::size_t from, std::size_t to) {
+    const double s = sum[to] - sum[from], count = static_cast<double>(to - from);
+    return (squares[to] - squares[from]) - s * s / count;
+  };
+  std::size_t best = 2;
+  double best_error = INFINITY;
+  for (std::size_t cut = 2; cut + 2 <= n; ++cut) {
+    if (const double e = error(0, cut) + error(cut, n); e < best_error) best_error = e, best = cut;
+  }
+  const std::vector<double> before(values.begin(), values.begin() + static_cast<long>(best));
+  const std::vector<double> after(values.begin() + static_cast<long>(best), values.end());
+  const double level_before = median_of(before), level_after = median_of(after);
+  std::vector<double> distances;
+  for (const double v : before) distances.push_back(std::fabs(v - level_before));
+  for (const double v : after) distances.push_back(std::fabs(v - level_after));
+  return kMadToSigma * median_of(distances);
+}
+
 double effective_band(const std::vector<double>& values, double relative_band) {
-  return std::max(std::log1p(relative_band), 2 * window_noise(values));
+  return std::max(std::log1p(relative_band), 2 * std::min(window_noise(values), step_residual_noise(values)));
 }
 
 std::optional<ChangePoint> cusum_change(const std::vector<double>& values, double band, int baseline) {

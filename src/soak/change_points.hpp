@@ -11,8 +11,17 @@ namespace ncclsweep::soak {
 // first differences, over sqrt(2). A step moves one difference only, so it barely counts.
 double window_noise(const std::vector<double>& values);
 
+// The noise about the best single step: the series cut where two levels fit it best
+// (least squares, two windows or more on each side), and 1.4826 x the median distance
+// of each window from its own side's median. A slowed stretch that dips back now and
+// then moves several first differences, not one, and would count as noise in
+// window_noise; here the step itself is the fit, not noise. 0 for under four windows.
+double step_residual_noise(const std::vector<double>& values);
+
 // The band a move must leave before it counts: the larger of the fixed relative band
-// (in log space) and twice the series' own window noise.
+// (in log space) and twice the series' own noise, the smaller of window_noise and
+// step_residual_noise (each reads a real drift as noise in its own way; the smaller is
+// the one that did not).
 double effective_band(const std::vector<double>& values, double relative_band);
 
 struct ChangePoint {
