@@ -1,5 +1,7 @@
 #include "runtime/fault_injection.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -7,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -145,26 +148,54 @@ int slow_factor(const FaultInjection& fault, int this_rank, const std::string& p
 }
 
 CpuHog::CpuHog(const std::vector<int>& cpus) {
+  // Each spinner writes a byte here once it runs on its core, and the constructor waits
+  // for them: a probe that starts before the hog is on the CPU measures an idle core.
+  int ready[2] = {-1, -1};
+  if (pipe2(ready, O_CLOEXEC) != 0) throw RuntimeFailure("pipe for --inject-fault cpu-hog failed", "");
   const pid_t parent = getpid();
   child_ = fork();
-  if (child_ < 0) throw RuntimeFailure("fork for --inject-fault cpu-hog failed", "");
-  if (child_ > 0) return;
+  if (child_ < 0) {
+    close(ready[0]);
+    close(ready[1]);
+    throw RuntimeFailure("fork for --inject-fault cpu-hog failed", "");
+  }
+  if (child_ > 0) {
+    close(ready[1]);
+    const std::size_t spinners = std::max<std::size_t>(cpus.size(), 1);
+    std::size_t seen = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);  // best effort after that
+    while (seen < spinners && std::chrono::steady_clock::now() < deadline) {
+      pollfd wait{ready[0], POLLIN, 0};
+      if (poll(&wait, 1, 100) <= 0) continue;
+      char bytes[64];
+      const ssize_t got = read(ready[0], bytes, sizeof bytes);
+      if (got <= 0) break;  // every spinner gone: nothing more will come
+      seen += static_cast<std::size_t>(got);
+    }
+    close(ready[0]);
+    return;
+  }
   // The child: no MPI, no allocation, only busy loops until it is killed.
+  close(ready[0]);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) std::_Exit(0);
   setsid();
-  // Real-time FIFO where allowed (root): it preempts the rank as a hypervisor's threads
-  // do, whatever else the machine runs (the kernel still leaves others 5% of each second).
-  // Otherwise the highest nice this session may take.
-  sched_param fifo{};
-  fifo.sched_priority = 1;
-  if (sched_setscheduler(0, SCHED_FIFO, &fifo) != 0) setpriority(PRIO_PROCESS, 0, -20);
-  const auto spin_on = [](int cpu) {
+  // The highest priority of the normal scheduler (nice -20 where allowed): the kernel
+  // then gives the rank about 1% of its core, in slices of a few milliseconds, the way a
+  // hypervisor's busy threads take a vCPU. Not real-time FIFO: that runs 950 ms of every
+  // second and leaves the rank one 50 ms stretch, which a 50 ms probe round can fall into
+  // whole and read as an idle core.
+  setpriority(PRIO_PROCESS, 0, -20);
+  const int ready_fd = ready[1];
+  const auto spin_on = [ready_fd](int cpu) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
     sched_setaffinity(0, sizeof set, &set);
+    const char one = 1;
+    if (write(ready_fd, &one, 1) != 1) {}  // the parent stops waiting at its deadline anyway
+    close(ready_fd);
     for (unsigned long n = 0;; ++n) asm volatile("" : "+r"(n));  // busy on purpose; the asm keeps the loop
   };
   for (std::size_t i = 1; i < cpus.size(); ++i) {

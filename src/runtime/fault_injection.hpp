@@ -66,7 +66,8 @@ int slow_factor(const FaultInjection& fault, int this_rank, const std::string& p
 bool inject_fault(const FaultInjection& fault);
 
 // The cpu-hog fault: a busy loop on each of `cpus`, in a child process of its own
-// session at the highest priority it may take (real-time FIFO as root, else nice). Case 2's hypervisor
+// session at the highest nice it may take (-20 as root; fault_injection.cpp says why not
+// real-time), running before the constructor returns. Case 2's hypervisor
 // housekeeping threads are outside the guest's scheduling group; so is this one, which
 // is why it is not a thread of the rank: the kernel shares a core fairly between
 // scheduling groups first, so a hog in the rank's own group would take only the rank's

@@ -19,6 +19,25 @@ double mad(const std::vector<double>& values) {
   return median_of(deviations);
 }
 
+// The squared error of any run of values about its own mean, in O(1) from prefix sums:
+// every cut of a series is tried in O(n).
+class SegmentErrors {
+ public:
+  explicit SegmentErrors(const std::vector<double>& values) : sum_(values.size() + 1, 0), squares_(values.size() + 1, 0) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      sum_[i + 1] = sum_[i] + values[i];
+      squares_[i + 1] = squares_[i] + values[i] * values[i];
+    }
+  }
+  double operator()(std::size_t from, std::size_t to) const {
+    const double s = sum_[to] - sum_[from], count = static_cast<double>(to - from);
+    return (squares_[to] - squares_[from]) - s * s / count;
+  }
+
+ private:
+  std::vector<double> sum_, squares_;
+};
+
 }  // namespace
 
 double window_noise(const std::vector<double>& values) {
@@ -31,16 +50,7 @@ double window_noise(const std::vector<double>& values) {
 double step_residual_noise(const std::vector<double>& values) {
   const std::size_t n = values.size();
   if (n < 4) return 0;
-  // Prefix sums give each cut's squared error in O(1): O(n) for every cut.
-  std::vector<double> sum(n + 1, 0), squares(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    sum[i + 1] = sum[i] + values[i];
-    squares[i + 1] = squares[i] + values[i] * values[i];
-  }
-  const auto error = [&](std::size_t from, std::size_t to) {
-    const double s = sum[to] - sum[from], count = static_cast<double>(to - from);
-    return (squares[to] - squares[from]) - s * s / count;
-  };
+  const SegmentErrors error(values);
   std::size_t best = 2;
   double best_error = INFINITY;
   for (std::size_t cut = 2; cut + 2 <= n; ++cut) {
@@ -93,16 +103,7 @@ std::optional<TwoLevels> two_levels(const std::vector<double>& values, double re
   if (n < 2 * least) return std::nullopt;
   std::vector<double> sorted = values;
   std::sort(sorted.begin(), sorted.end());
-  // Prefix sums give each split's squared error in O(1).
-  std::vector<double> sum(n + 1, 0), squares(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    sum[i + 1] = sum[i] + sorted[i];
-    squares[i + 1] = squares[i] + sorted[i] * sorted[i];
-  }
-  const auto error = [&](std::size_t from, std::size_t to) {
-    const double s = sum[to] - sum[from], count = static_cast<double>(to - from);
-    return (squares[to] - squares[from]) - s * s / count;
-  };
+  const SegmentErrors error(sorted);
   std::size_t best = 0;
   double best_error = INFINITY;
   for (std::size_t cut = least; cut + least <= n; ++cut) {

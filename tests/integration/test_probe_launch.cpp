@@ -1,6 +1,7 @@
 // ncclsweep probe end to end on the mpi engine: 2 fake hosts x 1 rank, each rank bound to
 // its own core, with the cpu-hog testing aid on one rank, without it (5 runs), and a
 // probe run compared with itself. GPU probes skip with their reason here.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -51,8 +52,16 @@ TEST_CASE("probe names exactly the host of the rank whose cores a hog keeps busy
   // The records of both ranks are there, in the records file too.
   REQUIRE(record(doc, "busy_effective_ghz", 0));
   REQUIRE(record(doc, "busy_effective_ghz", 1));
-  CHECK(record(doc, "busy_effective_ghz", 1)->at("value").get<double>() <
-        record(doc, "busy_effective_ghz", 0)->at("value").get<double>());
+  // The hog shows in the busy core's or in every core's effective rate, whichever rounds
+  // it landed in: it runs as real-time FIFO, which the kernel still leaves 5% of each
+  // second, and a --quick round of 50 ms can fall wholly into that 5% (on 2 cores the
+  // busy core once read 3.31 GHz hogged against 2.98 GHz unhogged, every core 0.17 GHz).
+  const auto slowest = [&](int rank) {
+    REQUIRE(record(doc, "all_cores_effective_ghz", rank));
+    return std::min(record(doc, "busy_effective_ghz", rank)->at("value").get<double>(),
+                    record(doc, "all_cores_effective_ghz", rank)->at("value").get<double>());
+  };
+  CHECK(slowest(1) < slowest(0));
   std::ifstream lines(dir / "records.jsonl");
   int count = 0;
   for (std::string line; std::getline(lines, line);) ++count;
