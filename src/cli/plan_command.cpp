@@ -137,8 +137,9 @@ int run_plan(const PlanArgs& args) {
     // Host buffers: refused when one rank alone could not hold them on this host (the
     // ranks sharing a host are known only at run time, where run checks again).
     const Bytes memory = host_memory_bytes();
-    check_rank_memory(plan_measurements(plan.measurements, args.ranks > 0 ? args.ranks : 2), args.ranks > 0 ? args.ranks : 2,
-                      memory, "this host's " + format_bytes(memory) + " of memory", places);
+    const int ranks = args.ranks > 0 ? args.ranks : 2;
+    check_rank_memory(plan_measurements(plan.measurements, ranks), ranks, memory,
+                      "this host's " + format_bytes(memory) + " of memory", places);
   }
   const std::optional<PlannedWorkload> workload = plan_workload(args, sweep);
   if (plan.measurements.engine.empty()) plan.measurements.engine = engine;

@@ -210,8 +210,8 @@ RunSpec spec_from_args(const RunArgs& args) {
 
 // Ranks per node when ranks sit in equal blocks per node (rank r on local rank
 // r % n), else 0: intra-node and inter-node groups need that placement.
-int ranks_per_node(MpiSession& session) {
-  const int per_node = session.max_across_ranks(session.local_rank()) + 1;
+// `per_node`: the most ranks on any host (the highest local rank + 1).
+int ranks_per_node(MpiSession& session, int per_node) {
   const bool block = session.max_across_ranks(session.local_rank() != session.rank() % per_node ? 1 : 0) == 0;
   return block && session.size() % per_node == 0 ? per_node : 0;
 }
@@ -243,14 +243,13 @@ std::optional<SearchRequest> plan_search(const RunArgs& args, SearchSpec search,
   if (args.search_method.empty() && search.method == SearchMethod::grid) return std::nullopt;
   if (!args.search_method.empty()) search.method = kSearchMethodNames.parse(args.search_method);
   if (!args.budget.empty()) search.budget = parse_search_budget(args.budget, "--budget");
-  // The nccl engine searches in the ranks' own communicator, which holds NCCL's defaults:
-  // a candidate that sets a NCCL variable or config field would need fresh workers per round.
-  const bool sets_nccl = std::any_of(points.begin(), points.end(), [](const SweepPoint& p) { return !p.settings.empty(); });
-  if (parse_engine(request.spec.engine) != EngineKind::mpi && sets_nccl) {
-    throw UsageError("--search on the nccl engine searches call modes only (buffers, launch, buffer_footprint, "
-                     "cache) in this version: a point that sets a NCCL variable or config field needs fresh "
-                     "workers in every round",
-                     "search those settings with --engine mpi, or measure their full grid (leave search out)");
+  // A search measures in the ranks' own communicator, which holds NCCL's defaults: a
+  // candidate that sets a NCCL variable or config field would need fresh workers per round
+  // (and the mpi engine, refused earlier for settings, applies none).
+  if (std::any_of(points.begin(), points.end(), [](const SweepPoint& p) { return !p.settings.empty(); })) {
+    throw UsageError("--search covers call modes only (buffers, launch, buffer_footprint, cache) in this version: "
+                     "a point that sets a NCCL variable or config field needs fresh workers in every round",
+                     "measure that grid in full (leave search out), or search the call modes without env/config axes");
   }
   if (!request.resume_dir.empty() || !args.resume_dir.empty()) {
     throw UsageError("--resume cannot go on with a search: its rounds depend on every figure before",
@@ -320,8 +319,8 @@ int verify_after_run(MpiSession& session, const std::string& results_dir, const 
 
 int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   MpiSession session(&context.argc, &context.argv);
-  const int per_node = ranks_per_node(session);
-  const int most_on_a_host = session.max_across_ranks(session.local_rank()) + 1;  // the mpi engine's memory check
+  const int most_on_a_host = session.max_across_ranks(session.local_rank()) + 1;
+  const int per_node = ranks_per_node(session, most_on_a_host);
   LaunchRequest request;
   std::optional<RecommendedSettings> verify;
   std::vector<std::string> group_notes;

@@ -30,7 +30,7 @@ std::string mebibytes(std::uint64_t bytes) { return std::to_string(bytes / kMebi
 
 InputFile::InputFile(const std::string& path, InputKind kind) : path_(path), kind_(kind) {
   if (path.empty()) throw UsageError(std::string("an empty path was given as the ") + std::string(kind.what), "name the file");
-  const std::uint64_t cap = input_cap(kind);  // before the open: it may throw
+  cap_ = input_cap(kind);  // before the open: it may throw
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
   fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd_ < 0) {
@@ -48,7 +48,7 @@ InputFile::InputFile(const std::string& path, InputKind kind) : path_(path), kin
                      "copy the input into a file first and pass that file");
   }
   size_ = static_cast<std::uint64_t>(st.st_size);
-  if (size_ > cap) {
+  if (size_ > cap_) {
     ::close(fd_);
     fd_ = -1;
     throw_input_too_large(path, kind, false);
@@ -103,7 +103,7 @@ std::string read_input_file(const std::string& path, InputKind kind) {
   text.reserve(static_cast<std::size_t>(file.size()));
   char buffer[1 << 16];
   while (const std::size_t got = file.read_some(buffer, sizeof buffer)) {
-    if (text.size() + got > input_cap(kind)) throw_input_too_large(path, kind, false);  // it grew while read
+    if (text.size() + got > file.cap()) throw_input_too_large(path, kind, false);  // it grew while read
     text.append(buffer, got);
   }
   return text;

@@ -41,6 +41,7 @@ class InputFile {
   const std::string& path() const { return path_; }
   std::uint64_t size() const { return size_; }  // at open; a growing file is still capped
   const InputKind& kind() const { return kind_; }
+  std::uint64_t cap() const { return cap_; }  // input_cap(kind) at open: what a reader may take
 
   // Up to `max` bytes into `buffer`; 0 at the end. Throws UsageError on a read error.
   std::size_t read_some(char* buffer, std::size_t max);
@@ -52,6 +53,7 @@ class InputFile {
   std::string path_;
   std::uint64_t size_ = 0;
   InputKind kind_;
+  std::uint64_t cap_ = 0;
 };
 
 // The UsageError for an input past its cap (read or inflated), with the fix.

@@ -23,6 +23,7 @@ std::vector<std::string> expand_pattern(const std::string& pattern, const std::s
 
 TextInputBuffer::TextInputBuffer(const std::string& path, InputKind kind) : path_(path), kind_(kind) {
   const InputFile file(path, kind);  // the regular-file and size checks, before zlib reads
+  cap_ = file.cap();
   const int fd = ::dup(file.descriptor());
   if (fd < 0) throw UsageError("cannot open " + path, "check the file", {path});
   gz_ = gzdopen(fd, "rb");  // reads plain files unchanged, so one path serves both
@@ -49,7 +50,7 @@ TextInputBuffer::int_type TextInputBuffer::underflow() {
   }
   if (got == 0) return traits_type::eof();
   produced_ += static_cast<std::uint64_t>(got);
-  if (produced_ > input_cap(kind_)) throw_input_too_large(path_, kind_, gzdirect(file) == 0);
+  if (produced_ > cap_) throw_input_too_large(path_, kind_, gzdirect(file) == 0);
   setg(buffer_, buffer_, buffer_ + got);
   return traits_type::to_int_type(*gptr());
 }

@@ -19,7 +19,7 @@ std::vector<std::string> expand_pattern(const std::string& pattern, const std::s
 
 // A regular file's text as a stream, decompressed when it is gzip (plain files pass
 // unchanged). Throws UsageError naming the file when it is not a regular file, is
-// truncated or damaged, or yields more than kind.max_bytes.
+// truncated or damaged, or yields more than its cap (input_cap: kind.max_bytes unless raised).
 class TextInputBuffer : public std::streambuf {
  public:
   TextInputBuffer(const std::string& path, InputKind kind);
@@ -34,6 +34,7 @@ class TextInputBuffer : public std::streambuf {
   InputKind kind_;
   void* gz_ = nullptr;  // gzFile
   std::uint64_t produced_ = 0;
+  std::uint64_t cap_ = 0;  // the most it inflates to (core/input_file.hpp, input_cap)
   char buffer_[1 << 16];
 };
 

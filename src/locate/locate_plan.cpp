@@ -80,19 +80,6 @@ struct StepShape {
   int group_ranks = 0;
 };
 
-// Pairs of hosts per round of round_robin (or ring_rounds) over `hosts`, without the rounds.
-std::vector<long long> pair_rounds(int hosts, const std::string& pairs) {
-  if (hosts < 2) return {};
-  if (pairs == "ring") {
-    if (hosts == 2) return {1};
-    if (hosts % 2 == 0) return {hosts / 2, hosts / 2};
-    return {(hosts - 1) / 2, (hosts - 1) / 2, 1};
-  }
-  // Round robin: H-1 rounds of H/2 pairs, or (odd H, one host sitting out) H rounds of (H-1)/2.
-  const int rounds = hosts % 2 == 0 ? hosts - 1 : hosts;
-  return std::vector<long long>(static_cast<std::size_t>(rounds), hosts / 2);
-}
-
 std::vector<StepShape> step_shapes(const std::vector<int>& host_sizes, const LocateOptions& options) {
   std::vector<StepShape> shapes;
   const int hosts = static_cast<int>(host_sizes.size());
@@ -111,7 +98,7 @@ std::vector<StepShape> step_shapes(const std::vector<int>& host_sizes, const Loc
     for (const int size : host_sizes) {
       if (size < 3) continue;
       auto [it, fresh] = rounds_of_size.try_emplace(size);
-      if (fresh) it->second = pair_rounds(size, "ring");
+      if (fresh) it->second = ring_round_pairs(size);
       rounds = std::max(rounds, it->second.size());
     }
     for (std::size_t r = 0; r < rounds; ++r) {
@@ -129,7 +116,7 @@ std::vector<StepShape> step_shapes(const std::vector<int>& host_sizes, const Loc
   std::sort(sorted.rbegin(), sorted.rend());
   const int two_largest = sorted.size() >= 2 ? sorted[0] + sorted[1] : 0;
   const int smallest = sorted.empty() ? 0 : sorted.back();
-  const std::vector<long long> rounds = pair_rounds(hosts, options.pairs);
+  const std::vector<long long> rounds = options.pairs == "ring" ? ring_round_pairs(hosts) : round_robin_pairs(hosts);
   for (const long long pairs : rounds) shapes.push_back({"pairs", pairs, two_largest});
   if (options.by_rail) {
     // A rail both hosts have is one measured pair of ranks; uniform hosts have them all.
@@ -177,12 +164,6 @@ LocateEstimate estimate_locate(const std::vector<int>& host_sizes, const LocateO
   e.collectives_s *= options.passes;
   e.coordination_s *= options.passes;
   return e;
-}
-
-LocateEstimate estimate_locate(const HostLayout& layout, const LocateOptions& options, double busbw_bytes_per_s) {
-  std::vector<int> sizes;
-  for (const auto& ranks : layout.host_ranks) sizes.push_back(static_cast<int>(ranks.size()));
-  return estimate_locate(sizes, options, busbw_bytes_per_s);
 }
 
 }  // namespace ncclsweep::locate

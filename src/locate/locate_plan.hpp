@@ -64,6 +64,5 @@ struct LocateEstimate {
 // rounds of 10^8 ranks each, which no estimate may build. `host_sizes`: ranks per host.
 // Exact for uniform hosts; with uneven hosts a pair round is costed at its two largest.
 LocateEstimate estimate_locate(const std::vector<int>& host_sizes, const LocateOptions& options, double busbw_bytes_per_s);
-LocateEstimate estimate_locate(const HostLayout& layout, const LocateOptions& options, double busbw_bytes_per_s);
 
 }  // namespace ncclsweep::locate

@@ -61,4 +61,18 @@ std::vector<Round> ring_rounds(int hosts) {
   return rounds;
 }
 
+std::vector<long long> round_robin_pairs(int hosts) {
+  if (hosts < 2) return {};
+  // The circle method's counts: a phantom host for odd H takes one pair out of each round.
+  const int rounds = hosts % 2 == 0 ? hosts - 1 : hosts;
+  return std::vector<long long>(static_cast<std::size_t>(rounds), hosts / 2);
+}
+
+std::vector<long long> ring_round_pairs(int hosts) {
+  if (hosts < 2) return {};
+  if (hosts == 2) return {1};
+  if (hosts % 2 == 0) return {hosts / 2, hosts / 2};
+  return {(hosts - 1) / 2, (hosts - 1) / 2, 1};  // the closing edge (H-1, 0) alone
+}
+
 }  // namespace ncclsweep::locate

@@ -24,4 +24,9 @@ std::vector<Round> round_robin(int hosts);
 // round for H = 2, whose two neighbours are the same host).
 std::vector<Round> ring_rounds(int hosts);
 
+// How many pairs each round of round_robin / ring_rounds holds, without building them
+// (100000 hosts are 10^5 rounds of 5 x 10^4 pairs): what estimates count.
+std::vector<long long> round_robin_pairs(int hosts);
+std::vector<long long> ring_round_pairs(int hosts);
+
 }  // namespace ncclsweep::locate

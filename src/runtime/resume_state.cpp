@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/buffer_footprint.hpp"
 #include "core/units.hpp"
 #include "results/results_directory.hpp"
 #include "runtime/launch.hpp"
@@ -58,6 +59,11 @@ std::string foreign_records_refusal(const std::string& dir, const std::vector<Me
   const auto listed = [](const auto& values, const std::string& name) {
     return values.empty() || name.empty() || std::any_of(values.begin(), values.end(), [&](const auto& v) { return name_of(v) == name; });
   };
+  const auto footprint_listed = [&](const std::string& label) {
+    const auto& f = request.spec.footprints;
+    return f.empty() || label.empty() ||
+           std::any_of(f.begin(), f.end(), [&](const BufferFootprint& x) { return label_of(x) == label; });
+  };
   for (std::size_t i = 0; i < records.size(); ++i) {
     const MeasurementRecord& r = records[i];
     std::string why;
@@ -68,9 +74,9 @@ std::string foreign_records_refusal(const std::string& dir, const std::vector<Me
     } else if (r.repeat < 0 || r.repeat >= repeats) {
       why = "repeat " + std::to_string(r.repeat) + ", beyond this sweep's " + std::to_string(repeats) + " repeat(s)";
     } else if (!listed(request.spec.buffer_modes, r.buffers) || !listed(request.spec.launch_modes, r.launch) ||
-               !listed(request.spec.cache_states, r.cache)) {
-      why = "call modes (buffers " + r.buffers + ", launch " + r.launch + ", cache " + r.cache +
-            ") this sweep does not list";
+               !listed(request.spec.cache_states, r.cache) || !footprint_listed(r.buffer_footprint)) {
+      why = "call modes (buffers " + r.buffers + ", launch " + r.launch + ", footprint " + r.buffer_footprint +
+            ", cache " + r.cache + ") this sweep does not list";
     }
     if (why.empty()) continue;
     return "cannot resume " + dir + ": records.jsonl line " + std::to_string(i + 1) + " is " + r.collective + " " +

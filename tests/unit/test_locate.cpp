@@ -313,7 +313,7 @@ TEST_CASE("the slow-down aid slows every group of a rank, or every group across 
 TEST_CASE("the time estimate counts H-1 rounds and grows with them") {
   LocateOptions options;
   options.sizes = {256 << 20};
-  const LocateEstimate e64 = estimate_locate(uniform_layout(64, 8), options, 100e9);
+  const LocateEstimate e64 = estimate_locate(std::vector<int>(64, 8), options, 100e9);
   CHECK(e64.rounds == 63);
   CHECK(e64.steps == 1 + 2 + 63);  // host, the two gpus rounds of 8 GPUs, the pairs rounds
   CHECK(e64.per_round_s > 0);
@@ -322,7 +322,7 @@ TEST_CASE("the time estimate counts H-1 rounds and grows with them") {
   // per round, 2 tests; 3 repeats each.
   CHECK(e64.measurements == 64 * 3 * 3 + 64 * 8 * 1 * 3 + 63 * 32 * 2 * 3);
   options.pairs = "ring";
-  const LocateEstimate ring = estimate_locate(uniform_layout(64, 8), options, 100e9);
+  const LocateEstimate ring = estimate_locate(std::vector<int>(64, 8), options, 100e9);
   CHECK(ring.rounds == 2);
   CHECK(ring.steps == 1 + 2 + 2);
   CHECK(ring.total_s() < e64.total_s() / 5);
@@ -350,12 +350,22 @@ TEST_CASE("the estimate counts what plan_steps would build, without building it"
             for (const Group& g : step.groups) groups += g.measured;
             measured += groups * static_cast<long long>(tests_for(step.phase, options.sizes).size()) * options.repeats;
           }
-          const LocateEstimate e = estimate_locate(layout, options, 100e9);
+          const LocateEstimate e = estimate_locate(std::vector<int>(static_cast<std::size_t>(hosts), per_host), options, 100e9);
           CHECK(e.steps == steps * options.passes);
           CHECK(e.measurements == measured * options.passes);
         }
       }
     }
+  }
+  for (int hosts = 0; hosts <= 41; ++hosts) {
+    INFO(hosts << " hosts");
+    const auto counted = [](const std::vector<Round>& rounds) {
+      std::vector<long long> pairs;
+      for (const Round& r : rounds) pairs.push_back(static_cast<long long>(r.pairs.size()));
+      return pairs;
+    };
+    CHECK(round_robin_pairs(hosts) == counted(round_robin(hosts)));
+    CHECK(ring_round_pairs(hosts) == counted(ring_rounds(hosts)));
   }
   // The largest allocation the options allow: 10^5 hosts of 1024 ranks, every pair of hosts.
   options.pairs = "all";

@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <new>
 #include <cmath>
+#include <new>
 #include <string>
 #include <vector>
 
