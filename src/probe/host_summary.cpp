@@ -60,12 +60,18 @@ std::vector<Outlier> outlier_hosts(const std::vector<HostValue>& hosts) {
   std::vector<Outlier> out;
   for (const auto& [metric, list] : by_metric) {
     if (list.size() < 2) continue;
-    std::vector<double> medians;
-    for (const auto* h : list) medians.push_back(h->median);
-    const double baseline = median_of(medians);
     for (const auto* h : list) {
+      // Against the other hosts only: a host inside its own baseline pulls it halfway to
+      // itself when there are two, and a host at half the other's rate went unnamed.
+      std::vector<double> others;
+      for (const auto* o : list) {
+        if (o != h) others.push_back(o->median);
+      }
+      const double baseline = median_of(others);
       // The host's worst rank decides: one rank on a shared core is the case to catch.
-      if (worse_than(metric_info(metric), h->worst_value, baseline)) out.push_back({*h, baseline, "the hosts' median"});
+      if (worse_than(metric_info(metric), h->worst_value, baseline)) {
+        out.push_back({*h, baseline, list.size() == 2 ? "the other host" : "the other hosts' median"});
+      }
     }
   }
   return out;

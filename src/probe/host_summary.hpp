@@ -29,12 +29,12 @@ bool worse_than(const MetricInfo& info, double value, double baseline);
 
 struct Outlier {
   HostValue host;
-  double baseline = 0;  // the median over hosts, or the reference's value
-  std::string against;  // "the hosts' median", "the reference"
+  double baseline = 0;  // the median over the other hosts, or the reference's value
+  std::string against;  // "the other host", "the other hosts' median", "the reference"
 };
 
 // Per metric measured on at least two hosts: each host whose worst rank is worse than
-// the median of the hosts' medians (one rank on a shared core is enough to name its
+// the median of the other hosts' medians (one rank on a shared core is enough to name its
 // host). A single host is judged only against a reference (compare).
 std::vector<Outlier> outlier_hosts(const std::vector<HostValue>& hosts);
 

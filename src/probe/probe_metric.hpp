@@ -56,7 +56,7 @@ struct MetricInfo {
   std::string_view probe;  // the probe that measures it: "core_clock", "stalls", ...
   std::string_view unit;
   Better better;
-  // A host is named when it is worse than the hosts' median (or the reference) by more
+  // A host is named when it is worse than the other hosts' median (or the reference) by more
   // than both of these: the relative share and the absolute floor (in the unit).
   double tolerance;
   double floor;

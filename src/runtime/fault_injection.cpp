@@ -161,7 +161,7 @@ CpuHog::CpuHog(const std::vector<int>& cpus) {
   }
   if (child_ > 0) {
     close(ready[1]);
-    const std::size_t spinners = std::max<std::size_t>(cpus.size(), 1);
+    const std::size_t spinners = std::max<std::size_t>(cpus.size(), 1) * kSpinnersPerCore;
     std::size_t seen = 0;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);  // best effort after that
     while (seen < spinners && std::chrono::steady_clock::now() < deadline) {
@@ -179,12 +179,14 @@ CpuHog::CpuHog(const std::vector<int>& cpus) {
   close(ready[0]);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) std::_Exit(0);
-  setsid();
   // The highest priority of the normal scheduler (nice -20 where allowed): the kernel
   // then gives the rank about 1% of its core, in slices of a few milliseconds, the way a
   // hypervisor's busy threads take a vCPU. Not real-time FIFO: that runs 950 ms of every
   // second and leaves the rank one 50 ms stretch, which a 50 ms probe round can fall into
-  // whole and read as an idle core.
+  // whole and read as an idle core. No setsid(): with autogroup scheduling a new session
+  // is a group of its own, which nice does not reach, and the rank kept half its core.
+  // Where nice -20 is refused (no CAP_SYS_NICE), several spinners per core still leave
+  // the rank a fifth of it.
   setpriority(PRIO_PROCESS, 0, -20);
   const int ready_fd = ready[1];
   const auto spin_on = [ready_fd](int cpu) {
@@ -198,10 +200,12 @@ CpuHog::CpuHog(const std::vector<int>& cpus) {
     close(ready_fd);
     for (unsigned long n = 0;; ++n) asm volatile("" : "+r"(n));  // busy on purpose; the asm keeps the loop
   };
-  for (std::size_t i = 1; i < cpus.size(); ++i) {
-    if (fork() == 0) spin_on(cpus[i]);  // its own process: dies by PDEATHSIG with this one
+  const std::vector<int> cores = cpus.empty() ? std::vector<int>{0} : cpus;
+  const std::size_t spinners = cores.size() * kSpinnersPerCore;
+  for (std::size_t i = 0; i + 1 < spinners; ++i) {
+    if (fork() == 0) spin_on(cores[i % cores.size()]);  // its own process: dies by PDEATHSIG with this one
   }
-  spin_on(cpus.empty() ? 0 : cpus.front());
+  spin_on(cores.back());  // this process spins the last one
 }
 
 CpuHog::~CpuHog() {

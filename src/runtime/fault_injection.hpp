@@ -20,6 +20,7 @@
 //   cpu-hog        keep every core the rank may run on busy while it measures
 //                  (`ncclsweep probe`, `run --probe`: CpuHog below)
 // In workers (nccl engine) the worker misbehaves; with the mpi engine the MPI rank does.
+#include <cstddef>
 #include <string>
 #include <sys/types.h>
 #include <utility>
@@ -65,13 +66,14 @@ int slow_factor(const FaultInjection& fault, int this_rank, const std::string& p
 // caller gives the engine the factor (FaultInjection::slows).
 bool inject_fault(const FaultInjection& fault);
 
-// The cpu-hog fault: a busy loop on each of `cpus`, in a child process of its own
-// session at the highest nice it may take (-20 as root; fault_injection.cpp says why not
-// real-time), running before the constructor returns. Case 2's hypervisor
-// housekeeping threads are outside the guest's scheduling group; so is this one, which
-// is why it is not a thread of the rank: the kernel shares a core fairly between
-// scheduling groups first, so a hog in the rank's own group would take only the rank's
-// share and hide on a loaded machine. The child dies with its owner (and with the rank).
+// The cpu-hog fault: kSpinnersPerCore busy loops on each of `cpus`, in a child process
+// at the highest nice it may take (-20 as root; fault_injection.cpp says why not
+// real-time), all running before the constructor returns. It stays in the rank's
+// session, so in the rank's scheduling group: the kernel shares a core fairly between
+// groups first and applies nice only inside one, so a hog in a group of its own took
+// half the core and no more. A child process rather than threads of the rank, so that
+// the rank's own CPU time stays the rank's. The child dies with its owner (and the rank).
+inline constexpr std::size_t kSpinnersPerCore = 4;
 class CpuHog {
  public:
   explicit CpuHog(const std::vector<int>& cpus);
