@@ -201,6 +201,20 @@ TEST_CASE("a slow host is named, and none of its pairs as a link") {
   }
 }
 
+TEST_CASE("of two hosts, one slow in its own numbers is named: it is judged against the other host alone") {
+  // 0.7x the other host; inside their median (the mean of two) it read 0.82x and passed 0.8.
+  const HostLayout layout = uniform_layout(2, 2);
+  const Verdicts v = judge(layout, synthetic(layout, [](const std::vector<int>& h) {
+                             return h == std::vector<int>{1} ? 7.0 : 10.0;
+                           }), 0.8);
+  REQUIRE(v.findings.size() == 1);
+  CHECK(v.findings[0].kind == "host");
+  CHECK(v.findings[0].hosts == std::vector<int>{1});
+  CHECK(v.findings[0].ratio == Approx(0.7).epsilon(0.05));
+  CHECK_THAT(v.findings[0].evidence.front(), ContainsSubstring("the other host"));
+  CHECK(v.matrix[0][0] == Approx(10.0 / 7.0).epsilon(0.05));  // the fast host, against the slow one
+}
+
 TEST_CASE("a host slow only across hosts is found by its row of the pair matrix") {
   const HostLayout layout = uniform_layout(4, 2);
   const Verdicts v = judge(layout, synthetic(layout, [](const std::vector<int>& h) {
