@@ -29,9 +29,10 @@ std::vector<pid_t> children_of(pid_t parent) {
   return children;
 }
 
-pid_t start_process(const std::vector<std::string>& argv, const std::filesystem::path& log) {
+pid_t start_process(const std::vector<std::string>& argv, const std::filesystem::path& log, bool own_process_group) {
   const pid_t pid = fork();
   if (pid == 0) {
+    if (own_process_group) setpgid(0, 0);
     const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, 1);
     dup2(fd, 2);
