@@ -74,6 +74,7 @@ WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<C
   WorkloadCalls out;
   out.weights.source = input.profile.source;
   out.weights.basis = input.profile.basis;
+  out.weights.per_iteration = input.profile.per_iteration;
   // One group for every call, when the request names one.
   std::optional<CommSplit> forced;
   const std::string kind = groups ? groups->kind : "workload";

@@ -64,7 +64,7 @@ void print_text(const OverlapReport& r, std::ostream& out, bool markdown) {
   for (const OverlapSetting& s : r.settings) {
     std::string text = s.point + ": comm " + x_times(s.comm_slowdown) + ", compute " + x_times(s.compute_slowdown);
     if (s.sms >= 0) text += ", " + std::to_string(s.sms) + " channels";
-    if (s.idle_ms) text += printf_text(", %.4g ms per iteration idle", *s.idle_ms);
+    if (s.idle_ms) text += printf_text(", %.4g ms %s idle", *s.idle_ms, r.time_span.c_str());
     if (s.under_compute_ms) text += printf_text(", %.4g ms under compute", *s.under_compute_ms);
     out << (markdown ? "- " : "#   ") << text << "\n";
   }
@@ -178,6 +178,7 @@ bool has_under_compute(const RunDocument& run) {
 
 OverlapReport build_overlap_report(const RunDocument& run) {
   OverlapReport report;
+  if (run.workload) report.time_span = run.workload->span();
   report.name = run.name;
   const std::vector<RepeatedMeasurement> measurements = aggregate_repeats(run.records);
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_point;

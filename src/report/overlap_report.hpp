@@ -37,6 +37,7 @@ struct OverlapReport {
   int ranks = 0;
   std::vector<OverlapRow> rows;          // by point, then collective, size, placement
   std::vector<OverlapSetting> settings;  // in point order
+  std::string time_span = "per training iteration";  // what idle_ms covers (WorkloadWeights::span)
   std::vector<std::string> notes;        // CPU analogue, one rank, plain-loop figure
 };
 

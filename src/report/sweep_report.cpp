@@ -22,6 +22,9 @@ std::string sig3(double value) { return fixed(std::fabs(value) >= 100 ? "%.0f" :
 
 std::string percent(double change) { return fixed("%+.0f%%", change * 100); }
 
+// A call count: whole numbers as they are, a share of calls (divided by iterations) to 3 digits.
+std::string calls_text(double calls) { return fixed(calls == std::floor(calls) ? "%.0f" : "%.3g", calls); }
+
 std::size_t baseline_index(const std::vector<std::string>& labels, const std::string& baseline) {
   const auto it = std::find(labels.begin(), labels.end(), baseline);
   return it == labels.end() ? 0 : static_cast<std::size_t>(it - labels.begin());
@@ -144,7 +147,7 @@ SweepReport build_sweep_report(const RunDocument& run, double noise) {
     if (report.labels.size() > 1) block.bands = size_bands(block.sizes, block.busbw, report.labels, report.baseline, noise);
     report.blocks.push_back(std::move(block));
   }
-  if (run.workload) report.workload_source = run.workload->source;
+  report.workload = run.workload;
   report.iteration_times = run.iteration_times;
   return report;
 }
@@ -246,10 +249,10 @@ void print_table(const SweepReport& report, std::ostream& out, bool markdown) {
       out << "\n";
     }
   }
-  if (!report.workload_source.empty()) {
-    out << "\n" << (markdown ? "#### " : "## ") << "collective time per training iteration (" << report.workload_source
-        << ")\n\n";
-    if (markdown) out << "| rank | point | ms/iteration | vs baseline | marks |\n|---:|---|---:|---:|---|\n";
+  if (report.workload) {
+    out << "\n" << (markdown ? "#### " : "## ") << "collective time " << report.workload->span() << " ("
+        << report.workload->source << ")\n\n";
+    if (markdown) out << "| rank | point | " << report.workload->ms_unit() << " | vs baseline | marks |\n|---:|---|---:|---:|---|\n";
     int place = 0;
     for (const RankedTime& r : ranked(report.labels, report.baseline, report.iteration_times)) {
       const std::string id = "P" + std::to_string(r.point) + " " + report.labels[r.point];
@@ -302,8 +305,9 @@ void print_json(const SweepReport& report, std::ostream& out) {
     }
     blocks.push_back(b);
   }
-  if (!report.workload_source.empty()) {
-    j["workload"] = report.workload_source;
+  if (report.workload) {
+    j["workload"] = report.workload->source;
+    j["per_iteration"] = report.workload->per_iteration;
     auto& times = j["iteration_times"] = nlohmann::ordered_json::array();
     for (const auto& t : report.iteration_times) {
       times.push_back({{"point", t.point}, {"ms", t.ms}, {"measured", t.measured}, {"interpolated", t.interpolated},
@@ -327,12 +331,13 @@ std::string iteration_summary_text(const RunDocument& run, const std::string& ba
   if (!run.workload || run.iteration_times.empty()) return {};
   const auto labels = labels_of(run);
   const std::size_t baseline = baseline_index(labels, baseline_point);
-  std::string out = "#\n# collective time per training iteration, from " + run.workload->source + " (" +
-                    std::to_string(run.workload->calls.size()) + " calls; " + run.workload->basis + ")\n";
+  const WorkloadWeights& w = *run.workload;
+  std::string out = "#\n# collective time " + w.span() + ", from " + w.source + " (" + calls_text(w.call_count()) +
+                    " calls of " + std::to_string(w.calls.size()) + " kinds; " + w.basis + ")\n";
   int place = 0;
   for (const RankedTime& r : ranked(labels, baseline, run.iteration_times)) {
-    out += printf_text("#  %2d. P%zu %-40s %10.3f ms/iter  %-24s %s\n", ++place, r.point, labels[r.point].c_str(),
-                       r.time->ms, change_text(r).c_str(), marks(*r.time).c_str());
+    out += printf_text("#  %2d. P%zu %-40s %10.3f %s  %-24s %s\n", ++place, r.point, labels[r.point].c_str(),
+                       r.time->ms, w.ms_unit().c_str(), change_text(r).c_str(), marks(*r.time).c_str());
   }
   return out;
 }
@@ -341,8 +346,10 @@ std::string iteration_summary_markdown(const RunDocument& run, const std::string
   if (!run.workload || run.iteration_times.empty()) return {};
   const auto labels = labels_of(run);
   const std::size_t baseline = baseline_index(labels, baseline_point);
-  std::string out = "\n#### Collective time per training iteration\n\nFrom " + run.workload->source + " (" +
-                    run.workload->basis + ").\n\n| rank | point | ms/iteration | vs baseline | marks |\n|---:|---|---:|---:|---|\n";
+  const WorkloadWeights& w = *run.workload;
+  std::string out = "\n#### Collective time " + w.span() + "\n\nFrom " + w.source + " (" + calls_text(w.call_count()) +
+                    " calls of " + std::to_string(w.calls.size()) + " kinds; " + w.basis + ").\n\n| rank | point | " +
+                    w.ms_unit() + " | vs baseline | marks |\n|---:|---|---:|---:|---|\n";
   int place = 0;
   for (const RankedTime& r : ranked(labels, baseline, run.iteration_times)) {
     // 3 significant digits: summary.md is committed and diffed.

@@ -30,7 +30,7 @@ struct SweepReport {
   std::vector<std::string> verification;  // ok | N wrong | unchecked
   std::size_t baseline = 0;
   std::vector<SweepBlock> blocks;
-  std::string workload_source;  // empty: sizes did not come from a workload
+  std::optional<WorkloadWeights> workload;  // none: sizes did not come from a workload
   std::vector<PointIterationTime> iteration_times;  // in point order
 };
 

@@ -125,14 +125,28 @@ struct WorkloadCall {
   std::string dtype;
   std::string communicator;    // the communicator kind measured on: "dp", "world", ...
   int communicator_ranks = 0;  // ranks of the communicator it was measured on
-  double calls = 0;    // per rank per iteration
+  double calls = 0;    // per rank per iteration, or over the whole input (WorkloadWeights)
   std::string origin;
 };
 
 struct WorkloadWeights {
   std::string source;  // the workload file or imported files
-  std::string basis;   // what the calls count (per iteration, or over the whole input)
+  std::string basis;   // what the calls count (per iteration, or over the whole input), in words
   std::vector<WorkloadCall> calls;
+  // false: the input could not be cut into iterations (a torch trace without
+  // ProfilerStep#N, logs without --iterations), so every sum is over the whole input.
+  bool per_iteration = true;
+
+  // What a weighted time covers, for headings: "per training iteration" or "over the whole input".
+  std::string span() const { return per_iteration ? "per training iteration" : "over the whole input"; }
+  // Its unit after a time: "ms/iter" or "ms/input".
+  std::string ms_unit() const { return per_iteration ? "ms/iter" : "ms/input"; }
+  // The calls a rank makes in that span (the sum of the rows' counts, not the row count).
+  double call_count() const {
+    double n = 0;
+    for (const auto& c : calls) n += c.calls;
+    return n;
+  }
 };
 
 // One point's collective time per training iteration: sum of calls x measured time.

@@ -19,7 +19,8 @@ void to_json(nlohmann::json& j, const SubCommunicatorTime& t);
 void from_json(const nlohmann::json& j, SubCommunicatorTime& t);
 void to_json(nlohmann::json& j, const WorkloadCall& c);
 void from_json(const nlohmann::json& j, WorkloadCall& c);
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WorkloadWeights, source, basis, calls)
+// per_iteration may be absent (run.json before it was written): true, as those runs assumed.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkloadWeights, source, basis, calls, per_iteration)
 // under_compute_ms only when measured (docs/overlap.md).
 void to_json(nlohmann::json& j, const PointIterationTime& t);
 void from_json(const nlohmann::json& j, PointIterationTime& t);

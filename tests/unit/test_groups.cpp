@@ -1,6 +1,7 @@
 // Sub-communicator groups, workload-derived calls and the weighting by time per
 // iteration: the pure parts, without MPI.
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "catch_compat.hpp"
 #include "spec/comm_split.hpp"
@@ -198,6 +199,28 @@ TEST_CASE("time per iteration weighs each point's measured times by calls, inter
   CHECK_THAT(text, ContainsSubstring("1 interpolated"));
   CHECK_THAT(text, ContainsSubstring("lower bound"));
   CHECK_THAT(text, ContainsSubstring("-0.007 ms (-77.8%)"));
+  // The calls a rank makes (2 + 1), not the rows; the span the weights cover.
+  CHECK_THAT(text, ContainsSubstring("per training iteration") && ContainsSubstring("(3 calls of 2 kinds;"));
+  CHECK_THAT(text, ContainsSubstring("ms/iter"));
+
+  // A trace that cannot be cut into iterations: every heading and unit says so.
+  run.workload->per_iteration = false;
+  run.workload->basis = "per rank over the whole input";
+  const std::string whole = iteration_summary_text(run, "A");
+  CHECK_THAT(whole, ContainsSubstring("collective time over the whole input"));
+  CHECK_THAT(whole, ContainsSubstring("ms/input"));
+  CHECK_THAT(whole, !ContainsSubstring("per training iteration") && !ContainsSubstring("ms/iter"));
+  const std::string md = iteration_summary_markdown(run, "A");
+  CHECK_THAT(md, ContainsSubstring("Collective time over the whole input") && ContainsSubstring("| ms/input |"));
+  std::ostringstream table;
+  print_sweep_report(build_sweep_report(run), "table", table);
+  CHECK_THAT(table.str(), ContainsSubstring("collective time over the whole input (w.yaml)"));
+  // run.json keeps the flag; one written before it reads as per iteration.
+  const nlohmann::json saved = *run.workload;
+  CHECK(saved.at("per_iteration") == false);
+  nlohmann::json old_file = saved;
+  old_file.erase("per_iteration");
+  CHECK(old_file.get<WorkloadWeights>().per_iteration);
 }
 
 TEST_CASE("size bands name the best point per range of sizes, and noise as noise") {
