@@ -60,6 +60,8 @@ std::optional<PlannedWorkload> plan_workload(const PlanArgs& args, const Sweep& 
   PlannedWorkload planned;
   if (input.layout) {
     planned.ranks = input.layout->world();
+  } else if (input.profile.layout_ranks > 0) {
+    planned.ranks = input.profile.layout_ranks;  // sizes: {calls: [...], ranks: N}
   } else {
     for (const auto& use : input.profile.uses) planned.ranks = std::max(planned.ranks, use.group.size);
   }

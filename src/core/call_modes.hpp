@@ -1,6 +1,6 @@
 #pragma once
 // How a measured call gets its buffers and how it is issued: axes of a measurement next to
-// collective, dtype and size (docs/measurement.md). The defaults are what nccl-tests does.
+// collective, dtype and size (docs/performance.md, "Buffer and launch modes"). The defaults are what nccl-tests does.
 #include <string>
 #include <string_view>
 #include <vector>

@@ -30,13 +30,42 @@ ParallelKind group_kind_named(const std::string& name) {
 // Where one use runs, or nullopt for "the world, with a note".
 std::optional<CommSplit> own_group(const CommUse& use, const SizesInput& input, int ranks) {
   if (use.group.size == ranks) return CommSplit{};
-  if (!input.layout || input.layout->world() != ranks || use.group.kind == ParallelKind::unknown || use.group.size < 2) {
+  if (input.profile.layout_ranks != ranks || use.group.kind == ParallelKind::unknown || use.group.size < 2) {
     return std::nullopt;
   }
   return CommSplit{name_of(use.group.kind), use.group.size, use.group.stride};
 }
 
+// The group of that kind: from the layout, or as a listed call gives it.
+std::optional<ParallelGroup> group_named(const SizesInput& input, ParallelKind kind) {
+  if (input.layout) return group_of(kind, *input.layout);
+  for (const CommUse& use : input.profile.uses) {
+    if (use.group.kind == kind) return use.group;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+CommProfile listed_calls_profile(const SizesSource& source, const std::string& source_name) {
+  CommProfile profile;
+  profile.source = source_name;
+  profile.per_iteration = source.per_iteration;
+  profile.layout_ranks = source.ranks;
+  profile.basis = source.per_iteration ? "per rank per iteration, as listed" : "per rank over the whole input, as listed";
+  for (const ListedCall& c : source.calls) {
+    CommUse use;
+    use.collective = c.collective;
+    use.bytes = c.bytes;
+    use.dtype = c.dtype;
+    use.op = c.op;
+    use.group = {group_kind_named(c.group), c.group_size, c.group_stride};
+    use.calls = c.calls;
+    use.origin = c.origin.empty() ? "listed at " + c.where.str() : c.origin;
+    profile.uses.push_back(std::move(use));
+  }
+  return profile;
+}
 
 SizesInput load_sizes_source(const SizesSource& source, const std::string& sweep_file, const std::string& models_dir) {
   const std::string path = resolve_path(source.path, sweep_file);
@@ -46,6 +75,8 @@ SizesInput load_sizes_source(const SizesSource& source, const std::string& sweep
       const Workload workload = load_workload(path, {}, models_dir);
       input.profile = derive_collectives(workload);
       input.layout = workload.layout;
+    } else if (source.kind == "calls") {
+      input.profile = listed_calls_profile(source, sweep_file + " (" + std::to_string(source.calls.size()) + " listed calls)");
     } else if (source.kind == "from_nccl_log") {
       input.profile = import_nccl_log(path, source.iterations);
     } else {
@@ -81,12 +112,14 @@ WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<C
   if (kind == "world") {
     forced = CommSplit{};
   } else if (is_parallel_kind(kind)) {
-    if (!input.layout || input.layout->world() != ranks) {
+    const std::optional<ParallelGroup> named = group_named(input, group_kind_named(kind));
+    if (input.profile.layout_ranks != ranks || !named) {
       throw UsageError("groups " + kind + " needs a workload layout of " + std::to_string(ranks) + " ranks" +
-                           (input.layout ? " (its layout has " + std::to_string(input.layout->world()) + ")" : ""),
+                           (input.profile.layout_ranks > 0 ? " (its layout has " + std::to_string(input.profile.layout_ranks) + ")" : "") +
+                           (input.profile.layout_ranks == ranks && !named ? " with a " + kind + " group" : ""),
                        "scale the workload's layout to the rank count, or use plain groups", groups->where);
     }
-    const ParallelGroup spec = group_of(group_kind_named(kind), *input.layout);
+    const ParallelGroup spec = *named;
     forced = spec.size == ranks ? CommSplit{} : CommSplit{kind, spec.size, spec.stride};
   } else if (kind != "workload") {
     forced = resolve_plain_split(*groups, ranks, ranks_per_node);
@@ -120,10 +153,11 @@ WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<C
                                  group->ranks_in(ranks), use.calls, use.origin});
   }
   if (fell_back) {
-    out.notes.push_back(input.layout
-                            ? "the workload's layout has " + std::to_string(input.layout->world()) + " ranks, this run " +
+    out.notes.push_back(input.profile.layout_ranks > 0
+                            ? "the workload's layout has " + std::to_string(input.profile.layout_ranks) + " ranks, this run " +
                                   std::to_string(ranks) + ": collectives whose group does not fit run on the world communicator"
-                            : "imported files do not give the rank layout: collectives of smaller communicators run "
+                            : "imported files (and listed calls without ranks:) do not give the rank layout: collectives of "
+                              "smaller communicators run "
                               "on the world communicator");
   }
   if (out.calls.empty()) {

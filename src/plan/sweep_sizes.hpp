@@ -19,6 +19,10 @@ struct SizesInput {
   std::optional<Layout> layout;  // workloads only: imported files do not say
 };
 
+// A sweep's listed calls (sizes: {calls: [...]}) in the workload's form; `source_name`
+// names them in reports.
+CommProfile listed_calls_profile(const SizesSource& source, const std::string& source_name);
+
 // Loads the source. A relative path is tried as written, then against the sweep file's
 // folder. Errors keep their own file and name the sweep file's line too.
 SizesInput load_sizes_source(const SizesSource& source, const std::string& sweep_file, const std::string& models_dir);

@@ -21,7 +21,6 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   check_mpi(MPI_Comm_split_type(world_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local),
             "MPI_Comm_split_type");
   MPI_Comm_rank(local, &local_rank_);
-  MPI_Comm_size(local, &local_size_);
   MPI_Comm_free(&local);
   // Test-only: one machine plays several hosts in the integration tests (docs/scale.md).
   // Only the name changes: local ranks still come from the real shared-memory split.

@@ -23,7 +23,6 @@ class MpiSession final : public Coordinator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int local_rank() const override { return local_rank_; }
-  int local_size() const { return local_size_; }
   const std::string& host() const { return host_; }
   MPI_Comm world() const { return world_; }
 
@@ -45,7 +44,7 @@ class MpiSession final : public Coordinator {
 
  private:
   MPI_Comm world_ = MPI_COMM_NULL;  // a private duplicate of MPI_COMM_WORLD
-  int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
+  int rank_ = 0, size_ = 1, local_rank_ = 0;
   std::string host_;
 };
 

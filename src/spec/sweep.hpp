@@ -37,13 +37,31 @@ struct PartialPoint {
   std::vector<SourcePosition> value_where{};  // each value's place in the file; empty: `where`
 };
 
-// sizes: {workload: FILE} | {from_nccl_log: GLOB} | {from_torch_trace: GLOB}: the sizes a
-// real job sends, resolved by the run and plan commands (src/cli/workload_sizes.cpp).
+// One entry of sizes: {calls: [...]}: a call the job sends, as `ncclsweep sizes --format
+// yaml` writes it. Names are checked here; plan turns it into the workload's form.
+struct ListedCall {
+  std::string collective;  // ncclsweep's name
+  Bytes bytes = 0;         // total size, nccl-tests convention
+  std::string dtype;       // empty: the sweep's first dtype
+  std::string op;          // empty: sum
+  std::string group;       // dp, tp, cp, ep, pp, dp-cp, edp; empty: unknown (a log's communicator)
+  int group_size = 0;      // ranks of its communicator; 0: the world
+  int group_stride = 0;    // rank spacing inside the group (with `group`)
+  double calls = 1;        // per rank, per iteration (or over the input: SizesSource::per_iteration)
+  std::string origin;
+  SourcePosition where;
+};
+
+// sizes: {workload: FILE} | {from_nccl_log: GLOB} | {from_torch_trace: GLOB} | {calls: [...]}:
+// the sizes a real job sends, resolved by the run and plan commands (plan/sweep_sizes.cpp).
 struct SizesSource {
-  std::string kind;  // workload | from_nccl_log | from_torch_trace
+  std::string kind;  // workload | from_nccl_log | from_torch_trace | calls
   std::string path;  // as written; relative paths also tried against the sweep file's folder
   int iterations = 0;  // imports: iterations the files cover (0: unknown)
   SourcePosition where;
+  std::vector<ListedCall> calls{};  // kind calls
+  int ranks = 0;                    // kind calls: the rank count its groups were laid out for (0: unknown)
+  bool per_iteration = true;        // kind calls: false when the counts cover a whole input
 };
 
 struct Sweep {

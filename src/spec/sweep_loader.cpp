@@ -178,16 +178,28 @@ class Reader {
     return groups;
   }
 
-  // sizes: {workload: FILE} or {from_nccl_log | from_torch_trace: GLOB, iterations: N}.
+  // sizes: {workload: FILE}, {from_nccl_log | from_torch_trace: GLOB, iterations: N} or
+  // {calls: [...], ranks: N, per_iteration: BOOL}.
   SizesSource sizes_source(const YAML::Node& node) const {
     const std::string fix =
-        "write sizes: {workload: configs/workloads/NAME.yaml}, {from_nccl_log: 'logs/*.log'} or "
-        "{from_torch_trace: trace.json}, or a size list";
+        "write sizes: {workload: configs/workloads/NAME.yaml}, {from_nccl_log: 'logs/*.log'}, "
+        "{from_torch_trace: trace.json} or {calls: [...]} (ncclsweep sizes --format yaml), or a size list";
+    const std::vector<std::string> keys{"workload", "from_nccl_log", "from_torch_trace", "calls", "iterations", "ranks",
+                                        "per_iteration"};
     SizesSource source;
     source.where = at(node);
     for (const auto& entry : node) {
       const std::string key = scalar(entry.first, "sizes keys");
-      if (key == "workload" || key == "from_nccl_log" || key == "from_torch_trace") {
+      if (key == "calls") {
+        if (!source.kind.empty()) fail(entry.first, "sizes names two sources (" + source.kind + ", calls)", fix);
+        source.kind = "calls";
+        source.calls = listed_calls(entry.second);
+        source.where = at(entry.first);
+      } else if (key == "ranks") {
+        source.ranks = static_cast<int>(integer(entry.second, "ranks", 1, 1 << 24, 512));
+      } else if (key == "per_iteration") {
+        source.per_iteration = boolean(entry.second, "per_iteration");
+      } else if (key == "workload" || key == "from_nccl_log" || key == "from_torch_trace") {
         if (!source.kind.empty()) fail(entry.first, "sizes names two sources (" + source.kind + ", " + key + ")", fix);
         source.kind = key;
         source.path = scalar(entry.second, key);
@@ -196,16 +208,71 @@ class Reader {
       } else if (key == "iterations") {
         source.iterations = static_cast<int>(integer(entry.second, "iterations", 1, 1000000, 10));
       } else {
-        fail(entry.first, "unknown sizes key '" + key + "'" +
-                              did_you_mean(key, {"workload", "from_nccl_log", "from_torch_trace", "iterations"}),
-             fix);
+        fail(entry.first, "unknown sizes key '" + key + "'" + did_you_mean(key, keys), fix);
       }
     }
     if (source.kind.empty()) fail(node, "sizes names no source", fix);
-    if (source.iterations > 0 && source.kind == "workload") {
-      fail(node, "iterations applies to imported files, not a workload", "drop iterations");
+    if (source.iterations > 0 && (source.kind == "workload" || source.kind == "calls")) {
+      fail(node, "iterations applies to imported files, not " + source.kind, "drop iterations");
+    }
+    if (source.kind != "calls" && (node["ranks"] || node["per_iteration"])) {
+      fail(node, "ranks and per_iteration go with sizes: {calls: [...]}", "drop them: " + source.kind + " says both");
     }
     return source;
+  }
+
+  // calls: [{collective: all_gather, bytes: 64M, dtype: bfloat16, group: dp, group_size: 8,
+  //          group_stride: 2, calls: 4, origin: "..."}, ...]
+  std::vector<ListedCall> listed_calls(const YAML::Node& node) const {
+    const std::string form =
+        "write calls: [{collective: all_gather, bytes: 64M, dtype: bfloat16, group_size: 8, calls: 4}]";
+    if (!node.IsSequence() || node.size() == 0) fail(node, "sizes calls must be a non-empty list", form);
+    const std::vector<std::string> keys{"collective", "bytes", "dtype", "op", "group", "group_size", "group_stride",
+                                        "calls", "origin"};
+    std::vector<ListedCall> out;
+    for (const auto& item : node) {
+      if (!item.IsMap()) fail(item, "a sizes call must be a map, not a " + shape(item), form);
+      ListedCall call;
+      call.where = at(item);
+      for (const auto& entry : item) {
+        const std::string key = scalar(entry.first, "call keys");
+        const YAML::Node& v = entry.second;
+        if (key == "collective") {
+          call.collective = std::string(parsed(v, [&] { return &collective(scalar(v, key)); })->name);
+        } else if (key == "bytes") {
+          call.bytes = parsed(v, [&] { return parse_size(scalar(v, key)); });
+          if (call.bytes == 0) fail(v, "a call of 0 bytes", "write its size, e.g. bytes: 64M");
+        } else if (key == "dtype") {
+          call.dtype = std::string(parsed(v, [&] { return &data_type(scalar(v, key)); })->name);
+        } else if (key == "op") {
+          call.op = scalar(v, key);
+          parsed(v, [&] { return reduce_op(call.op); });
+        } else if (key == "group") {
+          call.group = scalar(v, key);
+          if (!is_parallel_kind(call.group)) fail(v, "unknown group '" + call.group + "'", "use dp, tp, cp, ep, pp, dp-cp or edp, or leave group out");
+        } else if (key == "group_size") {
+          call.group_size = static_cast<int>(integer(v, key, 1, 1 << 24, 8));
+        } else if (key == "group_stride") {
+          call.group_stride = static_cast<int>(integer(v, key, 1, 1 << 24, 2));
+        } else if (key == "calls") {
+          const std::string text = scalar(v, key);
+          const auto calls = parse_finite_text(text);
+          if (!calls || *calls <= 0 || *calls > 1e12) fail(v, "calls must be a positive number, not '" + text + "'", "write e.g. calls: 4");
+          call.calls = *calls;
+        } else if (key == "origin") {
+          call.origin = scalar(v, key);
+        } else {
+          fail(entry.first, "unknown call key '" + key + "'" + did_you_mean(key, keys), form);
+        }
+      }
+      if (call.collective.empty()) fail(item, "a sizes call names no collective", form);
+      if (call.bytes == 0) fail(item, "a sizes call has no bytes", form);
+      if (!call.group.empty() && (call.group_size == 0 || call.group_stride == 0)) {
+        fail(item, "group " + call.group + " needs group_size and group_stride", "write both, as ncclsweep sizes --format yaml does");
+      }
+      out.push_back(std::move(call));
+    }
+    return out;
   }
 
   // groups: intra-node | inter-node | workload | world | dp | {stride: K} | {size: N} | {workload: dp}.

@@ -25,6 +25,7 @@ struct CommProfile {
   bool per_iteration = true;   // false: calls are per rank over the whole input
   std::string basis;           // says which, in words
   std::vector<CommUse> uses;
+  int layout_ranks = 0;        // the rank count the uses' groups were laid out for (0: unknown, imports)
   std::vector<std::string> notes;  // assumptions made, lines skipped
 };
 

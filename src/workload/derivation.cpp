@@ -205,6 +205,7 @@ LayerRange layers_of_chunk(int layers, int chunk, int chunks) {
 CommProfile derive_collectives(const Workload& w) {
   CommProfile out;
   out.source = w.file;
+  out.layout_ranks = w.layout.world();
   out.basis = "per rank (pipeline stage " + std::to_string(w.pipeline_rank) + ") per iteration, " +
               std::to_string(w.micro_batches()) + " micro-batches";
   Context c{w, out, w.micro_batches()};

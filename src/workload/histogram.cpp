@@ -43,14 +43,6 @@ std::vector<Bytes> distinct_sizes(const std::vector<HistogramRow>& rows) {
   return sizes;
 }
 
-std::vector<std::string> distinct_collectives(const std::vector<HistogramRow>& rows) {
-  std::vector<std::string> names;
-  for (const auto& r : rows) {
-    if (r.via_nccl && std::find(names.begin(), names.end(), r.collective) == names.end()) names.push_back(r.collective);
-  }
-  return names;
-}
-
 namespace {
 
 WeightedRow time_of(const HistogramRow& row, const std::vector<MeasuredTime>& table) {

@@ -23,9 +23,8 @@ struct HistogramRow {
 // Merges uses with the same key (origins kept in order), largest share first.
 std::vector<HistogramRow> histogram(const CommProfile& profile);
 
-// The distinct byte sizes NCCL carries, ascending; and the collectives, in first-seen order.
+// The distinct byte sizes NCCL carries, ascending.
 std::vector<Bytes> distinct_sizes(const std::vector<HistogramRow>& rows);
-std::vector<std::string> distinct_collectives(const std::vector<HistogramRow>& rows);
 
 // A measured time: collective at a total size on a group of group_size ranks (0: any).
 struct MeasuredTime {

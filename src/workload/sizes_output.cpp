@@ -2,7 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <tuple>
 
 #include "core/errors.hpp"
 #include "workload/histogram.hpp"
@@ -12,7 +14,7 @@ namespace {
 
 std::string calls_text(double calls) {
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, calls == static_cast<double>(static_cast<long long>(calls)) ? "%.0f" : "%.3f", calls);
+  std::snprintf(buffer, sizeof buffer, calls == static_cast<double>(static_cast<long long>(calls)) ? "%.0f" : "%.6g", calls);
   return buffer;
 }
 
@@ -39,18 +41,57 @@ std::string table(const CommProfile& profile, const std::vector<HistogramRow>& r
   return out;
 }
 
-std::string yaml(const CommProfile& profile, const std::vector<HistogramRow>& rows) {
-  std::string out = "# ncclsweep sizes from " + profile.source + "\n# calls " + profile.basis + "\n";
-  for (const auto& r : rows) {
-    if (!r.via_nccl) continue;
-    out += "# " + std::to_string(r.bytes) + " B (" + format_bytes(r.bytes) + ") " + r.collective + " " +
-           (r.dtype.empty() ? "" : r.dtype + " ") + "on " + group_text(r.group, r.group_size) + ", " +
-           calls_text(r.calls) + " calls: " + r.origins.front() + (r.origins.size() > 1 ? " (and more)" : "") + "\n";
+// A YAML scalar that reads back as the same string (origins hold ':', '(' and '#').
+std::string quoted(const std::string& text) {
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// A `sizes:` block that measures what the job sends: each collective at its own sizes,
+// dtypes and groups (not every size with every collective), with the call counts that
+// weigh it per iteration. The sweep loader reads it back (sizes: {calls: [...]}).
+std::string yaml(const CommProfile& profile) {
+  std::string out = "# ncclsweep sizes from " + profile.source + "\n";
+  if (!profile.basis.empty()) out += "# calls: " + profile.basis + "\n";
+  for (const auto& note : profile.notes) out += "# note: " + note + "\n";
+  // Uses that differ only in origin (equal buckets, layers) become one call, counts summed.
+  std::vector<CommUse> merged;
+  std::vector<int> more;
+  for (const CommUse& u : profile.uses) {
+    const auto same = [&](const CommUse& m) {
+      return std::tie(m.collective, m.bytes, m.dtype, m.op, m.group.kind, m.group.size, m.group.stride, m.via_nccl) ==
+             std::tie(u.collective, u.bytes, u.dtype, u.op, u.group.kind, u.group.size, u.group.stride, u.via_nccl);
+    };
+    const auto it = std::find_if(merged.begin(), merged.end(), same);
+    if (it == merged.end()) {
+      merged.push_back(u);
+      more.push_back(0);
+    } else {
+      it->calls += u.calls;
+      ++more[static_cast<std::size_t>(it - merged.begin())];
+    }
   }
-  std::string sizes, collectives;
-  for (const auto size : distinct_sizes(rows)) sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
-  for (const auto& c : distinct_collectives(rows)) collectives += (collectives.empty() ? "" : ", ") + c;
-  out += "sizes: [" + sizes + "]\ncollectives: [" + collectives + "]\n";
+  for (std::size_t i = 0; i < merged.size(); ++i) {
+    if (more[i] > 0) merged[i].origin += " (and " + std::to_string(more[i]) + " more)";
+  }
+  std::string listed;
+  for (const CommUse& u : merged) {
+    if (!u.via_nccl) {
+      out += "# not measured (sent outside NCCL): " + u.collective + " " + std::to_string(u.bytes) + " B, " + u.origin + "\n";
+      continue;
+    }
+    listed += "    - {collective: " + u.collective + ", bytes: " + std::to_string(u.bytes);
+    if (!u.dtype.empty()) listed += ", dtype: " + u.dtype;
+    if (!u.op.empty()) listed += ", op: " + u.op;
+    if (u.group.kind != ParallelKind::unknown) listed += ", group: " + name_of(u.group.kind);
+    if (u.group.size > 0) listed += ", group_size: " + std::to_string(u.group.size);
+    if (u.group.kind != ParallelKind::unknown && u.group.stride > 0) listed += ", group_stride: " + std::to_string(u.group.stride);
+    listed += ", calls: " + calls_text(u.calls) + ", origin: " + quoted(u.origin) + "}  # " + format_bytes(u.bytes) + "\n";
+  }
+  out += "sizes:\n";
+  if (profile.layout_ranks > 0) out += "  ranks: " + std::to_string(profile.layout_ranks) + "  # the groups apply on runs of this many ranks\n";
+  if (!profile.per_iteration) out += "  per_iteration: false\n";
+  // Nothing sent through NCCL leaves nothing to measure; the loader refuses an empty list.
+  out += listed.empty() ? "  calls: []  # no call of this input goes through NCCL\n" : "  calls:\n" + listed;
   return out;
 }
 
@@ -90,7 +131,7 @@ std::string format_sizes(const CommProfile& profile, SizesFormat format) {
   const auto rows = histogram(profile);
   switch (format) {
     case SizesFormat::table: return table(profile, rows);
-    case SizesFormat::yaml: return yaml(profile, rows);
+    case SizesFormat::yaml: return yaml(profile);
     case SizesFormat::json: return json_text(profile, rows);
   }
   return {};

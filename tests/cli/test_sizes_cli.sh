@@ -13,8 +13,16 @@ grep -q '"bytes": 436224000' <<<"$json" || fail "no AllGather of 436224000 B"
 grep -q '"bytes": 872448000' <<<"$json" || fail "no ReduceScatter of 872448000 B"
 
 yaml=$("$bin" sizes --workload configs/workloads/nemotron4-15b-h100-512.yaml --format yaml) || fail "workload exited $?"
-grep -q '^sizes: \[' <<<"$yaml" || fail "yaml has no sizes: list"
-grep -q '^collectives: \[' <<<"$yaml" || fail "yaml has no collectives: list"
+grep -q '^sizes:$' <<<"$yaml" || fail "yaml has no sizes: block"
+grep -q '^  calls:$' <<<"$yaml" || fail "yaml has no calls: list"
+grep -q '^    - {collective: all_gather, bytes: [0-9]*, dtype: bfloat16, group: dp-cp' <<<"$yaml" \
+  || fail "yaml lists no all_gather on its dp-cp group"
+# The yaml is a sweep's sizes block: plan reads it back and measures each call on its group.
+sweep=$(mktemp) && trap 'rm -f "$sweep"' EXIT
+printf 'engine: mpi\n%s\n' "$yaml" >"$sweep"
+planned=$("$bin" plan "$sweep" 2>&1) || fail "plan of the sizes yaml exited $?: $planned"
+grep -q 'as measured on 512 ranks' <<<"$planned" || fail "plan does not take the yaml's 512 ranks: $planned"
+grep -q 'all_gather .* on dp-cp 256 (stride 2)' <<<"$planned" || fail "plan does not measure all_gather on dp-cp 256"
 
 # Bad input: exit 2 and a message naming what is wrong.
 expect_usage_error() {

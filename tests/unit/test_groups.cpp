@@ -2,6 +2,8 @@
 // iteration: the pure parts, without MPI.
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <set>
+#include <map>
 
 #include "catch_compat.hpp"
 #include "spec/comm_split.hpp"
@@ -13,6 +15,7 @@
 #include "spec/sweep.hpp"
 #include "plan/sweep_sizes.hpp"
 #include "results/iteration_times.hpp"
+#include "workload/sizes_output.hpp"
 
 using namespace ncclsweep;
 
@@ -158,6 +161,83 @@ TEST_CASE("workload calls run on their own groups when the layout fits, else on 
   for (const SizedCall& c : dp_only.calls) CHECK(c.split.kind == "dp");
   CHECK_THAT(usage_error_text([&] { plan_workload_calls(input, parse_comm_split_request("tp"), dtypes, 8, 8); }),
              ContainsSubstring("needs a workload layout of 8 ranks"));
+}
+
+// What `ncclsweep sizes --format yaml` writes for a workload, as a sweep file's sizes:.
+Sweep sweep_of_sizes_yaml(const CommProfile& profile) {
+  return load_sweep_text("engine: mpi\n" + format_sizes(profile, SizesFormat::yaml), "listed.yaml");
+}
+
+TEST_CASE("sizes --format yaml lists each collective at its own sizes, and a sweep file measures exactly those calls") {
+  SizesSource source{"workload", kData + "/workloads/tiny-tp2-dp2.yaml", 0, {"s.yaml", 3, 1}};
+  const SizesInput input = load_sizes_source(source, "s.yaml", kData + "/models");
+  const Sweep listed = sweep_of_sizes_yaml(input.profile);
+  REQUIRE(listed.sizes_from);
+  CHECK(listed.sizes_from->kind == "calls");
+  CHECK(listed.sizes_from->ranks == 4);
+  const SizesInput reread = load_sizes_source(*listed.sizes_from, "listed.yaml", kData + "/models");
+  const auto dtypes = parse_dtype_list("float32");
+  for (const int ranks : {4, 8}) {  // groups apply on the layout's 4 ranks; on 8 the world, with the note
+    INFO(ranks << " ranks");
+    const WorkloadCalls direct = plan_workload_calls(input, std::nullopt, dtypes, ranks, ranks);
+    const WorkloadCalls from_yaml = plan_workload_calls(reread, std::nullopt, dtypes, ranks, ranks);
+    REQUIRE(from_yaml.calls.size() == direct.calls.size());
+    for (std::size_t i = 0; i < direct.calls.size(); ++i) {
+      CHECK(from_yaml.calls[i].kind == direct.calls[i].kind);
+      CHECK(from_yaml.calls[i].bytes == direct.calls[i].bytes);
+      CHECK(from_yaml.calls[i].dtype == direct.calls[i].dtype);
+      CHECK(from_yaml.calls[i].op == direct.calls[i].op);
+      CHECK(from_yaml.calls[i].split.kind == direct.calls[i].split.kind);
+      CHECK(from_yaml.calls[i].split.size == direct.calls[i].split.size);
+      CHECK(from_yaml.calls[i].split.stride == direct.calls[i].split.stride);
+    }
+    // The weights: the same calls per iteration for every collective and size.
+    const auto per_call = [](const WorkloadCalls& w) {
+      std::map<std::pair<std::string, Bytes>, double> sum;
+      for (const WorkloadCall& c : w.weights.calls) sum[{c.collective, c.bytes}] += c.calls;
+      return sum;
+    };
+    CHECK(per_call(from_yaml) == per_call(direct));
+    CHECK(from_yaml.notes == direct.notes);
+  }
+  // Not the cross product: no collective is listed at another's size.
+  std::set<std::pair<std::string, Bytes>> sent, listed_pairs;
+  for (const CommUse& u : input.profile.uses) sent.insert({u.collective, u.bytes});
+  for (const ListedCall& c : listed.sizes_from->calls) listed_pairs.insert({c.collective, c.bytes});
+  CHECK(listed_pairs == sent);
+
+  // An import without iterations stays "over the whole input"; its groups are unknown.
+  CommProfile trace;
+  trace.source = "t.json";
+  trace.per_iteration = false;
+  trace.uses = {CommUse{"all_gather", 4096, "bfloat16", "", {ParallelKind::unknown, 2, 0}, 7, "torch trace: 7 calls by 1 ranks"}};
+  const Sweep whole = sweep_of_sizes_yaml(trace);
+  REQUIRE(whole.sizes_from);
+  CHECK_FALSE(whole.sizes_from->per_iteration);
+  const SizesInput reread_trace = load_sizes_source(*whole.sizes_from, "listed.yaml", kData + "/models");
+  CHECK_FALSE(reread_trace.profile.per_iteration);
+  REQUIRE(reread_trace.profile.uses.size() == 1);
+  CHECK(reread_trace.profile.uses[0].calls == 7);
+  CHECK(reread_trace.profile.uses[0].origin == "torch trace: 7 calls by 1 ranks");
+}
+
+TEST_CASE("a listed call that is wrong names its line and the fix") {
+  const auto error = [](const std::string& calls) {
+    return usage_error_text([&] { load_sweep_text("sizes:\n  calls:\n" + calls, "s.yaml"); });
+  };
+  CHECK_THAT(error("    - {collective: all_gathr, bytes: 1M}\n"), ContainsSubstring("s.yaml:3:") && ContainsSubstring("all_gather"));
+  CHECK_THAT(error("    - {collective: all_gather, bytes: 1M}\n    - {collective: all_gather, byts: 1M}\n"),
+             ContainsSubstring("s.yaml:4:") && ContainsSubstring("unknown call key 'byts'") && ContainsSubstring("bytes"));
+  CHECK_THAT(error("    - {collective: all_gather}\n"), ContainsSubstring("no bytes"));
+  CHECK_THAT(error("    - {collective: all_gather, bytes: 1M, calls: .nan}\n"), ContainsSubstring("positive number"));
+  CHECK_THAT(error("    - {collective: all_gather, bytes: 1M, calls: 0}\n"), ContainsSubstring("positive number"));
+  CHECK_THAT(error("    - {collective: all_gather, bytes: 1M, group: dp}\n"), ContainsSubstring("group_size and group_stride"));
+  CHECK_THAT(error("    - {collective: all_gather, bytes: 1M, group: rows, group_size: 2, group_stride: 1}\n"),
+             ContainsSubstring("unknown group 'rows'"));
+  CHECK_THAT(error("    - {collective: all_reduce, bytes: 1M, op: mean}\n"), ContainsSubstring("s.yaml:3:"));
+  CHECK_THAT(error("    []\n"), ContainsSubstring("non-empty list"));
+  CHECK_THAT(usage_error_text([] { load_sweep_text("sizes: {workload: w.yaml, ranks: 4}\n", "s.yaml"); }),
+             ContainsSubstring("ranks and per_iteration go with sizes: {calls"));
 }
 
 TEST_CASE("a missing workload names the sweep file's line and the workload path") {

@@ -69,13 +69,21 @@ TEST_CASE("no extrapolation, and a measurement on another group size does not co
   CHECK(t.seconds == 0);
 }
 
-TEST_CASE("the yaml format is a sizes: list and a collectives: list, origins as comments") {
+TEST_CASE("the yaml format lists each call NCCL sends, merged by shape, and notes what NCCL does not send") {
   CommProfile p;
   p.source = "test";
-  p.uses = {use("all_gather", 436224000, 64), use("reduce_scatter", 872448000, 40), use("all_gather", 99, 1, false)};
+  p.uses = {use("all_gather", 436224000, 64), use("reduce_scatter", 872448000, 40), use("all_gather", 99, 1, false),
+            use("all_gather", 436224000, 8)};
   const auto text = format_sizes(p, SizesFormat::yaml);
-  CHECK_THAT(text, ContainsSubstring("\nsizes: [436224000, 872448000]\n"));
-  CHECK_THAT(text, ContainsSubstring("\ncollectives: [reduce_scatter, all_gather]\n"));
-  CHECK_THAT(text, ContainsSubstring("# 436224000 B (416 MiB) all_gather bfloat16 on dp 8, 64 calls: all_gather origin"));
+  CHECK_THAT(text, ContainsSubstring("\nsizes:\n  calls:\n"));
+  CHECK_THAT(text, !ContainsSubstring("# calls"));  // no basis, no empty comment
+  // The two all_gather uses of one shape are one call of 72, the second counted in the origin.
+  CHECK_THAT(text, ContainsSubstring("{collective: all_gather, bytes: 436224000, dtype: bfloat16"));
+  CHECK_THAT(text, ContainsSubstring("calls: 72, origin: \"all_gather origin (and 1 more)\"}  # 416 MiB"));
+  CHECK_THAT(text, ContainsSubstring("{collective: reduce_scatter, bytes: 872448000"));
+  CHECK_THAT(text, ContainsSubstring("# not measured (sent outside NCCL): all_gather 99 B"));
+  CHECK_THAT(text, !ContainsSubstring("bytes: 99,"));
+  p.uses = {use("all_gather", 99, 1, false)};
+  CHECK_THAT(format_sizes(p, SizesFormat::yaml), ContainsSubstring("  calls: []"));
   CHECK_THAT(usage_error_text([] { parse_sizes_format("xml"); }), ContainsSubstring("use table, yaml or json"));
 }
