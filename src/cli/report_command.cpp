@@ -92,6 +92,11 @@ int run_probe_compare(const CompareArgs& args) {
     throw UsageError("one side is a probe run and the other is not",
                      "compare a probe run with a probe run (ncclsweep probe), and sweep results with sweep results");
   }
+  // Only a table exists for probe figures: a JSON or SVG request must not get one silently.
+  if (args.output.format != "table") {
+    throw UsageError("a probe comparison prints only as a table, not --format " + args.output.format,
+                     "drop --format (records.jsonl of each probe run holds the figures as JSON)");
+  }
   const auto new_run = probe::read_probe_document(args.new_input);
   const auto reference = probe::read_probe_document(args.reference_input);
   const ProbeComparison comparison = compare_probe_records(
@@ -257,7 +262,7 @@ void add_compare_command(CLI::App& app, CommandAction& chosen) {
                       "A row whose noise band exceeds this share of its busbw is unresolved, not judged same")
       ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();
-  add_output_options(compare, args->output, "table, md or json");
+  add_output_options(compare, args->output, "table, md, json or svg");
   compare->callback([args, &chosen] { chosen = [args](CommandContext&) { return run_compare(*args); }; });
 }
 

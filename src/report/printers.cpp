@@ -15,10 +15,11 @@ constexpr std::array<std::pair<std::string_view, SidePrinter>, 5> kSidePrinters{
     {"json", print_side_json},
     {"svg", print_side_svg},
 }};
-constexpr std::array<std::pair<std::string_view, ComparisonPrinter>, 3> kComparisonPrinters{{
+constexpr std::array<std::pair<std::string_view, ComparisonPrinter>, 4> kComparisonPrinters{{
     {"table", print_comparison_table},
     {"md", print_comparison_markdown},
     {"json", print_comparison_json},
+    {"svg", print_comparison_svg},
 }};
 
 template <typename Table>

@@ -24,7 +24,7 @@ using ComparisonPrinter = void (*)(const Comparison&, const PrintStyle&, std::os
 
 // table | md | csv | json | svg. Throws UsageError naming the valid formats.
 SidePrinter side_printer(std::string_view format);
-// table | md | json. Throws UsageError naming the valid formats.
+// table | md | json | svg. Throws UsageError naming the valid formats.
 ComparisonPrinter comparison_printer(std::string_view format);
 
 void print_side_table(const Side& side, const PrintStyle& style, std::ostream& out);
@@ -35,6 +35,7 @@ void print_side_svg(const Side& side, const PrintStyle& style, std::ostream& out
 void print_comparison_table(const Comparison& c, const PrintStyle& style, std::ostream& out);
 void print_comparison_markdown(const Comparison& c, const PrintStyle& style, std::ostream& out);
 void print_comparison_json(const Comparison& c, const PrintStyle& style, std::ostream& out);
+void print_comparison_svg(const Comparison& c, const PrintStyle& style, std::ostream& out);
 
 // What reports share: the identity in one line (no paths, hosts or times: it goes into
 // the committed summary.md), and rows grouped per collective for tables.

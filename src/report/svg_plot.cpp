@@ -8,6 +8,7 @@
 #include "core/number_format.hpp"
 #include "core/printf_text.hpp"
 #include "report/printers.hpp"
+#include "report/svg_text.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -19,34 +20,6 @@ struct Series {
 
 constexpr double kWidth = 960, kHeight = 540;
 constexpr double kLeft = 70, kRight = 270, kTop = 64, kBottom = 56;
-constexpr const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                                    "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
-
-std::string fixed(double v) { return printf_text("%.1f", v); }
-
-// 1, 2 or 5 times a power of ten, giving about `ticks` steps up to `top`.
-double nice_step(double top, int ticks) {
-  const double raw = top / ticks;
-  const double power = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0}) {
-    if (m * power >= raw) return m * power;
-  }
-  return 10 * power;
-}
 
 std::vector<Series> series_of(const Side& side) {
   std::vector<Series> out;
@@ -123,7 +96,7 @@ void print_side_svg(const Side& side, const PrintStyle& style, std::ostream& out
   }
   // One line per series, then the legend.
   for (std::size_t i = 0; i < series.size(); ++i) {
-    const char* colour = kPalette[i % std::size(kPalette)];
+    const char* colour = kSeriesPalette[i % std::size(kSeriesPalette)];
     out << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2\" points=\"";
     for (const auto& [x, y] : series[i].points) out << fixed(px(x)) << "," << fixed(py(y)) << " ";
     out << "\"/>\n";

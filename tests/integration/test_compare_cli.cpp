@@ -64,6 +64,15 @@ TEST_CASE("compare: one size made 20% slower fails with exit 1 and names that si
     CHECK_THAT(run.output, ContainsSubstring("FAIL: below 95% of reference at all_gather float32 64 MiB, all_gather float32 64 MiB in-place"));
     CHECK_THAT(run.output, ContainsSubstring("-20.0%"));
   }
+  // The SVG carries the same verdicts: the summary under the title, a red cross per
+  // failing row (two placements of 64 MiB) plus the legend's.
+  const Launch svg = run_ncclsweep({"compare", slower.string(), original.string(), "--format", "svg"});
+  INFO(svg.output);
+  CHECK(svg.status == 1);
+  CHECK_THAT(svg.output, ContainsSubstring("FAIL: below 95% of reference at all_gather float32 64 MiB"));
+  std::size_t crosses = 0;
+  for (auto at = svg.output.find("stroke=\"#c00\""); at != std::string::npos; at = svg.output.find("stroke=\"#c00\"", at + 1)) ++crosses;
+  CHECK(crosses == 3);
   // The original against the slower copy: that size is faster, which passes.
   const Launch reverse = run_ncclsweep({"compare", original.string(), slower.string()});
   INFO(reverse.output);
@@ -134,7 +143,7 @@ TEST_CASE("compare: bad input and nothing comparable exit 2 with a reason") {
       {{"compare", (dir / "binary.bin").string(), all_gather}, "binary file"},
       {{"compare", (dir / "newer").string(), all_gather}, "schema version 99 is newer"},
       {{"compare", (kData / "truncated.txt").string(), all_gather}, "truncated"},
-      {{"compare", all_gather, all_gather, "--format", "svg"}, "unknown format 'svg'"},
+      {{"compare", all_gather, all_gather, "--format", "csv"}, "unknown format 'csv'"},
   };
   for (const auto& [args, message] : cases) {
     const Launch run = run_ncclsweep(args);

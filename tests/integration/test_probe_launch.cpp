@@ -104,4 +104,8 @@ TEST_CASE("a probe run compared with itself passes", "[probe][compare]") {
   // A probe run against a sweep run is refused, naming the mix-up.
   const Launch mixed = run_ncclsweep({"compare", dir.string(), (std::filesystem::path(NCCLSWEEP_TEST_DATA) / "nccl-tests" / "all_gather-j.json").string()});
   CHECK(mixed.status == 2);
+  // Probe figures print only as a table: another format is refused, not ignored.
+  const Launch svg = run_ncclsweep({"compare", dir.string(), dir.string(), "--format", "svg"});
+  CHECK(svg.status == 2);
+  CHECK_THAT(svg.output, ContainsSubstring("prints only as a table"));
 }

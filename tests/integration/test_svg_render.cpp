@@ -42,7 +42,7 @@ Launch render(const std::string& chromium, const std::filesystem::path& svg, con
 
 }  // namespace
 
-TEST_CASE("the report SVG renders in headless Chromium") {
+TEST_CASE("the report and compare SVGs render in headless Chromium") {
   const std::string chromium = find_chromium();
   if (chromium.empty()) {
     const char* ci = std::getenv("CI");
@@ -76,4 +76,18 @@ TEST_CASE("the report SVG renders in headless Chromium") {
   CHECK(big_endian32(png, 20) == 540);
   // Lines, markers and labels compress far worse than a white page.
   CHECK(png.size() > 5 * blank_png.size());
+
+  // compare's SVG too: two launches of nccl-tests, NEW over REFERENCE.
+  const auto compared = dir / "compare.svg";
+  const Launch compare = run_ncclsweep({"compare", NCCLSWEEP_TEST_DATA "/nccl-tests/nccl-tests-all_gather-np2-launch2.txt",
+                                        NCCLSWEEP_TEST_DATA "/nccl-tests/nccl-tests-all_gather-np2.txt", "--format", "svg",
+                                        "-o", compared.string()});
+  INFO(compare.output);
+  REQUIRE(compare.status == 0);
+  const Launch compare_run = render(chromium, compared, dir / "compare.png");
+  INFO(compare_run.output);
+  const std::string compare_png = read_file(dir / "compare.png");
+  REQUIRE(compare_png.size() > 24);
+  CHECK(compare_png.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
+  CHECK(compare_png.size() > 5 * blank_png.size());
 }

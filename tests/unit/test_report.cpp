@@ -174,6 +174,61 @@ TEST_CASE("SVG plots busbw on a log2 size axis with a legend and the run's ident
   CHECK(svg.find("href") == std::string::npos);
 }
 
+namespace {
+RowComparison compared(Bytes size, double new_gbps, double ref_gbps, Verdict verdict, bool fails, const std::string& placement = "out_of_place") {
+  RowComparison r;
+  r.key = {"all_gather", "float32", "none", size, placement, ""};
+  r.new_row.key = r.reference_row.key = r.key;
+  r.new_row.busbw_gbps = new_gbps;
+  r.reference_row.busbw_gbps = ref_gbps;
+  r.ratio = new_gbps / ref_gbps;
+  r.verdict = verdict;
+  r.fails = fails;
+  return r;
+}
+std::size_t count_of(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("compare's SVG draws NEW over REFERENCE with the threshold, a mark per verdict, and no text past the edge") {
+  Comparison c;
+  c.new_side = {"ncclsweep run.json", "", std::string(300, 'n'), 2, 1, "NVIDIA H200", "2.28.9", "13.0", "mpi"};
+  c.reference = {"nccl-tests text", "", "all_gather_perf_mpi", 2, 1, "", "", "", "nccl-tests"};
+  c.threshold = 0.9;
+  c.rows = {compared(1 << 20, 10, 10, Verdict::same, false), compared(1 << 24, 50, 100, Verdict::slower, true),
+            compared(1 << 28, 0.5, 200, Verdict::unresolved, false),
+            compared(1 << 28, 210, 200, Verdict::faster, false, "in_place")};
+  std::ostringstream out;
+  comparison_printer("svg")(c, {}, out);
+  const std::string svg = out.str();
+  CHECK(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+  CHECK(svg.ends_with("</svg>\n"));
+  // Two series (out-of-place, in-place), each NEW solid, REFERENCE dashed, threshold dotted.
+  CHECK_THAT(svg, ContainsSubstring(">all_gather float32<"));
+  CHECK_THAT(svg, ContainsSubstring(">all_gather float32 in-place<"));
+  CHECK(count_of(svg, "<polyline") == 6);
+  CHECK(count_of(svg, "stroke-dasharray=\"7 4\" points") == 2);
+  CHECK(count_of(svg, "stroke-dasharray=\"2 3\" points") == 2);
+  CHECK_THAT(svg, ContainsSubstring("threshold: 90% of REFERENCE"));
+  // Marks: one red cross for the failing row plus the legend's; the unresolved square too.
+  CHECK(count_of(svg, "stroke=\"#c00\"") == 2);
+  CHECK(count_of(svg, "stroke=\"#888\"") == 2);
+  // Log busbw axis: decades from 0.1 (the 0.5 GB/s row) to 1000 (the 210 GB/s row).
+  CHECK_THAT(svg, ContainsSubstring(">0.1<"));
+  CHECK_THAT(svg, ContainsSubstring(">1000<"));
+  CHECK_THAT(svg, ContainsSubstring(">256 MiB<"));
+  // Every text fits the plot's width: the 300-character run name is cut with "...".
+  for (std::size_t at = svg.find("<text"); at != std::string::npos; at = svg.find("<text", at + 1)) {
+    const auto start = svg.find('>', at) + 1;
+    CHECK(svg.find("</text>", start) - start <= 140);
+  }
+  CHECK_THAT(svg, ContainsSubstring("..."));
+  CHECK(svg.find("<script") == std::string::npos);
+}
+
 TEST_CASE("markdown shows busbw as a share of the link peak when the system is known") {
   const Side side = load_side(NCCLSWEEP_TEST_DATA "/nccl-tests/nccl-tests-all_gather-np2.txt");
   std::ostringstream out;
@@ -192,7 +247,7 @@ TEST_CASE("configs/systems matches the GPU model") {
 
 TEST_CASE("an unknown format names the valid ones") {
   CHECK_THAT(usage_error_text([] { side_printer("html"); }), ContainsSubstring("table, md, csv, json, svg"));
-  CHECK_THAT(usage_error_text([] { comparison_printer("svg"); }), ContainsSubstring("table, md, json"));
+  CHECK_THAT(usage_error_text([] { comparison_printer("csv"); }), ContainsSubstring("table, md, json, svg"));
 }
 
 #include "report/sweep_summary.hpp"

@@ -1,0 +1,196 @@
+// A comparison as a self-contained SVG: busbw against size (both log scales), one colour
+// per collective series, NEW solid, REFERENCE dashed, the threshold (REFERENCE x
+// threshold) dotted, and each NEW point marked by its verdict, so the figure says what
+// the table says (docs/compare.md, "Formats").
+#include <algorithm>
+#include <cmath>
+
+#include "core/number_format.hpp"
+#include "core/printf_text.hpp"
+#include "report/printers.hpp"
+#include "report/svg_text.hpp"
+
+namespace ncclsweep {
+namespace {
+
+struct ComparedPoint {
+  double log2_size = 0, new_gbps = 0, reference_gbps = 0;
+  Verdict verdict = Verdict::same;
+  bool fails = false;
+};
+
+struct ComparedSeries {
+  std::string label;
+  std::vector<ComparedPoint> points;  // ascending size
+};
+
+// Rows are in key order (collective, dtype, op, size, placement, point): a series is one
+// (collective, dtype, op, placement, point), its sizes ascending.
+std::vector<ComparedSeries> series_of(const Comparison& c) {
+  std::vector<ComparedSeries> out;
+  std::vector<RowKey> keys;
+  for (const RowComparison& r : c.rows) {
+    if (r.key.size_bytes == 0) continue;  // no place on a log axis
+    RowKey series_key = r.key;
+    series_key.size_bytes = 0;
+    auto it = std::find(keys.begin(), keys.end(), series_key);
+    if (it == keys.end()) {
+      std::string label = r.key.collective + " " + r.key.dtype + (r.key.op == "none" ? "" : " " + r.key.op) +
+                          (r.key.placement == "in_place" ? " in-place" : "") +
+                          (r.key.point.empty() ? "" : " " + r.key.point);
+      keys.push_back(series_key);
+      out.push_back({std::move(label), {}});
+      it = keys.end() - 1;
+    }
+    out[static_cast<std::size_t>(it - keys.begin())].points.push_back(
+        {std::log2(static_cast<double>(r.key.size_bytes)), r.new_row.busbw_gbps, r.reference_row.busbw_gbps, r.verdict,
+         r.fails});
+  }
+  return out;
+}
+
+// The mark of one verdict at (x, y): a failing row is a red cross, whatever else it is.
+std::string verdict_mark(Verdict v, bool fails, double x, double y, const char* colour) {
+  const std::string cx = fixed(x), cy = fixed(y);
+  if (fails) {
+    return "<path d=\"M" + fixed(x - 6) + " " + fixed(y - 6) + "L" + fixed(x + 6) + " " + fixed(y + 6) + "M" + fixed(x - 6) +
+           " " + fixed(y + 6) + "L" + fixed(x + 6) + " " + fixed(y - 6) + "\" stroke=\"#c00\" stroke-width=\"3\"/>\n";
+  }
+  switch (v) {
+    case Verdict::faster:
+      return "<path d=\"M" + cx + " " + fixed(y - 6) + "L" + fixed(x + 5) + " " + fixed(y + 4) + "L" + fixed(x - 5) + " " +
+             fixed(y + 4) + "Z\" fill=\"" + colour + "\"/>\n";
+    case Verdict::slower:
+      return "<path d=\"M" + cx + " " + fixed(y + 6) + "L" + fixed(x + 5) + " " + fixed(y - 4) + "L" + fixed(x - 5) + " " +
+             fixed(y - 4) + "Z\" fill=\"" + colour + "\"/>\n";
+    case Verdict::ambiguous:
+      return "<circle cx=\"" + cx + "\" cy=\"" + cy + "\" r=\"4\" fill=\"white\" stroke=\"" + colour + "\" stroke-width=\"2\"/>\n";
+    case Verdict::unresolved:
+      return "<rect x=\"" + fixed(x - 4) + "\" y=\"" + fixed(y - 4) + "\" width=\"8\" height=\"8\" fill=\"white\" stroke=\"#888\" stroke-width=\"2\"/>\n";
+    case Verdict::same: break;
+  }
+  return "<circle cx=\"" + cx + "\" cy=\"" + cy + "\" r=\"3.5\" fill=\"" + colour + "\"/>\n";
+}
+
+std::string polyline(const std::vector<std::pair<double, double>>& points, const char* colour, const char* dash,
+                     double width) {
+  std::string out = "<polyline fill=\"none\" stroke=\"" + std::string(colour) + "\" stroke-width=\"" + fixed(width) + "\"";
+  if (*dash) out += " stroke-dasharray=\"" + std::string(dash) + "\"";
+  out += " points=\"";
+  for (const auto& [x, y] : points) out += fixed(x) + "," + fixed(y) + " ";
+  return out + "\"/>\n";
+}
+
+constexpr double kWidth = 960, kLeft = 70, kRight = 300, kBottom = 56, kPlotHeight = 400, kLegendRow = 18, kLine = 18;
+constexpr std::size_t kLegendChars = 38, kTitleChars = 135;
+
+}  // namespace
+
+void print_comparison_svg(const Comparison& c, const PrintStyle&, std::ostream& out) {
+  const std::vector<ComparedSeries> series = series_of(c);
+  // Axis ranges: whole powers of two in size, whole decades in busbw, over every figure drawn.
+  double x_min = 1e300, x_max = -1e300, y_min = 1e300, y_max = -1e300;
+  for (const auto& s : series) {
+    for (const ComparedPoint& p : s.points) {
+      x_min = std::min(x_min, std::floor(p.log2_size));
+      x_max = std::max(x_max, std::ceil(p.log2_size));
+      for (double v : {p.new_gbps, p.reference_gbps, p.reference_gbps * c.threshold}) {
+        if (v > 0) y_min = std::min(y_min, std::floor(std::log10(v))), y_max = std::max(y_max, std::ceil(std::log10(v)));
+      }
+    }
+  }
+  if (x_max < x_min) x_min = 0, x_max = 1;
+  if (x_max <= x_min) x_max = x_min + 1;
+  if (y_max < y_min) y_min = 0, y_max = 1;
+  if (y_max <= y_min) y_max = y_min + 1;
+  // Under the title: the summary (two lines at most) and both identities.
+  std::vector<std::string> header = wrapped(c.summary(), kTitleChars, 2);
+  for (const SideIdentity* id : {&c.new_side, &c.reference}) {
+    header.push_back(fitted((id == &c.new_side ? "NEW " : "REFERENCE ") + identity_line(*id), kTitleChars));
+  }
+  const double top = 40 + kLine * static_cast<double>(header.size()) + 10;
+  const double plot_w = kWidth - kLeft - kRight;
+  const std::size_t legend_rows = series.size() + 10;  // series, a gap, 3 line styles, 6 verdict marks
+  const double height = std::max(top + kPlotHeight + kBottom, top + 10 + kLegendRow * static_cast<double>(legend_rows) + 20);
+  auto px = [&](double x) { return kLeft + (x - x_min) / (x_max - x_min) * plot_w; };
+  auto py = [&](double gbps) { return top + kPlotHeight - (std::log10(gbps) - y_min) / (y_max - y_min) * kPlotHeight; };
+
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << height << "\" viewBox=\"0 0 "
+      << kWidth << " " << height << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  out << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  const auto name = [](const SideIdentity& id) { return id.name.empty() ? id.source : id.name; };
+  out << "<text x=\"" << kLeft << "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">"
+      << xml_escape(fitted("busbw: " + name(c.new_side) + " (NEW) over " + name(c.reference) + " (REFERENCE)", 90)) << "</text>\n";
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    out << "<text x=\"" << kLeft << "\" y=\"" << 42 + kLine * static_cast<double>(i) << "\" fill=\"#444\">"
+        << xml_escape(header[i]) << "</text>\n";
+  }
+  // Grid: a line per power of two (labelled about 12 of them), a line per decade of busbw.
+  const int x_label_step = std::max(1, static_cast<int>(std::ceil((x_max - x_min) / 12)));
+  for (double x = x_min; x <= x_max; x += 1) {
+    const bool labelled = static_cast<int>(x - x_min) % x_label_step == 0;
+    out << "<line x1=\"" << fixed(px(x)) << "\" y1=\"" << top << "\" x2=\"" << fixed(px(x)) << "\" y2=\""
+        << top + kPlotHeight << "\" stroke=\"" << (labelled ? "#ddd" : "#f2f2f2") << "\"/>\n";
+    if (labelled) {
+      out << "<text x=\"" << fixed(px(x)) << "\" y=\"" << top + kPlotHeight + 18 << "\" text-anchor=\"middle\">"
+          << xml_escape(format_bytes(static_cast<Bytes>(std::llround(std::exp2(x))))) << "</text>\n";
+    }
+  }
+  for (double decade = y_min; decade <= y_max; decade += 1) {
+    const double gbps = std::pow(10.0, decade);
+    out << "<line x1=\"" << kLeft << "\" y1=\"" << fixed(py(gbps)) << "\" x2=\"" << kLeft + plot_w << "\" y2=\""
+        << fixed(py(gbps)) << "\" stroke=\"#ddd\"/>\n";
+    out << "<text x=\"" << kLeft - 8 << "\" y=\"" << fixed(py(gbps) + 4) << "\" text-anchor=\"end\">" << printf_text("%g", gbps)
+        << "</text>\n";
+  }
+  out << "<rect x=\"" << kLeft << "\" y=\"" << top << "\" width=\"" << plot_w << "\" height=\"" << kPlotHeight
+      << "\" fill=\"none\" stroke=\"#333\"/>\n";
+  out << "<text x=\"" << fixed(kLeft + plot_w / 2) << "\" y=\"" << top + kPlotHeight + 42
+      << "\" text-anchor=\"middle\">size (bytes, log2 scale)</text>\n";
+  out << "<text transform=\"translate(18 " << fixed(top + kPlotHeight / 2)
+      << ") rotate(-90)\" text-anchor=\"middle\">busbw (GB/s, log10 scale)</text>\n";
+
+  const double legend_x = kWidth - kRight + 16;
+  double legend_y = top + 10;
+  const auto legend_text = [&](const std::string& text) {
+    out << "<text x=\"" << legend_x + 30 << "\" y=\"" << fixed(legend_y + 4) << "\">" << xml_escape(fitted(text, kLegendChars))
+        << "</text>\n";
+    legend_y += kLegendRow;
+  };
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const char* colour = kSeriesPalette[i % std::size(kSeriesPalette)];
+    std::vector<std::pair<double, double>> fresh, reference, threshold;
+    for (const ComparedPoint& p : series[i].points) {
+      if (p.new_gbps > 0) fresh.emplace_back(px(p.log2_size), py(p.new_gbps));
+      if (p.reference_gbps > 0) {
+        reference.emplace_back(px(p.log2_size), py(p.reference_gbps));
+        threshold.emplace_back(px(p.log2_size), py(p.reference_gbps * c.threshold));
+      }
+    }
+    out << polyline(threshold, colour, "2 3", 1) << polyline(reference, colour, "7 4", 1.5) << polyline(fresh, colour, "", 2);
+    for (const ComparedPoint& p : series[i].points) {
+      if (p.new_gbps > 0) out << verdict_mark(p.verdict, p.fails, px(p.log2_size), py(p.new_gbps), colour);
+    }
+    out << "<line x1=\"" << legend_x << "\" y1=\"" << fixed(legend_y) << "\" x2=\"" << legend_x + 24 << "\" y2=\""
+        << fixed(legend_y) << "\" stroke=\"" << colour << "\" stroke-width=\"2\"/>\n";
+    legend_text(series[i].label);
+  }
+  legend_y += kLegendRow / 2;
+  const std::pair<const char*, std::string> styles[] = {
+      {"", "NEW"}, {"7 4", "REFERENCE"}, {"2 3", "threshold: " + printf_text("%g", c.threshold * 100) + "% of REFERENCE"}};
+  for (const auto& [dash, text] : styles) {
+    out << "<line x1=\"" << legend_x << "\" y1=\"" << fixed(legend_y) << "\" x2=\"" << legend_x + 24 << "\" y2=\""
+        << fixed(legend_y) << "\" stroke=\"#333\" stroke-width=\"1.5\"" << (*dash ? " stroke-dasharray=\"" + std::string(dash) + "\"" : "")
+        << "/>\n";
+    legend_text(text);
+  }
+  const std::pair<Verdict, bool> marks[] = {{Verdict::same, false}, {Verdict::faster, false}, {Verdict::slower, false},
+                                            {Verdict::ambiguous, false}, {Verdict::unresolved, false}, {Verdict::slower, true}};
+  for (const auto& [verdict, fails] : marks) {
+    out << verdict_mark(verdict, fails, legend_x + 12, legend_y, "#333");
+    legend_text(fails ? "slower, below the threshold: FAIL" : verdict_name(verdict));
+  }
+  out << "</svg>\n";
+}
+
+}  // namespace ncclsweep

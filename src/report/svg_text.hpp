@@ -1,0 +1,64 @@
+#pragma once
+// What the SVG printers share: escaping, coordinates and tick steps (plain text, no
+// plotting dependency).
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/printf_text.hpp"
+
+namespace ncclsweep {
+
+// Ten distinct line colours (matplotlib's tab10), one per series.
+inline constexpr const char* kSeriesPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                                 "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+
+inline std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += ch;
+    }
+  }
+  return out;
+}
+
+// A coordinate, one decimal.
+inline std::string fixed(double v) { return printf_text("%.1f", v); }
+
+// 1, 2 or 5 times a power of ten, giving about `ticks` steps up to `top`.
+inline double nice_step(double top, int ticks) {
+  const double raw = top / ticks;
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * power >= raw) return m * power;
+  }
+  return 10 * power;
+}
+
+// Text that fits `chars` characters (about 6.5 px each at 12 px sans-serif), so no
+// label runs past the viewBox.
+inline std::string fitted(const std::string& text, std::size_t chars) {
+  return text.size() <= chars ? text : text.substr(0, chars - 3) + "...";
+}
+
+// Text cut at spaces into lines of at most `chars`, at most `lines` of them (the last
+// one fitted).
+inline std::vector<std::string> wrapped(const std::string& text, std::size_t chars, std::size_t lines) {
+  std::vector<std::string> out;
+  std::string rest = text;
+  while (!rest.empty() && out.size() + 1 < lines && rest.size() > chars) {
+    auto cut = rest.rfind(' ', chars);
+    if (cut == std::string::npos || cut == 0) cut = chars;
+    out.push_back(rest.substr(0, cut));
+    rest = rest.substr(rest[cut] == ' ' ? cut + 1 : cut);
+  }
+  if (!rest.empty()) out.push_back(fitted(rest, chars));
+  return out;
+}
+
+}  // namespace ncclsweep
