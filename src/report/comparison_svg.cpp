@@ -126,16 +126,7 @@ void print_comparison_svg(const Comparison& c, const PrintStyle&, std::ostream& 
         << xml_escape(header[i]) << "</text>\n";
   }
   // Grid: a line per power of two (labelled about 12 of them), a line per decade of busbw.
-  const int x_label_step = std::max(1, static_cast<int>(std::ceil((x_max - x_min) / 12)));
-  for (double x = x_min; x <= x_max; x += 1) {
-    const bool labelled = static_cast<int>(x - x_min) % x_label_step == 0;
-    out << "<line x1=\"" << fixed(px(x)) << "\" y1=\"" << top << "\" x2=\"" << fixed(px(x)) << "\" y2=\""
-        << top + kPlotHeight << "\" stroke=\"" << (labelled ? "#ddd" : "#f2f2f2") << "\"/>\n";
-    if (labelled) {
-      out << "<text x=\"" << fixed(px(x)) << "\" y=\"" << top + kPlotHeight + 18 << "\" text-anchor=\"middle\">"
-          << xml_escape(format_bytes(static_cast<Bytes>(std::llround(std::exp2(x))))) << "</text>\n";
-    }
-  }
+  write_size_grid(out, x_min, x_max, px, top, kPlotHeight);
   for (double decade = y_min; decade <= y_max; decade += 1) {
     const double gbps = std::pow(10.0, decade);
     out << "<line x1=\"" << kLeft << "\" y1=\"" << fixed(py(gbps)) << "\" x2=\"" << kLeft + plot_w << "\" y2=\""

@@ -66,16 +66,7 @@ void print_side_svg(const Side& side, const PrintStyle& style, std::ostream& out
       << xml_escape(side.identity.name.empty() ? side.identity.source : side.identity.name) << "</text>\n";
   out << "<text x=\"" << kLeft << "\" y=\"44\" fill=\"#444\">" << xml_escape(identity_line(side.identity)) << "</text>\n";
   // Grid and axes.
-  const int x_label_step = std::max(1, static_cast<int>(std::ceil((x_max - x_min) / 12)));
-  for (double x = x_min; x <= x_max; x += 1) {
-    const bool labelled = static_cast<int>(x - x_min) % x_label_step == 0;
-    out << "<line x1=\"" << fixed(px(x)) << "\" y1=\"" << kTop << "\" x2=\"" << fixed(px(x)) << "\" y2=\""
-        << kTop + plot_h << "\" stroke=\"" << (labelled ? "#ddd" : "#f2f2f2") << "\"/>\n";
-    if (labelled) {
-      out << "<text x=\"" << fixed(px(x)) << "\" y=\"" << kTop + plot_h + 18 << "\" text-anchor=\"middle\">"
-          << xml_escape(format_bytes(static_cast<Bytes>(std::llround(std::exp2(x))))) << "</text>\n";
-    }
-  }
+  write_size_grid(out, x_min, x_max, px, kTop, plot_h);
   for (double y = 0; y <= y_max + y_step / 2; y += y_step) {
     out << "<line x1=\"" << kLeft << "\" y1=\"" << fixed(py(y)) << "\" x2=\"" << kLeft + plot_w << "\" y2=\""
         << fixed(py(y)) << "\" stroke=\"#ddd\"/>\n";

@@ -1,11 +1,14 @@
 #pragma once
 // What the SVG printers share: escaping, coordinates and tick steps (plain text, no
 // plotting dependency).
+#include <algorithm>
 #include <cmath>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "core/printf_text.hpp"
+#include "core/units.hpp"
 
 namespace ncclsweep {
 
@@ -59,6 +62,22 @@ inline std::vector<std::string> wrapped(const std::string& text, std::size_t cha
   }
   if (!rest.empty()) out.push_back(fitted(rest, chars));
   return out;
+}
+
+// The size axis's grid: a line per power of two from x_min to x_max (log2 bytes), about
+// 12 of them labelled in B/KiB/MiB/GiB under the plot. `px` maps log2 bytes to x.
+template <typename ToX>
+void write_size_grid(std::ostream& out, double x_min, double x_max, ToX px, double top, double plot_height) {
+  const int label_step = std::max(1, static_cast<int>(std::ceil((x_max - x_min) / 12)));
+  for (double x = x_min; x <= x_max; x += 1) {
+    const bool labelled = static_cast<int>(x - x_min) % label_step == 0;
+    out << "<line x1=\"" << fixed(px(x)) << "\" y1=\"" << top << "\" x2=\"" << fixed(px(x)) << "\" y2=\""
+        << top + plot_height << "\" stroke=\"" << (labelled ? "#ddd" : "#f2f2f2") << "\"/>\n";
+    if (labelled) {
+      out << "<text x=\"" << fixed(px(x)) << "\" y=\"" << top + plot_height + 18 << "\" text-anchor=\"middle\">"
+          << xml_escape(format_bytes(static_cast<Bytes>(std::llround(std::exp2(x))))) << "</text>\n";
+    }
+  }
 }
 
 }  // namespace ncclsweep
