@@ -4,6 +4,10 @@
 // full cycle moves no band. Then each band's point is probed against the candidates
 // that change two axes at once to their runners-up: one faster beyond noise means the
 // axes interact, which one axis at a time cannot see.
+// Each axis step gets an equal share of the budget left for the axes still to come in the
+// cycle: two values that are truly tied can only be told tied after the grid's every
+// repeat, and without a share such a step spent the budget before later axes (where the
+// gains were) were looked at.
 #include <algorithm>
 
 #include "search/exploration.hpp"
@@ -25,6 +29,10 @@ class CoordinateDescent final : public Exploration {
         for (int tries = 0; items.empty() && tries < state.options.max_occasions; ++tries) {
           ++step_->rounds;
           items = step_->next_items(state);
+        }
+        if (!items.empty() && over_share(state, items)) {
+          state.outcome.notes.push_back(step_name(state) + ": no value separated from the band's point within the step's share of the budget; the point stays");
+          items.clear();
         }
         if (!items.empty()) {
           if (state.outcome.measurements + state.cost(items) > state.exploration_budget) {
@@ -105,8 +113,17 @@ class CoordinateDescent final : public Exploration {
     return out.size() > 1 ? out : std::vector<int>{};
   }
 
+  // A step past its share, once it has measured two rounds (fewer cannot drop anything).
+  bool over_share(const SearchState& state, const std::vector<RoundItem>& items) const {
+    if (probing_ || step_->rounds < 2) return false;
+    return state.outcome.measurements - step_start_ + state.cost(items) > step_share_;
+  }
+
   bool begin_step(SearchState& state) {
     step_.emplace(state.bands.size());
+    step_start_ = state.outcome.measurements;
+    const long axes_left = static_cast<long>(state.space.axes.size()) - axis_;
+    step_share_ = (state.exploration_budget - step_start_) / std::max(1L, axes_left);
     bool any = false;
     for (std::size_t b = 0; b < state.bands.size(); ++b) {
       std::vector<int> candidates = probing_ ? probe_candidates(state, b) : axis_candidates(state, b);
@@ -196,6 +213,7 @@ class CoordinateDescent final : public Exploration {
   std::vector<std::vector<int>> runner_up_;  // per band and axis: a value index, -1 none
   std::vector<std::vector<int>> ties_;       // per band: tied with its point in this cycle
   std::optional<Elimination> step_;
+  long step_start_ = 0, step_share_ = 0;    // measurements when the step began; its share
   int axis_ = 0, cycle_ = 0;
   bool moved_ = false, probing_ = false, finished_ = false, converged_ = false;
 };
