@@ -60,11 +60,11 @@ std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const 
                                                      const FaultInjection& fault, int argc, char** argv) {
   const auto start = std::chrono::system_clock::now();
   const auto steady_start = std::chrono::steady_clock::now();
-  std::vector<probe::ProbeRecord> records;
+  probe::ProbeRun run;
   {
     std::optional<CpuHog> hog;
     const bool hogged = fault.action == "cpu-hog" && fault.rank == session.rank();
-    records = probe::run_probes(options, session.local_rank(), [&] { session.barrier(); }, [&](bool on) {
+    run = probe::run_probes(options, session.local_rank(), [&] { session.barrier(); }, [&](bool on) {
       if (!hogged) return;
       if (on) {
         hog.emplace(probe::allowed_cpus());
@@ -74,6 +74,7 @@ std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const 
     });
   }
   const double probe_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - steady_start).count();
+  std::vector<probe::ProbeRecord>& records = run.records;
   for (auto& r : records) {
     r.rank = session.rank();
     r.host = session.host();
@@ -85,6 +86,7 @@ std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const 
   document.start_time = iso_utc(start);
   document.end_time = iso_utc(std::chrono::system_clock::now());
   document.probe_seconds = probe_seconds;  // rank 0's: the ranks probe in step (a barrier before each probe)
+  document.phase_seconds = run.phase_seconds;
   document.ranks = session.size();
   document.options = options;
   for (const auto& text : gathered) {

@@ -326,7 +326,7 @@ std::vector<ProbeRecord> gemm_under_load(const ProbeOptions& options, const std:
     }
   });
   EventPair events;
-  const double load_seconds = options.stall_seconds >= 5 ? 3.0 : 0.8;
+  const double load_seconds = options.gemm_load_s;
   int iterations = 0;
   try {
     cuda_ok(cudaEventRecord(events.start, stream.s), "cudaEventRecord");

@@ -10,6 +10,7 @@ struct ProbeOptions {
   double clock_round_s = 0.1;  // one round of the add chain
   int clock_rounds = 10;       // rounds per core: the best for the clock, the median for the effective rate
   int repeats = 20;            // timed repeats of each map/unmap and launch figure
+  double gemm_load_s = 3;      // the GEMM that loads the GPU while its clocks are read
   bool gpu = true;             // false: the GPU probes are skipped (--engine mpi)
 
   static ProbeOptions quick() {
@@ -18,6 +19,7 @@ struct ProbeOptions {
     o.clock_round_s = 0.05;
     o.clock_rounds = 4;
     o.repeats = 5;
+    o.gemm_load_s = 0.5;  // 0.8 s left a --quick launch at 5.1-5.3 s on one H200
     return o;
   }
 };

@@ -1,6 +1,7 @@
 #include "probe/probe_run.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <map>
 
@@ -20,7 +21,7 @@ void append(std::vector<ProbeRecord>& to, std::vector<ProbeRecord> from) {
 
 nlohmann::json options_json(const ProbeOptions& o) {
   return {{"stall_seconds", o.stall_seconds}, {"clock_round_s", o.clock_round_s}, {"clock_rounds", o.clock_rounds},
-          {"repeats", o.repeats}, {"gpu", o.gpu}};
+          {"repeats", o.repeats}, {"gemm_load_s", o.gemm_load_s}, {"gpu", o.gpu}};
 }
 
 // The table's columns: the figures a user reads first, one per probe.
@@ -34,22 +35,36 @@ constexpr const char* kHeadings[] = {"clock GHz", "eff GHz", "stall ms", ">1ms /
 
 }  // namespace
 
-std::vector<ProbeRecord> run_probes(const ProbeOptions& options, int local_rank, const std::function<void()>& barrier,
-                                    const std::function<void(bool)>& disturb) {
-  std::vector<ProbeRecord> records;
+ProbeRun run_probes(const ProbeOptions& options, int local_rank, const std::function<void()>& barrier,
+                    const std::function<void(bool)>& disturb) {
+  ProbeRun run;
+  // Times one phase, barrier included: the wait for the slowest rank is part of its cost.
+  const auto phase = [&](const char* name, auto&& probe) {
+    const auto start = std::chrono::steady_clock::now();
+    append(run.records, probe());
+    run.phase_seconds[name] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   barrier();
   disturb(true);
-  append(records, probe_core_clock(options));
-  barrier();
-  append(records, probe_stalls(options));
+  phase("core_clock", [&] { return probe_core_clock(options); });
+  phase("stalls", [&] {
+    barrier();
+    return probe_stalls(options);
+  });
   disturb(false);
-  barrier();
-  append(records, probe_host_map_unmap(options));
-  barrier();
-  append(records, probe_numa(options));
-  barrier();
-  append(records, probe_gpu(options, local_rank));
-  return records;
+  phase("host_map_unmap", [&] {
+    barrier();
+    return probe_host_map_unmap(options);
+  });
+  phase("numa", [&] {
+    barrier();
+    return probe_numa(options);
+  });
+  phase("gpu", [&] {
+    barrier();
+    return probe_gpu(options, local_rank);
+  });
+  return run;
 }
 
 void judge_hosts(ProbeDocument& document) {
@@ -74,6 +89,7 @@ void write_probe_document(const ProbeDocument& d, const fs::path& directory) {
   const nlohmann::json doc{{"schema_version", d.schema_version}, {"kind", "probe"},
                            {"command_line", d.command_line},     {"start_time", d.start_time},
                            {"end_time", d.end_time},             {"probe_seconds", d.probe_seconds},
+                           {"phase_seconds", d.phase_seconds},
                            {"hosts", d.hosts},
                            {"ranks", d.ranks},                   {"options", options_json(d.options)},
                            {"records", d.records},               {"findings", d.findings},
@@ -121,6 +137,7 @@ ProbeDocument read_probe_document(const fs::path& path) {
     d.start_time = j.value("start_time", "");
     d.end_time = j.value("end_time", "");
     d.probe_seconds = j.value("probe_seconds", 0.0);
+    d.phase_seconds = j.value("phase_seconds", std::map<std::string, double>{});
     d.hosts = j.value("hosts", std::vector<std::string>{});
     d.ranks = j.value("ranks", 0);
     d.records = j.at("records").get<std::vector<ProbeRecord>>();

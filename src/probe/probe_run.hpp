@@ -3,6 +3,7 @@
 // records.jsonl (one record a line) in the results directory (docs/probe.md).
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,14 +19,20 @@ namespace ncclsweep::probe {
 // otherwise be disturbed by another rank's map/unmap on the same machine).
 // `disturb(true)` and `disturb(false)` bracket the core-clock and stall probes (where the
 // cpu-hog testing aid is meant to show); the map/unmap, NUMA and GPU probes run after.
-std::vector<ProbeRecord> run_probes(const ProbeOptions& options, int local_rank, const std::function<void()>& barrier,
-                                    const std::function<void(bool)>& disturb = [](bool) {});
+// Each phase's wall seconds come back too, so the probe's own cost can be read per part.
+struct ProbeRun {
+  std::vector<ProbeRecord> records;
+  std::map<std::string, double> phase_seconds;  // "core_clock", "stalls", "host_map_unmap", "numa", "gpu"
+};
+ProbeRun run_probes(const ProbeOptions& options, int local_rank, const std::function<void()>& barrier,
+                    const std::function<void(bool)>& disturb = [](bool) {});
 
 struct ProbeDocument {
   int schema_version = 1;
   std::vector<std::string> command_line;
   std::string start_time, end_time;
   double probe_seconds = 0;  // the probes' own wall time, from the first to the last (no launch, no init)
+  std::map<std::string, double> phase_seconds;  // rank 0's, per phase (ProbeRun)
   std::vector<std::string> hosts;  // in rank order of first appearance
   int ranks = 0;
   ProbeOptions options;
