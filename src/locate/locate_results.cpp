@@ -15,6 +15,7 @@
 #include "core/finding.hpp"
 #include "core/input_file.hpp"
 #include "core/output_file.hpp"
+#include "core/xml_text.hpp"
 #include "locate/locate_reference.hpp"
 #include "report/prometheus_text.hpp"
 
@@ -74,20 +75,6 @@ const char* colour_of(double ratio, double threshold) {
   if (ratio < threshold) return "#d73027";
   if (ratio < threshold * 1.1) return "#fdae61";
   return "#1a9850";
-}
-
-std::string xml_escaped(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -261,7 +248,7 @@ int draw_matrix(std::ostream& out, int left, int top, int cell, const std::vecto
   const int n = static_cast<int>(labels.size());
   const int label_room = 90;
   for (int y = 0; y < n; ++y) {
-    const std::string name = xml_escaped(labels[static_cast<std::size_t>(y)]);
+    const std::string name = xml_escape(labels[static_cast<std::size_t>(y)]);
     out << "<text x=\"" << left + label_room - 6 << "\" y=\"" << top + label_room + y * cell + cell / 2 + 4
         << "\" text-anchor=\"end\">" << name << "</text>\n";
     out << "<text transform=\"translate(" << left + label_room + y * cell + cell / 2 + 4 << "," << top + label_room - 6
@@ -270,8 +257,8 @@ int draw_matrix(std::ostream& out, int left, int top, int cell, const std::vecto
       const double v = cells[static_cast<std::size_t>(y)][static_cast<std::size_t>(x)];
       const int px = left + label_room + x * cell, py = top + label_room + y * cell;
       out << "<rect x=\"" << px << "\" y=\"" << py << "\" width=\"" << cell - 2 << "\" height=\"" << cell - 2
-          << "\" fill=\"" << colour_of(v, threshold) << "\"><title>" << xml_escaped(title_prefix) << name << " x "
-          << xml_escaped(labels[static_cast<std::size_t>(x)]) << ": "
+          << "\" fill=\"" << colour_of(v, threshold) << "\"><title>" << xml_escape(title_prefix) << name << " x "
+          << xml_escape(labels[static_cast<std::size_t>(x)]) << ": "
           << (v < 0 ? std::string("not measured") : share(v)) << "</title></rect>\n";
       if (v >= 0) {
         char text[16];
@@ -308,7 +295,7 @@ void print_heat_map_svg(std::ostream& out, const HostLayout& layout, const Verdi
     if (cells.empty()) continue;
     std::vector<std::string> labels;
     for (std::size_t i = 0; i < cells.size(); ++i) labels.push_back("local " + std::to_string(i));
-    out << "<text x=\"10\" y=\"" << top + 20 << "\" font-size=\"14\">" << xml_escaped(layout.hosts[h])
+    out << "<text x=\"10\" y=\"" << top + 20 << "\" font-size=\"14\">" << xml_escape(layout.hosts[h])
         << ": GPU x GPU, neighbour pairs' share of the host's reference</text>\n";
     top += heading;
     top += draw_matrix(out, margin, top, gpu_cell, labels, cells, threshold, layout.hosts[h] + " ") + 10;

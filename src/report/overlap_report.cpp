@@ -9,6 +9,7 @@
 #include "core/iteration_stats.hpp"
 #include "core/printf_text.hpp"
 #include "core/units.hpp"
+#include "core/xml_text.hpp"
 #include "results/repeats.hpp"
 
 namespace ncclsweep {
@@ -112,18 +113,6 @@ void print_json(const OverlapReport& r, std::ostream& out) {
     settings.push_back(e);
   }
   out << j.dump(2) << "\n";
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '&') out += "&amp;";
-    else if (ch == '<') out += "&lt;";
-    else if (ch == '>') out += "&gt;";
-    else if (ch == '"') out += "&quot;";
-    else out += ch;
-  }
-  return out;
 }
 
 // Each setting one dot: compute slowdown across, comm slowdown up; 1 x 1 is no contention.

@@ -1,5 +1,5 @@
 #pragma once
-// What the SVG printers share: escaping, coordinates and tick steps (plain text, no
+// What the SVG printers share: escaping (core/xml_text.hpp), coordinates and tick steps (plain text, no
 // plotting dependency).
 #include <algorithm>
 #include <cmath>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/printf_text.hpp"
+#include "core/xml_text.hpp"
 #include "core/units.hpp"
 
 namespace ncclsweep {
@@ -15,20 +16,6 @@ namespace ncclsweep {
 // Ten distinct line colours (matplotlib's tab10), one per series.
 inline constexpr const char* kSeriesPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                                  "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
-
-inline std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += ch;
-    }
-  }
-  return out;
-}
 
 // A coordinate, one decimal.
 inline std::string fixed(double v) { return printf_text("%.1f", v); }

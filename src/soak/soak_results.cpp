@@ -8,6 +8,7 @@
 
 #include "core/errors.hpp"
 #include "core/printf_text.hpp"
+#include "core/xml_text.hpp"
 #include "results/atomic_file.hpp"
 #include "soak/soak_metrics.hpp"
 
@@ -32,18 +33,6 @@ nlohmann::json verdicts_json(const std::vector<std::string>& hosts, const SoakVe
                         {"evidence", v.evidence}});
   }
   return {{"findings", findings}};
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
-  }
-  return out;
 }
 
 }  // namespace

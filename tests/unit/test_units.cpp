@@ -1,6 +1,7 @@
 #include "catch_compat.hpp"
 #include "core/errors.hpp"
 #include "core/units.hpp"
+#include "core/xml_text.hpp"
 
 using namespace ncclsweep;
 
@@ -67,4 +68,14 @@ TEST_CASE("sizes print in binary units") {
   CHECK(format_bytes(4ull << 30) == "4 GiB");
   CHECK(format_bytes((1ull << 30) - 100000) == "1024 MiB");  // not 1.02e+03 MiB
   CHECK(format_bytes(1050673152ull) == "1002 MiB");
+}
+
+TEST_CASE("xml_escape: markup escaped, control bytes and broken UTF-8 replaced, good UTF-8 kept") {
+  CHECK(xml_escape("a<b>&\"c'") == "a&lt;b&gt;&amp;&quot;c&apos;");
+  CHECK(xml_escape("h\x01st") == "h\xEF\xBF\xBDst");
+  CHECK(xml_escape("tab\tnew\nline") == "tab\tnew\nline");
+  CHECK(xml_escape("bad \xff byte") == "bad \xEF\xBF\xBD byte");
+  CHECK(xml_escape("truncated \xE2\x82") == "truncated \xEF\xBF\xBD\xEF\xBF\xBD");
+  CHECK(xml_escape("gr\xC3\xBC\xC3\x9F") == "gr\xC3\xBC\xC3\x9F");
+  CHECK(xml_escape("") == "");
 }
