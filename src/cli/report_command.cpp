@@ -8,6 +8,8 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
+#include <vector>
 
 #include "cli/command.hpp"
 #include "cli/data_dir.hpp"
@@ -122,19 +124,134 @@ int run_compare(const CompareArgs& args) {
   return comparison.passed() ? kExitOk : kExitRegression;
 }
 
+struct ReportArgs {
+  std::vector<std::string> inputs;
+  OutputArgs output;
+  std::string nodes = "auto";  // auto | only | off (docs/scale.md, "Per-node view")
+  double slow_threshold = kSlowShare;
+  std::string compute = "auto";  // auto | only | off (docs/overlap.md)
+};
+
+// One input's report into `out`: a soak, a locate, a sweep or any run or nccl-tests
+// output, in the chosen format.
+void print_one_report(const ReportArgs& args, const std::string& input, std::ostream& out) {
+  // A soak's directory: its verdicts, metrics and timeline (docs/soak.md).
+  if (std::filesystem::is_directory(input) && soak::is_soak_results(input)) {
+    soak::print_soak_report(input, args.output.format, out);
+    return;
+  }
+  // A locate's directory: its findings and host x host heat map (docs/locate.md).
+  if (std::filesystem::is_directory(input) && locate::is_locate_results(input)) {
+    locate::print_locate_report(input, args.output.format, out);
+    return;
+  }
+  const bool is_run = std::filesystem::is_directory(input) &&
+                      std::filesystem::exists(std::filesystem::path(input) / "run.json");
+  const auto& format = args.output.format;
+  if (args.nodes == "only") {
+    if (!is_run) {
+      throw UsageError("--nodes only needs an ncclsweep results directory; " + input + " is not one",
+                       "give a directory holding run.json (nccl-tests output has no rank -> host map)");
+    }
+    const NodeReport nodes = build_node_report(read_run_document(input), args.slow_threshold);
+    print_node_report(nodes, format, out);
+    return;
+  }
+  // Prometheus text for dashboards (docs/soak.md, "Metrics"): per measurement.
+  if (format == "prom") {
+    if (!is_run) {
+      throw UsageError("--format prom needs an ncclsweep results directory; " + input + " is not one",
+                       "give a run, locate or soak results directory");
+    }
+    const RunDocument prom_run = read_run_document(input);
+    print_run_prometheus(prom_run, out);
+    return;
+  }
+  if (args.compute == "only") {
+    if (!is_run) {
+      throw UsageError("--compute only needs an ncclsweep results directory; " + input + " is not one",
+                       "give a directory holding run.json");
+    }
+    const RunDocument measured = read_run_document(input);
+    if (!has_under_compute(measured)) {
+      throw UsageError(input + " holds no measurements under compute", "run with --with-compute gemm:MxNxK:DTYPE");
+    }
+    const OverlapReport overlap = build_overlap_report(measured);
+    print_overlap_report(overlap, format, out);
+    return;
+  }
+  std::optional<RunDocument> run;
+  if (is_run && format != "svg") run = read_run_document(input);  // svg plots it as any run
+  // After a table or Markdown report only: CSV and JSON stay one table / document.
+  std::optional<NodeReport> nodes;
+  if (run && args.nodes == "auto" && (format == "table" || format == "md") && node_report_by_default(*run)) {
+    nodes = build_node_report(*run, args.slow_threshold);
+  }
+  // The under-compute view after a table or Markdown report, as the per-node view.
+  std::optional<OverlapReport> overlap;
+  if (run && args.compute == "auto" && (format == "table" || format == "md") && has_under_compute(*run)) {
+    overlap = build_overlap_report(*run);
+  }
+  const auto print_nodes = [&](std::ostream& to) {
+    if (nodes) print_node_report(*nodes, format, to);
+    if (overlap) print_overlap_report(*overlap, format, to);
+  };
+  // A sweep's results directory: the per-point report.
+  if (run && is_sweep_run(*run)) {
+    const SweepReport report = build_sweep_report(*run);
+    print_sweep_report(report, format, out);
+    print_nodes(out);
+    return;
+  }
+  const auto printer = side_printer(format);
+  const Side side = load_side(input);
+  const PrintStyle style = style_for(args.output, side.identity);
+  printer(side, style, out);
+  print_nodes(out);
+}
+
+// Several inputs: one SVG overlays their busbw curves; a table or Markdown report prints
+// each in turn under its name. CSV, JSON and Prometheus text stay one document per input.
+void print_several_reports(const ReportArgs& args, std::ostream& out) {
+  const std::string& format = args.output.format;
+  if (format == "svg") {
+    std::vector<Side> sides;
+    for (const auto& input : args.inputs) {
+      if (std::filesystem::is_directory(input) && (soak::is_soak_results(input) || locate::is_locate_results(input))) {
+        throw UsageError(input + " is a soak or locate directory: its report is its own, not a busbw curve",
+                         "overlay run directories and nccl-tests outputs; report a soak or locate alone");
+      }
+      sides.push_back(load_side(input));
+    }
+    // A link peak only when every input ran on the same GPU model within one host.
+    PrintStyle style = style_for(args.output, sides.front().identity);
+    for (const Side& side : sides) {
+      if (side.identity.gpu != sides.front().identity.gpu || side.identity.hosts > 1) style.link_peak_gbps.reset();
+    }
+    print_sides_svg(sides, style, out);
+    return;
+  }
+  if (format != "table" && format != "md") {
+    if (format != "prom") (void)side_printer(format);  // an unknown format is named as such
+    throw UsageError("--format " + format + " takes one input, and " + std::to_string(args.inputs.size()) + " were given",
+                     "give one input per --format " + format + " report, or --format svg to overlay them");
+  }
+  for (std::size_t i = 0; i < args.inputs.size(); ++i) {
+    if (i) out << "\n";
+    out << (format == "md" ? "## " : "== ") << args.inputs[i] << (format == "md" ? "\n\n" : " ==\n");
+    print_one_report(args, args.inputs[i], out);
+  }
+}
+
 }  // namespace
 
 void add_report_command(CLI::App& app, CommandAction& chosen) {
-  struct ReportArgs {
-    std::string input;
-    OutputArgs output;
-    std::string nodes = "auto";  // auto | only | off (docs/scale.md, "Per-node view")
-    double slow_threshold = kSlowShare;
-    std::string compute = "auto";  // auto | only | off (docs/overlap.md)
-  };
   auto args = std::make_shared<ReportArgs>();
   CLI::App* report = app.add_subcommand("report", "Print a results directory or nccl-tests output as a table, Markdown, CSV, JSON or SVG");
-  report->add_option("input", args->input, "ncclsweep results directory, nccl-tests text output or -J JSON")->required();
+  report->add_option("inputs", args->inputs,
+                     "ncclsweep results directory, nccl-tests text output or -J JSON; several: one SVG overlays them "
+                     "(--format svg), tables print one after another")
+      ->required();
   add_output_options(report, args->output, "table, md, csv, json, svg or prom (Prometheus text)");
   report->add_option("--nodes", args->nodes,
                      "Per-node view and slow groups' hosts: auto (after a table or md report of a run on several hosts), "
@@ -152,87 +269,14 @@ void add_report_command(CLI::App& app, CommandAction& chosen) {
       ->capture_default_str();
   report->callback([args, &chosen] {
     chosen = [args](CommandContext&) {
-      // A soak's directory: its verdicts, metrics and timeline (docs/soak.md).
-      if (std::filesystem::is_directory(args->input) && soak::is_soak_results(args->input)) {
-        write_output(args->output, [&](std::ostream& out) {
-          soak::print_soak_report(args->input, args->output.format, out);
-        });
-        return kExitOk;
+      // Rendered whole before anything is written: a bad input never leaves half a report in -o.
+      std::ostringstream text;
+      if (args->inputs.size() == 1) {
+        print_one_report(*args, args->inputs.front(), text);
+      } else {
+        print_several_reports(*args, text);
       }
-      // A locate's directory: its findings and host x host heat map (docs/locate.md).
-      if (std::filesystem::is_directory(args->input) && locate::is_locate_results(args->input)) {
-        write_output(args->output, [&](std::ostream& out) {
-          locate::print_locate_report(args->input, args->output.format, out);
-        });
-        return kExitOk;
-      }
-      const bool is_run = std::filesystem::is_directory(args->input) &&
-                          std::filesystem::exists(std::filesystem::path(args->input) / "run.json");
-      const auto& format = args->output.format;
-      if (args->nodes == "only") {
-        if (!is_run) {
-          throw UsageError("--nodes only needs an ncclsweep results directory; " + args->input + " is not one",
-                           "give a directory holding run.json (nccl-tests output has no rank -> host map)");
-        }
-        const NodeReport nodes = build_node_report(read_run_document(args->input), args->slow_threshold);
-        write_output(args->output, [&](std::ostream& out) { print_node_report(nodes, format, out); });
-        return kExitOk;
-      }
-      // Prometheus text for dashboards (docs/soak.md, "Metrics"): per measurement.
-      if (format == "prom") {
-        if (!is_run) {
-          throw UsageError("--format prom needs an ncclsweep results directory; " + args->input + " is not one",
-                           "give a run, locate or soak results directory");
-        }
-        const RunDocument prom_run = read_run_document(args->input);
-        write_output(args->output, [&](std::ostream& out) { print_run_prometheus(prom_run, out); });
-        return kExitOk;
-      }
-      if (args->compute == "only") {
-        if (!is_run) {
-          throw UsageError("--compute only needs an ncclsweep results directory; " + args->input + " is not one",
-                           "give a directory holding run.json");
-        }
-        const RunDocument measured = read_run_document(args->input);
-        if (!has_under_compute(measured)) {
-          throw UsageError(args->input + " holds no measurements under compute", "run with --with-compute gemm:MxNxK:DTYPE");
-        }
-        const OverlapReport overlap = build_overlap_report(measured);
-        write_output(args->output, [&](std::ostream& out) { print_overlap_report(overlap, format, out); });
-        return kExitOk;
-      }
-      std::optional<RunDocument> run;
-      if (is_run && format != "svg") run = read_run_document(args->input);  // svg plots it as any run
-      // After a table or Markdown report only: CSV and JSON stay one table / document.
-      std::optional<NodeReport> nodes;
-      if (run && args->nodes == "auto" && (format == "table" || format == "md") && node_report_by_default(*run)) {
-        nodes = build_node_report(*run, args->slow_threshold);
-      }
-      // The under-compute view after a table or Markdown report, as the per-node view.
-      std::optional<OverlapReport> overlap;
-      if (run && args->compute == "auto" && (format == "table" || format == "md") && has_under_compute(*run)) {
-        overlap = build_overlap_report(*run);
-      }
-      const auto print_nodes = [&](std::ostream& out) {
-        if (nodes) print_node_report(*nodes, format, out);
-        if (overlap) print_overlap_report(*overlap, format, out);
-      };
-      // A sweep's results directory: the per-point report.
-      if (run && is_sweep_run(*run)) {
-        const SweepReport report = build_sweep_report(*run);
-        write_output(args->output, [&](std::ostream& out) {
-          print_sweep_report(report, format, out);
-          print_nodes(out);
-        });
-        return kExitOk;
-      }
-      const auto printer = side_printer(format);
-      const Side side = load_side(args->input);
-      const PrintStyle style = style_for(args->output, side.identity);
-      write_output(args->output, [&](std::ostream& out) {
-        printer(side, style, out);
-        print_nodes(out);
-      });
+      write_output(args->output, [&](std::ostream& out) { out << text.str(); });
       return kExitOk;
     };
   });

@@ -32,6 +32,8 @@ void print_side_markdown(const Side& side, const PrintStyle& style, std::ostream
 void print_side_csv(const Side& side, const PrintStyle& style, std::ostream& out);
 void print_side_json(const Side& side, const PrintStyle& style, std::ostream& out);
 void print_side_svg(const Side& side, const PrintStyle& style, std::ostream& out);
+// Several inputs in one plot (`report A B ...`): colour per collective, dash per input.
+void print_sides_svg(std::span<const Side> sides, const PrintStyle& style, std::ostream& out);
 void print_comparison_table(const Comparison& c, const PrintStyle& style, std::ostream& out);
 void print_comparison_markdown(const Comparison& c, const PrintStyle& style, std::ostream& out);
 void print_comparison_json(const Comparison& c, const PrintStyle& style, std::ostream& out);

@@ -192,3 +192,27 @@ TEST_CASE("report: colour never reaches a pipe, and -o writes a file") {
   CHECK(csv.status == 0);
   CHECK(read_file(dir / "r.csv").starts_with("source,name,"));
 }
+
+TEST_CASE("report: several inputs overlay in one SVG or print in turn; other formats and bad inputs leave -o alone") {
+  const auto dir = scratch_dir("report-several");
+  std::filesystem::create_directories(dir);
+  const auto one = (kData / "nccl-tests-all_gather-np2.txt").string();
+  const auto two = (kData / "nccl-tests-all_gather-np2-launch2.txt").string();
+  const Launch svg = run_ncclsweep({"report", one, two, "--format", "svg", "-o", (dir / "overlay.svg").string()});
+  INFO(svg.output);
+  CHECK(svg.status == 0);
+  CHECK_THAT(read_file(dir / "overlay.svg"), ContainsSubstring("2 inputs overlaid"));
+  const Launch tables = run_ncclsweep({"report", one, two});
+  CHECK(tables.status == 0);
+  CHECK_THAT(tables.output, ContainsSubstring("== " + one + " =="));
+  CHECK_THAT(tables.output, ContainsSubstring("== " + two + " =="));
+  // Refused before anything is written: the earlier report in -o survives.
+  write(dir / "kept.csv", "an earlier report\n");
+  const Launch csv = run_ncclsweep({"report", one, two, "--format", "csv", "-o", (dir / "kept.csv").string()});
+  CHECK(csv.status == 2);
+  CHECK_THAT(csv.output, ContainsSubstring("takes one input"));
+  const Launch missing = run_ncclsweep({"report", one, (dir / "absent.txt").string(), "--format", "svg", "-o",
+                                        (dir / "kept.csv").string()});
+  CHECK(missing.status == 2);
+  CHECK(read_file(dir / "kept.csv") == "an earlier report\n");
+}

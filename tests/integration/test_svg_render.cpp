@@ -42,7 +42,7 @@ Launch render(const std::string& chromium, const std::filesystem::path& svg, con
 
 }  // namespace
 
-TEST_CASE("the report and compare SVGs render in headless Chromium") {
+TEST_CASE("the report, overlay and compare SVGs render in headless Chromium") {
   const std::string chromium = find_chromium();
   if (chromium.empty()) {
     const char* ci = std::getenv("CI");
@@ -90,4 +90,19 @@ TEST_CASE("the report and compare SVGs render in headless Chromium") {
   REQUIRE(compare_png.size() > 24);
   CHECK(compare_png.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
   CHECK(compare_png.size() > 5 * blank_png.size());
+
+  // report's overlay of several inputs.
+  const auto overlay = dir / "overlay.svg";
+  const Launch overlaid = run_ncclsweep({"report", NCCLSWEEP_TEST_DATA "/nccl-tests/nccl-tests-all_gather-np2.txt",
+                                         NCCLSWEEP_TEST_DATA "/nccl-tests/nccl-tests-all_gather-np2-launch2.txt",
+                                         NCCLSWEEP_TEST_DATA "/nccl-tests/nccl-tests-all_gather-g2-8B-8G.txt", "--format",
+                                         "svg", "-o", overlay.string()});
+  INFO(overlaid.output);
+  REQUIRE(overlaid.status == 0);
+  const Launch overlay_run = render(chromium, overlay, dir / "overlay.png");
+  INFO(overlay_run.output);
+  const std::string overlay_png = read_file(dir / "overlay.png");
+  REQUIRE(overlay_png.size() > 24);
+  CHECK(overlay_png.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
+  CHECK(overlay_png.size() > 5 * blank_png.size());
 }

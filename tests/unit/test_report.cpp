@@ -250,6 +250,33 @@ TEST_CASE("an unknown format names the valid ones") {
   CHECK_THAT(usage_error_text([] { comparison_printer("csv"); }), ContainsSubstring("table, md, json, svg"));
 }
 
+TEST_CASE("several inputs overlay in one SVG: a colour per collective and placement, a line style per input") {
+  const Side one = load_side(NCCLSWEEP_TEST_DATA "/nccl-tests/nccl-tests-all_gather-np2.txt");
+  const Side two = load_side(NCCLSWEEP_TEST_DATA "/nccl-tests/nccl-tests-all_gather-np2-launch2.txt");
+  const std::vector<Side> sides{one, two, one};
+  std::ostringstream out;
+  print_sides_svg(sides, {}, out);
+  const std::string svg = out.str();
+  CHECK(svg.ends_with("</svg>\n"));
+  CHECK_THAT(svg, ContainsSubstring("3 inputs overlaid"));
+  // Three inputs x (out-of-place, in-place); the second dashed, the third dotted.
+  CHECK(count_of(svg, "<polyline") == 6);
+  CHECK(count_of(svg, "stroke-dasharray=\"7 4\" points") == 2);
+  CHECK(count_of(svg, "stroke-dasharray=\"2 3\" points") == 2);
+  // Out-of-place keeps its colour in every input.
+  CHECK(count_of(svg, "<polyline fill=\"none\" stroke=\"#1f77b4\"") == 3);
+  CHECK(count_of(svg, "<polyline fill=\"none\" stroke=\"#d62728\"") == 3);
+  // Every input is named in the legend; two of one name are told apart by number.
+  CHECK_THAT(svg, ContainsSubstring(">#1 all_gather_perf_mpi<"));
+  CHECK_THAT(svg, ContainsSubstring(">all_gather_perf<"));
+  CHECK_THAT(svg, ContainsSubstring(">#3 all_gather_perf_mpi<"));
+  // One input alone: its identity as the title, no input legend.
+  std::ostringstream alone;
+  print_sides_svg(std::span<const Side>(&one, 1), {}, alone);
+  CHECK(alone.str().find("#1 ") == std::string::npos);
+  CHECK_THAT(alone.str(), ContainsSubstring("busbw vs size: all_gather_perf_mpi"));
+}
+
 #include "report/sweep_summary.hpp"
 
 TEST_CASE("the sweep summary has a column per point and the change against the baseline") {
