@@ -195,3 +195,49 @@ TEST_CASE("a reference whose own hosts disagree widely judges nothing inside tha
   });
   CHECK_FALSE(compare_probe_records(worse, uneven, {}).passed());
 }
+
+// A real probe of one H200 (tests/data/real/h200-probe: every GPU figure measured; the
+// GPU already reports sw_power_cap under the GEMM there). Clocks cannot be capped on
+// that machine, so a cap is written into a copy of the record: as one of three hosts it
+// is the one named, and against the record as reference it fails on those figures.
+TEST_CASE("recorded H200 probe: a copy with its GPU clock capped is named among alike hosts and fails against the record",
+          "[probe][recorded]") {
+  const ProbeDocument recorded = read_probe_document(NCCLSWEEP_TEST_DATA "/real/h200-probe");
+  const auto value_of = [](const std::vector<ProbeRecord>& records, ProbeMetric metric) {
+    for (const auto& r : records) {
+      if (r.metric == metric && r.skipped.empty()) return r.value;
+    }
+    return -1.0;
+  };
+  REQUIRE(value_of(recorded.records, ProbeMetric::gpu_sm_clock_under_load_mhz) > 1000);
+  REQUIRE(value_of(recorded.records, ProbeMetric::gemm_bf16_tflops) > 100);
+  // The GPU's clock held at 65% under load, and its GEMM with it.
+  const auto capped = [&](std::vector<ProbeRecord> records) {
+    for (auto& r : records) {
+      if (r.metric == ProbeMetric::gpu_sm_clock_under_load_mhz || r.metric == ProbeMetric::gemm_bf16_tflops) r.value *= 0.65;
+    }
+    return records;
+  };
+  const auto as_host = [](std::vector<ProbeRecord> records, const std::string& host, int rank) {
+    for (auto& r : records) r.host = host, r.rank = rank;
+    return records;
+  };
+  ProbeDocument three;
+  for (const auto& part : {as_host(recorded.records, "a", 0), as_host(recorded.records, "b", 1),
+                           as_host(capped(recorded.records), "c", 2)}) {
+    three.records.insert(three.records.end(), part.begin(), part.end());
+  }
+  judge_hosts(three);
+  CHECK(three.named_hosts == std::vector<std::string>{"c"});
+  ProbeDocument alike;
+  for (const auto& part : {as_host(recorded.records, "a", 0), as_host(recorded.records, "b", 1)}) {
+    alike.records.insert(alike.records.end(), part.begin(), part.end());
+  }
+  judge_hosts(alike);
+  CHECK(alike.named_hosts.empty());
+
+  CHECK(compare_probe_records(recorded.records, recorded.records, {}).passed());
+  const ProbeComparison c = compare_probe_records(capped(recorded.records), recorded.records, {});
+  CHECK_FALSE(c.passed());
+  CHECK_THAT(c.summary(), ContainsSubstring("gpu_sm_clock_under_load_mhz"));
+}

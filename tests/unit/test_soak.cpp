@@ -12,6 +12,7 @@
 #include "soak/change_points.hpp"
 #include "soak/duration.hpp"
 #include "soak/soak_metrics.hpp"
+#include "soak/soak_results.hpp"
 #include "soak/soak_runner.hpp"
 #include "soak/soak_verdicts.hpp"
 
@@ -318,4 +319,55 @@ TEST_CASE("the slow fault's schedules: from a time on, or alternating", "[soak]"
     INFO(bad);
     CHECK_THAT(usage_error_text([&] { parse_fault_injection(bad); }), ContainsSubstring("--inject-fault"));
   }
+}
+
+// A real 3-minute soak on one H200 (tests/data/real/h200-soak-3m: 18 windows of 10 s,
+// all_reduce and all_gather at 256 MiB, clocks, power and temperature every window).
+// Clocks cannot be capped on that machine, so a cap and a sag are written into a copy of
+// the record; the verdicts must find both, and nothing in the record as it is.
+TEST_CASE("recorded H200 soak: nothing as recorded; a clock cap with a 20% sag from window 9 is found", "[soak][recorded]") {
+  const SoakResults recorded = read_soak_results(NCCLSWEEP_TEST_DATA "/real/h200-soak-3m");
+  REQUIRE(recorded.windows.size() == 18);
+  for (const SoakWindow& w : recorded.windows) {
+    REQUIRE(w.signals.size() == 1);
+    CHECK(w.signals[0].gpu.gap == Gap::none);
+    CHECK(w.signals[0].gpu.sm_mhz > 0);
+  }
+  CHECK_FALSE(judge_document(recorded.document, recorded.windows).anything());
+
+  std::vector<SoakWindow> capped = recorded.windows;
+  for (SoakWindow& w : capped) {
+    if (w.index < 9) continue;
+    for (WindowFigure& f : w.figures) {
+      f.algbw_gbps *= 0.8, f.low_gbps *= 0.8, f.high_gbps *= 0.8;
+      f.seconds /= 0.8;
+    }
+    w.signals[0].gpu.sm_mhz = 1410;
+    w.signals[0].gpu.throttled[static_cast<std::size_t>(ThrottleReason::hw_thermal)] = true;
+  }
+  const SoakVerdicts verdicts = judge_document(recorded.document, capped);
+  INFO([&] {
+    std::ostringstream out;
+    print_verdicts_table(out, host_names(recorded.document), verdicts);
+    return out.str();
+  }());
+  bool busbw_drift = false, clock_drift = false, throttled = false;
+  for (const Verdict& v : verdicts.findings) {
+    if (v.kind == VerdictKind::drift && v.series.find("busbw") != std::string::npos) {
+      busbw_drift = true;
+      CHECK(std::abs(v.first_window - 9) <= 1);
+      CHECK(v.step == Approx(-0.2).margin(0.03));
+    }
+    if (v.kind == VerdictKind::drift && v.series.find("clock") != std::string::npos) clock_drift = true;
+    if (v.kind == VerdictKind::throttling) {
+      throttled = true;
+      CHECK(v.first_window == 9);
+      CHECK(v.windows == 9);
+      CHECK(v.lowest_mhz == 1410);
+      CHECK_THAT(v.evidence, ContainsSubstring("hw_thermal"));
+    }
+  }
+  CHECK(busbw_drift);
+  CHECK(clock_drift);
+  CHECK(throttled);
 }
