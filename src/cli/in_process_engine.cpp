@@ -44,10 +44,10 @@ void stop_every_rank(MpiSession& session, std::exception_ptr failure) {
   try {
     std::rethrow_exception(failure);
   } catch (const RuntimeFailure& e) {
-    print_error_line("ncclsweep: error: " + e.message(session.rank(), session.host()));
+    print_error(e.message(session.rank(), session.host()));
     session.abort(kExitRuntime);
   } catch (const UsageError& e) {
-    print_error_line("ncclsweep: error on rank " + std::to_string(session.rank()) + ": " + e.message());
+    print_rank_error(session.rank(), "", e.message());
     session.abort(kExitUsage);
   }
 }

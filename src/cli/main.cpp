@@ -39,7 +39,7 @@ std::string unknown_subcommand_message(CLI::App& app, int argc, char** argv) {
   }
   std::string listed;
   for (const auto& name : names) listed += (listed.empty() ? "" : ", ") + name;
-  return "ncclsweep: error: unknown subcommand '" + word + "'" + ncclsweep::did_you_mean(word, names) +
+  return "unknown subcommand '" + word + "'" + ncclsweep::did_you_mean(word, names) +
          "\n  fix: use one of " + listed + " (ncclsweep --help lists them)";
 }
 
@@ -78,7 +78,7 @@ int main(int argc, char** argv, char** envp) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (const std::string unknown = unknown_subcommand_message(app, argc, argv); !unknown.empty()) {
-      std::fprintf(stderr, "%s\n", unknown.c_str());
+      ncclsweep::print_error(unknown);
       return kExitUsage;
     }
     const int status = app.exit(e);  // prints help or the parse error
@@ -88,7 +88,7 @@ int main(int argc, char** argv, char** envp) {
     try {
       (void)parse_size(max_input_size);
     } catch (const UsageError& e) {
-      print_error_line("ncclsweep: error: --max-input-size: " + e.message());
+      print_error("--max-input-size: " + e.message());
       return kExitUsage;
     }
     setenv(kMaxInputSizeVariable, max_input_size.c_str(), 1);

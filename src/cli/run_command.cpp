@@ -95,11 +95,7 @@ std::vector<WorkerGroup> worker_groups(const SweepPlan& plan) {
       point.label = p.label;
       for (const Setting& s : p.settings) {
         const bool config = s.kind == SettingKind::config_field;
-        point.settings.push_back({s.name, s.value,
-                                  config                                  ? "config"
-                                  : s.kind == SettingKind::env_reread ? "env_reread"
-                                                                          : "env_process",
-                                  ""});
+        point.settings.push_back({s.name, s.value, s.kind, SettingStatus::unverified});
         if (config) {
           point.config.push_back({s.name, s.value});
         } else {
@@ -310,7 +306,7 @@ int verify_after_run(MpiSession& session, const std::string& results_dir, const 
       std::fflush(stdout);
       status = report.failed() ? kExitRegression : kExitOk;
     } catch (const UsageError& e) {
-      print_error_line("ncclsweep: error: " + e.message());
+      print_error(e.message());
       status = kExitUsage;
     }
   }
@@ -422,7 +418,7 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   // Files a workload names are read on every rank: all stop together if any cannot.
   if (session.max_across_ranks(error.empty() ? 0 : 1) != 0) {
     if (session.rank() == 0) {
-      print_error_line("ncclsweep: error: " + (error.empty() ? std::string("another rank could not plan the run") : error));
+      print_error((error.empty() ? std::string("another rank could not plan the run") : error));
     }
     return kExitUsage;
   }

@@ -168,7 +168,7 @@ int run_soaked(const SoakArgs& args, CommandContext& context) {
   std::string error;
   const auto refuse_all = [&](const std::string& message) {
     if (session.max_across_ranks(message.empty() ? 0 : 1) == 0) return false;
-    if (leader) print_error_line("ncclsweep: error: " + (message.empty() ? std::string("another rank refused") : message));
+    if (leader) print_error((message.empty() ? std::string("another rank refused") : message));
     return true;
   };
   try {
@@ -273,10 +273,10 @@ int run_soaked(const SoakArgs& args, CommandContext& context) {
       std::cout.flush();
       status = verdicts.anything() ? kExitFindings : kExitOk;
     } catch (const UsageError& e) {
-      print_error_line("ncclsweep: error: " + e.message());
+      print_error(e.message());
       status = kExitUsage;
     } catch (const RuntimeFailure& e) {
-      print_error_line("ncclsweep: error: " + e.message(0, session.host()));
+      print_error(e.message(0, session.host()));
       status = kExitRuntime;
     }
   }

@@ -65,4 +65,11 @@ void print_error_line(const std::string& line) {
   }
 }
 
+void print_error(const std::string& message) { print_error_line("ncclsweep: error: " + message); }
+
+void print_rank_error(int rank, const std::string& host, const std::string& message) {
+  print_error_line("ncclsweep: error on rank " + std::to_string(rank) + (host.empty() ? "" : " (" + host + ")") + ": " +
+                   message);
+}
+
 }  // namespace ncclsweep

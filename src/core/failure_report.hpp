@@ -22,4 +22,9 @@ FailureReport describe_failure(std::exception_ptr error);
 // while a table row was half out came back with the row inside it.
 void print_error_line(const std::string& line);
 
+// Every error ncclsweep prints, in its one spelling: "ncclsweep: error: MESSAGE", and,
+// from one rank of several, "ncclsweep: error on rank R (HOST): MESSAGE" (HOST may be empty).
+void print_error(const std::string& message);
+void print_rank_error(int rank, const std::string& host, const std::string& message);
+
 }  // namespace ncclsweep

@@ -19,4 +19,6 @@ int nccl_version_code(std::string_view text) {
   return major * 10000 + minor * 100 + patch;
 }
 
+std::string cuda_version_text(int code) { return std::to_string(code / 1000) + "." + std::to_string(code % 1000 / 10); }
+
 }  // namespace ncclsweep

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/gpu_sharing.hpp"
 #include "doctor/checks.hpp"
 
 namespace ncclsweep::doctor {
@@ -75,17 +76,14 @@ std::vector<Finding> gpu_checks(const RankFacts& facts) {
 
 std::vector<Finding> shared_gpu_checks(const std::vector<RankFacts>& ranks) {
   std::vector<Finding> out;
-  std::map<std::pair<std::string, std::string>, std::vector<int>> users;  // (host, bus id) -> ranks
-  std::map<std::string, std::vector<int>> kinds;                          // model + driver -> ranks
+  std::vector<GpuUser> users;
+  std::map<std::string, std::vector<int>> kinds;  // model + driver -> ranks
   for (const auto& r : ranks) {
-    if (r.gpu.bus_id.empty()) continue;
-    users[{r.identity.host, r.gpu.bus_id}].push_back(r.identity.rank);
-    if (!r.gpu.model.empty()) kinds[r.gpu.model + ", driver " + r.gpu.driver].push_back(r.identity.rank);
+    users.push_back({r.identity.rank, r.identity.host, r.gpu.bus_id});
+    if (!r.gpu.bus_id.empty() && !r.gpu.model.empty()) kinds[r.gpu.model + ", driver " + r.gpu.driver].push_back(r.identity.rank);
   }
-  for (const auto& [where, sharing] : users) {
-    if (sharing.size() < 2) continue;
-    out.push_back(Finding{"gpu.shared", Severity::error, sharing, {where.first},
-                          "ranks " + compact_ranks(sharing) + " all drive GPU " + where.second,
+  for (const SharedGpu& shared : shared_gpus(users)) {
+    out.push_back(Finding{"gpu.shared", Severity::error, shared.ranks, {shared.host}, describe(shared),
                           "one rank per GPU: launch as many ranks per host as GPUs, or give each rank its own "
                           "CUDA_VISIBLE_DEVICES (srun --gpus-per-task=1)"});
   }

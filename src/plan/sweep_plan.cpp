@@ -162,15 +162,6 @@ Sweep with_options(const Sweep& sweep, const PlanOptions& options) {
 
 }  // namespace
 
-std::string_view name_of(SettingKind kind) {
-  switch (kind) {
-    case SettingKind::config_field: return "config_field";
-    case SettingKind::env_reread: return "env_reread";
-    case SettingKind::env_process_cached: return "env_process_cached";
-  }
-  return "?";
-}
-
 SettingKind classify_setting(const std::string& name) {
   if (find_config_field(name)) return SettingKind::config_field;
   return variable_kind(name) == VariableKind::reread_each_init ? SettingKind::env_reread

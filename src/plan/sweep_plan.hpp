@@ -9,16 +9,9 @@
 
 #include "spec/run_spec.hpp"
 #include "spec/sweep.hpp"
+#include "core/setting_kind.hpp"
 
 namespace ncclsweep {
-
-enum class SettingKind {
-  config_field,        // ncclConfig_t field: re-init in process
-  env_reread,          // variable NCCL reads at each init: re-init in process
-  env_process_cached,  // cached once per process: needs a process that never initialised NCCL
-};
-
-std::string_view name_of(SettingKind kind);
 
 struct Setting {
   std::string name;   // "NCCL_PROTO" or "max_ctas"

@@ -250,7 +250,7 @@ std::string format_recommend_yaml(const Recommendation& rec) {
   const auto add = [](std::vector<std::string>& values, const std::string& v) {
     if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
   };
-  for (const auto& s : rec.baseline_settings) add((s.kind == "config" ? config_axes : env_axes)[s.name], s.value);
+  for (const auto& s : rec.baseline_settings) add((s.kind == SettingKind::config_field ? config_axes : env_axes)[s.name], s.value);
   std::set<std::string> collectives;
   std::set<Bytes> sizes;
   std::vector<std::string> skipped;
@@ -263,7 +263,7 @@ std::string format_recommend_yaml(const Recommendation& rec) {
       skipped.push_back(band.winner);
       continue;
     }
-    for (const auto& s : band.settings) add((s.kind == "config" ? config_axes : env_axes)[s.name], s.value);
+    for (const auto& s : band.settings) add((s.kind == SettingKind::config_field ? config_axes : env_axes)[s.name], s.value);
     collectives.insert(band.collective);
     sizes.insert(band.sizes.begin(), band.sizes.end());
   }
@@ -311,7 +311,7 @@ std::string format_recommend_json(const Recommendation& rec) {
   using nlohmann::json;
   const auto settings_json = [](const std::vector<SettingOutcome>& settings) {
     json list = json::array();
-    for (const auto& s : settings) list.push_back({{"name", s.name}, {"value", s.value}, {"kind", s.kind}, {"status", s.status}});
+    for (const auto& s : settings) list.push_back({{"name", s.name}, {"value", s.value}, {"kind", name_of(s.kind)}, {"status", name_of(s.status)}});
     return list;
   };
   json doc;

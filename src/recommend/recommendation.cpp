@@ -160,8 +160,8 @@ std::string choose_baseline(const RunInput& input, const RecommendOptions& optio
 std::string ineligible_reason(const PointOutcome& p) {
   if (!p.status.empty() && p.status != "ok") return "its status is " + p.status;
   for (const auto& s : p.settings) {
-    if (s.status != "applied" && s.status != "by-config") {
-      return s.name + "=" + s.value + " was " + s.status + ", not applied on every rank";
+    if (s.status != SettingStatus::applied && s.status != SettingStatus::by_config) {
+      return s.name + "=" + s.value + " was " + std::string(name_of(s.status)) + ", not applied on every rank";
     }
   }
   return "";
@@ -582,7 +582,7 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
     for (const auto& s : band.settings) {
       const SettingOutcome* base = find_setting(rec.baseline_settings, s.name);
       if (base && base->value == s.value) continue;
-      if (s.kind.rfind("env", 0) == 0) {
+      if (s.kind != SettingKind::config_field) {
         candidates[{s.name, s.value}].push_back(&band);
       } else {
         config_notes.insert("config field " + s.name + "=" + s.value + " wins at " + band_label(band) +

@@ -48,7 +48,7 @@ std::string span_text(const std::vector<Bytes>& sizes, std::size_t first, std::s
 std::string point_status(const PointOutcome& p) {
   std::string status = p.status.empty() ? "ok" : p.status;
   for (const auto& s : p.settings) {
-    if (s.status == "not-read") status += ", " + s.name + " not read by NCCL";
+    if (s.status == SettingStatus::not_read) status += ", " + s.name + " not read by NCCL";
   }
   return status + unexpected_environment_note(p);
 }

@@ -56,7 +56,7 @@ std::string sweep_summary_text(const RunDocument& run, const std::string& baseli
     const PointOutcome& p = run.points[i];
     std::string verdict = p.status;
     for (const auto& s : p.settings) {
-      if (s.status == "not-read") verdict += ", " + s.name + " NOT READ by NCCL";
+      if (s.status == SettingStatus::not_read) verdict += ", " + s.name + " NOT READ by NCCL";
     }
     verdict += unexpected_environment_note(p);
     out += "#  P" + std::to_string(i) + " = " + p.label + "  [" + verdict + "]\n";

@@ -12,6 +12,7 @@
 #include "core/compute_load.hpp"
 #include "core/units.hpp"
 #include "core/finding.hpp"
+#include "core/setting_kind.hpp"
 
 namespace ncclsweep {
 
@@ -165,8 +166,8 @@ struct PointIterationTime {
 struct SettingOutcome {
   std::string name;    // "NCCL_PROTO" or a config field "max_ctas"
   std::string value;
-  std::string kind;    // "config" | "env_reread" | "env_process"
-  std::string status;  // "applied" | "not-read" | "mismatch" | "by-config" (worst over ranks)
+  SettingKind kind = SettingKind::env_reread;
+  SettingStatus status = SettingStatus::unverified;  // the worst over ranks
 };
 
 // Where a point's wall time went, on rank 0 (seconds): what the time-to-result benchmark

@@ -26,6 +26,17 @@ void check_figures(const MeasurementRecord& r) {
 
 }  // namespace
 
+void to_json(json& j, const SettingOutcome& s) {
+  j = json{{"name", s.name}, {"value", s.value}, {"kind", name_of(s.kind)}, {"status", name_of(s.status)}};
+}
+
+void from_json(const json& j, SettingOutcome& s) {
+  s.name = j.at("name").get<std::string>();
+  s.value = j.at("value").get<std::string>();
+  s.kind = setting_kind_named(j.at("kind").get<std::string>());
+  s.status = setting_status_named(j.value("status", std::string()));
+}
+
 void to_json(json& j, const SubCommunicatorTime& t) {
   j = json{{"colour", t.colour}, {"time_us", t.time_us}, {"busbw_gbps", t.busbw_gbps}};
 }

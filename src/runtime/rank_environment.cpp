@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/environment.hpp"
+#include "core/gpu_sharing.hpp"
 #include "results/record_json.hpp"
 #include "runtime/mpi_session.hpp"
 
@@ -32,16 +33,10 @@ std::vector<RankEntry> gather_rank_entries(MpiSession& session, const DeviceDesc
 }
 
 std::vector<std::string> shared_gpu_conflicts(const std::vector<RankEntry>& ranks) {
+  std::vector<GpuUser> users;
+  for (const auto& r : ranks) users.push_back({r.rank, r.host, r.gpu_index >= 0 ? r.pci_bus_id : std::string()});
   std::vector<std::string> conflicts;
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    for (std::size_t j = i + 1; j < ranks.size(); ++j) {
-      const RankEntry &a = ranks[i], &b = ranks[j];
-      if (a.gpu_index >= 0 && a.host == b.host && a.pci_bus_id == b.pci_bus_id) {
-        conflicts.push_back("ranks " + std::to_string(a.rank) + " and " + std::to_string(b.rank) + " on " + a.host +
-                            " both drive GPU " + a.pci_bus_id);
-      }
-    }
-  }
+  for (const auto& shared : shared_gpus(users)) conflicts.push_back(describe(shared));
   return conflicts;
 }
 

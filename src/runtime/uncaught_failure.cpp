@@ -22,9 +22,9 @@ int exit_for_uncaught(std::exception_ptr error) {
     char host[MPI_MAX_PROCESSOR_NAME] = {};
     int length = 0;
     MPI_Get_processor_name(host, &length);
-    print_error_line("ncclsweep: error on rank " + std::to_string(rank) + " (" + host + "): " + report.message);
+    print_rank_error(rank, host, report.message);
   } else {
-    print_error_line("ncclsweep: error: " + report.message);
+    print_error(report.message);
   }
   if (mpi_up && ranks > 1) MPI_Abort(MPI_COMM_WORLD, report.status);  // ends every rank; does not return
   if (mpi_up) MPI_Finalize();  // alone: nobody to wait for

@@ -163,15 +163,6 @@ void scan_nccl_log(std::string_view text, NcclLogFacts& facts) {
   for_each_log_line(text, [&facts](std::string_view line, int) { scan_line(line, facts); });
 }
 
-std::string_view name_of(SettingStatus status) {
-  switch (status) {
-    case SettingStatus::applied: return "applied";
-    case SettingStatus::not_read: return "not-read";
-    case SettingStatus::mismatch: return "mismatch";
-    default: return "by-config";
-  }
-}
-
 namespace {
 
 // The integer `text` holds in full, read as NCCL reads it (strtoll, base 0).

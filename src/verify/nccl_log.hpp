@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/setting_kind.hpp"
+
 namespace ncclsweep {
 
 struct NcclLogFacts {
@@ -54,14 +56,8 @@ class NcclLogFollower {
   NcclLogFacts point_facts_;
 };
 
-enum class SettingStatus {
-  applied,     // NCCL logged the setting with the wanted value
-  not_read,    // NCCL never logged the variable: it did not read it (e.g. an IB knob without IB)
-  mismatch,    // NCCL logged another value, or rejected or replaced it
-  by_config,   // an ncclConfig_t field: passed through the API, nothing to cache
-};
-std::string_view name_of(SettingStatus status);
-
+// SettingStatus (core/setting_kind.hpp): applied, not_read (e.g. an IB knob without IB),
+// mismatch; by_config is for config fields, which the log does not judge.
 // What the log says about one environment setting. An integer NCCL logs as it parsed it
 // ("4."): the wanted value applied only when it is that integer in full (strtoll's bases:
 // "0x10" is 16), since NCCL reads "1x" as 1 and "abc" as 0 without a word.

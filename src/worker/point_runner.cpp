@@ -21,13 +21,13 @@ enum Code : std::uint8_t { kApplied = 0, kByConfig = 0, kNotRead = 1, kMismatch 
 // A re-read variable counts only from the lines this point's init logged, never from an
 // earlier point's; a process-cached one is logged once, at the process's first init.
 const NcclLogFacts& facts_for(const SettingOutcome& s, const NcclLogFollower& log) {
-  return s.kind == "env_reread" ? log.point_facts() : log.process_facts();
+  return s.kind == SettingKind::env_reread ? log.point_facts() : log.process_facts();
 }
 
 std::vector<std::uint8_t> local_codes(const PointSpec& point, const NcclLogFollower& log) {
   std::vector<std::uint8_t> codes;
   for (const SettingOutcome& s : point.settings) {
-    if (s.kind == "config") {
+    if (s.kind == SettingKind::config_field) {
       codes.push_back(kByConfig);
       continue;
     }
@@ -40,16 +40,16 @@ std::vector<std::uint8_t> local_codes(const PointSpec& point, const NcclLogFollo
   return codes;
 }
 
-std::string status_of(const SettingOutcome& s, std::uint8_t code) {
-  if (code == kMismatch) return "mismatch";
-  if (code == kNotRead) return "not-read";
-  return s.kind == "config" ? "by-config" : "applied";
+SettingStatus status_of(const SettingOutcome& s, std::uint8_t code) {
+  if (code == kMismatch) return SettingStatus::mismatch;
+  if (code == kNotRead) return SettingStatus::not_read;
+  return s.kind == SettingKind::config_field ? SettingStatus::by_config : SettingStatus::applied;
 }
 
 std::set<std::string> named_variables(const PointSpec& point) {
   std::set<std::string> names;
   for (const SettingOutcome& s : point.settings) {
-    if (s.kind != "config") names.insert(s.name);
+    if (s.kind != SettingKind::config_field) names.insert(s.name);
   }
   return names;
 }
@@ -101,7 +101,7 @@ void throw_if_rejected(const PointSpec& point, PointContext& context, PointOutco
     SettingOutcome& s = outcome.settings[i];
     s.status = status_of(s, codes[i]);
     const auto& invalid = facts_for(s, context.nccl_log).invalid;
-    if (const auto said = invalid.find(s.name); s.kind != "config" && said != invalid.end()) {
+    if (const auto said = invalid.find(s.name); s.kind != SettingKind::config_field && said != invalid.end()) {
       refused += (refused.empty() ? "" : "; ") + s.name + "=" + s.value + " (" + said->second + ")";
     }
   }

@@ -10,8 +10,8 @@
 using namespace ncclsweep::doctor;
 
 TEST_CASE("NVML and nvidia-smi agree on each visible GPU", "[gpu][nvml]") {
+  NCCLSWEEP_SKIP_UNLESS_GPUS(1, "NVML and nvidia-smi read a GPU");
   const int gpus = ncclsweep::testing::visible_gpus();
-  if (gpus == 0) NCCLSWEEP_SKIP("no GPU visible");
   const NvmlLibrary nvml;
   REQUIRE(nvml.available());
   for (int index = 0; index < gpus; ++index) {

@@ -12,7 +12,7 @@ using namespace ncclsweep::testing;
 using nlohmann::json;
 
 TEST_CASE("probe measures every GPU figure on one GPU", "[gpu][probe]") {
-  if (ncclsweep::testing::visible_gpus() == 0) NCCLSWEEP_SKIP("no GPU visible");
+  NCCLSWEEP_SKIP_UNLESS_GPUS(1, "the GPU probes");
   const auto dir = scratch_dir("probe-gpu");
   const Launch run = mpirun_ncclsweep(1, {"probe", "--quick", "-o", dir.string()});
   INFO(run.output);

@@ -287,7 +287,7 @@ TEST_CASE("the sweep summary has a column per point and the change against the b
     p.status = "ok";
     run.points.push_back(p);
   }
-  run.points[0].settings.push_back({"NCCL_IB_QPS_PER_CONNECTION", "4", "env_process", "not-read"});
+  run.points[0].settings.push_back({"NCCL_IB_QPS_PER_CONNECTION", "4", SettingKind::env_process_cached, SettingStatus::not_read});
   for (const auto& [label, busbw] : {std::pair{"NCCL_PROTO=LL", 50.0}, std::pair{"NCCL_PROTO=Simple", 200.0}}) {
     ncclsweep::MeasurementRecord r;
     r.collective = "all_gather";

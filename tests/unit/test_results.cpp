@@ -111,3 +111,29 @@ TEST_CASE("reading bad results gives a usage error") {
   std::ofstream(dir / "run.json", std::ios::trunc) << R"({"schema_version": 1})";
   CHECK_THROWS_WITH(read_run_document(dir), ContainsSubstring("not an ncclsweep run.json"));
 }
+
+TEST_CASE("a point's settings: every kind and status survive run.json by one name each; older names still read") {
+  for (const SettingKind kind : {SettingKind::config_field, SettingKind::env_reread, SettingKind::env_process_cached}) {
+    for (const SettingStatus status : {SettingStatus::unverified, SettingStatus::applied, SettingStatus::not_read,
+                                       SettingStatus::mismatch, SettingStatus::by_config}) {
+      const SettingOutcome s{"NCCL_PROTO", "LL", kind, status};
+      const nlohmann::json j = s;
+      CHECK(j.at("kind") == std::string(name_of(kind)));
+      CHECK(j.at("status") == std::string(name_of(status)));
+      const auto back = j.get<SettingOutcome>();
+      CHECK(back.kind == kind);
+      CHECK(back.status == status);
+    }
+  }
+  // The plan's names are run.json's names.
+  CHECK(name_of(SettingKind::config_field) == "config_field");
+  CHECK(name_of(SettingKind::env_process_cached) == "env_process_cached");
+  // run.json before the names were one, and a worker's request without a status.
+  const auto old = nlohmann::json::parse(R"({"name": "max_ctas", "value": "8", "kind": "config", "status": "by-config"})")
+                       .get<SettingOutcome>();
+  CHECK(old.kind == SettingKind::config_field);
+  CHECK(nlohmann::json::parse(R"({"name": "A", "value": "1", "kind": "env_process", "status": ""})").get<SettingOutcome>().kind ==
+        SettingKind::env_process_cached);
+  CHECK_THROWS_AS(nlohmann::json::parse(R"({"name": "A", "value": "1", "kind": "envv", "status": ""})").get<SettingOutcome>(),
+                  UsageError);
+}

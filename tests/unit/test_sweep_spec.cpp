@@ -170,6 +170,8 @@ TEST_CASE("NCCL versions convert between codes and text in both numbering scheme
   CHECK(nccl_version_text(22809) == "2.28.9");
   CHECK(nccl_version_text(21403) == "2.14.3");
   CHECK(nccl_version_text(2708) == "2.7.8");  // before 2.9: MAJOR*1000 + MINOR*100 + PATCH
+  CHECK(cuda_version_text(13000) == "13.0");
+  CHECK(cuda_version_text(12040) == "12.4");
   CHECK(nccl_version_code("2.28.9") == 22809);
   CHECK(nccl_version_code("2.18") == 21800);
   CHECK(nccl_version_code(nccl_version_text(22703)) == 22703);

@@ -1,5 +1,6 @@
 #include "catch_compat.hpp"
 #include "core/errors.hpp"
+#include "core/gpu_sharing.hpp"
 #include "core/units.hpp"
 #include "core/xml_text.hpp"
 
@@ -78,4 +79,15 @@ TEST_CASE("xml_escape: markup escaped, control bytes and broken UTF-8 replaced, 
   CHECK(xml_escape("truncated \xE2\x82") == "truncated \xEF\xBF\xBD\xEF\xBF\xBD");
   CHECK(xml_escape("gr\xC3\xBC\xC3\x9F") == "gr\xC3\xBC\xC3\x9F");
   CHECK(xml_escape("") == "");
+}
+
+TEST_CASE("shared_gpus: ranks that drive one GPU of one host, and nothing else") {
+  const std::vector<GpuUser> users{{0, "h1", "A"}, {1, "h1", "A"}, {2, "h1", "B"}, {3, "h2", "A"},
+                                   {4, "h1", ""},  {5, "h1", "A"}, {6, "h2", "B"}, {7, "h2", "B"}};
+  const auto shared = shared_gpus(users);
+  REQUIRE(shared.size() == 2);
+  CHECK(shared[0].ranks == std::vector<int>{0, 1, 5});  // rank 3 drives A on another host; rank 4 no GPU
+  CHECK(describe(shared[0]) == "ranks 0-1,5 on h1 all drive GPU A");
+  CHECK(describe(shared[1]) == "ranks 6 and 7 on h2 both drive GPU B");
+  CHECK(shared_gpus({{0, "h1", "A"}, {1, "h1", "B"}}).empty());
 }

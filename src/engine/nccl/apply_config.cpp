@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/nccl_version.hpp"
 #include "spec/config_fields.hpp"
 
 namespace ncclsweep {
@@ -77,7 +78,7 @@ void apply_config_field(const ConfigSetting& setting, ncclConfig_t& config) {
     *member.integer = static_cast<int>(*number);
     return;
   }
-  throw UsageError("ncclConfig_t of NCCL " + std::to_string(NCCL_VERSION_CODE) + " has no field " +
+  throw UsageError("ncclConfig_t of NCCL " + nccl_version_text(NCCL_VERSION_CODE) + " has no field " +
                    std::string(field->nccl_name) + " (config " + setting.field + ")",
                    "config fields are checked against the NCCL header ncclsweep was built with; rebuild against this NCCL");
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/pattern_spec.hpp"
+#include "core/nccl_version.hpp"
 #include "engine/nccl/communicator_retirement.hpp"
 #include "engine/call_buffers.hpp"
 #include "engine/nccl/apply_config.hpp"
@@ -25,13 +26,6 @@
 
 namespace ncclsweep {
 namespace {
-
-std::string version_text(int code) {  // 22803 -> "2.28.3"; CUDA 13000 -> "13.0"
-  if (code >= 10000 && code < 100000 && code / 10000 == 2) {
-    return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
-  }
-  return std::to_string(code / 1000) + "." + std::to_string(code % 1000 / 10);
-}
 
 class NcclEngine final : public Engine {
  public:
@@ -433,10 +427,10 @@ class NcclEngine final : public Engine {
     cudaDriverGetVersion(&driver);
     cudaRuntimeGetVersion(&runtime);
     check_nccl(ncclGetVersion(&nccl), "ncclGetVersion");
-    device_.driver_version = version_text(driver);
-    device_.cuda_runtime_version = version_text(runtime);
-    device_.nccl_header_version = version_text(NCCL_VERSION_CODE);
-    device_.nccl_library_version = version_text(nccl);
+    device_.driver_version = cuda_version_text(driver);
+    device_.cuda_runtime_version = cuda_version_text(runtime);
+    device_.nccl_header_version = nccl_version_text(NCCL_VERSION_CODE);
+    device_.nccl_library_version = nccl_version_text(nccl);
   }
 
   struct GpuResources {

@@ -31,7 +31,7 @@ RunDocument sweep_of(const std::vector<PointFigures>& points) {
   const Bytes size = 64u << 20;
   for (const PointFigures& p : points) {
     PointOutcome point{.label = p.label, .status = "ok"};
-    if (&p != &points.front()) point.settings.push_back({"NCCL_MAX_CTAS", std::to_string(p.channels), "env_process", "applied"});
+    if (&p != &points.front()) point.settings.push_back({"NCCL_MAX_CTAS", std::to_string(p.channels), SettingKind::env_process_cached, SettingStatus::applied});
     point.coll_channels = p.channels;
     run.points.push_back(point);
     for (int repeat = 0; repeat < 3; ++repeat) {
