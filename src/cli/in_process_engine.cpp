@@ -47,7 +47,7 @@ void stop_every_rank(MpiSession& session, std::exception_ptr failure) {
     print_error(e.message(session.rank(), session.host()));
     session.abort(kExitRuntime);
   } catch (const UsageError& e) {
-    print_rank_error(session.rank(), "", e.message());
+    print_rank_error(session.rank(), session.host(), e.message());
     session.abort(kExitUsage);
   }
 }

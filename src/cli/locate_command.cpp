@@ -165,7 +165,7 @@ int run_located(const LocateArgs& args, CommandContext& context) {
   }
   const auto refuse_all = [&](const std::string& message) {
     if (session.max_across_ranks(message.empty() ? 0 : 1) == 0) return false;
-    if (leader) print_error((message.empty() ? std::string("another rank refused") : message));
+    if (leader) print_error(message.empty() ? std::string("another rank refused") : message);
     return true;
   };
   if (refuse_all(error)) return kExitUsage;

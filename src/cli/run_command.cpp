@@ -418,7 +418,7 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   // Files a workload names are read on every rank: all stop together if any cannot.
   if (session.max_across_ranks(error.empty() ? 0 : 1) != 0) {
     if (session.rank() == 0) {
-      print_error((error.empty() ? std::string("another rank could not plan the run") : error));
+      print_error(error.empty() ? std::string("another rank could not plan the run") : error);
     }
     return kExitUsage;
   }

@@ -22,7 +22,7 @@ std::vector<SharedGpu> shared_gpus(const std::vector<GpuUser>& users) {
   return out;
 }
 
-std::string describe(const SharedGpu& shared) {
+std::string describe_shared_gpu(const SharedGpu& shared) {
   const std::string who = shared.ranks.size() == 2
                               ? std::to_string(shared.ranks[0]) + " and " + std::to_string(shared.ranks[1])
                               : doctor::compact_ranks(shared.ranks);

@@ -22,6 +22,6 @@ struct SharedGpu {
 std::vector<SharedGpu> shared_gpus(const std::vector<GpuUser>& users);
 
 // "ranks 0 and 1 on h1 both drive GPU 0000:1b:00.0", "ranks 0-3 on h1 all drive GPU ...".
-std::string describe(const SharedGpu& shared);
+std::string describe_shared_gpu(const SharedGpu& shared);
 
 }  // namespace ncclsweep

@@ -83,7 +83,7 @@ std::vector<Finding> shared_gpu_checks(const std::vector<RankFacts>& ranks) {
     if (!r.gpu.bus_id.empty() && !r.gpu.model.empty()) kinds[r.gpu.model + ", driver " + r.gpu.driver].push_back(r.identity.rank);
   }
   for (const SharedGpu& shared : shared_gpus(users)) {
-    out.push_back(Finding{"gpu.shared", Severity::error, shared.ranks, {shared.host}, describe(shared),
+    out.push_back(Finding{"gpu.shared", Severity::error, shared.ranks, {shared.host}, describe_shared_gpu(shared),
                           "one rank per GPU: launch as many ranks per host as GPUs, or give each rank its own "
                           "CUDA_VISIBLE_DEVICES (srun --gpus-per-task=1)"});
   }

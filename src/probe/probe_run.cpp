@@ -42,7 +42,7 @@ ProbeRun run_probes(const ProbeOptions& options, int local_rank, const std::func
   const auto phase = [&](const char* name, auto&& probe) {
     const auto start = std::chrono::steady_clock::now();
     append(run.records, probe());
-    run.phase_seconds[name] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    run.phase_seconds[name] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   barrier();
   disturb(true);

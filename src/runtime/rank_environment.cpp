@@ -36,7 +36,7 @@ std::vector<std::string> shared_gpu_conflicts(const std::vector<RankEntry>& rank
   std::vector<GpuUser> users;
   for (const auto& r : ranks) users.push_back({r.rank, r.host, r.gpu_index >= 0 ? r.pci_bus_id : std::string()});
   std::vector<std::string> conflicts;
-  for (const auto& shared : shared_gpus(users)) conflicts.push_back(describe(shared));
+  for (const auto& shared : shared_gpus(users)) conflicts.push_back(describe_shared_gpu(shared));
   return conflicts;
 }
 

@@ -76,6 +76,16 @@ TEST_CASE("the report, overlay and compare SVGs render in headless Chromium") {
   CHECK(big_endian32(png, 20) == 540);
   // Lines, markers and labels compress far worse than a white page.
   CHECK(png.size() > 5 * blank_png.size());
+  // The other pages: a PNG, and far from blank.
+  const auto check_rendered = [&](const std::filesystem::path& page) {
+    const auto page_png = dir / (page.stem().string() + ".png");
+    const Launch page_run = render(chromium, page, page_png);
+    INFO(page.filename().string() << ": " << page_run.output);
+    const std::string bytes = read_file(page_png);
+    REQUIRE(bytes.size() > 24);
+    CHECK(bytes.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
+    CHECK(bytes.size() > 5 * blank_png.size());
+  };
 
   // compare's SVG too: two launches of nccl-tests, NEW over REFERENCE.
   const auto compared = dir / "compare.svg";
@@ -84,12 +94,7 @@ TEST_CASE("the report, overlay and compare SVGs render in headless Chromium") {
                                         "-o", compared.string()});
   INFO(compare.output);
   REQUIRE(compare.status == 0);
-  const Launch compare_run = render(chromium, compared, dir / "compare.png");
-  INFO(compare_run.output);
-  const std::string compare_png = read_file(dir / "compare.png");
-  REQUIRE(compare_png.size() > 24);
-  CHECK(compare_png.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
-  CHECK(compare_png.size() > 5 * blank_png.size());
+  check_rendered(compared);
 
   // report's overlay of several inputs.
   const auto overlay = dir / "overlay.svg";
@@ -99,10 +104,5 @@ TEST_CASE("the report, overlay and compare SVGs render in headless Chromium") {
                                          "svg", "-o", overlay.string()});
   INFO(overlaid.output);
   REQUIRE(overlaid.status == 0);
-  const Launch overlay_run = render(chromium, overlay, dir / "overlay.png");
-  INFO(overlay_run.output);
-  const std::string overlay_png = read_file(dir / "overlay.png");
-  REQUIRE(overlay_png.size() > 24);
-  CHECK(overlay_png.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
-  CHECK(overlay_png.size() > 5 * blank_png.size());
+  check_rendered(overlay);
 }

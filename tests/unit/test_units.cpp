@@ -87,7 +87,7 @@ TEST_CASE("shared_gpus: ranks that drive one GPU of one host, and nothing else")
   const auto shared = shared_gpus(users);
   REQUIRE(shared.size() == 2);
   CHECK(shared[0].ranks == std::vector<int>{0, 1, 5});  // rank 3 drives A on another host; rank 4 no GPU
-  CHECK(describe(shared[0]) == "ranks 0-1,5 on h1 all drive GPU A");
-  CHECK(describe(shared[1]) == "ranks 6 and 7 on h2 both drive GPU B");
+  CHECK(describe_shared_gpu(shared[0]) == "ranks 0-1,5 on h1 all drive GPU A");
+  CHECK(describe_shared_gpu(shared[1]) == "ranks 6 and 7 on h2 both drive GPU B");
   CHECK(shared_gpus({{0, "h1", "A"}, {1, "h1", "B"}}).empty());
 }
