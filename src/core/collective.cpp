@@ -34,6 +34,13 @@ constexpr std::array<CollectiveKind, 7> kCollectives{{
 
 std::span<const CollectiveKind> all_collectives() { return kCollectives; }
 
+const CollectiveKind* collective_by_nccl_name(std::string_view nccl_name) {
+  for (const auto& c : kCollectives) {
+    if (c.nccl_name == nccl_name) return &c;
+  }
+  return nullptr;
+}
+
 const CollectiveKind& collective(std::string_view name) {
   for (const auto& c : kCollectives) {
     if (c.name == name) return c;

@@ -39,6 +39,8 @@ struct CollectiveKind {
 // Throws UsageError listing the valid names.
 const CollectiveKind& collective(std::string_view name);
 std::span<const CollectiveKind> all_collectives();
+// By the name NCCL logs ("AllGather"); nullptr when no collective has it.
+const CollectiveKind* collective_by_nccl_name(std::string_view nccl_name);
 
 // The element count each rank passes to the call for a total size, and the total size
 // that count really moves (the requested size rounded down to a valid one).

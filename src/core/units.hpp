@@ -8,6 +8,7 @@
 namespace ncclsweep {
 
 using Bytes = std::uint64_t;
+inline constexpr Bytes kMiB = Bytes(1) << 20;
 
 // One size with an optional unit: K M G T (powers of 1024, also KiB MiB GiB TiB),
 // KB MB GB TB (powers of 1000), B or nothing (bytes). Throws UsageError.

@@ -18,11 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-const CollectiveKind* collective_by_nccl_name(const std::string& name) {
-  for (const auto& c : all_collectives()) if (c.nccl_name == name) return &c;
-  return nullptr;
-}
-
 std::int64_t field(const json& object, const char* key, const std::string& where) {
   const auto it = object.find(key);
   if (it == object.end() || !it->is_number_integer()) {

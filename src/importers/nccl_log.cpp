@@ -22,10 +22,9 @@ const DataType* dtype_by_nccl_id(long id) {
   return nullptr;
 }
 
-const CollectiveKind* collective_by_nccl_name(const std::string& name) {
-  if (name == "Send") return &collective("sendrecv");  // each Send is one message; its Recv is the other end
-  for (const auto& c : all_collectives()) if (c.nccl_name == name) return &c;
-  return nullptr;
+// Each Send is one message of a sendrecv; its Recv is the other end.
+const CollectiveKind* logged_collective(const std::string& name) {
+  return name == "Send" ? &collective("sendrecv") : collective_by_nccl_name(name);
 }
 
 struct LineFields {
@@ -80,7 +79,7 @@ CommProfile import_nccl_log(const std::string& pattern, int iterations) {
       LineFields f;
       if (!parse_coll_line(line, file, f)) return;
       const std::string where = file + ":" + std::to_string(line_number);
-      const auto* kind = collective_by_nccl_name(f.name);
+      const auto* kind = logged_collective(f.name);
       if (kind == nullptr) {
         ++skipped[f.name];
         return;

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/iteration_stats.hpp"
+#include "core/units.hpp"
 #include "doctor/busy_core_clock.hpp"
 
 namespace ncclsweep::probe {
@@ -21,8 +22,6 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
-
-constexpr std::size_t kMiB = 1 << 20;
 
 // hwloc's topology, destroyed with its owner.
 struct Topology {

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/iteration_stats.hpp"
+#include "core/units.hpp"
 #include "doctor/nvml_reader.hpp"
 
 #if NCCLSWEEP_HAVE_NCCL
@@ -46,7 +47,6 @@ std::vector<ProbeRecord> probe_gpu(const ProbeOptions& options, int) {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr std::size_t kMiB = 1 << 20;
 
 double us_since(Clock::time_point start) { return std::chrono::duration<double, std::micro>(Clock::now() - start).count(); }
 

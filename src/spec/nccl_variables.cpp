@@ -11,7 +11,6 @@ constexpr VariableKind R = VariableKind::reread_each_init;
 constexpr VariableKind C = VariableKind::process_cached;
 
 constexpr long long kMax = std::numeric_limits<long long>::max();
-constexpr long long kMaxChannels = 64;  // MAXCHANNELS: NCCL caps larger channel and CTA counts
 
 // The names NCCL 2.28's parsers accept (compared without case unless the kind says so).
 constexpr std::string_view kCollectives[] = {"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"};
@@ -203,23 +202,23 @@ constexpr std::array kVariables = std::to_array<NcclVariable>({
     {"NCCL_LOCAL_REGISTER", C, "register user buffers locally",
      boolean_kind()},
     {"NCCL_MAX_CTAS", C, "maximum CTAs (overrides config max_ctas)",
-     integer_kind(1, kMaxChannels)},
+     integer_kind(1, kNcclMaxChannels)},
     {"NCCL_MAX_NCHANNELS", C, "maximum channels",
-     integer_kind(1, kMaxChannels)},
+     integer_kind(1, kNcclMaxChannels)},
     {"NCCL_MAX_NRINGS", C, "maximum rings (old name of NCCL_MAX_NCHANNELS)",
-     integer_kind(1, kMaxChannels)},
+     integer_kind(1, kNcclMaxChannels)},
     {"NCCL_MAX_P2P_NCHANNELS", C, "maximum channels for send/recv",
-     integer_kind(1, kMaxChannels)},
+     integer_kind(1, kNcclMaxChannels)},
     {"NCCL_MEM_SYNC_DOMAIN", C, "CUDA memory synchronisation domain",
      integer_kind(0, 1)},
     {"NCCL_MIN_CTAS", C, "minimum CTAs (overrides config min_ctas)",
-     integer_kind(1, kMaxChannels)},
+     integer_kind(1, kNcclMaxChannels)},
     {"NCCL_MIN_NCHANNELS", C, "minimum channels",
-     integer_kind(1, kMaxChannels)},
+     integer_kind(1, kNcclMaxChannels)},
     {"NCCL_MIN_NRINGS", C, "minimum rings (old name of NCCL_MIN_NCHANNELS)",
-     integer_kind(1, kMaxChannels)},
+     integer_kind(1, kNcclMaxChannels)},
     {"NCCL_MIN_P2P_NCHANNELS", C, "minimum channels for send/recv",
-     integer_kind(1, kMaxChannels)},
+     integer_kind(1, kNcclMaxChannels)},
     {"NCCL_MNNVL_CLIQUE_ID", C, "multi-node NVLink clique id",
      integer_kind(-1, kMax)},
     {"NCCL_MNNVL_ENABLE", C, "multi-node NVLink support",
@@ -227,7 +226,7 @@ constexpr std::array kVariables = std::to_array<NcclVariable>({
     {"NCCL_MNNVL_UUID", C, "multi-node NVLink UUID",
      integer_kind(-1, kMax)},
     {"NCCL_NCHANNELS_PER_NET_PEER", C, "channels per network peer (overrides config n_channels_per_net_peer)",
-     integer_kind(1, kMaxChannels)},
+     integer_kind(1, kNcclMaxChannels)},
     {"NCCL_NET", R, "network plugin or transport to use, e.g. IB, Socket (overrides config net_name)",
      text_kind()},
     {"NCCL_NETDEVS_POLICY", C, "how network devices are assigned to GPUs",
@@ -271,7 +270,7 @@ constexpr std::array kVariables = std::to_array<NcclVariable>({
     {"NCCL_NVLS_ENABLE", C, "NVLink SHARP (multicast); keep 0 on shared hosts",
      integer_kind(0, 2)},
     {"NCCL_NVLS_NCHANNELS", C, "NVLS channels (overrides config nvls_ctas)",
-     integer_kind(1, kMaxChannels)},
+     integer_kind(1, kNcclMaxChannels)},
     {"NCCL_NVTX_DISABLE", C, "disable NVTX ranges",
      boolean_kind()},
     {"NCCL_OOB_NET_ENABLE", C, "use the network for bootstrap",

@@ -36,6 +36,10 @@ struct ValueKind {
   bool ports = false;                            // interface_list: entries may carry ":port"
 };
 
+// MAXCHANNELS in NCCL: it caps larger channel and CTA counts, whether set by a variable
+// or by an ncclConfig_t field.
+inline constexpr long long kNcclMaxChannels = 64;
+
 constexpr ValueKind integer_kind(long long min, long long max, long long step = 1) {
   return {.syntax = ValueSyntax::integer, .min = min, .max = max, .step = step};
 }
