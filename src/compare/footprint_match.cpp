@@ -6,7 +6,7 @@
 namespace ncclsweep {
 namespace {
 
-bool is_exact(const SideRow& row) { return row.footprint_mode == "exact"; }
+bool is_exact(const SideRow& row) { return row.footprint && row.footprint->mode == FootprintMode::exact; }
 
 std::string footprint_text(const SideRow& row) {
   if (!row.footprint_bytes) return "unknown";
@@ -25,7 +25,10 @@ bool same_footprint(const SideRow& a, const SideRow& b) {
 bool footprints_differ(const SideRow& a, const SideRow& b) {
   return a.footprint_bytes && b.footprint_bytes && !same_footprint(a, b);
 }
-bool caches_differ(const SideRow& a, const SideRow& b) { return !a.cache.empty() && !b.cache.empty() && a.cache != b.cache; }
+bool caches_differ(const SideRow& a, const SideRow& b) { return a.cache && b.cache && *a.cache != *b.cache; }
+
+// ", warm": the cache state after a footprint, "" when unknown.
+std::string cache_suffix(const SideRow& row) { return row.cache ? ", " + std::string(name_of(*row.cache)) : ""; }
 
 // The flags that make side `rerun` measure what `like` measured, in the words of the
 // tool that made `rerun`; empty when that tool cannot (nccl-tests never flushes a cache).
@@ -42,7 +45,7 @@ std::string rerun_flags(const SideRow& rerun, const SideIdentity& rerun_side, co
     return flags;
   }
   if (footprint) flags = "--buffer-footprint " + (is_exact(like) ? std::string("exact") : std::to_string(*like.footprint_bytes));
-  if (cache) flags += (flags.empty() ? "" : " ") + ("--cache " + like.cache);
+  if (cache) flags += (flags.empty() ? "" : " ") + ("--cache " + std::string(name_of(*like.cache)));
   return flags;
 }
 
@@ -57,7 +60,7 @@ std::optional<std::string> footprint_mismatch(const SideRow& new_row, const Side
     what = "buffer footprint " + footprint_text(new_row) + " vs " + footprint_text(reference_row);
   }
   if (caches_differ(new_row, reference_row)) {
-    what += (what.empty() ? "" : ", ") + ("cache " + new_row.cache + " vs " + reference_row.cache);
+    what += (what.empty() ? "" : ", ") + ("cache " + std::string(name_of(*new_row.cache)) + " vs " + std::string(name_of(*reference_row.cache)));
   }
   if (what.empty()) return std::nullopt;
   return what;
@@ -74,8 +77,8 @@ std::string footprint_difference_line(const SideRow& new_row, const SideIdentity
   char envelope[16];
   std::snprintf(envelope, sizeof envelope, "%gx", kFootprintEnvelope);
   std::string line = "buffer footprint / cache: NEW " + footprint_text(new_row) +
-                     (new_row.cache.empty() ? "" : ", " + new_row.cache) + "; REFERENCE " + footprint_text(reference_row) +
-                     (reference_row.cache.empty() ? "" : ", " + reference_row.cache) + ": at <= " +
+                     cache_suffix(new_row) + "; REFERENCE " + footprint_text(reference_row) + cache_suffix(reference_row) +
+                     ": at <= " +
                      format_bytes(kFootprintSensitiveBytes) + " the footprint alone moves busbw by up to " + envelope + "; " +
                      std::to_string(rows.ambiguous) + " row(s) inside that are ambiguous, " + std::to_string(rows.judged) +
                      " agree or differ beyond it and are judged";

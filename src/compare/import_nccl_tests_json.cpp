@@ -91,7 +91,8 @@ Side import(const json& doc, const std::string& path) {
   std::size_t index = 0;
   for (const json& r : doc.at("results")) {
     const std::size_t i = index++;
-    for (const std::string placement : {"out_of_place", "in_place"}) {
+    for (const Placement place : {Placement::out_of_place, Placement::in_place}) {
+      const std::string placement(name_of(place));
       if (!r.contains(placement) || !r.at(placement).is_object()) continue;  // null: not measured
       const json& p = r.at(placement);
       const auto busbw = json_figure(p, "bus_bw", path, i);
@@ -101,7 +102,7 @@ Side import(const json& doc, const std::string& path) {
       }
       SideRow row;
       row.key = {collective, canonical_dtype(r.at("type").get<std::string>()), r.at("redop").get<std::string>(),
-                 r.at("size").get<Bytes>(), placement, ""};
+                 r.at("size").get<Bytes>(), place, ""};
       row.count = r.at("count").get<std::uint64_t>();
       const json& root = r.at("root");
       if (root.is_string()) {
@@ -118,9 +119,9 @@ Side import(const json& doc, const std::string& path) {
       row.measured_spread = per_iteration_spread(r, placement + "_per_iter");
       if (max_bytes) {
         row.footprint_bytes = max_bytes;
-        row.footprint_mode = "largest";
+        row.footprint = BufferFootprint{FootprintMode::largest, 0};
       }
-      row.cache = "warm";  // nccl-tests never flushes a cache
+      row.cache = CacheState::warm;  // nccl-tests never flushes a cache
       side.rows.push_back(row);
     }
   }

@@ -216,15 +216,16 @@ class TextImporter {
     const auto size = static_cast<Bytes>(number_cell(words, t.size, "size", number, 0, kMaxBytes, true));
     const auto count = static_cast<std::uint64_t>(number_cell(words, t.count, "count", number, 0, kMaxBytes, true));
     const int root = t.root >= 0 ? static_cast<int>(number_cell(words, t.root, "root", number, -1, 1 << 24, true)) : -1;
-    auto add = [&](const PlacementColumns& c, const char* placement) {
+    auto add = [&](const PlacementColumns& c, Placement place) {
+      const std::string_view placement = name_of(place);
       if (c.busbw < 0) return;
       if (not_measured(words[c.busbw])) {
-        side_.notes.push_back("line " + std::to_string(number) + ": " + placement + " busbw N/A (not measured): skipped");
+        side_.notes.push_back("line " + std::to_string(number) + ": " + std::string(placement) + " busbw N/A (not measured): skipped");
         return;
       }
       SideRow row;
       row.key = {block_->collective, canonical_dtype(words[t.type]), t.redop >= 0 ? words[t.redop] : "none", size,
-                 placement, ""};
+                 place, ""};
       row.count = count;
       row.root = root;
       row.time_us = number_cell(words, c.time, "time", number, 0, kMaxFigure, false);
@@ -235,16 +236,16 @@ class TextImporter {
       // never flushes a cache: footprint "largest" at maxBytes, warm.
       if (block_->max_bytes) {
         row.footprint_bytes = block_->max_bytes;
-        row.footprint_mode = "largest";
+        row.footprint = BufferFootprint{FootprintMode::largest, 0};
       }
-      row.cache = "warm";
+      row.cache = CacheState::warm;
       if (c.wrong >= 0 && !not_measured(words[c.wrong])) {
         row.wrong = static_cast<std::uint64_t>(number_cell(words, c.wrong, "#wrong", number, 0, kMaxBytes, true));
       }
       side_.rows.push_back(row);
     };
-    add(t.out_of_place, "out_of_place");
-    add(t.in_place, "in_place");
+    add(t.out_of_place, Placement::out_of_place);
+    add(t.in_place, Placement::in_place);
   }
 
   void close_block(int number) {

@@ -23,7 +23,9 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
   id.cuda_version = run.versions.cuda_runtime;
   id.engine = run.settings.engine;
   side.notes = run.notes;
-  if (run.status != "complete") side.notes.push_back("run status is '" + run.status + "': rows may be missing");
+  if (run.status != RunStatus::complete) {
+    side.notes.push_back("run status is '" + std::string(name_of(run.status)) + "': rows may be missing");
+  }
   // A run that measured more than one footprint or cache state keeps the others as rows
   // of their own (tagged like a point); a run of one keeps its rows matchable with
   // nccl-tests', and compare judges their footprints (compare/footprint_match.hpp).
@@ -41,11 +43,11 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
     const auto tag = [&variant](const std::string& text) { variant += (variant.empty() ? "" : " ") + text; };
     if (!k.communicator.is_world()) tag("on " + communicator_text(k.communicator));
     if (k.buffers != BufferMode::cuda_malloc || k.launch != LaunchMode::stream) {
-      tag("buffers=" + r.buffers + " launch=" + r.launch);
+      tag("buffers=" + std::string(name_of(k.buffers)) + " launch=" + std::string(name_of(k.launch)));
     }
     if (const std::string footprint = footprint_text(k); footprints.size() > 1 && !footprint.empty()) tag(footprint);
     SideRow row;
-    row.key = {r.collective, r.dtype, r.op, k.size_bytes, r.placement, variant};
+    row.key = {r.collective, r.dtype, r.op, k.size_bytes, k.placement, variant};
     row.count = r.count;
     row.root = k.root;
     row.time_us = m.time_us.median;
@@ -53,9 +55,9 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
     row.busbw_gbps = m.busbw_gbps.median;
     row.wrong = m.wrong;
     row.repeats = m.busbw_gbps.count;
-    if (!r.buffer_footprint.empty()) {
+    if (r.buffer_footprint) {
       row.footprint_bytes = r.footprint_bytes;
-      row.footprint_mode = r.buffer_footprint;
+      row.footprint = r.buffer_footprint;
     }
     row.cache = r.cache;
     row.measurement = k;

@@ -13,7 +13,7 @@
 namespace ncclsweep {
 
 bool operator<(const RowKey& a, const RowKey& b) {
-  const auto in_place_last = [](const RowKey& k) { return k.placement == "in_place" ? 1 : 0; };
+  const auto in_place_last = [](const RowKey& k) { return k.placement == Placement::in_place ? 1 : 0; };
   return std::tie(a.collective, a.dtype, a.op, a.size_bytes, a.point) <
              std::tie(b.collective, b.dtype, b.op, b.size_bytes, b.point) ||
          (std::tie(a.collective, a.dtype, a.op, a.size_bytes, a.point) ==
@@ -41,7 +41,7 @@ std::string row_label(const RowKey& key) {
   std::string s = key.collective + " " + key.dtype;
   if (key.op != "none") s += " " + key.op;
   s += " " + format_bytes(key.size_bytes);
-  if (key.placement == "in_place") s += " in-place";
+  if (key.placement == Placement::in_place) s += " in-place";
   if (!key.point.empty()) s += " [" + key.point + "]";
   return s;
 }

@@ -20,7 +20,7 @@ struct RowKey {
   std::string dtype;       // canonical: "float32"
   std::string op;          // "sum", or "none"
   Bytes size_bytes = 0;    // total buffer, nccl-tests convention
-  std::string placement;   // "out_of_place" | "in_place"
+  Placement placement = Placement::out_of_place;
   std::string point;
   bool operator==(const RowKey&) const = default;
 };
@@ -46,8 +46,8 @@ struct SideRow {
   // What the buffers spanned and what the cache held (compare/footprint_match.hpp):
   // nccl-tests allocates once at maxBytes; empty when the source does not say.
   std::optional<Bytes> footprint_bytes;
-  std::string footprint_mode;  // "largest" | "exact" | a size | "" (nccl-tests: "largest")
-  std::string cache;           // "warm" | "flush" | "" (unknown)
+  std::optional<BufferFootprint> footprint;  // nccl-tests: largest
+  std::optional<CacheState> cache;           // nccl-tests: warm
   // From an ncclsweep run: the measurement this row is (without its repeat), so readers
   // such as recommend need not parse the variant label back. Empty for nccl-tests rows.
   std::optional<MeasurementKey> measurement;

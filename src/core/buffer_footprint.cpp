@@ -16,27 +16,32 @@ std::string label_of(const BufferFootprint& footprint) {
   return "?";
 }
 
+namespace {
+constexpr const char* kFootprintFix =
+    "use largest (nccl-tests' model: one allocation at the run's largest size), exact (buffers of each size), or a "
+    "size such as 1G (an allocation that large)";
+}  // namespace
+
+BufferFootprint parse_footprint(const std::string& item) {
+  if (item == "largest") return {FootprintMode::largest, 0};
+  if (item == "exact") return {FootprintMode::exact, 0};
+  BufferFootprint f;
+  try {
+    f = {FootprintMode::fixed, parse_size(item)};
+  } catch (const UsageError&) {
+    throw UsageError("unknown buffer footprint '" + item + "'", kFootprintFix);
+  }
+  if (f.bytes == 0) throw UsageError("buffer footprint '" + item + "' is zero bytes", kFootprintFix);
+  return f;
+}
+
 std::vector<BufferFootprint> parse_footprint_list(const std::string& text) {
-  const char* fix = "use largest (nccl-tests' model: one allocation at the run's largest size), exact (buffers of "
-                    "each size), or a size such as 1G (an allocation that large)";
   std::vector<BufferFootprint> out;
   for (const std::string& item : split_list(text, "buffer footprint")) {
-    BufferFootprint f;
-    if (item == "largest") {
-      f.mode = FootprintMode::largest;
-    } else if (item == "exact") {
-      f.mode = FootprintMode::exact;
-    } else {
-      try {
-        f = {FootprintMode::fixed, parse_size(item)};
-      } catch (const UsageError&) {
-        throw UsageError("unknown buffer footprint '" + item + "'", fix);
-      }
-      if (f.bytes == 0) throw UsageError("buffer footprint '" + item + "' is zero bytes", fix);
-    }
+    const BufferFootprint f = parse_footprint(item);
     if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
   }
-  if (out.empty()) throw UsageError("empty list of buffer footprints", fix);
+  if (out.empty()) throw UsageError("empty list of buffer footprints", kFootprintFix);
   return out;
 }
 
@@ -60,19 +65,10 @@ BufferSpan buffer_span(Bytes send_bytes, Bytes recv_bytes, Bytes footprint) {
   return {footprint, footprint, rotation_offsets(footprint, call), call};
 }
 
-std::string_view name_of(CacheState state) { return state == CacheState::warm ? "warm" : "flush"; }
-
 std::vector<CacheState> parse_cache_state_list(const std::string& text) {
   std::vector<CacheState> out;
   for (const std::string& item : split_list(text, "cache state")) {
-    CacheState s;
-    if (item == "warm") {
-      s = CacheState::warm;
-    } else if (item == "flush") {
-      s = CacheState::flush;
-    } else {
-      throw UsageError("unknown cache state '" + item + "'", "use warm or flush");
-    }
+    const CacheState s = kCacheStateNames.parse(item);
     if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
   }
   if (out.empty()) throw UsageError("empty list of cache states", "use warm or flush");

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/name_table.hpp"
 #include "core/units.hpp"
 
 namespace ncclsweep {
@@ -29,6 +30,8 @@ struct BufferFootprint {
 
 // "largest", "exact", or the fixed size in bytes ("268435456"): what records carry.
 std::string label_of(const BufferFootprint& footprint);
+// One of largest | exact | a size, as label_of writes it or a user types it; UsageError.
+BufferFootprint parse_footprint(const std::string& item);
 // Comma list of largest | exact | a size (64M, 1GiB, 268435456), duplicates dropped;
 // UsageError naming the bad entry.
 std::vector<BufferFootprint> parse_footprint_list(const std::string& text);
@@ -57,7 +60,9 @@ BufferSpan buffer_span(Bytes send_bytes, Bytes recv_bytes, Bytes footprint);
 //   larger than the L2 cache evicts the buffers (mpi engine: a host buffer larger than
 //   the last-level cache).
 enum class CacheState { warm, flush };
-std::string_view name_of(CacheState state);  // "warm", "flush"
+inline constexpr NameTable<CacheState, 2> kCacheStateNames{
+    "cache state", {{{CacheState::warm, "warm"}, {CacheState::flush, "flush"}}}};
+constexpr std::string_view name_of(CacheState state) { return kCacheStateNames.name(state); }
 std::vector<CacheState> parse_cache_state_list(const std::string& text);
 
 }  // namespace ncclsweep

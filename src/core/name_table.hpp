@@ -57,6 +57,8 @@ class NameTable {
   }
 
   constexpr std::string_view what() const { return what_; }
+  // Every value with its name, in table order: what a test walks to cover them all.
+  constexpr const auto& entries() const { return entries_; }
 
  private:
   std::string_view what_;

@@ -8,17 +8,6 @@
 
 namespace ncclsweep {
 
-std::string_view name_of(StopReason reason) {
-  switch (reason) {
-    case StopReason::not_yet: return "not_yet";
-    case StopReason::fixed: return "fixed";
-    case StopReason::spread: return "spread";
-    case StopReason::max_iters: return "max_iters";
-    case StopReason::max_time: return "max_time";
-  }
-  return "?";
-}
-
 StopReason stop_reason(const StoppingRule& rule, std::span<const double> iteration_seconds) {
   const int n = static_cast<int>(iteration_seconds.size());
   if (rule.fixed_iters > 0) return n >= rule.fixed_iters ? StopReason::fixed : StopReason::not_yet;

@@ -5,6 +5,8 @@
 #include <span>
 #include <string_view>
 
+#include "core/name_table.hpp"
+
 namespace ncclsweep {
 
 struct StoppingRule {
@@ -17,7 +19,13 @@ struct StoppingRule {
 };
 
 enum class StopReason { not_yet, fixed, spread, max_iters, max_time };
-std::string_view name_of(StopReason reason);
+inline constexpr NameTable<StopReason, 5> kStopReasonNames{"stop reason",
+                                                           {{{StopReason::not_yet, "not_yet"},
+                                                             {StopReason::fixed, "fixed"},
+                                                             {StopReason::spread, "spread"},
+                                                             {StopReason::max_iters, "max_iters"},
+                                                             {StopReason::max_time, "max_time"}}}};
+constexpr std::string_view name_of(StopReason reason) { return kStopReasonNames.name(reason); }
 
 // Whether the iterations timed so far (slowest rank per iteration) are enough.
 StopReason stop_reason(const StoppingRule& rule, std::span<const double> iteration_seconds);

@@ -75,7 +75,7 @@ ReferenceFigures reference_from_run(const RunDocument& run, const std::string& s
     for (const std::string& key : keys) {
       std::vector<double> busbw;
       for (const MeasurementRecord& r : run.records) {
-        if (r.point == point && r.ranks == ranks && r.dtype == "float32" && r.placement == "out_of_place" &&
+        if (r.point == point && r.ranks == ranks && r.dtype == "float32" && r.placement == Placement::out_of_place &&
             r.communicator == "world" && test_key(r.collective, r.size_bytes) == key) {
           busbw.push_back(r.busbw_gbps);
         }

@@ -39,7 +39,7 @@ std::optional<ReferenceTime> reference_time(const std::vector<MeasurementRecord>
   double distance = 0;
   for (const MeasurementRecord& r : reference) {
     if (r.collective != planned.call.kind->name || r.dtype != planned.call.dtype->name ||
-        r.placement != name_of(placement) || r.size_bytes == 0 || r.time_us.avg <= 0) {
+        r.placement != placement || r.size_bytes == 0 || r.time_us.avg <= 0) {
       continue;
     }
     const double d = std::fabs(std::log(static_cast<double>(r.size_bytes) / static_cast<double>(planned.total_bytes)));

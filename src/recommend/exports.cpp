@@ -20,13 +20,6 @@ std::string lower(std::string s) {
 
 std::string gain_text(double gain) { return percent_change(1 + gain); }
 
-const SettingOutcome* find_setting(const std::vector<SettingOutcome>& settings, const std::string& name) {
-  for (const auto& s : settings) {
-    if (s.name == name) return &s;
-  }
-  return nullptr;
-}
-
 // The winner's settings that differ from the baseline's: what choosing it changes.
 std::vector<SettingOutcome> changed_settings(const Recommendation& rec, const Band& band) {
   std::vector<SettingOutcome> changed;

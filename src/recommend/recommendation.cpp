@@ -25,7 +25,8 @@ namespace {
 struct Variant {
   int run = 0;
   CommunicatorShape communicator;  // the world and each group size are bands of their own
-  std::string dtype, op, placement;
+  std::string dtype, op;
+  Placement placement = Placement::out_of_place;
   auto operator<=>(const Variant&) const = default;
 };
 
@@ -158,7 +159,7 @@ std::string choose_baseline(const RunInput& input, const RecommendOptions& optio
 // Why a point may not be recommended ("" when it may): a setting that did not reach
 // NCCL on every rank measured something else than its label says.
 std::string ineligible_reason(const PointOutcome& p) {
-  if (!p.status.empty() && p.status != "ok") return "its status is " + p.status;
+  if (p.status != PointStatus::ok) return "its status is " + std::string(name_of(p.status));
   for (const auto& s : p.settings) {
     if (s.status != SettingStatus::applied && s.status != SettingStatus::by_config) {
       return s.name + "=" + s.value + " was " + std::string(name_of(s.status)) + ", not applied on every rank";
@@ -170,13 +171,6 @@ std::string ineligible_reason(const PointOutcome& p) {
 const PointOutcome* find_point(const RunDocument& run, const std::string& label) {
   for (const auto& p : run.points) {
     if (p.label == label) return &p;
-  }
-  return nullptr;
-}
-
-const SettingOutcome* find_setting(const std::vector<SettingOutcome>& settings, const std::string& name) {
-  for (const auto& s : settings) {
-    if (s.name == name) return &s;
   }
   return nullptr;
 }
@@ -383,7 +377,9 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
         rec.notes.push_back(run.name + ": its baseline is '" + baselines.back() + "' (" + reason + ")");
       }
     }
-    if (run.status != "complete") rec.notes.push_back(run.name + ": run status is '" + run.status + "': rows may be missing");
+    if (run.status != RunStatus::complete) {
+      rec.notes.push_back(run.name + ": run status is '" + std::string(name_of(run.status)) + "': rows may be missing");
+    }
     for (const auto& p : run.points) {
       const std::string why = ineligible_reason(p);
       if (why.empty()) {

@@ -36,7 +36,7 @@ std::vector<ComparedSeries> series_of(const Comparison& c) {
     auto it = std::find(keys.begin(), keys.end(), series_key);
     if (it == keys.end()) {
       std::string label = r.key.collective + " " + r.key.dtype + (r.key.op == "none" ? "" : " " + r.key.op) +
-                          (r.key.placement == "in_place" ? " in-place" : "") +
+                          (r.key.placement == Placement::in_place ? " in-place" : "") +
                           (r.key.point.empty() ? "" : " " + r.key.point);
       keys.push_back(series_key);
       out.push_back({std::move(label), {}});

@@ -62,7 +62,7 @@ std::vector<RowGroup> group_rows(const Side& side) {
     if (g == groups.size()) groups.push_back({title, {}});
     auto& sizes = groups[g].sizes;
     if (sizes.empty() || sizes.back().any().key.size_bytes != k.size_bytes) sizes.push_back({});
-    (k.placement == "in_place" ? sizes.back().in_place : sizes.back().out_of_place) = &row;
+    (k.placement == Placement::in_place ? sizes.back().in_place : sizes.back().out_of_place) = &row;
   }
   return groups;
 }

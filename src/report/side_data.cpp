@@ -32,10 +32,10 @@ void print_side_csv(const Side& side, const PrintStyle& style, std::ostream& out
     const MeasurementKey* k = r.measurement ? &*r.measurement : nullptr;
     out << csv_field(id.source) << ',' << csv_field(id.name) << ',' << id.ranks << ',' << id.hosts << ','
         << csv_field(id.gpu) << ',' << csv_field(id.nccl_version) << ',' << r.key.collective << ',' << r.key.dtype
-        << ',' << r.key.op << ',' << r.root << ',' << r.key.size_bytes << ',' << r.count << ',' << r.key.placement
+        << ',' << r.key.op << ',' << r.root << ',' << r.key.size_bytes << ',' << r.count << ',' << name_of(r.key.placement)
         << ',' << csv_field(k ? k->point : r.key.point) << ',' << (k ? std::string(name_of(k->buffers)) : "") << ','
-        << (k ? std::string(name_of(k->launch)) : "") << ',' << csv_field(r.footprint_mode) << ','
-        << (r.footprint_bytes ? std::to_string(*r.footprint_bytes) : "") << ',' << r.cache << ','
+        << (k ? std::string(name_of(k->launch)) : "") << ',' << csv_field(r.footprint ? label_of(*r.footprint) : "") << ','
+        << (r.footprint_bytes ? std::to_string(*r.footprint_bytes) : "") << ',' << (r.cache ? name_of(*r.cache) : "") << ','
         << csv_field(!k ? "" : k->communicator.is_world() ? "world" : communicator_text(k->communicator)) << ',' << r.repeats << ',' << number_text(r.time_us)
         << ',' << number_text(r.algbw_gbps) << ',' << number_text(r.busbw_gbps) << ','
         << (r.measured_spread ? number_text(*r.measured_spread) : "") << ',' << (r.wrong ? std::to_string(*r.wrong) : "")
@@ -53,7 +53,7 @@ nlohmann::json identity_json(const SideIdentity& id) {
 nlohmann::json row_json(const SideRow& r) {
   nlohmann::json j{{"collective", r.key.collective}, {"dtype", r.key.dtype}, {"op", r.key.op},
                    {"root", r.root}, {"size_bytes", r.key.size_bytes}, {"count", r.count},
-                   {"placement", r.key.placement}, {"point", r.key.point}, {"time_us", r.time_us},
+                   {"placement", name_of(r.key.placement)}, {"point", r.key.point}, {"time_us", r.time_us},
                    {"algbw_gbps", r.algbw_gbps}, {"busbw_gbps", r.busbw_gbps},
                    {"wrong", r.wrong ? nlohmann::json(*r.wrong) : nlohmann::json(nullptr)}};
   if (r.measured_spread) j["measured_spread"] = *r.measured_spread;

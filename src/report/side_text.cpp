@@ -95,7 +95,7 @@ void print_side_markdown(const Side& side, const PrintStyle& style, std::ostream
     out << "| " << g.title << " | " << format_bytes(g.sizes.front().any().key.size_bytes) << " .. "
         << format_bytes(g.sizes.back().any().key.size_bytes) << " (" << g.sizes.size() << ") | "
         << significant3(best->busbw_gbps) << " | " << format_bytes(best->key.size_bytes)
-        << (best->key.placement == "in_place" ? " in-place" : "") << " | " << significant3(average_busbw(g)) << " | "
+        << (best->key.placement == Placement::in_place ? " in-place" : "") << " | " << significant3(average_busbw(g)) << " | "
         << verification(g.sizes) << " |\n";
   }
   for (const RowGroup& g : groups) {

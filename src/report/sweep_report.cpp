@@ -46,7 +46,7 @@ std::string span_text(const std::vector<Bytes>& sizes, std::size_t first, std::s
 }
 
 std::string point_status(const PointOutcome& p) {
-  std::string status = p.status.empty() ? "ok" : p.status;
+  std::string status(name_of(p.status));
   for (const auto& s : p.settings) {
     if (s.status == SettingStatus::not_read) status += ", " + s.name + " not read by NCCL";
   }

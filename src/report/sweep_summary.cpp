@@ -54,7 +54,7 @@ std::string sweep_summary_text(const RunDocument& run, const std::string& baseli
   }
   for (std::size_t i = 0; i < run.points.size(); ++i) {
     const PointOutcome& p = run.points[i];
-    std::string verdict = p.status;
+    std::string verdict(name_of(p.status));
     for (const auto& s : p.settings) {
       if (s.status == SettingStatus::not_read) verdict += ", " + s.name + " NOT READ by NCCL";
     }

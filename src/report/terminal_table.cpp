@@ -94,7 +94,7 @@ class TerminalTable final : public ResultSink {
     std::uint64_t wrong = 0;
     for (const auto& r : run.records) wrong += r.wrong.value_or(0);
     out_ << printf_text("#\n# %zu measurements, %llu wrong elements, status %s\n", run.records.size(),
-                 static_cast<unsigned long long>(wrong), run.status.c_str());
+                 static_cast<unsigned long long>(wrong), name_of(run.status).data());
     if (run.ranks.size() == 1) out_ << printf_text("# %s\n", one_rank_busbw_note(run.settings.engine).c_str());
     const std::vector<RepeatedMeasurement> folded = aggregate_repeats(run.records);
     print_folded_repeats(folded);
@@ -154,7 +154,7 @@ class TerminalTable final : public ResultSink {
     out_ << printf_text("#   under %s%s, %s: comm %.4g us x%.2f (busbw %.3g GB/s), gemm %.4g us x%.2f (%.4g TFLOP/s), "
                         "overlapped %.4g us vs serial %.4g us\n",
                         label_of(u.load).c_str(), u.site == ComputeSite::cpu_analogue ? " (CPU analogue)" : "",
-                        r.placement.c_str(), u.comm_under_us, u.comm_slowdown(), u.busbw_under_gbps, u.compute_under_us,
+                        name_of(r.placement).data(), u.comm_under_us, u.comm_slowdown(), u.busbw_under_gbps, u.compute_under_us,
                         u.compute_slowdown(), u.tflops_under, u.overlapped_wall_us, u.serial_sum_us);
   }
 

@@ -2,14 +2,6 @@
 
 namespace ncclsweep {
 namespace {
-BufferFootprint footprint_of(const std::string& label) {
-  if (label.empty()) return {};
-  return parse_footprint_list(label).at(0);
-}
-CacheState cache_of(const std::string& name) {
-  if (name.empty()) return CacheState::warm;
-  return parse_cache_state_list(name).at(0);
-}
 void add(std::string& text, const std::string& part) { text += (text.empty() ? "" : ", ") + part; }
 }  // namespace
 
@@ -19,12 +11,13 @@ MeasurementKey key_of(const MeasurementRecord& r) {
           .op = r.op == "none" ? std::nullopt : std::optional<ReduceOp>(reduce_op(r.op)),
           .root = r.root,
           .communicator = {r.communicator, r.ranks},
-          .buffers = parse_buffer_mode(r.buffers),
-          .launch = parse_launch_mode(r.launch),
-          .footprint = footprint_of(r.buffer_footprint),
-          .cache = cache_of(r.cache),
+          .buffers = r.buffers,
+          .launch = r.launch,
+          // Records from before footprints and caches were written: nccl-tests' model.
+          .footprint = r.buffer_footprint.value_or(BufferFootprint{}),
+          .cache = r.cache.value_or(CacheState::warm),
           .compute = r.under_compute ? std::optional<ComputeLoad>(r.under_compute->load) : std::nullopt,
-          .placement = parse_placement(r.placement),
+          .placement = r.placement,
           .point = r.point,
           .size_bytes = r.size_bytes,
           .requested_bytes = r.requested_bytes,

@@ -6,13 +6,17 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/buffer_footprint.hpp"
 #include "core/call_modes.hpp"
 #include "core/compute_load.hpp"
 #include "core/units.hpp"
 #include "core/finding.hpp"
+#include "core/name_table.hpp"
 #include "core/setting_kind.hpp"
+#include "core/stopping_rule.hpp"
 
 namespace ncclsweep {
 
@@ -82,15 +86,15 @@ struct MeasurementRecord {
   Bytes size_bytes = 0;    // total buffer, nccl-tests convention, after rounding
   Bytes requested_bytes = 0;
   std::uint64_t count = 0;    // per rank, as passed to the call
-  std::string placement;      // "out_of_place" | "in_place"
-  std::string buffers{name_of(BufferMode::cuda_malloc)};  // omitted from JSON when the default
-  std::string launch{name_of(LaunchMode::stream)};
+  Placement placement = Placement::out_of_place;
+  BufferMode buffers = BufferMode::cuda_malloc;  // omitted from JSON when the default
+  LaunchMode launch = LaunchMode::stream;
   // How much memory the buffers span and what the cache held (core/buffer_footprint.hpp):
-  // at 1-32 MiB these change busbw by up to a third. "" and 0 in files from before them.
-  std::string buffer_footprint;    // "largest" | "exact" | a size in bytes (fixed)
+  // at 1-32 MiB these change busbw by up to a third. Empty and 0 in files from before them.
+  std::optional<BufferFootprint> buffer_footprint;
   Bytes footprint_bytes = 0;       // each buffer's allocation (the larger buffer for exact)
   std::uint64_t footprint_offsets = 0;  // offsets the calls rotated through (1: always offset 0)
-  std::string cache;               // "warm" | "flush"
+  std::optional<CacheState> cache;
   int ranks = 0;
   int warmup = 0;
   int iters = 0;
@@ -105,7 +109,7 @@ struct MeasurementRecord {
   int slowest_rank = -1;          // the rank slowest in most iterations (lowest rank on ties)
   int slowest_rank_iterations = 0;  // ... in how many of the iters
   double spread = 0;              // relative standard error of the mean iteration time
-  std::string stopped_by;         // fixed | spread | max_iters | max_time ("" in older files)
+  std::optional<StopReason> stopped_by;  // empty in older files
   int calls_per_sample = 1;       // iteration_us describes samples of this many calls (per call)
   std::vector<double> rank_time_us;  // each rank's average per-call time, in rank order
   // The communicator: "world", or a split into sub-communicators that all ran at once.
@@ -170,6 +174,14 @@ struct SettingOutcome {
   SettingStatus status = SettingStatus::unverified;  // the worst over ranks
 };
 
+// The setting of that name among a point's, or nullptr.
+inline const SettingOutcome* find_setting(const std::vector<SettingOutcome>& settings, std::string_view name) {
+  for (const auto& s : settings) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
 // Where a point's wall time went, on rank 0 (seconds): what the time-to-result benchmark
 // and `plan --ranks` estimates need to see beyond the timed collectives.
 struct PointPhases {
@@ -180,12 +192,38 @@ struct PointPhases {
   double disconnect = 0;    // communicator destroy
 };
 
+// How a sweep point ended. Files from before it was written read as ok.
+enum class PointStatus {
+  ok,
+  mismatch,     // a setting did not reach NCCL: not measured
+  failed,       // a rank or worker failed
+  timeout,      // its worker outlived --point-timeout
+  interrupted,  // a signal stopped the run before or during it
+};
+inline constexpr NameTable<PointStatus, 5> kPointStatusNames{"point status",
+                                                             {{{PointStatus::ok, "ok"},
+                                                               {PointStatus::mismatch, "mismatch"},
+                                                               {PointStatus::failed, "failed"},
+                                                               {PointStatus::timeout, "timeout"},
+                                                               {PointStatus::interrupted, "interrupted"}}}};
+constexpr std::string_view name_of(PointStatus status) { return kPointStatusNames.name(status); }
+
+// How the run ended.
+enum class RunStatus {
+  complete,
+  incomplete,   // running, or killed
+  interrupted,  // stopped by a signal: --resume measures the rest
+};
+inline constexpr NameTable<RunStatus, 3> kRunStatusNames{
+    "run status",
+    {{{RunStatus::complete, "complete"}, {RunStatus::incomplete, "incomplete"}, {RunStatus::interrupted, "interrupted"}}}};
+constexpr std::string_view name_of(RunStatus status) { return kRunStatusNames.name(status); }
+
 // One sweep point: its settings, isolation group, verification and communicator set-up.
 struct PointOutcome {
   std::string label;
   int isolation_group = 0;  // "group" in files from before the rename: read as 0
-  // "ok" | "mismatch" (a setting did not apply; not measured) | "failed" | "interrupted" (a signal stopped it)
-  std::string status;
+  PointStatus status = PointStatus::ok;
   std::string error;   // why it failed, with the rank
   std::vector<SettingOutcome> settings;
   TimeStatsUs init_time_us;  // communicator init across ranks
@@ -244,7 +282,7 @@ struct Straggler {
 struct RunDocument {
   int schema_version = kResultsSchemaVersion;
   std::string name;
-  std::string status;  // "complete" | "incomplete" (running, or killed) | "interrupted" (stopped by a signal)
+  RunStatus status = RunStatus::incomplete;
   // Digest of the expanded plan and the rank layout (ranks and their hosts): --resume
   // refuses a directory whose fingerprint differs. Empty in runs before it existed.
   std::string fingerprint;

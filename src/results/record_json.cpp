@@ -26,6 +26,13 @@ void check_figures(const MeasurementRecord& r) {
 
 }  // namespace
 
+void to_json(json& j, PointStatus s) { j = name_of(s); }
+
+void from_json(const json& j, PointStatus& s) {
+  const std::string name = j.get<std::string>();
+  s = name.empty() ? PointStatus::ok : kPointStatusNames.parse(name);
+}
+
 void to_json(json& j, const SettingOutcome& s) {
   j = json{{"name", s.name}, {"value", s.value}, {"kind", name_of(s.kind)}, {"status", name_of(s.status)}};
 }
@@ -151,7 +158,7 @@ void to_json(json& j, const MeasurementRecord& r) {
            {"size_bytes", r.size_bytes},
            {"requested_bytes", r.requested_bytes},
            {"count", r.count},
-           {"placement", r.placement},
+           {"placement", name_of(r.placement)},
            {"ranks", r.ranks},
            {"warmup", r.warmup},
            {"iters", r.iters},
@@ -171,19 +178,19 @@ void to_json(json& j, const MeasurementRecord& r) {
            {"slowest_rank", r.slowest_rank},
            {"slowest_rank_iterations", r.slowest_rank_iterations},
            {"spread", r.spread},
-           {"stopped_by", r.stopped_by},
+           {"stopped_by", r.stopped_by ? name_of(*r.stopped_by) : std::string_view()},
            {"calls_per_sample", r.calls_per_sample},
            {"rank_time_us", r.rank_time_us}};
   // Default modes and absent clocks are left out, so records of plain runs stay as they were.
-  if (r.buffers != name_of(BufferMode::cuda_malloc)) j["buffers"] = r.buffers;
-  if (r.launch != name_of(LaunchMode::stream)) j["launch"] = r.launch;
+  if (r.buffers != BufferMode::cuda_malloc) j["buffers"] = name_of(r.buffers);
+  if (r.launch != LaunchMode::stream) j["launch"] = name_of(r.launch);
   // Always written (when known): the footprint and cache state change the number.
-  if (!r.buffer_footprint.empty()) {
-    j["buffer_footprint"] = r.buffer_footprint;
+  if (r.buffer_footprint) {
+    j["buffer_footprint"] = label_of(*r.buffer_footprint);
     j["footprint_bytes"] = r.footprint_bytes;
     j["footprint_offsets"] = r.footprint_offsets;
   }
-  if (!r.cache.empty()) j["cache"] = r.cache;
+  if (r.cache) j["cache"] = name_of(*r.cache);
   if (r.clocks) j["clocks"] = clocks_json(*r.clocks);
   if (r.under_compute) j["under_compute"] = *r.under_compute;
   if (r.communicator != "world") {  // world records stay as they were
@@ -201,7 +208,7 @@ void from_json(const json& j, MeasurementRecord& r) {
   j.at("size_bytes").get_to(r.size_bytes);
   j.at("requested_bytes").get_to(r.requested_bytes);
   j.at("count").get_to(r.count);
-  j.at("placement").get_to(r.placement);
+  r.placement = kPlacementNames.parse(j.at("placement").get<std::string>());
   j.at("ranks").get_to(r.ranks);
   j.at("warmup").get_to(r.warmup);
   j.at("iters").get_to(r.iters);
@@ -236,16 +243,20 @@ void from_json(const json& j, MeasurementRecord& r) {
   r.slowest_rank = j.value("slowest_rank", -1);
   r.slowest_rank_iterations = j.value("slowest_rank_iterations", 0);
   r.spread = j.value("spread", 0.0);
-  r.stopped_by = j.value("stopped_by", std::string());
+  if (const std::string stopped = j.value("stopped_by", std::string()); !stopped.empty()) {
+    r.stopped_by = kStopReasonNames.parse(stopped);
+  }
   r.calls_per_sample = j.value("calls_per_sample", 1);
   r.rank_time_us = j.value("rank_time_us", std::vector<double>());
-  r.buffers = j.value("buffers", std::string(name_of(BufferMode::cuda_malloc)));
-  r.launch = j.value("launch", std::string(name_of(LaunchMode::stream)));
+  if (const auto it = j.find("buffers"); it != j.end()) r.buffers = kBufferModeNames.parse(it->get<std::string>());
+  if (const auto it = j.find("launch"); it != j.end()) r.launch = kLaunchModeNames.parse(it->get<std::string>());
   // Absent in files from before the footprint was recorded: unknown, not a default.
-  r.buffer_footprint = j.value("buffer_footprint", std::string());
+  if (const std::string footprint = j.value("buffer_footprint", std::string()); !footprint.empty()) {
+    r.buffer_footprint = parse_footprint(footprint);
+  }
   r.footprint_bytes = j.value("footprint_bytes", Bytes{0});
   r.footprint_offsets = j.value("footprint_offsets", std::uint64_t{0});
-  r.cache = j.value("cache", std::string());
+  if (const std::string cache = j.value("cache", std::string()); !cache.empty()) r.cache = kCacheStateNames.parse(cache);
   if (const auto it = j.find("clocks"); it != j.end() && !it->is_null()) r.clocks = clocks_from(*it);
   if (const auto it = j.find("under_compute"); it != j.end() && !it->is_null()) r.under_compute = it->get<UnderCompute>();
 }
@@ -253,7 +264,7 @@ void from_json(const json& j, MeasurementRecord& r) {
 void to_json(json& j, const RunDocument& d) {
   j = json{{"schema_version", d.schema_version},
            {"name", d.name},
-           {"status", d.status},
+           {"status", name_of(d.status)},
            {"fingerprint", d.fingerprint},
            {"command_line", d.command_line},
            {"start_time", d.start_time},
@@ -283,7 +294,7 @@ void from_json(const json& j, RunDocument& d) {
   }
   d.schema_version = version;
   j.at("name").get_to(d.name);
-  j.at("status").get_to(d.status);
+  d.status = kRunStatusNames.parse(j.at("status").get<std::string>());
   if (j.contains("fingerprint")) j.at("fingerprint").get_to(d.fingerprint);  // absent before --resume existed
   j.at("command_line").get_to(d.command_line);
   j.at("start_time").get_to(d.start_time);

@@ -27,6 +27,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkloadWeights, source, basis, 
 void to_json(nlohmann::json& j, const PointIterationTime& t);
 void from_json(const nlohmann::json& j, PointIterationTime& t);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PointPhases, worker_start, connect, verify, measure, disconnect)
+// By its name; "" (a point's status before it was typed, in older files) reads as ok.
+void to_json(nlohmann::json& j, PointStatus s);
+void from_json(const nlohmann::json& j, PointStatus& s);
 // With defaults: run.json files from before a field existed still read.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PointOutcome, label, isolation_group, status, error, settings, init_time_us,
                                                 coll_channels, transports, algorithms, phase_s, environment,

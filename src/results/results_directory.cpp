@@ -233,7 +233,7 @@ RunDocument read_run_document(const fs::path& path) {
     RunDocument document = j.get<RunDocument>();
     // A killed run's run.json holds no records yet: its rows are in records.jsonl.
     const fs::path records = file.parent_path() / "records.jsonl";
-    if (document.status == "incomplete" && document.records.empty() && input_path_exists(records.string())) {
+    if (document.status == RunStatus::incomplete && document.records.empty() && input_path_exists(records.string())) {
       document.records = read_recorded_measurements(records).records;
       document.notes.push_back("the run is incomplete (killed, or still running): these are the " +
                                std::to_string(document.records.size()) + " records its records.jsonl holds so far");

@@ -20,7 +20,7 @@ RunDocument start_run_document(const LaunchRequest& request, const RunStart& sta
   run.fingerprint = start.fingerprint;
   run.preflight = start.preflight;
   run.name = spec.name;
-  run.status = "incomplete";
+  run.status = RunStatus::incomplete;
   run.command_line = request.command_line;
   run.start_time = iso_utc(start.start);
   run.versions = {NCCLSWEEP_VERSION,           NCCLSWEEP_GIT_SHA,          device.driver_version,
@@ -47,7 +47,7 @@ RunDocument start_run_document(const LaunchRequest& request, const RunStart& sta
 }
 
 void close_run_document(RunDocument& run, int signal) {
-  run.status = signal != 0 ? "interrupted" : "complete";
+  run.status = signal != 0 ? RunStatus::interrupted : RunStatus::complete;
   run.end_time = iso_utc(std::chrono::system_clock::now());
   run.iteration_times = weigh_points(run);
   run.stragglers = find_stragglers(run);
@@ -64,7 +64,7 @@ ClosingWords closing_words(const RunDocument& run, int status, int signal, const
                                results_dir);
   }
   for (const auto& point : run.points) {
-    if (point.status == "mismatch") {
+    if (point.status == PointStatus::mismatch) {
       say(LogLevel::outcome, "point " + point.label + ": a setting did not reach NCCL; see run.json points");
       words.status = std::max(words.status, static_cast<int>(kExitRuntime));
     }

@@ -191,7 +191,7 @@ MeasurementRecord measure_placement(const PlannedCall& planned, Placement placem
     std::fprintf(stderr,
                  "ncclsweep timing: %s %llu B %s: clocks before %.2f ms, check %.2f ms, warm-up %.2f ms, timed %.2f ms "
                  "(device %.2f ms, %d batches), clocks after %.2f ms, reductions %.2f ms\n",
-                 record.collective.c_str(), static_cast<unsigned long long>(record.size_bytes), record.placement.c_str(),
+                 record.collective.c_str(), static_cast<unsigned long long>(record.size_bytes), name_of(record.placement).data(),
                  t_clocks * 1e3, t_check * 1e3, t_warmup * 1e3, t_timed * 1e3, device_s * 1e3, batches,
                  t_clocks_after * 1e3, clock.lap() * 1e3);
   }
@@ -231,13 +231,13 @@ MeasurementRecord make_record(const PlannedCall& planned, Placement placement, i
   r.size_bytes = planned.total_bytes;
   r.requested_bytes = planned.requested_bytes;
   r.count = call.count;
-  r.placement = std::string(name_of(placement));
-  r.buffers = std::string(name_of(call.buffers));
-  r.launch = std::string(name_of(call.launch));
-  r.buffer_footprint = label_of(planned.footprint);
+  r.placement = placement;
+  r.buffers = call.buffers;
+  r.launch = call.launch;
+  r.buffer_footprint = planned.footprint;
   r.footprint_bytes = std::max(call.footprint_bytes, planned.total_bytes);
   r.footprint_offsets = rotation_offsets(r.footprint_bytes, planned.total_bytes);
-  r.cache = std::string(name_of(call.cache));
+  r.cache = call.cache;
   r.ranks = ranks;
   r.warmup = options.warmup;
   r.iters = options.stopping.fixed_iters;
@@ -258,7 +258,7 @@ void add_iteration_stats(const IterationTimes& times, MeasurementRecord& record)
   record.spread = std::isfinite(spread) ? spread : 0.0;
   record.slowest_rank = times.slowest_rank;
   record.slowest_rank_iterations = times.slowest_rank_iterations;
-  record.stopped_by = std::string(name_of(times.stopped_by));
+  record.stopped_by = times.stopped_by;
 }
 
 bool measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine, Coordinator& ranks,

@@ -19,12 +19,14 @@ Settlement settle_points(int group, const std::vector<PointSpec>& points, std::v
     failed.label = point.label;
     failed.isolation_group = group;
     const bool interrupted = end.stopped && !end.failed;
-    failed.status = interrupted ? "interrupted" : end.failure.timed_out ? "timeout" : "failed";
+    failed.status = interrupted              ? PointStatus::interrupted
+                    : end.failure.timed_out ? PointStatus::timeout
+                                            : PointStatus::failed;
     failed.error = interrupted ? "not run: stopped by a signal" : reason;
     failed.settings = point.settings;
     settlement.outcomes.push_back(failed);
     if (!reason.empty() && !interrupted) {
-      settlement.failures.push_back("point " + point.label + " " + failed.status + ": " + reason);
+      settlement.failures.push_back("point " + point.label + " " + std::string(name_of(failed.status)) + ": " + reason);
     }
     if (!last_try) break;
   }

@@ -55,15 +55,12 @@ std::string foreign_records_refusal(const std::string& dir, const std::vector<Me
   std::set<std::pair<std::string, Bytes>> calls;  // collective and size, as planned
   for (const PlannedCall& planned : request.plan.calls) calls.emplace(std::string(planned.call.kind->name), planned.total_bytes);
   const int repeats = std::max(request.spec.repeats, 1);
-  // A mode a record leaves empty (files from before it existed) reads as its default.
-  const auto listed = [](const auto& values, const std::string& name) {
-    return values.empty() || name.empty() || std::any_of(values.begin(), values.end(), [&](const auto& v) { return name_of(v) == name; });
+  // An empty list is the default alone; a condition a record leaves out (files from
+  // before it existed) is not held against it.
+  const auto listed = [](const auto& values, const auto& value) {
+    return values.empty() || std::find(values.begin(), values.end(), value) != values.end();
   };
-  const auto footprint_listed = [&](const std::string& label) {
-    const auto& f = request.spec.footprints;
-    return f.empty() || label.empty() ||
-           std::any_of(f.begin(), f.end(), [&](const BufferFootprint& x) { return label_of(x) == label; });
-  };
+  const auto listed_if_known = [&](const auto& values, const auto& value) { return !value || listed(values, *value); };
   for (std::size_t i = 0; i < records.size(); ++i) {
     const MeasurementRecord& r = records[i];
     std::string why;
@@ -74,9 +71,11 @@ std::string foreign_records_refusal(const std::string& dir, const std::vector<Me
     } else if (r.repeat < 0 || r.repeat >= repeats) {
       why = "repeat " + std::to_string(r.repeat) + ", beyond this sweep's " + std::to_string(repeats) + " repeat(s)";
     } else if (!listed(request.spec.buffer_modes, r.buffers) || !listed(request.spec.launch_modes, r.launch) ||
-               !listed(request.spec.cache_states, r.cache) || !footprint_listed(r.buffer_footprint)) {
-      why = "call modes (buffers " + r.buffers + ", launch " + r.launch + ", footprint " + r.buffer_footprint +
-            ", cache " + r.cache + ") this sweep does not list";
+               !listed_if_known(request.spec.cache_states, r.cache) ||
+               !listed_if_known(request.spec.footprints, r.buffer_footprint)) {
+      why = "call modes (buffers " + std::string(name_of(r.buffers)) + ", launch " + std::string(name_of(r.launch)) +
+            ", footprint " + (r.buffer_footprint ? label_of(*r.buffer_footprint) : "-") + ", cache " +
+            (r.cache ? std::string(name_of(*r.cache)) : "-") + ") this sweep does not list";
     }
     if (why.empty()) continue;
     return "cannot resume " + dir + ": records.jsonl line " + std::to_string(i + 1) + " is " + r.collective + " " +

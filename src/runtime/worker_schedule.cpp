@@ -109,7 +109,7 @@ class WorkerSchedule {
     worst_ = std::max(worst_, session_.max_across_ranks(result.failed ? std::max(result.local_status, 1) : 0));
     // Rank 0 alone hears the points' outcomes: it tells the others whether the workers stopped.
     const bool interrupted = std::any_of(reported.begin(), reported.end(),
-                                         [](const PointOutcome& o) { return o.status == "interrupted"; });
+                                         [](const PointOutcome& o) { return o.status == PointStatus::interrupted; });
     state_.stopped = session_.max_across_ranks(state_.leader && interrupted ? 1 : 0) != 0;
     if (!reported.empty()) reported.front().phase_s.worker_start = result.startup_s;
     WorkerRun run;

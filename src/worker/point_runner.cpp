@@ -106,7 +106,7 @@ void throw_if_rejected(const PointSpec& point, PointContext& context, PointOutco
     }
   }
   if (refused.empty()) return;
-  outcome.status = "mismatch";
+  outcome.status = PointStatus::mismatch;
   outcome.error = "NCCL refused " + refused + ", then " + failure.call() + " failed: " + failure.what() +
                   "; not measured";
   throw PointRejected(outcome, failure);
@@ -152,7 +152,7 @@ PointOutcome run_point(const PointSpec& point, PointContext& context) {
   phase.verify = seconds_since(phase_start);
   if (!applied) {
     // Never measure a point whose setting did not reach NCCL.
-    outcome.status = "mismatch";
+    outcome.status = PointStatus::mismatch;
     outcome.error = "a setting did not reach NCCL (see settings); not measured";
     disconnect();
     return outcome;
@@ -160,7 +160,7 @@ PointOutcome run_point(const PointSpec& point, PointContext& context) {
   LoopOptions options = context.options;
   options.point = point.label;
   if (context.fault.applies(context.ranks.rank(), point.label) && inject_fault(context.fault)) {
-    outcome.status = "ok";  // skip: the other ranks wait in the collectives this one never joins
+    outcome.status = PointStatus::ok;  // skip: the other ranks wait in the collectives this one never joins
     disconnect();
     return outcome;
   }
@@ -174,14 +174,14 @@ PointOutcome run_point(const PointSpec& point, PointContext& context) {
   }
   phase.measure = seconds_since(phase_start);
   if (!measured) {
-    outcome.status = "interrupted";  // the ranks agreed to stop (a signal): the sweep ends here
+    outcome.status = PointStatus::interrupted;  // the ranks agreed to stop (a signal): the sweep ends here
     outcome.error = "stopped by a signal before all sizes were measured";
     disconnect();
     return outcome;
   }
   // Variables NCCL reads lazily (at the first collective) show up only now.
   phase_start = std::chrono::steady_clock::now();
-  outcome.status = verify(point, context, outcome) ? "ok" : "mismatch";
+  outcome.status = verify(point, context, outcome) ? PointStatus::ok : PointStatus::mismatch;
   phase.verify += seconds_since(phase_start);
   disconnect();
   if (context.log_resources) {

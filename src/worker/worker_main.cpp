@@ -91,7 +91,7 @@ int run_group(MessageChannel& channel, const WorkerStart& start, const Environme
       }
       // One outcome per point: its first visit's (later visits re-verify and measure).
       if (reports) channel.send({{"type", "point"}, {"outcome", outcome}});
-      if (outcome.status == "interrupted") break;
+      if (outcome.status == PointStatus::interrupted) break;
     }
     ranks.end();
     // Every result is delivered: the MPI rank may start the next group while this worker

@@ -24,7 +24,6 @@ using namespace ncclsweep;
 namespace {
 
 const std::filesystem::path kNcclTests = NCCLSWEEP_TEST_DATA "/nccl-tests";
-constexpr Bytes kMiB = Bytes{1} << 20;
 
 RunSpec reduce_scatter(const std::string& sizes) {
   RunSpec spec;
@@ -37,9 +36,9 @@ RunSpec reduce_scatter(const std::string& sizes) {
 
 // An ncclsweep run on 2 ranks with one record per row of `like`, at `scale` x its busbw,
 // measured with `footprint` (resolved as the plan would, against the largest size).
-RunDocument run_like(const Side& like, double scale, const BufferFootprint& footprint, const std::string& cache) {
+RunDocument run_like(const Side& like, double scale, const BufferFootprint& footprint, CacheState cache) {
   RunDocument run;
-  run.status = "complete";
+  run.status = RunStatus::complete;
   run.ranks.resize(2);
   run.hosts = {"vm"};
   Bytes largest = 0;
@@ -54,7 +53,7 @@ RunDocument run_like(const Side& like, double scale, const BufferFootprint& foot
     r.busbw_gbps = row.busbw_gbps * scale;
     r.time_us.max = row.time_us / scale;
     r.ranks = 2;
-    r.buffer_footprint = label_of(footprint);
+    r.buffer_footprint = footprint;
     r.footprint_bytes = footprint_bytes(footprint, r.size_bytes, largest);
     r.cache = cache;
     run.records.push_back(r);
@@ -74,7 +73,7 @@ TEST_CASE("footprint and cache lists parse, and a typo names the valid forms") {
   CHECK_THAT(usage_error_text([] { parse_footprint_list("biggest"); }), ContainsSubstring("largest"));
   CHECK_THROWS_AS(parse_footprint_list("0"), UsageError);
   CHECK(parse_cache_state_list("flush,warm") == std::vector<CacheState>{CacheState::flush, CacheState::warm});
-  CHECK_THAT(usage_error_text([] { parse_cache_state_list("cold"); }), ContainsSubstring("warm or flush"));
+  CHECK_THAT(usage_error_text([] { parse_cache_state_list("cold"); }), ContainsSubstring("use one of warm, flush"));
   // The same comma lists as every other flag: an empty entry is refused, not read as a size.
   CHECK_THAT(usage_error_text([] { parse_footprint_list("largest,,exact"); }),
              ContainsSubstring("empty entry in the buffer footprint list"));
@@ -136,30 +135,30 @@ TEST_CASE("records carry the footprint and cache; different footprints stay apar
   r.collective = "reduce_scatter";
   r.dtype = "float32";
   r.op = "sum";
-  r.placement = "out_of_place";
+  r.placement = Placement::out_of_place;
   r.size_bytes = r.requested_bytes = 16 * kMiB;
-  r.buffer_footprint = "largest";
+  r.buffer_footprint = BufferFootprint{FootprintMode::largest, 0};
   r.footprint_bytes = 1024 * kMiB;
   r.footprint_offsets = 64;
-  r.cache = "warm";
+  r.cache = CacheState::warm;
   const nlohmann::json j = r;
   CHECK(j.at("footprint_bytes") == 1024 * kMiB);
   const MeasurementRecord back = j.get<MeasurementRecord>();
-  CHECK(back.buffer_footprint == "largest");
+  CHECK(back.buffer_footprint == BufferFootprint{FootprintMode::largest, 0});
   CHECK(back.footprint_offsets == 64);
-  CHECK(back.cache == "warm");
+  CHECK(back.cache == CacheState::warm);
   // Records from before the footprint existed read as unknown, not as a default.
   nlohmann::json old = j;
   old.erase("buffer_footprint");
   old.erase("footprint_bytes");
   old.erase("cache");
-  CHECK(old.get<MeasurementRecord>().buffer_footprint.empty());
+  CHECK_FALSE(old.get<MeasurementRecord>().buffer_footprint);
 
   MeasurementRecord exact = r;
-  exact.buffer_footprint = "exact";
+  exact.buffer_footprint = BufferFootprint{FootprintMode::exact, 0};
   exact.footprint_bytes = 16 * kMiB;
   MeasurementRecord flushed = r;
-  flushed.cache = "flush";
+  flushed.cache = CacheState::flush;
   CHECK(conditions_text(key_of(r)).empty());
   CHECK(conditions_text(key_of(exact)) == "footprint exact");
   CHECK(conditions_text(key_of(flushed)) == "cache flush");
@@ -167,13 +166,13 @@ TEST_CASE("records carry the footprint and cache; different footprints stay apar
   CHECK(key_text(key_of(exact)) != key_text(key_of(r)));
   CHECK(key_text(key_of(flushed)) != key_text(key_of(r)));
   MeasurementRecord unknown = r;
-  unknown.buffer_footprint.clear();
-  unknown.cache.clear();
+  unknown.buffer_footprint.reset();
+  unknown.cache.reset();
   CHECK(key_text(key_of(unknown)) == key_text(key_of(r)));
   // The best mode per size never picks across footprints: each is its own size.
   exact.busbw_gbps = 1;
   MeasurementRecord registered = exact;
-  registered.buffers = "nccl-register";
+  registered.buffers = BufferMode::nccl_register;
   registered.busbw_gbps = 2;
   const std::vector<MeasurementRecord> records{r, exact, registered};
   const auto best = best_modes(aggregate_repeats(records));
@@ -187,7 +186,7 @@ TEST_CASE("nccl-tests text and JSON give their footprint: maxBytes, warm") {
   REQUIRE_FALSE(text.rows.empty());
   for (const SideRow& row : text.rows) {
     CHECK(row.footprint_bytes == std::optional<Bytes>(Bytes{4} << 30));  // "maxBytes 4294967296"
-    CHECK(row.cache == "warm");
+    CHECK(row.cache == CacheState::warm);
   }
   const Side json = load_side(kNcclTests / "all_gather-j.json");
   REQUIRE_FALSE(json.rows.empty());
@@ -197,7 +196,7 @@ TEST_CASE("nccl-tests text and JSON give their footprint: maxBytes, warm") {
 TEST_CASE("compare: an exact-footprint run against a ranged nccl-tests log is ambiguous where it matters") {
   const Side reference = load_side(kNcclTests / "nccl-tests-reduce_scatter-np2.txt");
   // 25% faster everywhere, as an exact footprint reads at 1-16 MiB.
-  const Side exact = side_from_run(run_like(reference, 1.25, {FootprintMode::exact, 0}, "warm"), "exact-run");
+  const Side exact = side_from_run(run_like(reference, 1.25, {FootprintMode::exact, 0}, CacheState::warm), "exact-run");
   const Comparison c = compare_sides(exact, reference, CompareOptions{});
   int ambiguous = 0, judged = 0;
   for (const RowComparison& row : c.rows) {
@@ -221,18 +220,18 @@ TEST_CASE("compare: an exact-footprint run against a ranged nccl-tests log is am
 
   // 20% slower with an exact footprint: inside what a footprint explains, so small sizes
   // are not failed on it (larger ones are).
-  const Side slow = side_from_run(run_like(reference, 0.8, {FootprintMode::exact, 0}, "warm"), "slow-run");
+  const Side slow = side_from_run(run_like(reference, 0.8, {FootprintMode::exact, 0}, CacheState::warm), "slow-run");
   const Comparison s = compare_sides(slow, reference, CompareOptions{});
   for (const RowComparison& row : s.rows) CHECK(row.fails == (row.key.size_bytes > kFootprintSensitiveBytes));
 
   // The same footprint (largest at the log's maxBytes) is judged at every size (50% faster:
   // beyond the noise band of a 1 MiB figure, which grows where the time is small).
-  const Side matched = side_from_run(run_like(reference, 1.5, {FootprintMode::largest, 0}, "warm"), "matched-run");
+  const Side matched = side_from_run(run_like(reference, 1.5, {FootprintMode::largest, 0}, CacheState::warm), "matched-run");
   for (const RowComparison& row : compare_sides(matched, reference, CompareOptions{}).rows) {
     CHECK(row.verdict == Verdict::faster);
   }
   // A flushed cache is another measurement too.
-  const Side flushed = side_from_run(run_like(reference, 1.25, {FootprintMode::largest, 0}, "flush"), "flush-run");
+  const Side flushed = side_from_run(run_like(reference, 1.25, {FootprintMode::largest, 0}, CacheState::flush), "flush-run");
   const Comparison f = compare_sides(flushed, reference, CompareOptions{});
   for (const RowComparison& row : f.rows) {
     CHECK((row.verdict == Verdict::ambiguous) == (row.key.size_bytes <= kFootprintSensitiveBytes));
@@ -241,7 +240,7 @@ TEST_CASE("compare: an exact-footprint run against a ranged nccl-tests log is am
 
 TEST_CASE("compare: a 1000x gap is slower whatever the footprints, with the footprint named") {
   const Side reference = load_side(kNcclTests / "nccl-tests-reduce_scatter-np2.txt");
-  const Side broken = side_from_run(run_like(reference, 0.001, {FootprintMode::exact, 0}, "warm"), "broken-run");
+  const Side broken = side_from_run(run_like(reference, 0.001, {FootprintMode::exact, 0}, CacheState::warm), "broken-run");
   const Comparison c = compare_sides(broken, reference, CompareOptions{});
   CHECK_FALSE(c.passed());
   for (const RowComparison& row : c.rows) {
@@ -275,7 +274,7 @@ TEST_CASE("compare: two nccl-tests launches with different maxBytes that agree a
       CHECK(row.verdict == Verdict::same);
       ++same_small;
     }
-    if (row.key.size_bytes == kMiB && row.key.placement == "out_of_place") CHECK(row.verdict == Verdict::ambiguous);
+    if (row.key.size_bytes == kMiB && row.key.placement == Placement::out_of_place) CHECK(row.verdict == Verdict::ambiguous);
   }
   CHECK(same_small == 4);
   std::string line;
@@ -288,7 +287,7 @@ TEST_CASE("compare: two nccl-tests launches with different maxBytes that agree a
 
   // NEW nccl-tests against an ncclsweep run with a flushed cache: nccl-tests cannot flush,
   // so the hint is the ncclsweep side's flags.
-  const Side flushed = side_from_run(run_like(four_gib, 1.0, {FootprintMode::largest, 0}, "flush"), "flush-run");
+  const Side flushed = side_from_run(run_like(four_gib, 1.0, {FootprintMode::largest, 0}, CacheState::flush), "flush-run");
   const Comparison f = compare_sides(four_gib, flushed, CompareOptions{});
   std::string hint;
   for (const std::string& d : f.differences) {
@@ -300,8 +299,8 @@ TEST_CASE("compare: two nccl-tests launches with different maxBytes that agree a
 
 TEST_CASE("a run with two footprints keeps the non-default one as rows of its own") {
   const Side reference = load_side(kNcclTests / "nccl-tests-reduce_scatter-np2.txt");
-  RunDocument both = run_like(reference, 1.0, {FootprintMode::largest, 0}, "warm");
-  const RunDocument exact = run_like(reference, 2.0, {FootprintMode::exact, 0}, "warm");
+  RunDocument both = run_like(reference, 1.0, {FootprintMode::largest, 0}, CacheState::warm);
+  const RunDocument exact = run_like(reference, 2.0, {FootprintMode::exact, 0}, CacheState::warm);
   both.records.insert(both.records.end(), exact.records.begin(), exact.records.end());
   const Side side = side_from_run(both, "both");
   CHECK(side.rows.size() == 2 * reference.rows.size());

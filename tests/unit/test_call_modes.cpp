@@ -70,21 +70,21 @@ TEST_CASE("records keep modes and clocks through JSON, and old records read as t
   r.collective = "all_gather";
   r.dtype = "float32";
   r.op = "none";
-  r.placement = "out_of_place";
+  r.placement = Placement::out_of_place;
   const nlohmann::json plain = r;
   CHECK_FALSE(plain.contains("buffers"));
   CHECK_FALSE(plain.contains("clocks"));
   const MeasurementRecord plain_back = plain.get<MeasurementRecord>();
-  CHECK(plain_back.buffers == "cuda-malloc");
-  CHECK(plain_back.launch == "stream");
+  CHECK(plain_back.buffers == BufferMode::cuda_malloc);
+  CHECK(plain_back.launch == LaunchMode::stream);
   CHECK_FALSE(plain_back.clocks);
 
-  r.buffers = "nccl-register";
-  r.launch = "graph";
+  r.buffers = BufferMode::nccl_register;
+  r.launch = LaunchMode::graph;
   r.clocks = MeasurementClocks{1980, 1755, 3201, 3201, {"sw_power_cap"}};
   const MeasurementRecord back = nlohmann::json(r).get<MeasurementRecord>();
-  CHECK(back.buffers == "nccl-register");
-  CHECK(back.launch == "graph");
+  CHECK(back.buffers == BufferMode::nccl_register);
+  CHECK(back.launch == LaunchMode::graph);
   REQUIRE(back.clocks);
   CHECK(back.clocks->sm_mhz_before == 1980);
   CHECK(back.clocks->sm_mhz_after == 1755);
@@ -109,13 +109,13 @@ TEST_CASE("nvidia-smi clock lines parse; other shapes are refused") {
 }
 
 namespace {
-MeasurementRecord at(Bytes size, const std::string& buffers, const std::string& launch, double busbw, int repeat = 0) {
+MeasurementRecord at(Bytes size, BufferMode buffers, LaunchMode launch, double busbw, int repeat = 0) {
   MeasurementRecord r;
   r.collective = "all_gather";
   r.dtype = "float32";
   r.op = "none";
   r.repeat = repeat;
-  r.placement = "out_of_place";
+  r.placement = Placement::out_of_place;
   r.size_bytes = size;
   r.buffers = buffers;
   r.launch = launch;
@@ -126,13 +126,13 @@ MeasurementRecord at(Bytes size, const std::string& buffers, const std::string& 
 
 TEST_CASE("best mode per size: the highest median busbw, against the default mode") {
   const std::vector<MeasurementRecord> records = {
-      at(1 << 20, "cuda-malloc", "stream", 40), at(1 << 20, "cuda-malloc", "graph", 55),
-      at(1 << 20, "nccl-register", "stream", 50),
+      at(1 << 20, BufferMode::cuda_malloc, LaunchMode::stream, 40), at(1 << 20, BufferMode::cuda_malloc, LaunchMode::graph, 55),
+      at(1 << 20, BufferMode::nccl_register, LaunchMode::stream, 50),
       // repeats: nccl-register's median (300) beats the default's (290) despite its one low repeat
-      at(64 << 20, "cuda-malloc", "stream", 290, 0), at(64 << 20, "cuda-malloc", "stream", 291, 1),
-      at(64 << 20, "cuda-malloc", "stream", 289, 2), at(64 << 20, "nccl-register", "stream", 301, 0),
-      at(64 << 20, "nccl-register", "stream", 100, 1), at(64 << 20, "nccl-register", "stream", 300, 2),
-      at(256 << 20, "cuda-malloc", "stream", 300),  // one mode only: not listed
+      at(64 << 20, BufferMode::cuda_malloc, LaunchMode::stream, 290, 0), at(64 << 20, BufferMode::cuda_malloc, LaunchMode::stream, 291, 1),
+      at(64 << 20, BufferMode::cuda_malloc, LaunchMode::stream, 289, 2), at(64 << 20, BufferMode::nccl_register, LaunchMode::stream, 301, 0),
+      at(64 << 20, BufferMode::nccl_register, LaunchMode::stream, 100, 1), at(64 << 20, BufferMode::nccl_register, LaunchMode::stream, 300, 2),
+      at(256 << 20, BufferMode::cuda_malloc, LaunchMode::stream, 300),  // one mode only: not listed
   };
   const std::vector<BestMode> best = best_modes(aggregate_repeats(records));
   REQUIRE(best.size() == 2);
@@ -150,7 +150,7 @@ TEST_CASE("best mode per size: the highest median busbw, against the default mod
 TEST_CASE("points keep their phase times; run.json points from before them still read") {
   PointOutcome point;
   point.label = "NCCL_PROTO=LL";
-  point.status = "ok";
+  point.status = PointStatus::ok;
   point.phase_s.worker_start = 1.5;
   point.phase_s.measure = 2.25;
   nlohmann::json j = point;

@@ -16,7 +16,7 @@ const std::filesystem::path kData = NCCLSWEEP_TEST_DATA "/nccl-tests";
 
 const SideRow* find_row(const Side& side, Bytes size, const std::string& placement) {
   for (const auto& row : side.rows) {
-    if (row.key.size_bytes == size && row.key.placement == placement) return &row;
+    if (row.key.size_bytes == size && name_of(row.key.placement) == placement) return &row;
   }
   return nullptr;
 }

@@ -19,7 +19,7 @@ constexpr Bytes MiB = 1 << 20;
 
 SideRow timed_row(double busbw, double time_us) {
   SideRow r;
-  r.key = {"all_gather", "float32", "none", MiB, "out_of_place", ""};
+  r.key = {"all_gather", "float32", "none", MiB, Placement::out_of_place, ""};
   r.busbw_gbps = busbw;
   r.time_us = time_us;
   return r;
@@ -42,7 +42,7 @@ std::vector<Side> launches(const std::string& name) {
 
 const RowComparison& row_at(const Comparison& c, Bytes size, const std::string& placement) {
   for (const auto& r : c.rows) {
-    if (r.key.size_bytes == size && r.key.placement == placement) return r;
+    if (r.key.size_bytes == size && name_of(r.key.placement) == placement) return r;
   }
   FAIL("no row at " << size << " " << placement);
   return c.rows.front();

@@ -10,7 +10,7 @@ namespace {
 
 SideRow row(Bytes size, double busbw, const std::string& placement = "out_of_place") {
   SideRow r;
-  r.key = {"all_gather", "float32", "none", size, placement, ""};
+  r.key = {"all_gather", "float32", "none", size, parse_placement(placement), ""};
   r.busbw_gbps = busbw;
   r.wrong = 0;
   return r;

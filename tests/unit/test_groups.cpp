@@ -39,7 +39,7 @@ MeasurementRecord record(const std::string& point, const std::string& collective
   r.size_bytes = r.requested_bytes = bytes;
   r.ranks = ranks;
   r.time_us = {us, us, us};
-  r.placement = placement;
+  r.placement = parse_placement(placement);
   return r;
 }
 
@@ -372,7 +372,7 @@ TEST_CASE("records and workload calls write the split's names and still read the
   r.collective = "all_gather";
   r.dtype = "float32";
   r.op = "none";
-  r.placement = "out_of_place";
+  r.placement = Placement::out_of_place;
   r.communicator = "dp";
   r.communicators = 2;
   r.per_communicator = {SubCommunicatorTime{0, {1, 2, 3}, 4}, SubCommunicatorTime{1, {5, 6, 7}, 8}};

@@ -18,7 +18,7 @@ std::vector<PointSpec> points(std::initializer_list<const char*> labels) {
   return out;
 }
 
-PointOutcome reported(const std::string& label, const std::string& status = "ok") {
+PointOutcome reported(const std::string& label, PointStatus status = PointStatus::ok) {
   PointOutcome o;
   o.label = label;
   o.status = status;
@@ -41,7 +41,7 @@ TEST_CASE("a worker that failed on a point settles the points before it and that
   REQUIRE(s.outcomes.size() == 2);
   CHECK(s.outcomes[1].label == "b");
   CHECK(s.outcomes[1].isolation_group == 3);
-  CHECK(s.outcomes[1].status == "failed");
+  CHECK(s.outcomes[1].status == PointStatus::failed);
   CHECK(s.outcomes[1].error == "rank 1 on n1: bad value");
   CHECK(s.failures == std::vector<std::string>{"point b failed: rank 1 on n1: bad value"});
 }
@@ -50,21 +50,21 @@ TEST_CASE("a worker that timed out marks its point as a timeout") {
   const Settlement s = settle_points(0, points({"a", "b"}), {}, failed_with("timeout: ...", true), false);
   CHECK(s.settled == 1);
   REQUIRE(s.outcomes.size() == 1);
-  CHECK(s.outcomes[0].status == "timeout");
+  CHECK(s.outcomes[0].status == PointStatus::timeout);
   CHECK(s.failures == std::vector<std::string>{"point a timeout: timeout: ..."});
 }
 
 TEST_CASE("a worker that ended right after reporting a point leaves the next point to a new worker") {
   WorkerRunEnd end = failed_with("rank 0 on n0: worker ended with exit 3");
   end.ended_after_outcome = true;
-  const Settlement s = settle_points(0, points({"a", "b", "c"}), {reported("a", "failed")}, end, false);
+  const Settlement s = settle_points(0, points({"a", "b", "c"}), {reported("a", PointStatus::failed)}, end, false);
   CHECK(s.settled == 1);
   CHECK(s.outcomes.size() == 1);
   CHECK(s.failures.empty());
   // Nothing reported at all: the first point is the one that failed.
   const Settlement first = settle_points(0, points({"a", "b"}), {}, end, false);
   CHECK(first.settled == 1);
-  CHECK(first.outcomes.at(0).status == "failed");
+  CHECK(first.outcomes.at(0).status == PointStatus::failed);
 }
 
 TEST_CASE("on the last try every point without an outcome is settled; after a stop they are interrupted") {
@@ -76,7 +76,7 @@ TEST_CASE("on the last try every point without an outcome is settled; after a st
   stopped.stopped = true;
   const Settlement s = settle_points(0, points({"a", "b"}), {reported("a")}, stopped, true);
   CHECK(s.settled == 2);
-  CHECK(s.outcomes.at(1).status == "interrupted");
+  CHECK(s.outcomes.at(1).status == PointStatus::interrupted);
   CHECK(s.outcomes.at(1).error == "not run: stopped by a signal");
   CHECK(s.failures.empty());
 }
@@ -88,7 +88,7 @@ TEST_CASE("the run's last words: where the results are, then what raises the exi
   CHECK(clean.status == kExitOk);
   CHECK(clean.messages == std::vector<std::pair<LogLevel, std::string>>{{LogLevel::info, "results: results/x"}});
 
-  run.points = {reported("p0", "mismatch")};
+  run.points = {reported("p0", PointStatus::mismatch)};
   run.records[2].wrong = 7;
   const ClosingWords bad = closing_words(run, kExitOk, 15, "results/x");
   CHECK(bad.status == kExitRuntime);

@@ -544,7 +544,7 @@ TEST_CASE("a run's records become the reference of the same collective, size and
     MeasurementRecord r;
     r.collective = collective;
     r.dtype = "float32";
-    r.placement = "out_of_place";
+    r.placement = Placement::out_of_place;
     r.size_bytes = measured_bytes({collective, 1 << 20}, ranks);
     r.ranks = ranks;
     r.busbw_gbps = busbw;

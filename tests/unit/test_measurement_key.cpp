@@ -13,6 +13,7 @@
 #include "report/terminal_table.hpp"
 #include "results/best_mode.hpp"
 #include "results/measurement_key.hpp"
+#include "results/record_json.hpp"
 #include "results/repeats.hpp"
 #include "results/resume.hpp"
 
@@ -21,8 +22,8 @@ using namespace ncclsweep;
 namespace {
 
 const char* const kPoints[] = {"NCCL_PROTO=LL", "NCCL_PROTO=Simple"};
-const char* const kBuffers[] = {"cuda-malloc", "nccl-register"};
-const char* const kLaunches[] = {"stream", "graph"};
+const BufferMode kBuffers[] = {BufferMode::cuda_malloc, BufferMode::nccl_register};
+const LaunchMode kLaunches[] = {LaunchMode::stream, LaunchMode::graph};
 const Bytes kSizes[] = {1 << 20, 64 << 20};
 constexpr int kRepeats = 3;
 
@@ -40,7 +41,7 @@ MeasurementRecord fabricated(int point, int buffers, int launch, int size, int r
   r.ranks = 4;
   r.size_bytes = r.requested_bytes = kSizes[size];
   r.count = kSizes[size] / 4;
-  r.placement = placement;
+  r.placement = parse_placement(placement);
   r.buffers = kBuffers[buffers];
   r.launch = kLaunches[launch];
   r.point = kPoints[point];
@@ -55,12 +56,12 @@ MeasurementRecord fabricated(int point, int buffers, int launch, int size, int r
 RunDocument mixed_mode_run() {
   RunDocument run;
   run.name = "modes";
-  run.status = "complete";
+  run.status = RunStatus::complete;
   run.baseline = kPoints[0];
   for (const char* label : kPoints) {
     PointOutcome p;
     p.label = label;
-    p.status = "ok";
+    p.status = PointStatus::ok;
     run.points.push_back(p);
   }
   for (int repeat = 0; repeat < kRepeats; ++repeat) {  // interleaved, as a run writes them
@@ -105,12 +106,13 @@ TEST_CASE("the key holds every field that makes a measurement, and orders by the
   other_point.point = "x";
   CHECK(series_of(key_of(other_point)) == series_of(k));
   MeasurementRecord other_mode = a;
-  other_mode.launch = "graph";
+  other_mode.launch = LaunchMode::graph;
   CHECK(series_of(key_of(other_mode)) != series_of(k));
   CHECK(series_title(key_of(other_mode)) == "all_reduce float32 sum [launch graph]");
-  MeasurementRecord bad = a;
-  bad.buffers = "pinned";
-  CHECK_THAT(usage_error_text([&] { key_of(bad); }), ContainsSubstring("unknown buffer mode 'pinned'"));
+  nlohmann::json bad = a;
+  bad["buffers"] = "pinned";
+  CHECK_THAT(usage_error_text([&] { (void)bad.get<MeasurementRecord>(); }),
+             ContainsSubstring("unknown buffer mode 'pinned'"));
 }
 
 TEST_CASE("repeats are folded once: median, min, max, spread and count") {
@@ -222,7 +224,7 @@ TEST_CASE("a grouped run keeps the world's numbers apart from the groups'") {
   RunDocument run = mixed_mode_run();
   std::vector<MeasurementRecord> records;
   for (MeasurementRecord r : run.records) {
-    if (r.buffers != "cuda-malloc" || r.launch != "stream") continue;
+    if (r.buffers != BufferMode::cuda_malloc || r.launch != LaunchMode::stream) continue;
     records.push_back(r);
     r.communicator = "intra-node";
     r.ranks = 2;

@@ -212,7 +212,7 @@ TEST_CASE("the loop stops noisy iterations between min and max and records their
   measure_plan(one_size_plan(), options, engine, rank, &sink);
   REQUIRE(sink.records.size() == 2);  // out of place, in place
   const MeasurementRecord& r = sink.records.front();
-  CHECK(r.stopped_by == "spread");
+  CHECK(r.stopped_by == StopReason::spread);
   CHECK(r.iters >= 6);
   CHECK(r.iters < 500);
   CHECK(r.spread <= 0.02);
@@ -245,7 +245,7 @@ TEST_CASE("the loop warms up briefly for slow calls and records each repeat in o
   sink.records.clear();
   measure_plan(one_size_plan(), options, engine, rank, &sink);
   CHECK(sink.records[0].warmup == 1);  // 40 ms per call: past the 50 ms budget after one
-  CHECK(sink.records[0].stopped_by == "spread");
+  CHECK(sink.records[0].stopped_by == StopReason::spread);
 }
 
 TEST_CASE("short calls are timed in samples of several calls; a fixed count stays exact") {
@@ -284,14 +284,14 @@ TEST_CASE("records keep the per-iteration fields through JSON, and older files s
   r.slowest_rank = 3;
   r.slowest_rank_iterations = 17;
   r.spread = 0.004;
-  r.stopped_by = "spread";
+  r.stopped_by = StopReason::spread;
   nlohmann::json j = r;
   const auto back = j.get<MeasurementRecord>();
   CHECK(back.repeat == 2);
   REQUIRE(back.iteration_us);
   CHECK(back.iteration_us->p99 == 12);
   CHECK(back.slowest_rank == 3);
-  CHECK(back.stopped_by == "spread");
+  CHECK(back.stopped_by == StopReason::spread);
   for (const char* key : {"repeat", "iteration_us", "slowest_rank", "slowest_rank_iterations", "spread", "stopped_by"})
     j.erase(key);
   const auto old = j.get<MeasurementRecord>();
@@ -338,7 +338,7 @@ MeasurementRecord busbw_record(const std::string& point, int repeat, double busb
   r.dtype = "float32";
   r.op = "none";
   r.size_bytes = 1 << 30;
-  r.placement = "out_of_place";
+  r.placement = Placement::out_of_place;
   r.point = point;
   r.repeat = repeat;
   r.busbw_gbps = busbw;
@@ -350,7 +350,7 @@ MeasurementRecord busbw_record(const std::string& point, int repeat, double busb
 
 TEST_CASE("compare merges a run's repeats into the median with their range as the spread") {
   RunDocument run;
-  run.status = "complete";
+  run.status = RunStatus::complete;
   for (const double busbw : {102.0, 98.0, 100.0}) {
     run.records.push_back(busbw_record("default", static_cast<int>(run.records.size()), busbw));
   }
@@ -364,10 +364,10 @@ TEST_CASE("compare merges a run's repeats into the median with their range as th
 
 TEST_CASE("compare keeps other buffer and launch modes as rows of their own") {
   RunDocument run;
-  run.status = "complete";
+  run.status = RunStatus::complete;
   run.records.push_back(busbw_record("default", 0, 100));
   run.records.push_back(busbw_record("default", 0, 120));
-  run.records.back().buffers = "nccl-register";
+  run.records.back().buffers = BufferMode::nccl_register;
   const Side side = side_from_run(run, "run.json");
   REQUIRE(side.rows.size() == 2);
   CHECK(side.rows[0].key.point.empty());  // the default mode still matches nccl-tests rows

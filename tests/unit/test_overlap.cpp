@@ -74,7 +74,7 @@ MeasurementRecord record_under(const std::string& point, double comm_under_us, d
   r.op = "sum";
   r.size_bytes = r.requested_bytes = 1 << 20;
   r.count = (1 << 20) / 4;
-  r.placement = "out_of_place";
+  r.placement = Placement::out_of_place;
   r.ranks = 2;
   r.point = point;
   r.time_us = {90, 95, 100};

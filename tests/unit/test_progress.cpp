@@ -124,9 +124,9 @@ TEST_CASE("lines mode: a single-point run says how far it is after every measure
     out_of_place.dtype = "float32";
     out_of_place.op = "none";
     out_of_place.size_bytes = size;
-    out_of_place.placement = "out_of_place";
+    out_of_place.placement = Placement::out_of_place;
     MeasurementRecord in_place = out_of_place;
-    in_place.placement = "in_place";
+    in_place.placement = Placement::in_place;
     const std::vector<MeasurementRecord> row{out_of_place, in_place};
     display->row(row);
   }

@@ -23,7 +23,7 @@ MeasurementRecord record(const std::string& collective, Bytes size, const std::s
   r.op = collective == "all_gather" ? "none" : "sum";
   r.size_bytes = r.requested_bytes = size;
   r.count = size / 8;
-  r.placement = placement;
+  r.placement = parse_placement(placement);
   r.ranks = 2;
   r.time_us = {10, 11, 12.345};
   r.algbw_gbps = busbw * 2;
@@ -35,7 +35,7 @@ MeasurementRecord record(const std::string& collective, Bytes size, const std::s
 RunDocument run_with(std::vector<MeasurementRecord> records) {
   RunDocument run;
   run.name = "qps";
-  run.status = "complete";
+  run.status = RunStatus::complete;
   run.start_time = "2026-11-29T18:00:00Z";
   run.end_time = "2026-11-29T18:01:00Z";
   run.settings = {"nccl", 5, 20, true};
@@ -111,11 +111,11 @@ TEST_CASE("CSV has one tidy row per measurement with a header") {
 
 TEST_CASE("CSV: a footprint has its own column and never lands in the point column") {
   MeasurementRecord largest = record("all_gather", 1 << 20, "out_of_place", 10);
-  largest.buffer_footprint = "largest";
+  largest.buffer_footprint = BufferFootprint{FootprintMode::largest, 0};
   largest.footprint_bytes = 1 << 20;
-  largest.cache = "warm";
+  largest.cache = CacheState::warm;
   MeasurementRecord exact = largest;
-  exact.buffer_footprint = "exact";
+  exact.buffer_footprint = BufferFootprint{FootprintMode::exact, 0};
   exact.busbw_gbps = 12;
   MeasurementRecord repeat = exact;
   repeat.repeat = 1;
@@ -177,7 +177,7 @@ TEST_CASE("SVG plots busbw on a log2 size axis with a legend and the run's ident
 namespace {
 RowComparison compared(Bytes size, double new_gbps, double ref_gbps, Verdict verdict, bool fails, const std::string& placement = "out_of_place") {
   RowComparison r;
-  r.key = {"all_gather", "float32", "none", size, placement, ""};
+  r.key = {"all_gather", "float32", "none", size, parse_placement(placement), ""};
   r.new_row.key = r.reference_row.key = r.key;
   r.new_row.busbw_gbps = new_gbps;
   r.reference_row.busbw_gbps = ref_gbps;
@@ -284,7 +284,7 @@ TEST_CASE("the sweep summary has a column per point and the change against the b
   for (const char* label : {"NCCL_PROTO=LL", "NCCL_PROTO=Simple"}) {
     ncclsweep::PointOutcome p;
     p.label = label;
-    p.status = "ok";
+    p.status = PointStatus::ok;
     run.points.push_back(p);
   }
   run.points[0].settings.push_back({"NCCL_IB_QPS_PER_CONNECTION", "4", SettingKind::env_process_cached, SettingStatus::not_read});
@@ -294,7 +294,7 @@ TEST_CASE("the sweep summary has a column per point and the change against the b
     r.dtype = "bfloat16";
     r.op = "none";
     r.size_bytes = 1 << 30;
-    r.placement = "out_of_place";
+    r.placement = Placement::out_of_place;
     r.point = label;
     r.busbw_gbps = busbw;
     run.records.push_back(r);

@@ -14,7 +14,7 @@ namespace {
 RunDocument sample_run() {
   RunDocument run;
   run.name = "smoke";
-  run.status = "complete";
+  run.status = RunStatus::complete;
   run.command_line = {"ncclsweep", "run", "--sizes", "1M"};
   run.start_time = "2026-11-29T18:00:00Z";
   run.end_time = "2026-11-29T18:00:05Z";
@@ -31,7 +31,7 @@ RunDocument sample_run() {
   r.size_bytes = 1 << 20;
   r.requested_bytes = 1 << 20;
   r.count = 131072;
-  r.placement = "in_place";
+  r.placement = Placement::in_place;
   r.ranks = 2;
   r.warmup = 5;
   r.iters = 20;
@@ -84,10 +84,10 @@ TEST_CASE("the results directory keeps records as they come and run.json at the 
   {
     auto sink = make_results_directory(dir);
     RunDocument started = run;
-    started.status = "incomplete";
+    started.status = RunStatus::incomplete;
     started.records.clear();
     sink->begin(started);
-    CHECK(read_run_document(dir).status == "incomplete");
+    CHECK(read_run_document(dir).status == RunStatus::incomplete);
     sink->row(run.records);
     std::ifstream lines(dir / "records.jsonl");
     std::string line;
@@ -97,7 +97,7 @@ TEST_CASE("the results directory keeps records as they come and run.json at the 
     sink->finish(run);
   }
   const RunDocument back = read_run_document(dir);
-  CHECK(back.status == "complete");
+  CHECK(back.status == RunStatus::complete);
   CHECK(back.records.size() == 2);
   CHECK_THROWS_WITH(make_results_directory(dir), ContainsSubstring("already holds a run"));
 }

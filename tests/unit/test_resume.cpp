@@ -21,7 +21,7 @@ MeasurementRecord record(Bytes size, const std::string& placement) {
   r.dtype = "float32";
   r.op = "sum";
   r.size_bytes = r.requested_bytes = size;
-  r.placement = placement;
+  r.placement = parse_placement(placement);
   r.point = "p1";
   r.time_us = {1, 2, 3};
   return r;
@@ -45,13 +45,13 @@ TEST_CASE("a measurement's key names what was measured, not what it measured") {
   b.busbw_gbps = 5;
   CHECK(key_of(a) == key_of(b));
   CHECK(key_text(key_of(a)) == key_text(key_of(b)));
-  for (auto change : {+[](MeasurementRecord& r) { r.placement = "out_of_place"; },
+  for (auto change : {+[](MeasurementRecord& r) { r.placement = Placement::out_of_place; },
                       +[](MeasurementRecord& r) { r.point = "p2"; }, +[](MeasurementRecord& r) { r.size_bytes = 2048; },
                       +[](MeasurementRecord& r) { r.requested_bytes = 1000; },
                       +[](MeasurementRecord& r) { r.dtype = "int8"; }, +[](MeasurementRecord& r) { r.op = "max"; },
                       +[](MeasurementRecord& r) { r.collective = "all_gather"; },
-                      +[](MeasurementRecord& r) { r.buffers = "nccl-register"; },
-                      +[](MeasurementRecord& r) { r.launch = "graph"; },
+                      +[](MeasurementRecord& r) { r.buffers = BufferMode::nccl_register; },
+                      +[](MeasurementRecord& r) { r.launch = LaunchMode::graph; },
                       +[](MeasurementRecord& r) { r.communicator = "intra-node"; },
                       +[](MeasurementRecord& r) { r.ranks = 2; }, +[](MeasurementRecord& r) { r.repeat = 1; },
                       +[](MeasurementRecord& r) { r.root = 0; }}) {

@@ -188,8 +188,8 @@ TEST_CASE("the noise-based stop's bounds bound the estimate, and a reference run
     r.time_us.avg = 100;
     r.iters = 40;
   }
-  reference[0].placement = "out_of_place";
-  reference[1].placement = "in_place";
+  reference[0].placement = Placement::out_of_place;
+  reference[1].placement = Placement::in_place;
   const SweepEstimate referenced = estimate_sweep(plan, 2, reference);
   CHECK(referenced.from_reference == 2);
   const EstimateModel model;

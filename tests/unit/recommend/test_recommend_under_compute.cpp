@@ -19,7 +19,7 @@ struct PointFigures {
 RunDocument sweep_of(const std::vector<PointFigures>& points) {
   RunDocument run;
   run.name = "under-compute";
-  run.status = "complete";
+  run.status = RunStatus::complete;
   run.hosts = {"h0"};
   for (int r = 0; r < 2; ++r) {
     RankEntry entry;
@@ -30,7 +30,7 @@ RunDocument sweep_of(const std::vector<PointFigures>& points) {
   run.baseline = points.front().label;
   const Bytes size = 64u << 20;
   for (const PointFigures& p : points) {
-    PointOutcome point{.label = p.label, .status = "ok"};
+    PointOutcome point{.label = p.label, .status = PointStatus::ok};
     if (&p != &points.front()) point.settings.push_back({"NCCL_MAX_CTAS", std::to_string(p.channels), SettingKind::env_process_cached, SettingStatus::applied});
     point.coll_channels = p.channels;
     run.points.push_back(point);
@@ -42,10 +42,10 @@ RunDocument sweep_of(const std::vector<PointFigures>& points) {
       r.op = "none";
       r.size_bytes = r.requested_bytes = size;
       r.count = size / 4 / 2;
-      r.placement = "out_of_place";
-      r.buffer_footprint = "largest";
+      r.placement = Placement::out_of_place;
+      r.buffer_footprint = BufferFootprint{FootprintMode::largest, 0};
       r.footprint_bytes = size;
-      r.cache = "warm";
+      r.cache = CacheState::warm;
       r.ranks = 2;
       r.point = p.label;
       r.repeat = repeat;

@@ -1,0 +1,185 @@
+// Every value of every enum a record, point or run holds goes through run.json and back
+// unchanged, and each printer writes it by its one name. The values come from the enums'
+// name tables, so a value added to a table is covered here without a line of this file.
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+#include <string>
+
+#include "catch_compat.hpp"
+#include "compare/side_readers.hpp"
+#include "core/buffer_footprint.hpp"
+#include "core/call_modes.hpp"
+#include "core/setting_kind.hpp"
+#include "core/stopping_rule.hpp"
+#include "report/printers.hpp"
+#include "report/sweep_report.hpp"
+#include "results/measurement_key.hpp"
+#include "results/record_json.hpp"
+
+using namespace ncclsweep;
+
+namespace {
+
+MeasurementRecord plain_record(Bytes size) {
+  MeasurementRecord r;
+  r.collective = "all_gather";
+  r.dtype = "float32";
+  r.op = "none";
+  r.size_bytes = r.requested_bytes = size;
+  r.count = size / 8;
+  r.ranks = 2;
+  r.iters = 5;
+  r.time_us = {10, 11, 12};
+  r.algbw_gbps = 1;
+  r.busbw_gbps = 0.5;
+  return r;
+}
+
+RunDocument run_of(std::vector<MeasurementRecord> records) {
+  RunDocument run;
+  run.name = "enums";
+  run.status = RunStatus::complete;
+  run.settings.engine = "mpi";
+  run.records = std::move(records);
+  return run;
+}
+
+RunDocument round_trip(const RunDocument& run) { return nlohmann::json(run).get<RunDocument>(); }
+
+std::string printed(const RunDocument& run, std::string_view format) {
+  std::ostringstream out;
+  side_printer(format)(side_from_run(run, "run.json"), PrintStyle{}, out);
+  return out.str();
+}
+
+// One record per value of `table`, each set by `set`, sizes 1, 2, 3 KiB... so the
+// records stay distinct measurements.
+template <typename Table, typename Set>
+std::vector<MeasurementRecord> one_record_per_value(const Table& table, Set set) {
+  std::vector<MeasurementRecord> records;
+  Bytes size = 1024;
+  for (const auto& [value, name] : table.entries()) {
+    MeasurementRecord r = plain_record(size);
+    size += 1024;
+    set(r, value);
+    records.push_back(r);
+  }
+  return records;
+}
+
+}  // namespace
+
+TEST_CASE("every record mode survives run.json and is printed by its name in csv and json") {
+  const auto check_table = [](const auto& table, auto set, auto get) {
+    const RunDocument run = run_of(one_record_per_value(table, set));
+    const RunDocument back = round_trip(run);
+    REQUIRE(back.records.size() == table.entries().size());
+    const std::string csv = printed(run, "csv"), json_text = printed(run, "json");
+    for (std::size_t i = 0; i < back.records.size(); ++i) {
+      const auto& [value, name] = table.entries()[i];
+      INFO(table.what() << " " << name);
+      CHECK(get(back.records[i]) == value);
+      CHECK(get(run.records[i]) == value);
+      CHECK_THAT(csv, ContainsSubstring("," + std::string(name) + ","));
+      CHECK_THAT(json_text + csv, ContainsSubstring(std::string(name)));
+    }
+  };
+  check_table(kPlacementNames, [](MeasurementRecord& r, Placement v) { r.placement = v; },
+              [](const MeasurementRecord& r) { return r.placement; });
+  check_table(kBufferModeNames, [](MeasurementRecord& r, BufferMode v) { r.buffers = v; },
+              [](const MeasurementRecord& r) { return r.buffers; });
+  check_table(kLaunchModeNames, [](MeasurementRecord& r, LaunchMode v) { r.launch = v; },
+              [](const MeasurementRecord& r) { return r.launch; });
+  check_table(kCacheStateNames, [](MeasurementRecord& r, CacheState v) { r.cache = v; },
+              [](const MeasurementRecord& r) { return r.cache.value(); });
+}
+
+TEST_CASE("every footprint mode and stop reason survives run.json; an unknown name is refused with the valid ones") {
+  for (const BufferFootprint footprint : {BufferFootprint{FootprintMode::largest, 0}, BufferFootprint{FootprintMode::exact, 0},
+                                          BufferFootprint{FootprintMode::fixed, 8u << 20}}) {
+    MeasurementRecord r = plain_record(1024);
+    r.buffer_footprint = footprint;
+    r.footprint_bytes = 8u << 20;
+    const RunDocument back = round_trip(run_of({r}));
+    CHECK(back.records.at(0).buffer_footprint == footprint);
+    CHECK(key_of(back.records.at(0)).footprint == footprint);
+  }
+  for (const auto& [reason, name] : kStopReasonNames.entries()) {
+    MeasurementRecord r = plain_record(1024);
+    r.stopped_by = reason;
+    const nlohmann::json j = r;
+    CHECK(j.at("stopped_by") == name);
+    CHECK(j.get<MeasurementRecord>().stopped_by == reason);
+  }
+  // Records from before these fields were written: unknown, and the key reads nccl-tests' model.
+  nlohmann::json old = plain_record(1024);
+  old.erase("stopped_by");
+  const MeasurementRecord older = old.get<MeasurementRecord>();
+  CHECK_FALSE(older.stopped_by);
+  CHECK_FALSE(older.buffer_footprint);
+  CHECK_FALSE(older.cache);
+  CHECK(key_of(older).cache == CacheState::warm);
+
+  nlohmann::json bad = plain_record(1024);
+  bad["placement"] = "sideways";
+  const std::string text = usage_error_text([&] { (void)bad.get<MeasurementRecord>(); });
+  CHECK_THAT(text, ContainsSubstring("unknown placement 'sideways'"));
+  CHECK_THAT(text, ContainsSubstring("out_of_place, in_place"));
+  bad = plain_record(1024);
+  bad["cache"] = "cold";
+  CHECK_THAT(usage_error_text([&] { (void)bad.get<MeasurementRecord>(); }), ContainsSubstring("warm, flush"));
+}
+
+TEST_CASE("every point and run status survives run.json and the sweep report prints it by its name") {
+  RunDocument run = run_of({plain_record(1024)});
+  for (const auto& [status, name] : kPointStatusNames.entries()) {
+    PointOutcome point;
+    point.label = "P-" + std::string(name);
+    point.status = status;
+    run.points.push_back(point);
+  }
+  for (const auto& [status, name] : kRunStatusNames.entries()) {
+    run.status = status;
+    const RunDocument back = round_trip(run);
+    CHECK(back.status == status);
+    CHECK(nlohmann::json(run).at("status") == name);
+    REQUIRE(back.points.size() == kPointStatusNames.entries().size());
+    for (std::size_t i = 0; i < back.points.size(); ++i) CHECK(back.points[i].status == run.points[i].status);
+  }
+  const SweepReport report = build_sweep_report(run);
+  std::ostringstream table, json;
+  print_sweep_report(report, "table", table);
+  print_sweep_report(report, "json", json);
+  for (const auto& [status, name] : kPointStatusNames.entries()) {
+    INFO(name);
+    CHECK_THAT(table.str(), ContainsSubstring("P-" + std::string(name) + "  [" + std::string(name)));
+    CHECK_THAT(json.str(), ContainsSubstring("\"status\": \"" + std::string(name) + "\""));
+  }
+  // A point written before its status was typed had "" there: ok.
+  nlohmann::json old = run;
+  old["points"][0]["status"] = "";
+  CHECK(old.get<RunDocument>().points[0].status == PointStatus::ok);
+  old["points"][0]["status"] = "fine";
+  CHECK_THAT(usage_error_text([&] { (void)old.get<RunDocument>(); }), ContainsSubstring("unknown point status 'fine'"));
+}
+
+TEST_CASE("every setting kind and status survives run.json by its one name") {
+  RunDocument run = run_of({plain_record(1024)});
+  PointOutcome point;
+  point.label = "p";
+  for (const auto& [kind, kind_name] : kSettingKindNames.entries()) {
+    for (const auto& [status, status_name] : kSettingStatusNames.entries()) {
+      point.settings.push_back({"NCCL_" + std::string(kind_name) + "_" + std::string(status_name), "1", kind, status});
+    }
+  }
+  run.points.push_back(point);
+  const nlohmann::json j = run;
+  const RunDocument back = j.get<RunDocument>();
+  REQUIRE(back.points.at(0).settings.size() == point.settings.size());
+  for (std::size_t i = 0; i < point.settings.size(); ++i) {
+    CHECK(back.points[0].settings[i].kind == point.settings[i].kind);
+    CHECK(back.points[0].settings[i].status == point.settings[i].status);
+    CHECK(j.at("points")[0].at("settings")[i].at("kind") == name_of(point.settings[i].kind));
+  }
+}
