@@ -153,7 +153,7 @@ TEST_CASE("compare: bad input and nothing comparable exit 2 with a reason") {
   }
 }
 
-TEST_CASE("an mpi-engine run writes summary.md, reports in every format and compares with itself") {
+TEST_CASE("an mpi-engine run writes summary.md, reports in every format and compares with itself", "[leaks]") {
   const auto dir = scratch_dir("compare-run");
   const Launch run = mpirun_ncclsweep(2, {"run", "--engine", "mpi", "--collectives", "all_gather,all_reduce", "--sizes",
                                           "64K:1M:x4", "--warmup", "1", "--iters", "3", "-o", (dir / "a").string()});

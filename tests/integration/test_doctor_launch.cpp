@@ -60,7 +60,7 @@ TEST_CASE("doctor --format json names the findings, their ranks, and every rank'
   CHECK(doc.at("errors").get<int>() >= 2);
 }
 
-TEST_CASE("doctor exits 0 when every rank agrees and nothing is an error") {
+TEST_CASE("doctor exits 0 when every rank agrees and nothing is an error", "[leaks]") {
   // Two ranks on one GPU are an error (gpu.shared): a 1-GPU machine runs one rank.
   const int ranks = visible_gpu_count() == 1 ? 1 : 2;
   const Launch run = mpirun_ncclsweep(ranks, {"doctor", "--no-gpu-tools"});

@@ -165,7 +165,7 @@ class SmallFileSystem {
 
 }  // namespace
 
-TEST_CASE("a full file system: exit 3 naming the file, complete records kept, --resume goes on once there is space") {
+TEST_CASE("a full file system: exit 3 naming the file, complete records kept, --resume goes on once there is space", "[leaks]") {
   const auto base = scratch_dir("fault-full-disk");
   SmallFileSystem disk(base / "mnt", "64k");
   if (!disk.skip_reason().empty()) {

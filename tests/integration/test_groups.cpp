@@ -82,7 +82,7 @@ TEST_CASE("groups that do not divide the ranks are refused with exit 2") {
   CHECK_THAT(run.output, ContainsSubstring("do not split into blocks of 3"));
 }
 
-TEST_CASE("sizes from a workload run on their own groups and are weighted per iteration") {
+TEST_CASE("sizes from a workload run on their own groups and are weighted per iteration", "[leaks]") {
   const auto dir = scratch_dir("groups-workload");
   std::filesystem::create_directories(dir);  // scratch_dir leaves it to ncclsweep -o
   const auto sweep = dir / "tiny.yaml";

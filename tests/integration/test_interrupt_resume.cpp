@@ -105,7 +105,7 @@ void check_interrupted_then_resume(const std::filesystem::path& dir, const std::
 
 }  // namespace
 
-TEST_CASE("SIGTERM to one rank stops every rank after its measurement; --resume completes the sweep") {
+TEST_CASE("SIGTERM to one rank stops every rank after its measurement; --resume completes the sweep", "[leaks]") {
   const std::vector<std::string>& expected = uninterrupted_keys();
   REQUIRE(expected.size() == 24 * 2);
   const auto dir = scratch_dir("resume-interrupted");

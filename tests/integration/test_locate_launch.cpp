@@ -125,7 +125,7 @@ TEST_CASE("locate names a slowed GPU pair within a host as a gpu-link", "[locate
   CHECK_THAT(svg.output, ContainsSubstring("local 1 x local 2: 0."));
 }
 
-TEST_CASE("locate --reference judges against an earlier locate instead of this launch's median", "[locate]") {
+TEST_CASE("locate --reference judges against an earlier locate instead of this launch's median", "[locate][leaks]") {
   // The fixture's figures (1000 GB/s) are far above anything the mpi engine reaches on
   // a CPU: judged against them every host is slow, where the launch alone names nothing.
   const std::string fast = std::string(NCCLSWEEP_TEST_DATA) + "/locate/reference-fast";

@@ -83,7 +83,7 @@ TEST_CASE("--check 0 records no wrong count") {
   CHECK_THAT(run.output, ContainsSubstring("N/A"));
 }
 
-TEST_CASE("a size that is not a multiple of ranks x element is rounded down and said") {
+TEST_CASE("a size that is not a multiple of ranks x element is rounded down and said", "[leaks]") {
   const auto dir = scratch_dir("rounding");
   const Launch run = mpirun_ncclsweep(4, {"run", "--engine", "mpi", "--collectives", "all_gather", "--sizes", "1000",
                                           "--iters", "2", "-o", dir.string()});

@@ -11,7 +11,7 @@
 using namespace ncclsweep::testing;
 using nlohmann::json;
 
-TEST_CASE("the CPU antagonist slows the mpi engine's collectives, and every format shows both slowdowns") {
+TEST_CASE("the CPU antagonist slows the mpi engine's collectives, and every format shows both slowdowns", "[leaks]") {
   const auto dir = scratch_dir("under-compute");
   // Two ranks on the two cores, each with a multiply thread pinned to its own cores.
   const Launch run = mpirun_ncclsweep(2, {"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes", "1M,4M",

@@ -11,7 +11,7 @@ const std::string kSweeps = std::string(NCCLSWEEP_SOURCE_DIR) + "/sweeps/";
 const std::string kBad = std::string(NCCLSWEEP_SOURCE_DIR) + "/tests/data/bad-sweeps/";
 }  // namespace
 
-TEST_CASE("plan prints JSON with one object per point and its group, command-line axes included") {
+TEST_CASE("plan prints JSON with one object per point and its group, command-line axes included", "[leaks]") {
   const Launch plan = run_ncclsweep({"plan", kSweeps + "nvlink-channels.yaml", "--format", "json", "--env",
                                      "NCCL_PROTO=LL,Simple", "--config", "max_ctas=8,32"});
   INFO(plan.output);

@@ -91,7 +91,7 @@ TEST_CASE("without a fault probe names no host, five runs in a row", "[probe]") 
   }
 }
 
-TEST_CASE("a probe run compared with itself passes", "[probe][compare]") {
+TEST_CASE("a probe run compared with itself passes", "[probe][compare][leaks]") {
   const auto dir = scratch_dir("probe-self-compare");
   const Launch run = probe_on_two_hosts(dir);
   INFO(run.output);

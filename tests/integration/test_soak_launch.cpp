@@ -182,7 +182,7 @@ TEST_CASE("soak: a rank slowed four seconds in every eight is a flap on its host
   CHECK(drifting.empty());
 }
 
-TEST_CASE("soak: a clean soak finds nothing", "[soak]") {
+TEST_CASE("soak: a clean soak finds nothing", "[soak][leaks]") {
   const auto dir = scratch_dir("soak-clean");
   const Launch run = mpirun_mpmd(four_hosts(soak_args(dir, "8s")));
   INFO(run.output);

@@ -25,7 +25,7 @@ WorkerStart two_rank_start() {
 
 }  // namespace
 
-TEST_CASE("a worker stops cleanly when another rank's worker failed") {
+TEST_CASE("a worker stops cleanly when another rank's worker failed", "[leaks]") {
   WorkerProcess worker(NCCLSWEEP_BINARY, {{"PATH", "/usr/bin:/bin"}});
   worker.channel().send(two_rank_start());
   // Its first cross-rank step (whether it sees a GPU): answer that rank 1 failed.
