@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/checked_number.hpp"
+#include "core/name_table.hpp"
 #include "core/suggest.hpp"
 
 namespace ncclsweep {
@@ -35,6 +37,28 @@ inline CLI::Validator one_of(std::vector<std::string> names) {
         return "'" + value + "' is not one of " + listed + did_you_mean(value, names);
       },
       "{" + listed + "}");
+}
+
+// A flag that names one of an enum's values, parsed into the enum where CLI11 reads it,
+// with one_of's check and suggestion: later layers get the value, never the text.
+template <typename Enum, std::size_t N>
+CLI::Option* add_choice(CLI::App& app, const std::string& flag, Enum& value, const NameTable<Enum, N>& table,
+                        const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          flag, [&value, &table](const std::string& name) { value = table.parse(name); }, help)
+      ->check(one_of(table.names()))
+      ->default_str(std::string(table.name(value)));
+}
+
+// The same for an optional value: unset unless the flag is given.
+template <typename Enum, std::size_t N>
+CLI::Option* add_choice(CLI::App& app, const std::string& flag, std::optional<Enum>& value,
+                        const NameTable<Enum, N>& table, const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          flag, [&value, &table](const std::string& name) { value = table.parse(name); }, help)
+      ->check(one_of(table.names()));
 }
 
 // The one range check of every number flag: CLI::Range lets NaN through (no comparison

@@ -30,7 +30,7 @@ struct PlanArgs {
   std::vector<std::string> env_axes;
   std::vector<std::string> config_axes;
   bool allow_unknown_values = false;  // values the NCCL tables do not know pass (a newer NCCL)
-  std::string isolation = "auto";
+  Isolation isolation = Isolation::automatic;
   std::string engine;
   std::string groups;
   std::string models_dir;
@@ -200,8 +200,8 @@ void add_plan_command(CLI::App& app, CommandAction& chosen) {
   plan->add_flag("--allow-unknown-values", args->allow_unknown_values,
                   "Pass env and config values the NCCL tables do not know (a newer NCCL); as the sweep file's "
                   "allow_unknown_values: true");
-  plan->add_option("--isolation", args->isolation, "auto (fresh processes where needed) or reinit (in-process re-init only)")
-      ->capture_default_str();
+  add_choice(*plan, "--isolation", args->isolation, kIsolationNames,
+             "auto (fresh processes where needed) or reinit (in-process re-init only)");
   plan->add_option("--engine", args->engine, "nccl or mpi (default: the sweep file's)");
   plan->add_option("--groups", args->groups, "Sub-communicators (as for run): intra-node, inter-node, stride:K, size:N, workload, dp...");
   plan->add_option("--models-dir", args->models_dir, "Model catalog for sizes from a workload (default configs/models)");

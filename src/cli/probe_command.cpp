@@ -39,7 +39,7 @@ int run_probe(const ProbeArgs& args, CommandContext& context) {
   FaultInjection fault;
   if (!args.fault.empty()) {
     fault = parse_fault_injection(args.fault);
-    if (fault.action != "cpu-hog") {
+    if (fault.action != FaultAction::cpu_hog) {
       throw UsageError("--inject-fault " + args.fault + ": probe injects only cpu-hog", "write RANK:cpu-hog, e.g. 1:cpu-hog");
     }
   }
@@ -63,7 +63,7 @@ std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const 
   probe::ProbeRun run;
   {
     std::optional<CpuHog> hog;
-    const bool hogged = fault.action == "cpu-hog" && fault.rank == session.rank();
+    const bool hogged = fault.action == FaultAction::cpu_hog && fault.rank == session.rank();
     run = probe::run_probes(options, session.local_rank(), [&] { session.barrier(); }, [&](bool on) {
       if (!hogged) return;
       if (on) {

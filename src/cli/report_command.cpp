@@ -124,12 +124,18 @@ int run_compare(const CompareArgs& args) {
   return comparison.passed() ? kExitOk : kExitRegression;
 }
 
+// --nodes and --compute: a view printed after a table or md report where the run has
+// one (automatic), as the whole report in any format (only), or never (off).
+enum class ExtraView { automatic, only, off };
+constexpr NameTable<ExtraView, 3> kExtraViewNames{
+    "view", {{{ExtraView::automatic, "auto"}, {ExtraView::only, "only"}, {ExtraView::off, "off"}}}};
+
 struct ReportArgs {
   std::vector<std::string> inputs;
   OutputArgs output;
-  std::string nodes = "auto";  // auto | only | off (docs/scale.md, "Per-node view")
+  ExtraView nodes = ExtraView::automatic;  // docs/scale.md, "Per-node view"
   double slow_threshold = kSlowShare;
-  std::string compute = "auto";  // auto | only | off (docs/overlap.md)
+  ExtraView compute = ExtraView::automatic;  // docs/overlap.md
 };
 
 // One input's report into `out`: a soak, a locate, a sweep or any run or nccl-tests
@@ -148,7 +154,7 @@ void print_one_report(const ReportArgs& args, const std::string& input, std::ost
   const bool is_run = std::filesystem::is_directory(input) &&
                       std::filesystem::exists(std::filesystem::path(input) / "run.json");
   const auto& format = args.output.format;
-  if (args.nodes == "only") {
+  if (args.nodes == ExtraView::only) {
     if (!is_run) {
       throw UsageError("--nodes only needs an ncclsweep results directory; " + input + " is not one",
                        "give a directory holding run.json (nccl-tests output has no rank -> host map)");
@@ -167,7 +173,7 @@ void print_one_report(const ReportArgs& args, const std::string& input, std::ost
     print_run_prometheus(prom_run, out);
     return;
   }
-  if (args.compute == "only") {
+  if (args.compute == ExtraView::only) {
     if (!is_run) {
       throw UsageError("--compute only needs an ncclsweep results directory; " + input + " is not one",
                        "give a directory holding run.json");
@@ -184,12 +190,12 @@ void print_one_report(const ReportArgs& args, const std::string& input, std::ost
   if (is_run && format != "svg") run = read_run_document(input);  // svg plots it as any run
   // After a table or Markdown report only: CSV and JSON stay one table / document.
   std::optional<NodeReport> nodes;
-  if (run && args.nodes == "auto" && (format == "table" || format == "md") && node_report_by_default(*run)) {
+  if (run && args.nodes == ExtraView::automatic && (format == "table" || format == "md") && node_report_by_default(*run)) {
     nodes = build_node_report(*run, args.slow_threshold);
   }
   // The under-compute view after a table or Markdown report, as the per-node view.
   std::optional<OverlapReport> overlap;
-  if (run && args.compute == "auto" && (format == "table" || format == "md") && has_under_compute(*run)) {
+  if (run && args.compute == ExtraView::automatic && (format == "table" || format == "md") && has_under_compute(*run)) {
     overlap = build_overlap_report(*run);
   }
   const auto print_nodes = [&](std::ostream& to) {
@@ -253,16 +259,12 @@ void add_report_command(CLI::App& app, CommandAction& chosen) {
                      "(--format svg), tables print one after another")
       ->required();
   add_output_options(report, args->output, "table, md, csv, json, svg or prom (Prometheus text)");
-  report->add_option("--nodes", args->nodes,
-                     "Per-node view and slow groups' hosts: auto (after a table or md report of a run on several hosts), "
-                     "only (just that view, any format), off")
-      ->check(CLI::IsMember({"auto", "only", "off"}))
-      ->capture_default_str();
-  report->add_option("--compute", args->compute,
-                     "The under-compute view (docs/overlap.md): auto (after a table or md report of a run measured "
-                     "with --with-compute), only (just that view, any format: table, md, csv, json, svg), off")
-      ->check(CLI::IsMember({"auto", "only", "off"}))
-      ->capture_default_str();
+  add_choice(*report, "--nodes", args->nodes, kExtraViewNames,
+             "Per-node view and slow groups' hosts: auto (after a table or md report of a run on several hosts), "
+             "only (just that view, any format), off");
+  add_choice(*report, "--compute", args->compute, kExtraViewNames,
+             "The under-compute view (docs/overlap.md): auto (after a table or md report of a run measured "
+             "with --with-compute), only (just that view, any format: table, md, csv, json, svg), off");
   report->add_option("--slow-threshold", args->slow_threshold,
                      "A host or group is slow when slower than the others' median by more than this share")
       ->check(finite_range(0.0, 10.0))

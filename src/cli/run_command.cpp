@@ -52,7 +52,7 @@ struct RunArgs {
   int iters = 0;  // 0: noise-based stop
   StoppingRule stopping;
   int repeats = 1;
-  std::string order = "sequential";
+  RepeatOrder order = RepeatOrder::sequential;
   std::uint64_t seed = 0;
   int check = 1;
   std::string engine;
@@ -60,7 +60,7 @@ struct RunArgs {
   std::string name = "run";
   std::string results_root = "results";
   bool allow_shared_gpu = false;
-  std::string progress = "auto";
+  ProgressSetting progress = ProgressSetting::automatic;
   bool quiet = false;
   std::string resume_dir;
   bool force = false;
@@ -72,12 +72,12 @@ struct RunArgs {
   std::vector<std::string> env_axes;
   std::vector<std::string> config_axes;
   bool allow_unknown_values = false;  // values the NCCL tables do not know pass (a newer NCCL)
-  std::string isolation = "auto";
+  Isolation isolation = Isolation::automatic;
   std::string groups;      // --groups: overrides the sweep file's groups
   std::string models_dir;  // for sizes from a workload
   std::string verify_file;   // --verify-recommendation: default against recommended
   std::string tuner_plugin;  // the libncclsweep-tuner.so a tuner CSV is verified with
-  std::string search_method;  // --search: overrides the sweep file's search.method
+  std::optional<SearchMethod> search_method;  // --search: overrides the sweep file's search.method
   std::string budget;         // --budget: overrides search.budget
   std::set<std::string> given;  // measurement flags given on the command line: they override the sweep file's
 };
@@ -236,8 +236,8 @@ std::optional<SearchRequest> plan_search(const RunArgs& args, SearchSpec search,
                                          int baseline, const LaunchRequest& request) {
   // --search grid measures the full grid in the search's rounds (interleaved, with the
   // search's statistics and testing aid), for a side-by-side; no search key: the plain run.
-  if (args.search_method.empty() && search.method == SearchMethod::grid) return std::nullopt;
-  if (!args.search_method.empty()) search.method = kSearchMethodNames.parse(args.search_method);
+  if (!args.search_method && search.method == SearchMethod::grid) return std::nullopt;
+  if (args.search_method) search.method = *args.search_method;
   if (!args.budget.empty()) search.budget = parse_search_budget(args.budget, "--budget");
   // A search measures in the ranks' own communicator, which holds NCCL's defaults: a
   // candidate that sets a NCCL variable or config field would need fresh workers per round
@@ -379,16 +379,16 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
     check_engine_support(request.spec, parse_engine(request.spec.engine), engine_places);
     if (!args.fault.empty()) {
       request.fault = parse_fault_injection(args.fault);
-      if (request.fault.action == "cpu-hog" && !args.probe) {
+      if (request.fault.action == FaultAction::cpu_hog && !args.probe) {
         throw UsageError("--inject-fault cpu-hog disturbs the probes, not the measurements", "add --probe");
       }
-      if (parse_engine(request.spec.engine) == EngineKind::mpi && request.fault.action == "skip") {
+      if (parse_engine(request.spec.engine) == EngineKind::mpi && request.fault.action == FaultAction::skip) {
         throw UsageError("--inject-fault skip needs the nccl engine (its workers have deadlines; the mpi engine "
                          "would wait forever)",
                          "use sleep=SECONDS, exit or kill with --engine mpi");
       }
       check_fault_target(request.fault, session.size(), request.groups);
-      if (parse_engine(request.spec.engine) != EngineKind::mpi && request.fault.action == "slow") {
+      if (parse_engine(request.spec.engine) != EngineKind::mpi && request.fault.action == FaultAction::slow) {
         throw UsageError("--inject-fault slow=FACTOR needs the mpi engine (it repeats each call on the CPU fabric)",
                          "add --engine mpi, or use locate's --inject-fault on the GPU machine");
       }
@@ -436,7 +436,7 @@ int run_launch_from_args(const RunArgs& args, CommandContext& context) {
   request.resume_dir = args.resume_dir;
   request.force = args.force;
   request.corrupt_rank = args.corrupt_rank;
-  request.progress = args.quiet ? "off" : args.progress;
+  request.progress = args.quiet ? ProgressSetting::off : args.progress;
   request.command_line = {context.argv, context.argv + context.argc};
   request.envp = context.envp;
   std::optional<probe::ProbeDocument> probed;
@@ -469,11 +469,9 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_flag("--allow-unknown-values", args->allow_unknown_values,
                   "Pass env and config values the NCCL tables do not know (a newer NCCL); as the sweep file's "
                   "allow_unknown_values: true");
-  run->add_option("--isolation", args->isolation,
-                  "auto: a fresh worker per group where settings need one; reinit: re-initialise in one process "
-                  "(process-cached settings are then reported as mismatch)")
-      ->check(one_of(kIsolationNames.names()))
-      ->capture_default_str();
+  add_choice(*run, "--isolation", args->isolation, kIsolationNames,
+             "auto: a fresh worker per group where settings need one; reinit: re-initialise in one process "
+             "(process-cached settings are then reported as mismatch)");
   run->add_option("--collectives,-c", args->collectives,
                   "Comma list: all_gather, reduce_scatter, all_reduce, broadcast, reduce, alltoall, sendrecv, or all")
       ->capture_default_str();
@@ -526,10 +524,8 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_option("--repeats", args->repeats, "Measure everything this many times, each repeat recorded separately")
       ->check(finite_range(1, 10000))
       ->capture_default_str();
-  run->add_option("--order", args->order,
-                  "Order of the repeats over points (sizes for one point): sequential, interleaved or shuffled")
-      ->check(one_of(kRepeatOrderNames.names()))
-      ->capture_default_str();
+  add_choice(*run, "--order", args->order, kRepeatOrderNames,
+             "Order of the repeats over points (sizes for one point): sequential, interleaved or shuffled");
   run->add_option("--seed", args->seed, "Seed of --order shuffled")->capture_default_str();
   run->add_option("--check", args->check, "1: verify every output element once per size; 0: do not")
       ->check(CLI::IsMember({0, 1}))
@@ -559,18 +555,15 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
                   "every rank repeats POINT's timed calls F times (docs/search.md); RANK:cpu-hog with --probe (docs/probe.md)");
   run->add_flag("--probe", args->probe,
                 "Run ncclsweep probe's probes (--quick) on every rank before measuring; kept in the run's probe/ folder");
-  run->add_option("--search", args->search_method,
-                  "Search instead of the full grid: racing (successive elimination per size band) or coordinate "
-                  "(one axis at a time); grid measures every point (docs/search.md)")
-      ->check(one_of(kSearchMethodNames.names()));
+  add_choice(*run, "--search", args->search_method, kSearchMethodNames,
+             "Search instead of the full grid: racing (successive elimination per size band) or coordinate "
+             "(one axis at a time); grid measures every point (docs/search.md)");
   run->add_option("--budget", args->budget,
                   "With --search: a share of the full grid's measurements (0.33) or a duration (20m)");
   run->add_flag("--allow-shared-gpu", args->allow_shared_gpu, "Allow two ranks on one GPU (results are then shared)");
-  run->add_option("--progress", args->progress,
-                  "Progress on rank 0: live (one line redrawn on a terminal), lines (a plain line per point), "
-                  "off, or auto (live on a terminal, else lines)")
-      ->check(CLI::IsMember({"auto", "live", "lines", "off"}))
-      ->capture_default_str();
+  add_choice(*run, "--progress", args->progress, kProgressSettingNames,
+             "Progress on rank 0: live (one line redrawn on a terminal), lines (a plain line per point), "
+             "off, or auto (live on a terminal, else lines)");
   run->add_flag("--quiet,-q", args->quiet, "No progress output (--progress off); the table and summary still print");
   run->add_option("--inject-corrupt-rank", args->corrupt_rank,
                   "Testing aid: this rank corrupts one output element before each check");

@@ -176,7 +176,7 @@ int run_soaked(const SoakArgs& args, CommandContext& context) {
     if (args.resume.empty()) (void)options_from(args);
     if (!args.fault.empty()) {
       fault = parse_fault_injection(args.fault);
-      if (fault.action != "slow") {
+      if (fault.action != FaultAction::slow) {
         throw UsageError("--inject-fault '" + args.fault + "': soak injects only slow downs",
                          "write RANK:slow=FACTOR[@t=SECONDS|@flap=SECONDS], e.g. 5:slow=4@t=60");
       }
@@ -222,7 +222,7 @@ int run_soaked(const SoakArgs& args, CommandContext& context) {
                 plan.document.options.duration_s,
                 plan.start.next_window > 0 ? (", resuming at window " + std::to_string(plan.start.next_window)).c_str() : "",
                 plan.dir.c_str());
-    if (fault.action == "slow") std::printf("# testing aid: --inject-fault %s\n", plan.document.fault.c_str());
+    if (fault.action == FaultAction::slow) std::printf("# testing aid: --inject-fault %s\n", plan.document.fault.c_str());
     std::fflush(stdout);
   }
   const StopSignals signals;

@@ -23,7 +23,7 @@ inline SweepContext build_sweep_context(std::string& note) {
 
 // The options `plan` and `run` share: the command line's axes, isolation and
 // --allow-unknown-values, checked against this build's NCCL.
-inline PlanOptions sweep_plan_options(const std::string& isolation, const std::string& engine,
+inline PlanOptions sweep_plan_options(Isolation isolation, const std::string& engine,
                                       const std::vector<std::string>& env_axes,
                                       const std::vector<std::string>& config_axes, bool allow_unknown_values,
                                       std::string& note) {

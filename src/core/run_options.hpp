@@ -1,6 +1,7 @@
 #pragma once
-// Which engine measures, and how sweep points that differ in process-cached settings are
-// isolated: names as the command line, sweep files and run.json spell them.
+// Which engine measures, how sweep points that differ in process-cached settings are
+// isolated, and how rank 0 shows progress: names as the command line, sweep files and
+// run.json spell them.
 #include <string_view>
 
 #include "core/name_table.hpp"
@@ -21,5 +22,12 @@ inline constexpr NameTable<Isolation, 2> kIsolationNames{"isolation",
                                                          {{{Isolation::automatic, "auto"}, {Isolation::reinit, "reinit"}}}};
 constexpr std::string_view name_of(Isolation isolation) { return kIsolationNames.name(isolation); }
 inline Isolation parse_isolation(std::string_view name) { return kIsolationNames.parse(name); }
+
+// --progress: automatic ("auto") is live when rank 0's output reaches a terminal, else lines.
+enum class ProgressSetting { automatic, live, lines, off };
+inline constexpr NameTable<ProgressSetting, 4> kProgressSettingNames{
+    "progress setting",
+    {{{ProgressSetting::automatic, "auto"}, {ProgressSetting::live, "live"}, {ProgressSetting::lines, "lines"},
+      {ProgressSetting::off, "off"}}}};
 
 }  // namespace ncclsweep

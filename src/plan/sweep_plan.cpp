@@ -147,7 +147,6 @@ void group_points(SweepPlan& plan, bool reinit) {
 }
 
 Sweep with_options(const Sweep& sweep, const PlanOptions& options) {
-  parse_isolation(options.isolation);  // refuses an unknown name with the valid ones
   Sweep merged = sweep;
   if (!options.engine.empty()) {
     parse_engine(options.engine);
@@ -218,7 +217,7 @@ SweepPlan plan_sweep(const Sweep& input, const PlanOptions& options) {
     point.index = static_cast<int>(plan.points.size());
     plan.points.push_back(std::move(point));
   }
-  group_points(plan, parse_isolation(options.isolation) == Isolation::reinit);
+  group_points(plan, options.isolation == Isolation::reinit);
 
   if (sweep.baseline) {
     const auto it = std::find_if(plan.points.begin(), plan.points.end(), [&](const SweepPoint& p) {

@@ -9,6 +9,7 @@
 
 #include "spec/run_spec.hpp"
 #include "spec/sweep.hpp"
+#include "core/run_options.hpp"
 #include "core/setting_kind.hpp"
 
 namespace ncclsweep {
@@ -39,9 +40,9 @@ struct SweepPlan {
   std::vector<IsolationGroup> isolation_groups;
   int baseline = 0;
   int repeats = 1;
-  std::string order = "sequential";
+  RepeatOrder order = RepeatOrder::sequential;
   std::uint64_t seed = 0;
-  std::string isolation = "auto";
+  Isolation isolation = Isolation::automatic;
   std::vector<std::string> notes;
 };
 
@@ -49,7 +50,7 @@ struct SweepPlan {
 inline constexpr std::size_t kMaxSweepPoints = 10000;
 
 struct PlanOptions {
-  std::string isolation = "auto";       // auto | reinit
+  Isolation isolation = Isolation::automatic;
   std::string engine;                   // "" = the sweep's
   std::vector<std::string> env_axes;    // "NCCL_PROTO=LL,Simple": add to / replace the file's
   std::vector<std::string> config_axes; // "max_ctas=8,32"

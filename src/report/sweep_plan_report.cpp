@@ -46,9 +46,9 @@ nlohmann::json sweep_plan_json(const SweepPlan& plan, const SweepEstimate& estim
   j["isolation_groups"] = nlohmann::json::array();
   for (const auto& g : plan.isolation_groups) j["isolation_groups"].push_back({{"index", g.index}, {"process_env", g.process_env}, {"points", g.points}});
   j["repeats"] = plan.repeats;
-  j["order"] = plan.order;
+  j["order"] = name_of(plan.order);
   j["seed"] = plan.seed;
-  j["isolation"] = plan.isolation;
+  j["isolation"] = name_of(plan.isolation);
   j["estimated_seconds"] = estimate.typical_s;
   j["estimate"] = {{"measurements", estimate.measurements}, {"low_seconds", estimate.low_s},
                    {"typical_seconds", estimate.typical_s}, {"high_seconds", estimate.high_s},
@@ -61,7 +61,7 @@ std::string sweep_plan_text(const SweepPlan& plan, const SweepEstimate& estimate
   const RunSpec& m = plan.measurements;
   std::string out = "# sweep " + m.name + ": " + std::to_string(plan.points.size()) + " point(s) in " +
                     std::to_string(plan.isolation_groups.size()) + " isolation group(s), repeats " + std::to_string(plan.repeats) +
-                    ", order " + plan.order + ", isolation " + plan.isolation + "\n";
+                    ", order " + std::string(name_of(plan.order)) + ", isolation " + std::string(name_of(plan.isolation)) + "\n";
   out += "# per point: " + std::to_string(m.collectives.size()) + " collective(s) x " + std::to_string(m.sizes.size()) +
          " size(s) x " + std::to_string(m.dtypes.size()) + " dtype(s)" +
          (m.buffer_modes.size() * m.launch_modes.size() > 1

@@ -40,7 +40,7 @@ double number_in(const std::string& text, const std::string& value, double low, 
 // slow=FACTOR and what follows its @: a point label ("" for every point), or a schedule
 // over the timeline, "t=SECONDS" (slow from then on) or "flap=SECONDS" (alternating).
 void parse_slow(const std::string& text, const std::string& factor, FaultInjection& fault) {
-  fault.action = "slow";
+  fault.action = FaultAction::slow;
   const std::string why = "slow needs a whole factor from 2 to 100 (each call runs that many times)";
   fault.factor = number_in(text, factor, 2, 100, why);
   if (fault.factor != std::floor(fault.factor)) refuse(text, why);
@@ -58,7 +58,7 @@ void parse_slow(const std::string& text, const std::string& factor, FaultInjecti
 FaultInjection parse_point_slowdowns(const std::string& text) {
   FaultInjection fault;
   fault.rank = FaultInjection::kEveryRank;
-  fault.action = "slow";
+  fault.action = FaultAction::slow;
   std::string rest = text.substr(5);
   while (!rest.empty()) {
     const auto end = rest.find(';');
@@ -104,11 +104,12 @@ FaultInjection parse_fault_injection(const std::string& text) {
     if (seconds.empty() || *end != '\0' || !(fault.seconds >= 0) || fault.seconds > 86400) {
       refuse(text, "sleep needs a number of seconds from 0 to 86400");
     }
-    fault.action = "sleep";
+    fault.action = FaultAction::sleep;
   } else if (action.rfind("slow=", 0) == 0) {
     parse_slow(text, action.substr(5), fault);
-  } else if (action == "exit" || action == "kill" || action == "skip" || action == "cpu-hog") {
-    fault.action = action;
+  } else if (const auto named = kFaultActionNames.find(action);
+             named && *named != FaultAction::sleep && *named != FaultAction::slow) {
+    fault.action = *named;
   } else {
     refuse(text, "unknown action '" + action + "'");
   }
@@ -116,31 +117,32 @@ FaultInjection parse_fault_injection(const std::string& text) {
 }
 
 double slow_factor_at(const FaultInjection& fault, double elapsed_s) {
-  if (fault.action != "slow" || elapsed_s < fault.from_s) return 1;
+  if (fault.action != FaultAction::slow || elapsed_s < fault.from_s) return 1;
   if (fault.flap_s > 0 && static_cast<long long>(std::floor(elapsed_s / fault.flap_s)) % 2 == 0) return 1;
   return fault.factor;
 }
 
 std::string to_text(const FaultInjection& fault) {
-  if (fault.action == "slow" && fault.rank == FaultInjection::kEveryRank) {
+  if (fault.action == FaultAction::slow && fault.rank == FaultInjection::kEveryRank) {
     std::string text = "slow=";
     for (const auto& [point, factor] : fault.slowed) text += (text.size() > 5 ? ";" : "") + std::to_string(factor) + "@" + point;
     return text;
   }
   if (fault.rank < 0) return "";
-  if (fault.action == "slow") {
+  if (fault.action == FaultAction::slow) {
     const std::string after = fault.flap_s > 0    ? "@flap=" + std::to_string(fault.flap_s)
                               : fault.from_s > 0  ? "@t=" + std::to_string(fault.from_s)
                               : fault.point.empty() ? std::string()
                                                     : "@" + fault.point;
     return std::to_string(fault.rank) + ":slow=" + std::to_string(static_cast<int>(fault.factor)) + after;
   }
-  const std::string action = fault.action == "sleep" ? "sleep=" + std::to_string(fault.seconds) : fault.action;
+  const std::string action = fault.action == FaultAction::sleep ? "sleep=" + std::to_string(fault.seconds)
+                                                                : std::string(kFaultActionNames.name(fault.action));
   return std::to_string(fault.rank) + ":" + action + (fault.point.empty() ? "" : "@" + fault.point);
 }
 
 int slow_factor(const FaultInjection& fault, int this_rank, const std::string& point) {
-  if (fault.action != "slow" || (fault.rank != this_rank && fault.rank != FaultInjection::kEveryRank)) return 1;
+  if (fault.action != FaultAction::slow || (fault.rank != this_rank && fault.rank != FaultInjection::kEveryRank)) return 1;
   for (const auto& [slowed, factor] : fault.slowed) {
     if (slowed == point) return factor;
   }
@@ -215,16 +217,16 @@ CpuHog::~CpuHog() {
 }
 
 bool inject_fault(const FaultInjection& fault) {
-  if (fault.action == "slow") return false;  // slows calls where they are timed (slow_factor)
+  if (fault.action == FaultAction::slow) return false;  // slows calls where they are timed (slow_factor)
   std::fprintf(stderr, "ncclsweep: injecting fault %s\n", to_text(fault).c_str());
   std::fflush(stderr);
-  if (fault.action == "sleep") {
+  if (fault.action == FaultAction::sleep) {
     std::this_thread::sleep_for(std::chrono::duration<double>(fault.seconds));
     return false;
   }
-  if (fault.action == "cpu-hog") return false;  // held for the whole probe by a CpuHog
-  if (fault.action == "exit") std::_Exit(kExitRuntime);
-  if (fault.action == "kill") {
+  if (fault.action == FaultAction::cpu_hog) return false;  // held for the whole probe by a CpuHog
+  if (fault.action == FaultAction::exit) std::_Exit(kExitRuntime);
+  if (fault.action == FaultAction::kill) {
     raise(SIGKILL);
     std::_Exit(kExitRuntime);  // not reached
   }

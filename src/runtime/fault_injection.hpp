@@ -26,12 +26,21 @@
 #include <utility>
 #include <vector>
 
+#include "core/name_table.hpp"
+
 namespace ncclsweep {
+
+enum class FaultAction { none, sleep, exit, kill, skip, slow, cpu_hog };
+// The names --inject-fault takes (none is no fault and has no name).
+inline constexpr NameTable<FaultAction, 6> kFaultActionNames{
+    "fault action",
+    {{{FaultAction::sleep, "sleep"}, {FaultAction::exit, "exit"}, {FaultAction::kill, "kill"}, {FaultAction::skip, "skip"},
+      {FaultAction::slow, "slow"}, {FaultAction::cpu_hog, "cpu-hog"}}}};
 
 struct FaultInjection {
   static constexpr int kEveryRank = -2;
   int rank = -1;          // -1: none; kEveryRank: a search's slow=F@POINT, on every rank
-  std::string action;     // "sleep" | "exit" | "kill" | "skip" | "slow" | "cpu-hog"
+  FaultAction action = FaultAction::none;
   double seconds = 0;     // sleep only
   double factor = 1;      // RANK:slow only: whole calls per call, 2..100
   std::vector<std::pair<std::string, int>> slowed;  // slow=F@POINT only: candidate label -> factor
@@ -44,7 +53,7 @@ struct FaultInjection {
   }
   // RANK:slow: whether a rank whose communicator holds rank R is slowed at this point.
   bool slows(const std::string& this_point) const {
-    return action == "slow" && rank >= 0 && (point.empty() || point == this_point);
+    return action == FaultAction::slow && rank >= 0 && (point.empty() || point == this_point);
   }
 };
 

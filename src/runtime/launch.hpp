@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run_options.hpp"
 #include "plan/measurement_plan.hpp"
 #include "runtime/fault_injection.hpp"
 #include "search/search_grid.hpp"
@@ -35,7 +36,7 @@ struct LaunchRequest {
   bool force = false;               // --force: resume even when the fingerprint differs
   bool allow_shared_gpu = false;
   int corrupt_rank = -1;
-  std::string progress = "auto";    // auto | live | lines | off (--progress, --quiet): runtime/progress.hpp
+  ProgressSetting progress = ProgressSetting::automatic;  // --progress, --quiet: runtime/progress.hpp
   FaultInjection fault;             // --inject-fault (testing aid)
   std::vector<std::string> command_line;
   char** envp = nullptr;

@@ -214,7 +214,7 @@ LoopOptions loop_options(const RunSpec& spec, int corrupt_rank, std::string poin
   options.corrupt_rank = corrupt_rank;
   options.point = std::move(point);
   options.repeats = spec.repeats;
-  options.order = parse_repeat_order(spec.order);
+  options.order = spec.order;
   options.seed = spec.seed;
   options.compute = spec.compute;
   return options;

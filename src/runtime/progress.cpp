@@ -47,12 +47,14 @@ std::string format_duration(double seconds) {
 
 }  // namespace
 
-ProgressMode progress_mode(const std::string& setting) {
-  if (setting == "off") return ProgressMode::off;
-  if (setting == "lines") return ProgressMode::lines;
-  if (setting == "live") return ProgressMode::live;
-  if (setting == "auto") return output_reaches_terminal() ? ProgressMode::live : ProgressMode::lines;
-  throw UsageError("--progress '" + setting + "' is not known", "use auto, live, lines or off");
+ProgressMode progress_mode(ProgressSetting setting) {
+  switch (setting) {
+    case ProgressSetting::off: return ProgressMode::off;
+    case ProgressSetting::lines: return ProgressMode::lines;
+    case ProgressSetting::live: return ProgressMode::live;
+    case ProgressSetting::automatic: break;
+  }
+  return output_reaches_terminal() ? ProgressMode::live : ProgressMode::lines;
 }
 
 ProgressPlan progress_plan(const MeasurementPlan& plan, const RunSpec& spec, const std::vector<WorkerGroup>& groups) {

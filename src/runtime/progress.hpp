@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run_options.hpp"
 #include "plan/measurement_plan.hpp"
 #include "results/result_sink.hpp"
 #include "runtime/worker_protocol.hpp"
@@ -22,9 +23,8 @@ namespace ncclsweep {
 
 enum class ProgressMode { off, lines, live };
 
-// "auto" (live when rank 0's output reaches a terminal, else lines), "live", "lines" or
-// "off". NO_COLOR and TERM=dumb are looked at by the display, not here.
-ProgressMode progress_mode(const std::string& setting);
+// NO_COLOR and TERM=dumb are looked at by the display, not here.
+ProgressMode progress_mode(ProgressSetting setting);
 
 // What the run will do, in the order it runs, with the plan's time estimate.
 struct ProgressPlan {

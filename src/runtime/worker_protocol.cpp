@@ -27,7 +27,7 @@ void to_json(json& j, const RunSpec& s) {
            {"stopping", {{"target_spread", s.stopping.target_spread}, {"min_iters", s.stopping.min_iters},
                          {"max_iters", s.stopping.max_iters}, {"min_seconds", s.stopping.min_seconds},
                          {"max_seconds", s.stopping.max_seconds}}},
-           {"repeats", s.repeats}, {"order", s.order}, {"seed", s.seed},
+           {"repeats", s.repeats}, {"order", name_of(s.order)}, {"seed", s.seed},
            {"timeout_s", s.timeout_s}};
   // Groups and workload calls only when used, so plain runs' messages stay as they were.
   if (!s.split.is_world()) j["split"] = split_json(s.split);
@@ -105,7 +105,7 @@ void from_json(const json& j, RunSpec& s) {
   stop.at("min_seconds").get_to(s.stopping.min_seconds);
   stop.at("max_seconds").get_to(s.stopping.max_seconds);
   j.at("repeats").get_to(s.repeats);
-  j.at("order").get_to(s.order);
+  s.order = parse_repeat_order(j.at("order").get<std::string>());
   j.at("seed").get_to(s.seed);
   if (j.contains("timeout_s")) j.at("timeout_s").get_to(s.timeout_s);
 }

@@ -82,9 +82,9 @@ SoakEnd run_soak(Engine& engine, Coordinator& ranks, const locate::HostLayout& l
   const locate::Step step = locate::host_step(layout);
   const locate::Group& my_group = step.groups[static_cast<std::size_t>(step.color_of_rank[static_cast<std::size_t>(rank)])];
   const int host_ranks = static_cast<int>(my_group.ranks.size());
-  const bool fault_on_my_host = fault.action == "slow" && fault.rank >= 0 && fault.rank < world &&
+  const bool fault_on_my_host = fault.action == FaultAction::slow && fault.rank >= 0 && fault.rank < world &&
                                 layout.host_of_rank[static_cast<std::size_t>(fault.rank)] == my_host;
-  const bool fault_in_world = fault.action == "slow" && fault.rank >= 0 && fault.rank < world;
+  const bool fault_in_world = fault.action == FaultAction::slow && fault.rank >= 0 && fault.rank < world;
   engine.split({step.color_of_rank[static_cast<std::size_t>(rank)]});
 
   std::vector<Test> tests;
@@ -169,7 +169,7 @@ SoakEnd run_soak(Engine& engine, Coordinator& ranks, const locate::HostLayout& l
       window.signals.push_back(s);
       window.slow_factors.push_back(f[kSignalFields]);
     }
-    if (fault.action != "slow") window.slow_factors.clear();
+    if (fault.action != FaultAction::slow) window.slow_factors.clear();
     elapsed = start.elapsed_s + rank0(seconds_since(launch_start));
     window.end_s = elapsed;
     const auto now = std::chrono::system_clock::now();

@@ -10,6 +10,7 @@
 #include "core/collective.hpp"
 #include "core/compute_load.hpp"
 #include "core/dtype.hpp"
+#include "core/repeat_order.hpp"
 #include "core/stopping_rule.hpp"
 #include "core/units.hpp"
 #include "spec/comm_split.hpp"
@@ -42,7 +43,7 @@ struct RunSpec {
   int iters = 0;            // > 0: a fixed count of timed iterations; 0: stop by `stopping`
   StoppingRule stopping;    // the noise-based stop (its fixed_iters is unused here)
   int repeats = 1;          // each measurement this many times, recorded separately
-  std::string order = "sequential";  // of repeats over points: sequential | interleaved | shuffled
+  RepeatOrder order = RepeatOrder::sequential;  // of repeats over points
   std::uint64_t seed = 0;   // for shuffled
   bool check = true;
   std::string engine;

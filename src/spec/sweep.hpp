@@ -79,7 +79,7 @@ struct Sweep {
   SourcePosition zip_where;
   std::optional<PartialPoint> baseline;
   int repeats = 1;
-  std::string order = "sequential";  // sequential | interleaved | shuffled
+  RepeatOrder order = RepeatOrder::sequential;
   std::uint64_t seed = 0;
   bool allow_unknown_env = false;
   bool allow_unknown_values = false;  // pass values the NCCL tables do not know (a newer NCCL)

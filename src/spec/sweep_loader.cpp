@@ -408,11 +408,13 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
       {"baseline", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.baseline = r.partial_point(n, "baseline"); }},
       {"repeats", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.repeats = static_cast<int>(r.integer(n, "repeats", 1, 10000, 3)); }},
       {"order", [](const Reader& r, const YAML::Node& n, Sweep& s) {
-         s.order = r.scalar(n, "order");
-         if (!kRepeatOrderNames.find(s.order)) {
-           r.fail(n, "unknown order '" + s.order + "'" + did_you_mean(s.order, kRepeatOrderNames.names()),
+         const std::string order = r.scalar(n, "order");
+         const auto known = kRepeatOrderNames.find(order);
+         if (!known) {
+           r.fail(n, "unknown order '" + order + "'" + did_you_mean(order, kRepeatOrderNames.names()),
                    "order is one of " + kRepeatOrderNames.joined());
          }
+         s.order = *known;
        }},
       {"seed", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.seed = static_cast<std::uint64_t>(r.integer(n, "seed", 0, 0x7fffffffffffffffLL, 7)); }},
       {"groups", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.communicators = r.groups(n); }},

@@ -9,14 +9,14 @@ using namespace ncclsweep;
 TEST_CASE("a fault names its rank, action and point") {
   const FaultInjection sleep = parse_fault_injection("1:sleep=2.5@p2");
   CHECK(sleep.rank == 1);
-  CHECK(sleep.action == "sleep");
+  CHECK(sleep.action == FaultAction::sleep);
   CHECK(sleep.seconds == Approx(2.5));
   CHECK(sleep.point == "p2");
   CHECK(sleep.applies(1, "p2"));
   CHECK_FALSE(sleep.applies(0, "p2"));
   CHECK_FALSE(sleep.applies(1, "p1"));
   const FaultInjection kill = parse_fault_injection("3:kill");
-  CHECK(kill.action == "kill");
+  CHECK(kill.action == FaultAction::kill);
   CHECK(kill.point == "default");
   CHECK(parse_fault_injection(to_text(sleep)).seconds == Approx(2.5));
   CHECK(parse_fault_injection(to_text(kill)).applies(3, "default"));
@@ -25,7 +25,7 @@ TEST_CASE("a fault names its rank, action and point") {
 
 TEST_CASE("slow=F slows every point unless one is named, and reads back from its text") {
   const FaultInjection slow = parse_fault_injection("2:slow=4");
-  CHECK(slow.action == "slow");
+  CHECK(slow.action == FaultAction::slow);
   CHECK(slow.factor == 4);
   CHECK(slow.point.empty());
   CHECK(slow.slows("default"));
@@ -42,8 +42,8 @@ TEST_CASE("slow=F slows every point unless one is named, and reads back from its
 TEST_CASE("cpu-hog is a fault of its own beside the others") {
   const FaultInjection hog = parse_fault_injection("2:cpu-hog");
   CHECK(hog.rank == 2);
-  CHECK(hog.action == "cpu-hog");
-  CHECK(parse_fault_injection(to_text(hog)).action == "cpu-hog");
+  CHECK(hog.action == FaultAction::cpu_hog);
+  CHECK(parse_fault_injection(to_text(hog)).action == FaultAction::cpu_hog);
   CHECK_FALSE(inject_fault(hog));  // not a skip: the hog is held by the probe, not here
   CHECK_THAT(usage_error_text([] { parse_fault_injection("1:cpu-hogs"); }), ContainsSubstring("cpu-hog"));
 }
@@ -78,7 +78,7 @@ TEST_CASE("the deadline is the timeout when given, else scales with the largest 
 
 TEST_CASE("slow=F@POINT slows the named search candidates on every rank by whole factors") {
   const FaultInjection slow = parse_fault_injection("slow=3@footprint=exact cache=warm;2@default");
-  CHECK(slow.action == "slow");
+  CHECK(slow.action == FaultAction::slow);
   CHECK(slow_factor(slow, 0, "footprint=exact cache=warm") == 3);
   CHECK(slow_factor(slow, 5, "footprint=exact cache=warm") == 3);
   CHECK(slow_factor(slow, 1, "default") == 2);

@@ -98,10 +98,11 @@ TEST_CASE("the progress text names point, group, measurements, elapsed and left"
 }
 
 TEST_CASE("--progress settings: off, lines and live as given; an unknown one is refused") {
-  CHECK(progress_mode("off") == ProgressMode::off);
-  CHECK(progress_mode("lines") == ProgressMode::lines);
-  CHECK(progress_mode("live") == ProgressMode::live);
-  CHECK_THROWS_AS(progress_mode("sometimes"), UsageError);
+  CHECK(progress_mode(ProgressSetting::off) == ProgressMode::off);
+  CHECK(progress_mode(ProgressSetting::lines) == ProgressMode::lines);
+  CHECK(progress_mode(ProgressSetting::live) == ProgressMode::live);
+  CHECK(kProgressSettingNames.parse("auto") == ProgressSetting::automatic);
+  CHECK_THROWS_AS(kProgressSettingNames.parse("sometimes"), UsageError);
 }
 
 TEST_CASE("lines mode: a single-point run says how far it is after every measurement") {

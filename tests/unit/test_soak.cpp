@@ -298,7 +298,7 @@ TEST_CASE("durations: seconds, minutes, hours, days; nonsense refused", "[soak]"
 TEST_CASE("the slow fault's schedules: from a time on, or alternating", "[soak]") {
   const FaultInjection from = parse_fault_injection("5:slow=4@t=8");
   CHECK(from.rank == 5);
-  CHECK(from.action == "slow");
+  CHECK(from.action == FaultAction::slow);
   CHECK(slow_factor_at(from, 7.9) == 1);
   CHECK(slow_factor_at(from, 8) == 4);
   CHECK(slow_factor_at(from, 1000) == 4);

@@ -100,7 +100,7 @@ TEST_CASE("points sharing their process-cached settings share a group; re-init s
 
 TEST_CASE("--isolation reinit keeps one group and marks process-cached changes as expected mismatches") {
   PlanOptions options;
-  options.isolation = "reinit";
+  options.isolation = Isolation::reinit;
   const auto plan = plan_of("env:\n  NCCL_MAX_NCHANNELS: [1, 32]\n  NCCL_PROTO: [LL, Simple]\n", options);
   REQUIRE(plan.isolation_groups.size() == 1);
   CHECK(plan.isolation_groups[0].points.size() == 4);

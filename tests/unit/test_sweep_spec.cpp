@@ -36,7 +36,7 @@ TEST_CASE("a sweep file fills the measurement axes and keeps env and config axes
   REQUIRE(s.config.size() == 1);
   CHECK(s.config[0].name == "max_ctas");
   CHECK(s.repeats == 3);
-  CHECK(s.order == "shuffled");
+  CHECK(s.order == RepeatOrder::shuffled);
   CHECK(s.seed == 42);
 }
 
@@ -47,7 +47,7 @@ TEST_CASE("keys left out take the run command's defaults") {
   CHECK(s.measurements.iters == 0);  // absent: the noise-based stop
   CHECK(s.env.empty());
   CHECK(s.repeats == 1);
-  CHECK(s.order == "sequential");
+  CHECK(s.order == RepeatOrder::sequential);
   CHECK_FALSE(s.baseline.has_value());
 }
 

@@ -74,7 +74,7 @@ TEST_CASE("the verification sweep is one recommended point plus NCCL's defaults 
   const RecommendedSettings rec = read_recommendation(csv.path(), plugin.path());
   const Sweep sweep = load_sweep_text(verification_sweep_text(rec), "verify");
   CHECK(sweep.repeats == 3);
-  CHECK(sweep.order == "interleaved");
+  CHECK(sweep.order == RepeatOrder::interleaved);
   const SweepPlan plan = with_default_point(plan_sweep(sweep, {}));
   REQUIRE(plan.points.size() == 2);
   CHECK(plan.points[0].label == "default");
