@@ -21,7 +21,6 @@ enum class Isolation { automatic, reinit };
 inline constexpr NameTable<Isolation, 2> kIsolationNames{"isolation",
                                                          {{{Isolation::automatic, "auto"}, {Isolation::reinit, "reinit"}}}};
 constexpr std::string_view name_of(Isolation isolation) { return kIsolationNames.name(isolation); }
-inline Isolation parse_isolation(std::string_view name) { return kIsolationNames.parse(name); }
 
 // --progress: automatic ("auto") is live when rank 0's output reaches a terminal, else lines.
 enum class ProgressSetting { automatic, live, lines, off };
