@@ -102,4 +102,13 @@ nlohmann::json read_json_file(const std::filesystem::path& path) {
   return nlohmann::json::parse(in);
 }
 
+nlohmann::json findings_of(const std::filesystem::path& dir) {
+  return read_json_file(dir / "run.json").at("verdicts").at("findings");
+}
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
 }  // namespace ncclsweep::testing

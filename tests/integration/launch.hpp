@@ -43,6 +43,12 @@ nlohmann::json read_json_file(const std::filesystem::path& path);
 // CUDA_VISIBLE_DEVICES when it is set. 0 where nvidia-smi is missing (no driver).
 int visible_gpu_count();
 
+// The verdicts' findings in DIR/run.json (locate's and soak's).
+nlohmann::json findings_of(const std::filesystem::path& dir);
+
+// `args` followed by `more`: one command line built from a shared base.
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more);
+
 // A new empty directory for one test.
 std::filesystem::path scratch_dir(const std::string& name);
 

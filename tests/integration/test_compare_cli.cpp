@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catch_compat.hpp"
+#include "test_data.hpp"
 #include "read_file.hpp"
 #include "integration/launch.hpp"
 
@@ -13,7 +14,6 @@ using namespace ncclsweep::testing;
 
 namespace {
 
-const std::filesystem::path kData = NCCLSWEEP_TEST_DATA "/nccl-tests";
 
 void write(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::create_directories(path.parent_path());
@@ -45,7 +45,7 @@ std::string make_size_slower(const std::string& text, const std::string& size) {
 }  // namespace
 
 TEST_CASE("compare: nccl-tests output against itself passes") {
-  const auto original = (kData / "nccl-tests-all_gather-np2.txt").string();
+  const auto original = (kNcclTestsData / "nccl-tests-all_gather-np2.txt").string();
   const Launch same = run_ncclsweep({"compare", original, original});
   INFO(same.output);
   CHECK(same.status == 0);
@@ -54,7 +54,7 @@ TEST_CASE("compare: nccl-tests output against itself passes") {
 
 TEST_CASE("compare: one size made 20% slower fails with exit 1 and names that size") {
   const auto dir = scratch_dir("compare-slower");
-  const auto original = kData / "nccl-tests-all_gather-np2.txt";
+  const auto original = kNcclTestsData / "nccl-tests-all_gather-np2.txt";
   const auto slower = dir / "slower.txt";
   write(slower, make_size_slower(read_file(original), "67108864"));
   for (const char* format : {"table", "md", "json"}) {
@@ -81,8 +81,8 @@ TEST_CASE("compare: one size made 20% slower fails with exit 1 and names that si
 }
 
 TEST_CASE("compare: two real launches of one tool pass, the band is in the header, and it can be overridden") {
-  const auto first = (kData / "nccl-tests-all_gather-np2.txt").string();
-  const auto second = (kData / "nccl-tests-all_gather-np2-launch2.txt").string();
+  const auto first = (kNcclTestsData / "nccl-tests-all_gather-np2.txt").string();
+  const auto second = (kNcclTestsData / "nccl-tests-all_gather-np2-launch2.txt").string();
   // 1 MiB: 37.58 against 44.09 GB/s, 13.95 against 11.89 us: launch jitter, not a regression.
   const Launch run = run_ncclsweep({"compare", first, second});
   INFO(run.output);
@@ -116,7 +116,7 @@ TEST_CASE("compare: two real launches of one tool pass, the band is in the heade
 TEST_CASE("compare: the summary line comes first, and -o writes the document") {
   const auto dir = scratch_dir("compare-output");
   std::filesystem::create_directories(dir);
-  const auto original = (kData / "nccl-tests-all_gather-np2.txt").string();
+  const auto original = (kNcclTestsData / "nccl-tests-all_gather-np2.txt").string();
   const Launch run = run_ncclsweep({"compare", original, original, "--format", "md", "-o", (dir / "c.md").string()});
   INFO(run.output);
   REQUIRE(run.status == 0);
@@ -126,9 +126,9 @@ TEST_CASE("compare: the summary line comes first, and -o writes the document") {
 
 TEST_CASE("compare: bad input and nothing comparable exit 2 with a reason") {
   const auto dir = scratch_dir("compare-bad");
-  const auto all_gather = (kData / "nccl-tests-all_gather-np2.txt").string();
-  const auto reduce_scatter = (kData / "nccl-tests-reduce_scatter-np2.txt").string();
-  const auto four_ranks = (kData / "all_reduce-nthread2-ngpus2-per-iter.txt").string();
+  const auto all_gather = (kNcclTestsData / "nccl-tests-all_gather-np2.txt").string();
+  const auto reduce_scatter = (kNcclTestsData / "nccl-tests-reduce_scatter-np2.txt").string();
+  const auto four_ranks = (kNcclTestsData / "all_reduce-nthread2-ngpus2-per-iter.txt").string();
   write(dir / "empty.txt", "");
   write(dir / "newer" / "run.json", R"({"schema_version": 99, "records": []})");
   {
@@ -142,7 +142,7 @@ TEST_CASE("compare: bad input and nothing comparable exit 2 with a reason") {
       {{"compare", (dir / "empty.txt").string(), all_gather}, "is empty"},
       {{"compare", (dir / "binary.bin").string(), all_gather}, "binary file"},
       {{"compare", (dir / "newer").string(), all_gather}, "schema version 99 is newer"},
-      {{"compare", (kData / "truncated.txt").string(), all_gather}, "truncated"},
+      {{"compare", (kNcclTestsData / "truncated.txt").string(), all_gather}, "truncated"},
       {{"compare", all_gather, all_gather, "--format", "csv"}, "unknown format 'csv'"},
   };
   for (const auto& [args, message] : cases) {
@@ -174,7 +174,7 @@ TEST_CASE("an mpi-engine run writes summary.md, reports in every format and comp
   CHECK(same.status == 0);
   CHECK_THAT(same.output, ContainsSubstring("-> PASS"));
   // A run against nccl-tests output of other ranks and sizes: nothing comparable.
-  const Launch other = run_ncclsweep({"compare", (dir / "a").string(), (kData / "all_reduce-old-format.txt").string()});
+  const Launch other = run_ncclsweep({"compare", (dir / "a").string(), (kNcclTestsData / "all_reduce-old-format.txt").string()});
   INFO(other.output);
   CHECK(other.status == 2);
 }
@@ -182,7 +182,7 @@ TEST_CASE("an mpi-engine run writes summary.md, reports in every format and comp
 TEST_CASE("report: colour never reaches a pipe, and -o writes a file") {
   const auto dir = scratch_dir("report-output");
   std::filesystem::create_directories(dir);
-  const auto original = (kData / "nccl-tests-all_gather-np2.txt").string();
+  const auto original = (kNcclTestsData / "nccl-tests-all_gather-np2.txt").string();
   const Launch table = run_ncclsweep({"report", original});
   INFO(table.output);
   CHECK(table.status == 0);
@@ -196,8 +196,8 @@ TEST_CASE("report: colour never reaches a pipe, and -o writes a file") {
 TEST_CASE("report: several inputs overlay in one SVG or print in turn; other formats and bad inputs leave -o alone") {
   const auto dir = scratch_dir("report-several");
   std::filesystem::create_directories(dir);
-  const auto one = (kData / "nccl-tests-all_gather-np2.txt").string();
-  const auto two = (kData / "nccl-tests-all_gather-np2-launch2.txt").string();
+  const auto one = (kNcclTestsData / "nccl-tests-all_gather-np2.txt").string();
+  const auto two = (kNcclTestsData / "nccl-tests-all_gather-np2-launch2.txt").string();
   const Launch svg = run_ncclsweep({"report", one, two, "--format", "svg", "-o", (dir / "overlay.svg").string()});
   INFO(svg.output);
   CHECK(svg.status == 0);

@@ -33,11 +33,6 @@ const std::vector<std::string> kRun{"run",     "--engine", "mpi",        "--coll
                                     "2",       "--check",  "0"};
 constexpr std::size_t kRecords = 80;
 
-std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
-}
-
 // A launch in the background, in its own process group, output to a file.
 class BackgroundRun {
  public:

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "catch_compat.hpp"
+#include "test_data.hpp"
 #include "integration/launch.hpp"
 
 using namespace ncclsweep::testing;
@@ -13,7 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-const std::filesystem::path kData = NCCLSWEEP_TEST_DATA;
 
 // all_gather busbw = algbw x (n-1)/n; all_reduce x 2(n-1)/n: with n = 2, 1/2 and 1.
 void check_groups_of_two(const json& doc, const std::string& kind) {
@@ -86,10 +86,10 @@ TEST_CASE("sizes from a workload run on their own groups and are weighted per it
   const auto dir = scratch_dir("groups-workload");
   std::filesystem::create_directories(dir);  // scratch_dir leaves it to ncclsweep -o
   const auto sweep = dir / "tiny.yaml";
-  std::ofstream(sweep) << "name: tiny\nengine: mpi\nsizes: {workload: " << (kData / "workloads/tiny-tp2-dp2.yaml").string()
+  std::ofstream(sweep) << "name: tiny\nengine: mpi\nsizes: {workload: " << (kTestData / "workloads/tiny-tp2-dp2.yaml").string()
                        << "}\nwarmup: 0\niters: 2\n";
   const auto out = dir / "results";
-  const Launch run = mpirun_ncclsweep(4, {"run", sweep.string(), "--models-dir", (kData / "models").string(), "-o",
+  const Launch run = mpirun_ncclsweep(4, {"run", sweep.string(), "--models-dir", (kTestData / "models").string(), "-o",
                                           out.string()});
   INFO(run.output);
   REQUIRE(run.status == 0);
@@ -121,10 +121,10 @@ TEST_CASE("a workload that does not fit the ranks runs on the world communicator
   const auto dir = scratch_dir("groups-workload-2");
   std::filesystem::create_directories(dir);  // scratch_dir leaves it to ncclsweep -o
   const auto sweep = dir / "tiny.yaml";
-  std::ofstream(sweep) << "engine: mpi\nsizes: {workload: " << (kData / "workloads/tiny-tp2-dp2.yaml").string()
+  std::ofstream(sweep) << "engine: mpi\nsizes: {workload: " << (kTestData / "workloads/tiny-tp2-dp2.yaml").string()
                        << "}\nwarmup: 0\niters: 1\ncheck: false\n";
   // The layout is for 4 ranks; on 3 its groups of 2 cannot be made.
-  const Launch run = mpirun_ncclsweep(3, {"run", sweep.string(), "--models-dir", (kData / "models").string(), "-o",
+  const Launch run = mpirun_ncclsweep(3, {"run", sweep.string(), "--models-dir", (kTestData / "models").string(), "-o",
                                           (dir / "results").string()});
   INFO(run.output);
   REQUIRE(run.status == 0);

@@ -28,11 +28,6 @@ namespace {
 const std::vector<std::string> kSweep{"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes",
                                       "128K:3M:+128K", "--warmup", "1", "--iters", "4"};
 
-std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
-  args.insert(args.end(), more.begin(), more.end());
-  return args;
-}
-
 // Every line of records.jsonl parsed (each must be complete JSON); their keys.
 std::vector<std::string> record_keys(const std::filesystem::path& records) {
   std::vector<std::string> keys;

@@ -31,8 +31,6 @@ Launch locate_on_four_hosts(const std::filesystem::path& dir, const std::vector<
   return mpirun_mpmd(apps);
 }
 
-json findings_of(const std::filesystem::path& dir) { return read_json_file(dir / "run.json").at("verdicts").at("findings"); }
-
 }  // namespace
 
 TEST_CASE("locate names exactly the host of a slowed rank", "[locate]") {

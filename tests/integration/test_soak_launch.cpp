@@ -51,8 +51,6 @@ std::vector<json> windows_of(const std::filesystem::path& dir) {
   return windows;
 }
 
-json findings_of(const std::filesystem::path& dir) { return read_json_file(dir / "run.json").at("verdicts").at("findings"); }
-
 std::set<std::string> hosts_with(const json& findings, const std::string& kind) {
   std::set<std::string> hosts;
   for (const json& f : findings) {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "catch_compat.hpp"
+#include "test_data.hpp"
 #include "read_file.hpp"
 #include "compare/side_readers.hpp"
 
@@ -12,7 +13,6 @@ using namespace ncclsweep;
 
 namespace {
 
-const std::filesystem::path kData = NCCLSWEEP_TEST_DATA "/nccl-tests";
 
 const SideRow* find_row(const Side& side, Bytes size, const std::string& placement) {
   for (const auto& row : side.rows) {
@@ -27,10 +27,10 @@ TEST_CASE("nccl-tests text imports to exactly the busbw values it prints") {
   for (const char* name : {"nccl-tests-all_gather-np2.txt", "nccl-tests-reduce_scatter-np2.txt",
                            "nccl-tests-all_gather-g2-8B-8G.txt"}) {
     INFO(name);
-    const Side side = load_side(kData / name);
+    const Side side = load_side(kNcclTestsData / name);
     // Read the rows back the simplest way: whitespace columns of this 2.19 layout
     // (size 0, busbw 7 and 11). The first row of a size wins, as in the importer.
-    std::istringstream in(read_file(kData / name));
+    std::istringstream in(read_file(kNcclTestsData / name));
     std::size_t rows = 0;
     std::set<Bytes> seen;
     for (std::string line; std::getline(in, line);) {
@@ -59,7 +59,7 @@ TEST_CASE("nccl-tests text imports to exactly the busbw values it prints") {
 }
 
 TEST_CASE("nccl-tests text: collective, dtype and op come from the output") {
-  const Side side = load_side(kData / "nccl-tests-reduce_scatter-np2.txt");
+  const Side side = load_side(kNcclTestsData / "nccl-tests-reduce_scatter-np2.txt");
   const SideRow* row = find_row(side, 4294967296ULL, "in_place");
   REQUIRE(row);
   CHECK(row->key.collective == "reduce_scatter");
@@ -71,7 +71,7 @@ TEST_CASE("nccl-tests text: collective, dtype and op come from the output") {
 }
 
 TEST_CASE("nccl-tests text: duplicate sizes keep the first row, and say so") {
-  const Side side = load_side(kData / "nccl-tests-all_gather-g2-8B-8G.txt");
+  const Side side = load_side(kNcclTestsData / "nccl-tests-all_gather-g2-8B-8G.txt");
   const SideRow* zero = find_row(side, 0, "out_of_place");
   REQUIRE(zero);
   CHECK(zero->time_us == 0.78);
@@ -80,7 +80,7 @@ TEST_CASE("nccl-tests text: duplicate sizes keep the first row, and say so") {
 }
 
 TEST_CASE("nccl-tests text of older releases: no root column, error column, collective from the file name") {
-  const Side side = load_side(kData / "all_reduce-old-format.txt");
+  const Side side = load_side(kNcclTestsData / "all_reduce-old-format.txt");
   REQUIRE(side.rows.size() == 6);
   const SideRow* row = find_row(side, 16777216, "in_place");
   REQUIRE(row);
@@ -93,7 +93,7 @@ TEST_CASE("nccl-tests text of older releases: no root column, error column, coll
 }
 
 TEST_CASE("nccl-tests text with nThread 2 nGpus 2, per-iteration columns and N/A") {
-  const Side side = load_side(kData / "all_reduce-nthread2-ngpus2-per-iter.txt");
+  const Side side = load_side(kNcclTestsData / "all_reduce-nthread2-ngpus2-per-iter.txt");
   REQUIRE(side.rows.size() == 4);
   const SideRow* oop = find_row(side, 4194304, "out_of_place");
   const SideRow* ip = find_row(side, 4194304, "in_place");
@@ -107,18 +107,18 @@ TEST_CASE("nccl-tests text with nThread 2 nGpus 2, per-iteration columns and N/A
 }
 
 TEST_CASE("truncated nccl-tests text is refused with the line") {
-  const std::string text = usage_error_text([] { load_side(kData / "truncated.txt"); });
+  const std::string text = usage_error_text([] { load_side(kNcclTestsData / "truncated.txt"); });
   CHECK_THAT(text, ContainsSubstring("truncated.txt:15"));
   CHECK_THAT(text, ContainsSubstring("truncated"));
   // A file that stops between rows, before the test concluded, is refused too.
-  const std::string whole = read_file(kData / "nccl-tests-all_gather-np2.txt");
+  const std::string whole = read_file(kNcclTestsData / "nccl-tests-all_gather-np2.txt");
   const std::string cut = whole.substr(0, whole.find("# Out of bounds"));
   CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_text(cut, "cut.txt"); }),
              ContainsSubstring("never printed '# Collective test concluded'"));
 }
 
 TEST_CASE("nccl-tests -J JSON (schema 3) imports results, ranks and per-iteration spread") {
-  const Side side = load_side(kData / "all_gather-j.json");
+  const Side side = load_side(kNcclTestsData / "all_gather-j.json");
   CHECK(side.identity.source == "nccl-tests JSON");
   CHECK(side.identity.ranks == 2);
   CHECK(side.identity.nccl_version == "2.28.3");
@@ -140,18 +140,18 @@ TEST_CASE("nccl-tests -J JSON (schema 3) imports results, ranks and per-iteratio
 }
 
 TEST_CASE("a malformed nccl-tests row is refused with its line, not a crash") {
-  std::string text = read_file(kData / "nccl-tests-all_gather-np2.txt");
+  std::string text = read_file(kNcclTestsData / "nccl-tests-all_gather-np2.txt");
   text.replace(text.find("131072"), 6, "13x072");
   CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_text(text, "bad.txt"); }),
              ContainsSubstring("bad.txt:12:21: the count cell '13x072' is not a whole number"));
-  std::string json_text = read_file(kData / "all_gather-j.json");
+  std::string json_text = read_file(kNcclTestsData / "all_gather-j.json");
   json_text.replace(json_text.find("\"    -1\""), 8, "\"root?\"");
   CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_json(json_text, "bad.json"); }),
              ContainsSubstring("bad.json: results[0].root 'root?' is not a whole number"));
 }
 
 TEST_CASE("nccl-tests JSON of another schema version is refused") {
-  std::string text = read_file(kData / "all_gather-j.json");
+  std::string text = read_file(kNcclTestsData / "all_gather-j.json");
   text.replace(text.find("\"version\":3"), 11, "\"version\":4");
   CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_json(text, "x.json"); }), ContainsSubstring("schema version 4"));
   CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_json(text.substr(0, 300), "x.json"); }),

@@ -6,30 +6,30 @@
 #include <vector>
 
 #include "catch_compat.hpp"
+#include "test_data.hpp"
 #include "read_file.hpp"
 #include "compare/comparison.hpp"
 #include "compare/side_readers.hpp"
+#include "core/units.hpp"
 
 using namespace ncclsweep;
 
 namespace {
 
-const std::filesystem::path kData = NCCLSWEEP_TEST_DATA "/nccl-tests";
-constexpr Bytes MiB = 1 << 20;
 
 SideRow timed_row(double busbw, double time_us) {
   SideRow r;
-  r.key = {"all_gather", "float32", "none", MiB, Placement::out_of_place, ""};
+  r.key = {"all_gather", "float32", "none", kMiB, Placement::out_of_place, ""};
   r.busbw_gbps = busbw;
   r.time_us = time_us;
   return r;
 }
 
-Side load(const std::string& name) { return load_side(kData / name); }
+Side load(const std::string& name) { return load_side(kNcclTestsData / name); }
 
 // One Side per launch of a file that holds several launches one after another.
 std::vector<Side> launches(const std::string& name) {
-  const std::string text = read_file(kData / name);
+  const std::string text = read_file(kNcclTestsData / name);
   const std::string start = "# nccl-tests version";
   std::vector<Side> out;
   for (std::size_t at = text.find(start); at != std::string::npos;) {
@@ -89,7 +89,7 @@ TEST_CASE("two launches of nccl-tests on one machine never fail against each oth
       CHECK(c.passed());
       // 1 MiB moved by about 2 us (15% of busbw) between the launches: inside the band.
       for (const char* placement : {"out_of_place", "in_place"}) {
-        const RowComparison& r = row_at(c, MiB, placement);
+        const RowComparison& r = row_at(c, kMiB, placement);
         CHECK((r.verdict == Verdict::same || r.verdict == Verdict::ambiguous));
       }
       // With a fixed 3% band and no time part (compare before the time jitter) the
@@ -97,7 +97,7 @@ TEST_CASE("two launches of nccl-tests on one machine never fail against each oth
       const Comparison fixed = compare_sides(*now, *reference, {kDefaultThreshold, false, {0.03, 0}});
       if (now->rows.front().busbw_gbps < reference->rows.front().busbw_gbps) {
         CHECK_FALSE(fixed.passed());
-        CHECK(row_at(fixed, MiB, "out_of_place").fails);
+        CHECK(row_at(fixed, kMiB, "out_of_place").fails);
       }
     }
   }
@@ -123,7 +123,7 @@ TEST_CASE("a row made 20% slower at 64 MiB still fails against a real launch, an
   const Side reference = load("nccl-tests-all_gather-np2.txt");
   Side slower = load("nccl-tests-all_gather-np2-launch2.txt");
   for (auto& row : slower.rows) {
-    if (row.key.size_bytes != 64 * MiB) continue;
+    if (row.key.size_bytes != 64 * kMiB) continue;
     row.busbw_gbps *= 0.8;
     row.algbw_gbps *= 0.8;
     row.time_us *= 1.25;
@@ -132,7 +132,7 @@ TEST_CASE("a row made 20% slower at 64 MiB still fails against a real launch, an
   CHECK_FALSE(c.passed());
   for (const auto& r : c.rows) {
     INFO(row_label(r.key));
-    CHECK(r.fails == (r.key.size_bytes == 64 * MiB));
+    CHECK(r.fails == (r.key.size_bytes == 64 * kMiB));
   }
   CHECK_THAT(c.summary(), ContainsSubstring("FAIL: below 95% of reference at all_gather float32 64 MiB, "
                                             "all_gather float32 64 MiB in-place"));
@@ -142,10 +142,10 @@ TEST_CASE("--min-size leaves smaller rows without a verdict, and says so") {
   const Side first = load("nccl-tests-all_gather-np2.txt");
   const Side second = load("nccl-tests-all_gather-np2-launch2.txt");
   // Without the time part the 1 MiB rows fail; above --min-size 4 MiB nothing does.
-  const Comparison c = compare_sides(first, second, {kDefaultThreshold, false, {0.03, 0}, 4 * MiB});
+  const Comparison c = compare_sides(first, second, {kDefaultThreshold, false, {0.03, 0}, 4 * kMiB});
   CHECK(c.passed());
   CHECK(c.rows.size() == 12);  // 7 sizes x 2 placements, less 1 MiB's two
-  for (const auto& r : c.rows) CHECK(r.key.size_bytes >= 4 * MiB);
+  for (const auto& r : c.rows) CHECK(r.key.size_bytes >= 4 * kMiB);
   CHECK_THAT(c.notes.back(), ContainsSubstring("2 matching rows below --min-size 4 MiB get no verdict"));
   const std::string text =
       usage_error_text([&] { compare_sides(first, second, {kDefaultThreshold, false, {}, 8ULL << 30}); });

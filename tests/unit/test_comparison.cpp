@@ -3,6 +3,7 @@
 #include "catch_compat.hpp"
 #include "compare/comparison.hpp"
 #include "core/number_format.hpp"
+#include "core/units.hpp"
 
 using namespace ncclsweep;
 
@@ -24,12 +25,11 @@ Side side(std::vector<SideRow> rows, int ranks = 8) {
   return s;
 }
 
-constexpr Bytes MiB = 1 << 20;
 
 }  // namespace
 
 TEST_CASE("a side compared with itself is all same and passes") {
-  const Side s = side({row(MiB, 37.5), row(64 * MiB, 214), row(256 * MiB, 245.6)});
+  const Side s = side({row(kMiB, 37.5), row(64 * kMiB, 214), row(256 * kMiB, 245.6)});
   const Comparison c = compare_sides(s, s, {});
   REQUIRE(c.rows.size() == 3);
   for (const auto& r : c.rows) CHECK(r.verdict == Verdict::same);
@@ -39,10 +39,10 @@ TEST_CASE("a side compared with itself is all same and passes") {
 }
 
 TEST_CASE("verdicts come from both sides' noise bands, not a fixed percentage") {
-  const Side reference = side({row(MiB, 100), row(2 * MiB, 100), row(4 * MiB, 100), row(8 * MiB, 100)});
+  const Side reference = side({row(kMiB, 100), row(2 * kMiB, 100), row(4 * kMiB, 100), row(8 * kMiB, 100)});
   // Default band 4% each side (these rows have no time, so no time part): within 4%
   // same; 4%..8% the bands overlap: ambiguous; beyond 8% apart.
-  const Side now = side({row(MiB, 102), row(2 * MiB, 95), row(4 * MiB, 91), row(8 * MiB, 109)});
+  const Side now = side({row(kMiB, 102), row(2 * kMiB, 95), row(4 * kMiB, 91), row(8 * kMiB, 109)});
   const Comparison c = compare_sides(now, reference, {});
   REQUIRE(c.rows.size() == 4);
   CHECK(c.rows[0].verdict == Verdict::same);
@@ -80,20 +80,20 @@ TEST_CASE("a band wider than a quarter of its figure is unresolved, counted apar
   CHECK(compare_sides(side({now}), side({before}), {kDefaultThreshold, false, {}, 0, 100.0}).rows[0].verdict ==
         Verdict::same);
   // Figures apart beyond even a wide band are still judged.
-  SideRow wide = row(MiB, 100);
+  SideRow wide = row(kMiB, 100);
   wide.measured_spread = 0.30;
-  const Comparison apart = compare_sides(side({row(MiB, 10)}), side({wide}), {});
+  const Comparison apart = compare_sides(side({row(kMiB, 10)}), side({wide}), {});
   CHECK(apart.rows[0].verdict == Verdict::slower);
   CHECK(apart.rows[0].fails);
   // A judged row next to an unresolved one: the PASS is a plain one.
-  const Comparison mixed = compare_sides(side({now, row(MiB, 100)}), side({before, row(MiB, 100)}), {});
+  const Comparison mixed = compare_sides(side({now, row(kMiB, 100)}), side({before, row(kMiB, 100)}), {});
   CHECK_THAT(mixed.summary(), ContainsSubstring("1 same, 1 unresolved"));
   CHECK(mixed.summary().substr(mixed.summary().size() - 7) == "-> PASS");
 }
 
 TEST_CASE("only slower rows below the threshold fail, and the summary names them") {
-  const Side reference = side({row(MiB, 100), row(64 * MiB, 200), row(256 * MiB, 250)});
-  const Side now = side({row(MiB, 100), row(64 * MiB, 160), row(256 * MiB, 275)});
+  const Side reference = side({row(kMiB, 100), row(64 * kMiB, 200), row(256 * kMiB, 250)});
+  const Side now = side({row(kMiB, 100), row(64 * kMiB, 160), row(256 * kMiB, 275)});
   const Comparison c = compare_sides(now, reference, {});
   CHECK_FALSE(c.passed());
   CHECK(c.rows[1].fails);
@@ -109,15 +109,15 @@ TEST_CASE("only slower rows below the threshold fail, and the summary names them
 }
 
 TEST_CASE("wrong elements on either side are named in the notes") {
-  SideRow bad = row(MiB, 100);
+  SideRow bad = row(kMiB, 100);
   bad.wrong = 7;
-  const Comparison c = compare_sides(side({bad}), side({row(MiB, 100)}), {});
+  const Comparison c = compare_sides(side({bad}), side({row(kMiB, 100)}), {});
   REQUIRE(c.notes.size() == 1);
   CHECK(c.notes[0] == "NEW: all_gather float32 1 MiB had 7 wrong elements");
 }
 
 TEST_CASE("different rank counts are refused unless allowed, with the reason") {
-  const Side a = side({row(MiB, 100)}, 8), b = side({row(MiB, 100)}, 16);
+  const Side a = side({row(kMiB, 100)}, 8), b = side({row(kMiB, 100)}, 16);
   const std::string text = usage_error_text([&] { compare_sides(a, b, {}); });
   CHECK_THAT(text, ContainsSubstring("NEW ran on 8 ranks, REFERENCE on 16"));
   CHECK_THAT(text, ContainsSubstring("--allow-rank-mismatch"));
@@ -126,8 +126,8 @@ TEST_CASE("different rank counts are refused unless allowed, with the reason") {
 }
 
 TEST_CASE("no matching rows is refused and says what each side holds") {
-  Side a = side({row(MiB, 100)});
-  Side b = side({row(MiB, 100)});
+  Side a = side({row(kMiB, 100)});
+  Side b = side({row(kMiB, 100)});
   b.rows[0].key.collective = "reduce_scatter";
   const std::string text = usage_error_text([&] { compare_sides(a, b, {}); });
   CHECK_THAT(text, ContainsSubstring("nothing to compare"));
@@ -136,8 +136,8 @@ TEST_CASE("no matching rows is refused and says what each side holds") {
 }
 
 TEST_CASE("the comparability block names what differs") {
-  Side a = side({row(MiB, 100), row(2 * MiB, 100)});
-  Side b = side({row(MiB, 100), row(4 * MiB, 100)});
+  Side a = side({row(kMiB, 100), row(2 * kMiB, 100)});
+  Side b = side({row(kMiB, 100), row(4 * kMiB, 100)});
   b.identity.gpu = "NVIDIA H100 80GB HBM3";
   b.identity.nccl_version = "2.21.5";
   b.identity.hosts = 2;

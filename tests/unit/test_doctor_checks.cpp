@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "catch_compat.hpp"
+#include "unit/doctor_findings.hpp"
 #include "doctor/checks.hpp"
 
 using namespace ncclsweep::doctor;
@@ -13,12 +14,6 @@ RankFacts rank(int r, std::string host = "node0") {
   f.identity = {r, std::move(host), r};
   f.affinity = {r};
   return f;
-}
-
-std::vector<Finding> with_check(const std::vector<Finding>& all, const std::string& check) {
-  std::vector<Finding> out;
-  std::copy_if(all.begin(), all.end(), std::back_inserter(out), [&](const Finding& f) { return f.check == check; });
-  return out;
 }
 
 }  // namespace

@@ -7,6 +7,9 @@
 #include <fstream>
 
 #include "catch_compat.hpp"
+#include "unit/doctor_findings.hpp"
+#include "read_file.hpp"
+#include "test_data.hpp"
 #include "doctor/checks.hpp"
 #include "doctor/nvidia_smi.hpp"
 #include "doctor/system_reader.hpp"
@@ -16,12 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kData = NCCLSWEEP_TEST_DATA;
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // A tree of files under a fresh temporary directory.
 struct FakeTree {
@@ -39,14 +36,8 @@ struct FakeTree {
   }
 };
 
-std::vector<Finding> with_check(const std::vector<Finding>& all, const std::string& check) {
-  std::vector<Finding> out;
-  std::copy_if(all.begin(), all.end(), std::back_inserter(out), [&](const Finding& f) { return f.check == check; });
-  return out;
-}
-
 RankFacts misplaced_rank_facts() {
-  const auto reader = make_rooted_reader(kData / "doctor-trees" / "misplaced-rank");
+  const auto reader = make_rooted_reader(kTestData / "doctor-trees" / "misplaced-rank");
   GpuFacts gpu;
   gpu.bus_id = "00000000:18:00.0";  // nvidia-smi's spelling; sysfs has 0000:18:00.0
   return collect_rank_facts(*reader, {0, "node0", 0},
@@ -161,7 +152,7 @@ TEST_CASE("the XML extractor matches whole tag names and nested paths") {
 }
 
 TEST_CASE("nvidia-smi -q -x: the healthy H200 of the fixture") {
-  const std::string xml = slurp(kData / "nvidia-smi-q-x-h200.xml");
+  const std::string xml = read_file(kTestData / "nvidia-smi-q-x-h200.xml");
   GpuFacts gpu;
   gpu.bus_id = "0000:18:00.0";
   REQUIRE(apply_nvidia_smi_xml(xml, gpu));
@@ -183,7 +174,7 @@ TEST_CASE("nvidia-smi -q -x: the healthy H200 of the fixture") {
 }
 
 TEST_CASE("nvidia-smi -q -x: the degraded second GPU of the fixture") {
-  const std::string xml = slurp(kData / "nvidia-smi-q-x-h200.xml");
+  const std::string xml = read_file(kTestData / "nvidia-smi-q-x-h200.xml");
   GpuFacts gpu;
   gpu.bus_id = "0000:3a:00.0";
   REQUIRE(apply_nvidia_smi_xml(xml, gpu));

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "catch_compat.hpp"
+#include "test_data.hpp"
 #include "spec/comm_split.hpp"
 #include "plan/measurement_plan.hpp"
 #include "report/sweep_report.hpp"
@@ -21,7 +22,6 @@ using namespace ncclsweep;
 
 namespace {
 
-const std::string kData = NCCLSWEEP_TEST_DATA;
 
 std::vector<int> colours(const CommSplit& g, int ranks) {
   std::vector<int> out;
@@ -131,8 +131,8 @@ TEST_CASE("sweep files take sizes from a workload and groups, with positions for
 }
 
 TEST_CASE("workload calls run on their own groups when the layout fits, else on the world") {
-  SizesSource source{"workload", kData + "/workloads/tiny-tp2-dp2.yaml", 0, {"s.yaml", 3, 1}};
-  const SizesInput input = load_sizes_source(source, "s.yaml", kData + "/models");
+  SizesSource source{"workload", kTestData.string() + "/workloads/tiny-tp2-dp2.yaml", 0, {"s.yaml", 3, 1}};
+  const SizesInput input = load_sizes_source(source, "s.yaml", kTestData.string() + "/models");
   const auto dtypes = parse_dtype_list("float32");
   const WorkloadCalls fit = plan_workload_calls(input, std::nullopt, dtypes, 4, 4);
   bool saw_dp = false, saw_tp = false;
@@ -169,13 +169,13 @@ Sweep sweep_of_sizes_yaml(const CommProfile& profile) {
 }
 
 TEST_CASE("sizes --format yaml lists each collective at its own sizes, and a sweep file measures exactly those calls") {
-  SizesSource source{"workload", kData + "/workloads/tiny-tp2-dp2.yaml", 0, {"s.yaml", 3, 1}};
-  const SizesInput input = load_sizes_source(source, "s.yaml", kData + "/models");
+  SizesSource source{"workload", kTestData.string() + "/workloads/tiny-tp2-dp2.yaml", 0, {"s.yaml", 3, 1}};
+  const SizesInput input = load_sizes_source(source, "s.yaml", kTestData.string() + "/models");
   const Sweep listed = sweep_of_sizes_yaml(input.profile);
   REQUIRE(listed.sizes_from);
   CHECK(listed.sizes_from->kind == "calls");
   CHECK(listed.sizes_from->ranks == 4);
-  const SizesInput reread = load_sizes_source(*listed.sizes_from, "listed.yaml", kData + "/models");
+  const SizesInput reread = load_sizes_source(*listed.sizes_from, "listed.yaml", kTestData.string() + "/models");
   const auto dtypes = parse_dtype_list("float32");
   for (const int ranks : {4, 8}) {  // groups apply on the layout's 4 ranks; on 8 the world, with the note
     INFO(ranks << " ranks");
@@ -214,7 +214,7 @@ TEST_CASE("sizes --format yaml lists each collective at its own sizes, and a swe
   const Sweep whole = sweep_of_sizes_yaml(trace);
   REQUIRE(whole.sizes_from);
   CHECK_FALSE(whole.sizes_from->per_iteration);
-  const SizesInput reread_trace = load_sizes_source(*whole.sizes_from, "listed.yaml", kData + "/models");
+  const SizesInput reread_trace = load_sizes_source(*whole.sizes_from, "listed.yaml", kTestData.string() + "/models");
   CHECK_FALSE(reread_trace.profile.per_iteration);
   REQUIRE(reread_trace.profile.uses.size() == 1);
   CHECK(reread_trace.profile.uses[0].calls == 7);
@@ -242,7 +242,7 @@ TEST_CASE("a listed call that is wrong names its line and the fix") {
 
 TEST_CASE("a missing workload names the sweep file's line and the workload path") {
   SizesSource source{"workload", "no/such.yaml", 0, {"s.yaml", 3, 8}};
-  const std::string text = usage_error_text([&] { load_sizes_source(source, "s.yaml", kData + "/models"); });
+  const std::string text = usage_error_text([&] { load_sizes_source(source, "s.yaml", kTestData.string() + "/models"); });
   CHECK_THAT(text, ContainsSubstring("s.yaml:3:8"));
   CHECK_THAT(text, ContainsSubstring("no/such.yaml"));
 }

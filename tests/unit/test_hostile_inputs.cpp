@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "catch_compat.hpp"
+#include "read_file.hpp"
 #include "compare/side_readers.hpp"
 #include "core/checked_number.hpp"
 #include "core/input_file.hpp"
@@ -40,13 +41,6 @@ struct TempDir {
     fs::remove_all(path, ec);
   }
 };
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void spit(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
@@ -211,14 +205,14 @@ TEST_CASE("nothing is written through a link planted in a results directory", "[
                     ContainsSubstring((results / "run.json").string() + " is a symbolic link"));
   // ...and, should one appear after that check, the write replaces the link itself.
   REQUIRE(replace_file(results / "run.json", "{}\n") == 0);
-  CHECK(slurp(victim) == "precious\n");
+  CHECK(read_file(victim) == "precious\n");
   CHECK_FALSE(fs::is_symlink(results / "run.json"));
-  CHECK(slurp(results / "run.json") == "{}\n");
+  CHECK(read_file(results / "run.json") == "{}\n");
   CHECK_FALSE(fs::exists(results / "run.json.tmp"));
   fs::create_symlink(victim, results / "records.jsonl");
   CHECK(open_no_follow(results / "records.jsonl", O_WRONLY | O_APPEND) == -1);
   CHECK(errno == ELOOP);
-  CHECK(slurp(victim) == "precious\n");
+  CHECK(read_file(victim) == "precious\n");
 }
 
 TEST_CASE("YAML that would be read otherwise than it looks is refused where it starts", "[hostile]") {

@@ -3,25 +3,12 @@
 // independently of the importers' parsing.
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
+#include "read_file.hpp"
 #include "workload/comm_use.hpp"
 
 inline const std::string kFixtures = NCCLSWEEP_SOURCE_DIR "/tests/data";
-
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-inline long occurrences(const std::string& text, const std::string& needle) {
-  long n = 0;
-  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
-  return n;
-}
 
 inline std::string temp_file(const std::string& name, const std::string& content) {
   const auto path = std::filesystem::temp_directory_path() / ("ncclsweep-test-" + name);

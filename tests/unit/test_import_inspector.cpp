@@ -5,7 +5,7 @@
 using namespace ncclsweep;
 
 TEST_CASE("Inspector output: calls per rank equal each file's records, sizes scaled from per rank") {
-  const auto rank0 = slurp(kFixtures + "/inspector/nccl-inspector-rank0.log");
+  const auto rank0 = read_file(kFixtures + "/inspector/nccl-inspector-rank0.log");
   const auto profile = import_inspector(kFixtures + "/inspector/*.log", 0);
   for (const auto& [collective, name] : {std::pair{"all_gather", "AllGather"}, std::pair{"reduce_scatter", "ReduceScatter"},
                                          std::pair{"all_reduce", "AllReduce"}}) {

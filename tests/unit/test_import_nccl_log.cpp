@@ -15,8 +15,8 @@ TEST_CASE("NCCL COLL logs: calls per rank equal each file's count of lines") {
   for (const auto& [collective, nccl_name] : {std::pair{"all_gather", "AllGather"}, std::pair{"reduce_scatter", "ReduceScatter"},
                                              std::pair{"all_reduce", "AllReduce"}, std::pair{"sendrecv", "Send"}}) {
     INFO(collective);
-    const long lines0 = occurrences(slurp(kRank0), std::string(" ") + nccl_name + ": opCount");
-    const long lines1 = occurrences(slurp(kRank1), std::string(" ") + nccl_name + ": opCount");
+    const long lines0 = occurrences(read_file(kRank0), std::string(" ") + nccl_name + ": opCount");
+    const long lines1 = occurrences(read_file(kRank1), std::string(" ") + nccl_name + ": opCount");
     REQUIRE(lines0 > 0);
     REQUIRE(lines0 == lines1);  // both ranks made the same calls
     const auto* row = row_of(profile, collective);
@@ -46,7 +46,7 @@ TEST_CASE("NCCL COLL logs: count is per rank, datatype and op are NCCL numbers")
   CHECK(row_of(profile, "all_reduce")->bytes == 1048576ull * 4);
   // --iterations 2 divides: the log covers 2 iterations.
   CHECK(profile.per_iteration);
-  CHECK(ag->calls == occurrences(slurp(kRank0), "AllGather: opCount") / 2.0);
+  CHECK(ag->calls == occurrences(read_file(kRank0), "AllGather: opCount") / 2.0);
 }
 
 TEST_CASE("NCCL logs without collective lines, or an empty glob, are refused by name") {

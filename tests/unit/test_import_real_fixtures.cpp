@@ -13,7 +13,7 @@ using namespace ncclsweep;
 namespace {
 
 int steps_of(const std::string& job) {
-  return nlohmann::json::parse(slurp(kFixtures + "/real/" + job + "/manifest.json")).at("steps_run").get<int>();
+  return nlohmann::json::parse(read_file(kFixtures + "/real/" + job + "/manifest.json")).at("steps_run").get<int>();
 }
 
 const CommUse* same_call(const CommProfile& p, const CommUse& u) {
@@ -60,7 +60,7 @@ TEST_CASE("real FSDP2 fixture: the log importer counts every COLL line of both r
   long all_gather_lines = 0, reduce_scatter_lines = 0;
   for (const auto& f : std::filesystem::directory_iterator(dir)) {
     if (f.path().extension() != ".log") continue;
-    const std::string text = slurp(f.path().string());
+    const std::string text = read_file(f.path().string());
     all_gather_lines += occurrences(text, "AllGather: opCount");
     reduce_scatter_lines += occurrences(text, "ReduceScatter: opCount");
   }

@@ -9,7 +9,7 @@ const std::string kTrace = kFixtures + "/torch_trace.json";
 }  // namespace
 
 TEST_CASE("torch traces: each collective counted once though it is a CPU op and a kernel") {
-  const auto text = slurp(kTrace);
+  const auto text = read_file(kTrace);
   const long steps = occurrences(text, "\"ProfilerStep#");
   REQUIRE(steps == 2);
   for (const auto& [collective, torch_name] : {std::pair{"all_gather", "_allgather_base"},
@@ -44,10 +44,10 @@ TEST_CASE("torch traces: sizes from Out nelems for all-gather, In nelems otherwi
 }
 
 TEST_CASE("truncated, non-trace and missing traces are refused by name") {
-  const auto text = slurp(kTrace);
+  const auto text = read_file(kTrace);
   const auto cut = temp_file("cut.json", text.substr(0, text.size() / 2));
   CHECK_THAT(usage_error_text([&] { import_torch_trace(cut, 0); }), ContainsSubstring(cut + ": not a complete JSON trace"));
-  const auto gz = slurp(kFixtures + "/torch_trace.json.gz");
+  const auto gz = read_file(kFixtures + "/torch_trace.json.gz");
   const auto cut_gz = temp_file("cut.json.gz", gz.substr(0, gz.size() / 2));
   CHECK_THAT(usage_error_text([&] { import_torch_trace(cut_gz, 0); }), ContainsSubstring(cut_gz));
   const auto not_trace = kFixtures + "/not_a_trace.json";

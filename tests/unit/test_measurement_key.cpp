@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "catch_compat.hpp"
+#include "read_file.hpp"
 #include "compare/side_readers.hpp"
 #include "report/printers.hpp"
 #include "report/sweep_report.hpp"
@@ -21,7 +22,7 @@ using namespace ncclsweep;
 
 namespace {
 
-const char* const kPoints[] = {"NCCL_PROTO=LL", "NCCL_PROTO=Simple"};
+const char* const kPointLabels[] = {"NCCL_PROTO=LL", "NCCL_PROTO=Simple"};
 const BufferMode kBuffers[] = {BufferMode::cuda_malloc, BufferMode::nccl_register};
 const LaunchMode kLaunches[] = {LaunchMode::stream, LaunchMode::graph};
 const Bytes kSizes[] = {1 << 20, 64 << 20};
@@ -44,7 +45,7 @@ MeasurementRecord fabricated(int point, int buffers, int launch, int size, int r
   r.placement = parse_placement(placement);
   r.buffers = kBuffers[buffers];
   r.launch = kLaunches[launch];
-  r.point = kPoints[point];
+  r.point = kPointLabels[point];
   r.repeat = repeat;
   r.busbw_gbps = base_busbw(point, buffers, launch, size) + 0.1 * (repeat - 1) + (placement[0] == 'i' ? 0.25 : 0);
   r.algbw_gbps = r.busbw_gbps / 1.5;
@@ -57,8 +58,8 @@ RunDocument mixed_mode_run() {
   RunDocument run;
   run.name = "modes";
   run.status = RunStatus::complete;
-  run.baseline = kPoints[0];
-  for (const char* label : kPoints) {
+  run.baseline = kPointLabels[0];
+  for (const char* label : kPointLabels) {
     PointOutcome p;
     p.label = label;
     p.status = PointStatus::ok;
@@ -81,12 +82,6 @@ RunDocument mixed_mode_run() {
 }
 
 constexpr std::size_t kMeasurements = 2 * 2 * 2 * 2 * 2;  // points, buffers, launches, sizes, placements
-
-std::size_t occurrences(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 }  // namespace
 
@@ -169,7 +164,7 @@ TEST_CASE("the sweep report has a block per mode and the median of each point's 
 }
 
 TEST_CASE("the end-of-run summary never takes modes for repeats") {
-  const std::string text = sweep_summary_text(mixed_mode_run(), kPoints[0]);
+  const std::string text = sweep_summary_text(mixed_mode_run(), kPointLabels[0]);
   INFO(text);
   CHECK(occurrences(text, "# all_reduce float32 sum") == 4);
   // Point 1 is 100 GB/s above point 0 in every mode: +100%, +83%, ... never within noise.
@@ -233,7 +228,7 @@ TEST_CASE("a grouped run keeps the world's numbers apart from the groups'") {
     records.push_back(r);
   }
   run.records = records;
-  const std::string text = sweep_summary_text(run, kPoints[0]);
+  const std::string text = sweep_summary_text(run, kPointLabels[0]);
   INFO(text);
   CHECK(occurrences(text, "# all_reduce float32 sum\n") == 1);
   CHECK(occurrences(text, "# all_reduce float32 sum on intra-node groups of 2\n") == 1);

@@ -5,20 +5,13 @@
 #include <fstream>
 
 #include "catch_compat.hpp"
+#include "read_file.hpp"
+#include "test_data.hpp"
 #include "doctor/gpu_probe.hpp"
 #include "doctor/nvidia_smi.hpp"
 #include "doctor/nvml_reader.hpp"
 
 using namespace ncclsweep::doctor;
-namespace fs = std::filesystem;
-
-namespace {
-const fs::path kData = NCCLSWEEP_TEST_DATA;
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-}  // namespace
 
 TEST_CASE("NVML throttle reason bits are named as NVML numbers them", "[nvml]") {
   CHECK(throttle_reason_names(0).empty());
@@ -34,8 +27,8 @@ TEST_CASE("NVML throttle reason bits are named as NVML numbers them", "[nvml]") 
 TEST_CASE("NVML and nvidia-smi -q -x agree on the recorded H200", "[nvml]") {
   GpuFacts from_smi;
   from_smi.bus_id = "0000:18:00.0";
-  REQUIRE(apply_nvidia_smi_xml(slurp(kData / "nvidia-smi-q-x-h200.xml"), from_smi));
-  const NvmlSample sample = nlohmann::json::parse(slurp(kData / "nvml-sample-h200.json")).get<NvmlSample>();
+  REQUIRE(apply_nvidia_smi_xml(read_file(kTestData / "nvidia-smi-q-x-h200.xml"), from_smi));
+  const NvmlSample sample = nlohmann::json::parse(read_file(kTestData / "nvml-sample-h200.json")).get<NvmlSample>();
   GpuFacts from_nvml;
   from_nvml.bus_id = "0000:18:00.0";
   apply_nvml_sample(sample, from_nvml);
@@ -47,7 +40,7 @@ TEST_CASE("NVML and nvidia-smi -q -x agree on the recorded H200", "[nvml]") {
   // The degraded second GPU of the fixture differs from this sample, and says where.
   GpuFacts other;
   other.bus_id = "0000:3a:00.0";
-  REQUIRE(apply_nvidia_smi_xml(slurp(kData / "nvidia-smi-q-x-h200.xml"), other));
+  REQUIRE(apply_nvidia_smi_xml(read_file(kTestData / "nvidia-smi-q-x-h200.xml"), other));
   const auto differences = gpu_fact_disagreements(other, from_nvml);
   CHECK_FALSE(differences.empty());
   CHECK(std::find(differences.begin(), differences.end(), "power_limit_w 500 vs 700") != differences.end());

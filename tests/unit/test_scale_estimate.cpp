@@ -11,7 +11,7 @@ using namespace ncclsweep;
 
 namespace {
 
-SweepPlan plan_of(const std::string& yaml) { return plan_sweep(load_sweep_text(yaml, "t.yaml"), PlanOptions{}); }
+SweepPlan planned(const std::string& yaml) { return plan_sweep(load_sweep_text(yaml, "t.yaml"), PlanOptions{}); }
 
 MeasurementRecord record(const std::string& collective, Bytes size, double busbw_gbps) {
   MeasurementRecord r;
@@ -41,7 +41,7 @@ ScaleModel round_model(int ranks) {
 
 TEST_CASE("the at-scale estimate adds starts and inits that grow with ranks to the calls and coordination") {
   // 2 groups (NCCL_MAX_NCHANNELS is process-cached), 2 points; all_reduce of 1 GB, 1 dtype, 1 op, 2 placements.
-  const SweepPlan plan = plan_of(
+  const SweepPlan plan = planned(
       "collectives: [all_reduce]\nsizes: [1GB]\nwarmup: 1\niters: 2\nenv:\n  NCCL_MAX_NCHANNELS: [1, 32]\n");
   REQUIRE(plan.isolation_groups.size() == 2);
   const ScaleEstimate e = estimate_at_scale(plan, round_model(512));
@@ -61,7 +61,7 @@ TEST_CASE("the at-scale estimate adds starts and inits that grow with ranks to t
 }
 
 TEST_CASE("a reference run's busbw replaces the assumed one for the collectives it measured") {
-  const SweepPlan plan = plan_of("collectives: [all_gather, broadcast]\nsizes: [1GB]\nwarmup: 0\niters: 1\ncheck: false\n");
+  const SweepPlan plan = planned("collectives: [all_gather, broadcast]\nsizes: [1GB]\nwarmup: 0\niters: 1\ncheck: false\n");
   ScaleModel model = round_model(8);
   const double assumed = estimate_at_scale(plan, model).collectives_s;
   model.reference = {record("all_gather", 1000000000, 4.0), record("all_gather", 1000, 0.5)};
@@ -81,7 +81,7 @@ TEST_CASE("the reference busbw is the nearest measured size's, on a log scale") 
 }
 
 TEST_CASE("the at-scale text names the rank count and each term; the JSON carries the same numbers") {
-  const SweepPlan plan = plan_of("collectives: [all_reduce]\nsizes: [1M]\n");
+  const SweepPlan plan = planned("collectives: [all_reduce]\nsizes: [1M]\n");
   const ScaleModel model = round_model(512);
   const ScaleEstimate e = estimate_at_scale(plan, model);
   const std::string text = scale_estimate_text(e, model, 1);

@@ -15,12 +15,13 @@
 #include "search/search.hpp"
 #include "search/search_grid.hpp"
 #include "spec/sweep.hpp"
+#include "core/units.hpp"
 
 using namespace ncclsweep;
 
 namespace {
 
-constexpr Bytes KiB = 1024, MiB = 1024 * 1024;
+constexpr Bytes KiB = 1024;
 
 // Factor of each axis value per band: band 0 (small sizes), band 1 (large sizes).
 struct FakeGrid {
@@ -64,7 +65,7 @@ FakeGrid three_axis_grid() {
   g.factor = {{{1.0, 1.5, 0.8}, {1.0, 0.7, 1.01}, {1.0, 0.85, 0.6}},
               {{1.0, 0.8, 1.4}, {1.0, 1.3, 0.7}, {1.0, 0.85, 0.8}}};
   g.space = grid_space(3, 3);
-  g.bands = make_bands({{"all_reduce", {4 * KiB, 16 * KiB, 64 * KiB, 4 * MiB, 16 * MiB, 64 * MiB}}}, {1 * MiB});
+  g.bands = make_bands({{"all_reduce", {4 * KiB, 16 * KiB, 64 * KiB, 4 * kMiB, 16 * kMiB, 64 * kMiB}}}, {1 * kMiB});
   return g;
 }
 
@@ -114,14 +115,14 @@ bool finds_true_winner(const FakeGrid& grid, const BandResult& band, int b) {
 }  // namespace
 
 TEST_CASE("auto bands cut a collective's sizes into three runs of adjacent sizes", "[search]") {
-  const auto bands = make_bands({{"all_gather", {1 * MiB, 2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB, 32 * MiB, 64 * MiB}}}, {});
+  const auto bands = make_bands({{"all_gather", {1 * kMiB, 2 * kMiB, 4 * kMiB, 8 * kMiB, 16 * kMiB, 32 * kMiB, 64 * kMiB}}}, {});
   REQUIRE(bands.size() == 3);
-  CHECK(bands[0].sizes == std::vector<Bytes>{1 * MiB, 2 * MiB});
-  CHECK(bands[2].sizes.back() == 64 * MiB);
+  CHECK(bands[0].sizes == std::vector<Bytes>{1 * kMiB, 2 * kMiB});
+  CHECK(bands[2].sizes.back() == 64 * kMiB);
   CHECK(label_of(bands[1]) == "all_gather 4 MiB .. 8 MiB");
-  const auto edged = make_bands({{"all_gather", {1 * MiB, 2 * MiB, 4 * MiB}}}, {2 * MiB});
+  const auto edged = make_bands({{"all_gather", {1 * kMiB, 2 * kMiB, 4 * kMiB}}}, {2 * kMiB});
   REQUIRE(edged.size() == 2);
-  CHECK(edged[1].sizes == std::vector<Bytes>{2 * MiB, 4 * MiB});
+  CHECK(edged[1].sizes == std::vector<Bytes>{2 * kMiB, 4 * kMiB});
 }
 
 TEST_CASE("two scores within the noise are tied only once both were measured often enough", "[search]") {
@@ -222,7 +223,7 @@ TEST_CASE("coordinate descent: a first axis of two equal values does not spend t
   }
   space.baseline = 0;
   g.space = space;
-  g.bands = make_bands({{"all_reduce", {8 * KiB, 64 * KiB, 512 * KiB, 4 * MiB, 32 * MiB, 256 * MiB}}}, {});  // 3 of 2 sizes
+  g.bands = make_bands({{"all_reduce", {8 * KiB, 64 * KiB, 512 * KiB, 4 * kMiB, 32 * kMiB, 256 * kMiB}}}, {});  // 3 of 2 sizes
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     SearchOptions o = options_for(SearchMethod::coordinate, seed);
     o.grid_repeats = o.max_occasions = 8;
@@ -261,9 +262,9 @@ TEST_CASE("coordinate descent says when two axes interact", "[search]") {
   // Alone, A=1 and B=1 are each slower; together they are 40% faster.
   FakeGrid grid;
   grid.space = grid_space(2, 3);
-  grid.bands = make_bands({{"all_reduce", {1 * MiB, 4 * MiB}}}, {});
+  grid.bands = make_bands({{"all_reduce", {1 * kMiB, 4 * kMiB}}}, {});
   grid.bands.resize(1);
-  grid.bands[0].sizes = {1 * MiB, 4 * MiB};
+  grid.bands[0].sizes = {1 * kMiB, 4 * kMiB};
   const auto together = *grid.space.find({1, 1});
   Search search(grid.space, grid.bands, [] {
     SearchOptions o = options_for(SearchMethod::coordinate, 7);
@@ -321,7 +322,7 @@ TEST_CASE("a sweep's search key is read with its budget, confidence and band edg
   CHECK(sweep.search.method == SearchMethod::coordinate);
   CHECK(sweep.search.budget.seconds == Approx(1200));
   CHECK(sweep.search.confidence == Approx(0.9));
-  CHECK(sweep.search.band_edges == std::vector<Bytes>{64 * KiB, 16 * MiB});
+  CHECK(sweep.search.band_edges == std::vector<Bytes>{64 * KiB, 16 * kMiB});
   CHECK(load_sweep_text("search: {method: racing}\n", "s.yaml").search.budget.grid_fraction == Approx(0.33));
   try {
     load_sweep_text("repeats: 3\nsearch: {method: racin}\n", "s.yaml");

@@ -74,7 +74,7 @@ std::vector<SoakWindow> fake_windows(int n, Figures host_gbps) {
 
 std::vector<int> hosts_with(const SoakVerdicts& verdicts, VerdictKind kind) {
   std::vector<int> hosts;
-  for (const Verdict& v : verdicts.findings) {
+  for (const soak::Verdict& v : verdicts.findings) {
     if (v.kind == kind && (hosts.empty() || hosts.back() != v.host)) hosts.push_back(v.host);
   }
   return hosts;
@@ -171,7 +171,7 @@ TEST_CASE("soak verdicts: a host that drops from window 5 drifts, the others do 
   const SoakVerdicts verdicts = judge_soak(windows, 4, {});
   INFO(nlohmann::json(windows.back()).dump());
   CHECK(hosts_with(verdicts, VerdictKind::drift) == std::vector<int>{-1, 2});  // the world follows its slowest host
-  for (const Verdict& v : verdicts.findings) {
+  for (const soak::Verdict& v : verdicts.findings) {
     if (v.kind != VerdictKind::drift) continue;
     CHECK(v.first_window == 5);
     CHECK(v.start_s == Approx(10));
@@ -193,7 +193,7 @@ TEST_CASE("soak verdicts: one window below the threshold is an outlier, counted"
   const SoakVerdicts verdicts = judge_soak(windows, 4, {});
   REQUIRE(hosts_with(verdicts, VerdictKind::outliers) == std::vector<int>{-1, 3});
   CHECK(hosts_with(verdicts, VerdictKind::drift).empty());
-  for (const Verdict& v : verdicts.findings) {
+  for (const soak::Verdict& v : verdicts.findings) {
     CHECK(v.windows == 1);
     CHECK(v.first_window == 9);
   }
@@ -218,7 +218,7 @@ TEST_CASE("soak verdicts: a throttle reason names the rank's host and the clock 
   windows[4].signals[5].gpu.throttled[static_cast<std::size_t>(ThrottleReason::sw_power_cap)] = true;
   const SoakVerdicts verdicts = judge_soak(windows, 4, {});
   REQUIRE(hosts_with(verdicts, VerdictKind::throttling) == std::vector<int>{2});
-  const Verdict& v = verdicts.findings.back();
+  const soak::Verdict& v = verdicts.findings.back();
   CHECK(v.windows == 2);
   CHECK(v.first_window == 3);
   CHECK(v.lowest_mhz == 1410);
@@ -352,7 +352,7 @@ TEST_CASE("recorded H200 soak: nothing as recorded; a clock cap with a 20% sag f
     return out.str();
   }());
   bool busbw_drift = false, clock_drift = false, throttled = false;
-  for (const Verdict& v : verdicts.findings) {
+  for (const soak::Verdict& v : verdicts.findings) {
     if (v.kind == VerdictKind::drift && v.series.find("busbw") != std::string::npos) {
       busbw_drift = true;
       CHECK(std::abs(v.first_window - 9) <= 1);

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "catch_compat.hpp"
+#include "test_data.hpp"
 #include "read_file.hpp"
 #include "recommend/exports.hpp"
 #include "recommend/recommendation.hpp"
@@ -17,15 +18,14 @@ namespace {
 using namespace ncclsweep;
 namespace fs = std::filesystem;
 
-const fs::path kData = fs::path(NCCLSWEEP_TEST_DATA) / "recommend";
 
-RunInput load(const std::string& name) { return {read_run_document(kData / name), name}; }
+RunInput load(const std::string& name) { return {read_run_document(kRecommendData / name), name}; }
 
 Recommendation recommend_from(const std::string& name) { return recommend({load(name)}); }
 
 // Compares with tests/data/recommend/golden/<file>, or writes it when asked to.
 void check_golden(const std::string& file, const std::string& text) {
-  const fs::path path = kData / "golden" / file;
+  const fs::path path = kRecommendData / "golden" / file;
   if (const char* update = std::getenv("NCCLSWEEP_UPDATE_GOLDEN"); update && *update == '1') {
     fs::create_directories(path.parent_path());
     std::ofstream(path, std::ios::binary) << text;

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "catch_compat.hpp"
+#include "test_data.hpp"
 #include "read_file.hpp"
 #include "recommend/exports.hpp"
 #include "recommend/recommendation.hpp"
@@ -16,7 +17,6 @@ namespace {
 using namespace ncclsweep;
 namespace fs = std::filesystem;
 
-const fs::path kData = fs::path(NCCLSWEEP_TEST_DATA) / "recommend";
 
 // A file in the temporary directory, removed at the end of the test.
 class TempFile {
@@ -90,17 +90,17 @@ TEST_CASE("the verification sweep is one recommended point plus NCCL's defaults 
 }
 
 TEST_CASE("recommend's yaml export is a sweep file the loader accepts", "[verify]") {
-  const Sweep sweep = load_sweep_file((kData / "golden" / "clear-winner.yaml").string());
+  const Sweep sweep = load_sweep_file((kRecommendData / "golden" / "clear-winner.yaml").string());
   const SweepPlan plan = plan_sweep(sweep, {});
   REQUIRE(plan.points.size() == 2);
   CHECK(plan.points[static_cast<std::size_t>(plan.baseline)].label == "NCCL_PROTO=Simple");
   CHECK(plan.points[1 - static_cast<std::size_t>(plan.baseline)].label == "NCCL_PROTO=LL");
-  CHECK(load_sweep_file((kData / "golden" / "mixed.yaml").string()).env.size() == 2);
+  CHECK(load_sweep_file((kRecommendData / "golden" / "mixed.yaml").string()).env.size() == 2);
 }
 
 TEST_CASE("a size where NCCL chose otherwise than the rule is a mismatch, never a win", "[verify]") {
   const auto rules = tuner::parse_tuner_rules(kRule).rules;
-  const VerificationReport report = check_verification(read_run_document(kData / "verify-tuned"), rules);
+  const VerificationReport report = check_verification(read_run_document(kRecommendData / "verify-tuned"), rules);
   REQUIRE(report.bands.size() == 1);
   const VerifiedBand& band = report.bands[0];
   CHECK(band.faster == 2);
@@ -115,14 +115,14 @@ TEST_CASE("a size where NCCL chose otherwise than the rule is a mismatch, never 
 
 TEST_CASE("a recommended band slower than the default beyond noise fails the verification", "[verify]") {
   const auto rules = tuner::parse_tuner_rules(kRule).rules;
-  const VerificationReport report = check_verification(read_run_document(kData / "verify-slower"), rules);
+  const VerificationReport report = check_verification(read_run_document(kRecommendData / "verify-slower"), rules);
   REQUIRE(report.bands.size() == 1);
   CHECK(report.bands[0].slower == 3);
   CHECK(report.bands[0].verdict == "slower");
   CHECK(report.failed());
   CHECK_THAT(report.text(), ContainsSubstring("FAIL: a recommended band is slower"));
   // Without rules (an env file) the band is the collective, and the same run fails.
-  const VerificationReport env = check_verification(read_run_document(kData / "verify-slower"), {});
+  const VerificationReport env = check_verification(read_run_document(kRecommendData / "verify-slower"), {});
   REQUIRE(env.bands.size() == 1);
   CHECK(env.bands[0].band == "all_gather");
   CHECK(env.failed());
