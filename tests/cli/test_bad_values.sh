@@ -8,11 +8,15 @@
 # --allow-unknown-values the refused env values plan, and the plan says they were not checked.
 # Names on the command line (collectives, dtypes, order, isolation, engine) suggest the nearest.
 # Usage: test_bad_values.sh NCCLSWEEP SOURCE_DIR
+# `run` starts MPI as a singleton: it runs with NCCLSWEEP_TEST_MPI_ASAN_OPTIONS where
+# tests/CMakeLists.txt sets them (no leak checking, which Open MPI's allocations make 3x
+# slower; run's refusal is leak-checked under mpirun by the integration [leaks] cases).
 set -uo pipefail
 export LC_ALL=C  # the invalid-UTF-8 cases hold raw bytes
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 bin=$1
 src=$2
+mpi_bin=(env "ASAN_OPTIONS=${NCCLSWEEP_TEST_MPI_ASAN_OPTIONS:-${ASAN_OPTIONS:-}}" "$bin")
 corpus=tests/data/bad-values
 cd "$src" || exit 1
 work=$(mktemp -d)
@@ -48,7 +52,7 @@ for file in "$corpus"/files/*.yaml; do
   expected=${file%.yaml}.expected
   [ -f "$expected" ] || { fail "$file has no $(basename "$expected")"; continue; }
   expect_message "$expected" "$bin" plan "$file"
-  expect_message "$expected" "$bin" run "$file" --results-root "$work/results"
+  expect_message "$expected" "${mpi_bin[@]}" run "$file" --results-root "$work/results"
 done
 
 for args_file in "$corpus"/flags/*.args; do
@@ -56,7 +60,7 @@ for args_file in "$corpus"/flags/*.args; do
   [ -f "$expected" ] || { fail "$args_file has no $(basename "$expected")"; continue; }
   read -r -a args <"$args_file"
   expect_message "$expected" "$bin" plan sweeps/smoke.yaml "${args[@]}"
-  expect_message "$expected" "$bin" run "${args[@]}" --results-root "$work/results"
+  expect_message "$expected" "${mpi_bin[@]}" run "${args[@]}" --results-root "$work/results"
 done
 
 # allow_unknown_values passes env values (not broken UTF-8, not a field that cannot be swept).
@@ -84,9 +88,9 @@ expect_suggestion() {  # expect_suggestion TEXT COMMAND...
     fail "$* exited $status without '$text': ${err:0:400}"
   fi
 }
-expect_suggestion "unknown collective 'all_gathr' (did you mean all_gather?)" "$bin" run --collectives all_gathr --results-root "$work/results"
-expect_suggestion "unknown dtype 'bfloat61' (did you mean bfloat16?)" "$bin" run --dtype bfloat61 --results-root "$work/results"
-expect_suggestion "(did you mean interleaved?)" "$bin" run --order interleavd --results-root "$work/results"
+expect_suggestion "unknown collective 'all_gathr' (did you mean all_gather?)" "${mpi_bin[@]}" run --collectives all_gathr --results-root "$work/results"
+expect_suggestion "unknown dtype 'bfloat61' (did you mean bfloat16?)" "${mpi_bin[@]}" run --dtype bfloat61 --results-root "$work/results"
+expect_suggestion "(did you mean interleaved?)" "${mpi_bin[@]}" run --order interleavd --results-root "$work/results"
 expect_suggestion "(did you mean reinit?)" "$bin" plan sweeps/smoke.yaml --isolation renit
 expect_suggestion "unknown engine 'ncl' (did you mean nccl?)" "$bin" plan sweeps/smoke.yaml --engine ncl
 

@@ -5,12 +5,15 @@
 # reserves terabytes of address space), under a 2 GB address-space limit; each must exit
 # 2 naming what it refuses, and every file outside the results directory must stay
 # byte-identical (the victims of planted links above all).
+# `run` starts MPI as a singleton: it runs with NCCLSWEEP_TEST_MPI_ASAN_OPTIONS where
+# tests/CMakeLists.txt sets them (as in test_bad_values.sh).
 # Usage: test_hostile_inputs.sh NCCLSWEEP SOURCE_DIR SANITIZED(ON|OFF)
 set -uo pipefail
 export LC_ALL=C OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 bin=$1
 src=$2
 sanitized=${3:-OFF}
+mpi_bin=(env "ASAN_OPTIONS=${NCCLSWEEP_TEST_MPI_ASAN_OPTIONS:-${ASAN_OPTIONS:-}}" "$bin")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
@@ -24,8 +27,9 @@ fail() {
 # The bound is on what reading an input may take. `run` starts Open MPI, whose progress
 # threads reserve address space per core (a 16-core machine passes 2 GB before reading a
 # byte), so a run case gets the timeout only.
-limit() {  # limit timeout SECONDS NCCLSWEEP SUBCOMMAND ...
-  if [ "$sanitized" = ON ] || [ "${4:-}" = run ]; then "$@"; else (ulimit -v 2000000 && exec "$@"); fi
+limit() {  # limit timeout SECONDS NCCLSWEEP SUBCOMMAND ... (or "${mpi_bin[@]}" run ...)
+  if [ "$sanitized" = ON ] || [ "${3:-}" = "${mpi_bin[0]}" ]; then "$@"
+  else (ulimit -v 2000000 && exec "$@"); fi
 }
 
 # expect CASE NEEDLE COMMAND...: exit 2 within 60 s, stderr holding NEEDLE.
@@ -65,7 +69,7 @@ expect "report FIFO" "is a FIFO" "$bin" report fifo.json
 expect "compare FIFO" "is a FIFO" "$bin" compare fifo.json fifo.json
 printf 'collectives: [all_reduce]\nsizes: {from_nccl_log: %s/fifo.log}\n' "$work" >log-sizes.yaml
 expect "sweep from_nccl_log FIFO" "is a FIFO" "$bin" plan log-sizes.yaml
-expect "run --verify-recommendation FIFO" "is a FIFO" "$bin" run --engine mpi --verify-recommendation fifo.json -o "$work/r-verify"
+expect "run --verify-recommendation FIFO" "is a FIFO" "${mpi_bin[@]}" run --engine mpi --verify-recommendation fifo.json -o "$work/r-verify"
 
 # A torch trace of millions of tiny events (a small gzip): streamed, in bounded memory
 # (fewer events under sanitizers, which make each one slow, not large).
@@ -103,33 +107,33 @@ expect "NUL in a value" 'control character' "$bin" plan nul.yaml
 expect "unknown subcommand" "did you mean" "$bin" rnu
 
 # 4. The results directory: planted links refused, nothing written through them.
-expect "-o empty" "empty value" "$bin" run --engine mpi -s 1K -o ""
-expect "--resume empty" "empty value" "$bin" run --engine mpi -s 1K --resume ""
+expect "-o empty" "empty value" "${mpi_bin[@]}" run --engine mpi -s 1K -o ""
+expect "--resume empty" "empty value" "${mpi_bin[@]}" run --engine mpi -s 1K --resume ""
 for name in records.jsonl run.json.tmp summary.md; do
   mkdir -p "planted-$name"
   ln -s "$work/victims/target.txt" "planted-$name/$name"
   expect "planted $name in a fresh -o" "planted-$name/$name is a symbolic link" \
-    "$bin" run --engine mpi -s 1K --iters 2 --warmup 1 -o "planted-$name"
+    "${mpi_bin[@]}" run --engine mpi -s 1K --iters 2 --warmup 1 -o "planted-$name"
 done
 # A real run to resume, then a link planted in it.
-if limit timeout 120 "$bin" run --engine mpi -s 1K,2K --iters 2 --warmup 1 -o done-run >/dev/null 2>&1; then
+if limit timeout 120 "${mpi_bin[@]}" run --engine mpi -s 1K,2K --iters 2 --warmup 1 -o done-run >/dev/null 2>&1; then
   cp -r done-run resume-link && rm resume-link/records.jsonl
   ln -s "$work/victims/target.txt" resume-link/records.jsonl
   expect "planted records.jsonl on --resume" "records.jsonl is a symbolic link" \
-    "$bin" run --engine mpi -s 1K,2K --iters 2 --warmup 1 --resume resume-link
+    "${mpi_bin[@]}" run --engine mpi -s 1K,2K --iters 2 --warmup 1 --resume resume-link
   cp -r done-run resume-missing && rm resume-missing/records.jsonl
   expect "--resume without records.jsonl" "records.jsonl is missing" \
-    "$bin" run --engine mpi -s 1K,2K --iters 2 --warmup 1 --resume resume-missing
+    "${mpi_bin[@]}" run --engine mpi -s 1K,2K --iters 2 --warmup 1 --resume resume-missing
   cp -r done-run resume-twice && head -1 done-run/records.jsonl >>resume-twice/records.jsonl
   expect "--resume with a record twice" "hold the same measurement" \
-    "$bin" run --engine mpi -s 1K,2K --iters 2 --warmup 1 --resume resume-twice
+    "${mpi_bin[@]}" run --engine mpi -s 1K,2K --iters 2 --warmup 1 --resume resume-twice
 else
   fail "a plain --engine mpi run failed, so the resume cases could not run"
 fi
 
 # 5. Testing aids aimed at nothing.
-expect "--inject-fault rank 7 of 1" "rank 7" "$bin" run --engine mpi -s 1K --inject-fault 7:exit -o "$work/r-fault"
-expect "--inject-fault unknown point" "does not have" "$bin" run --engine mpi -s 1K --inject-fault 0:exit@nowhere -o "$work/r-point"
+expect "--inject-fault rank 7 of 1" "rank 7" "${mpi_bin[@]}" run --engine mpi -s 1K --inject-fault 7:exit -o "$work/r-fault"
+expect "--inject-fault unknown point" "does not have" "${mpi_bin[@]}" run --engine mpi -s 1K --inject-fault 0:exit@nowhere -o "$work/r-point"
 
 [ "$(snapshot)" = "$before" ] || fail "a file outside the results directories changed: $(diff <(echo "$before") <(snapshot))"
 echo "hostile inputs: $checked cases, $failures failure(s)"

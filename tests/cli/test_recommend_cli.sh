@@ -41,7 +41,10 @@ grep -q '^allgather,1048576,16777216,ring,ll,' "$tmp/out" || fail "band-split: n
 expect_usage_error() {
   local needle=$1; shift
   local err
-  err=$("$bin" "$@" 2>&1 >/dev/null); local status=$?
+  # `run` starts MPI as a singleton: NCCLSWEEP_TEST_MPI_ASAN_OPTIONS (tests/CMakeLists.txt says why).
+  local asan=${ASAN_OPTIONS:-}
+  [ "$1" = run ] && asan=${NCCLSWEEP_TEST_MPI_ASAN_OPTIONS:-$asan}
+  err=$(ASAN_OPTIONS=$asan "$bin" "$@" 2>&1 >/dev/null); local status=$?
   [ "$status" -eq 2 ] || fail "$* exited $status, expected 2"
   grep -qF -- "$needle" <<<"$err" || fail "$*: message lacks '$needle': $err"
 }

@@ -124,6 +124,19 @@ TEST_CASE("bad command lines exit 2 with a message and measure nothing") {
   CHECK_THAT(dtype.output, ContainsSubstring("unknown dtype 'float128'"));
 }
 
+// A bad value in a sweep file, under mpirun: the leak-checked run of the refusal that
+// tests/cli/test_bad_values.sh checks for every value with a singleton `run`.
+TEST_CASE("a bad value in a sweep file stops every rank with exit 2 before measuring", "[leaks]") {
+  const auto dir = scratch_dir("bad-value");
+  const std::string file = NCCLSWEEP_SOURCE_DIR "/tests/data/bad-values/files/proto-typo.yaml";
+  const Launch refused = mpirun_ncclsweep(2, {"run", file, "-o", dir.string()});
+  INFO(refused.output);
+  CHECK(refused.status == 2);
+  CHECK_THAT(refused.output, ContainsSubstring("proto-typo.yaml:3:20: NCCL_PROTO: unknown protocol 'Simpel' "
+                                               "(did you mean Simple?)"));
+  CHECK_FALSE(std::filesystem::exists(dir / "run.json"));
+}
+
 TEST_CASE("data movement of 16-bit and fp8 dtypes is checked with the mpi engine too") {
   const auto dir = scratch_dir("small-types");
   const Launch run = mpirun_ncclsweep(3, {"run", "--engine", "mpi", "--collectives", "all_gather,alltoall,broadcast",
