@@ -183,8 +183,9 @@ TEST_CASE("every buffer and launch mode is exact, recorded per measurement, with
 
 // On NCCL 2.28.3 (H200 x2, NVLS off) AllGather and ReduceScatter on symmetric windows
 // returned wrong elements at 12344 B (6172 B per rank, not a multiple of 16 B) while the
-// other buffer modes were exact (docs/measurement.md). Whatever NCCL does there, the run
-// must never report such a size silently: exact, or counted wrong and exit 3.
+// other buffer modes were exact (docs/performance.md, "A finding the check caught").
+// Whatever NCCL does there, the run must never report such a size silently: exact, or
+// counted wrong and exit 3.
 TEST_CASE("a window size NCCL may get wrong is either exact or reported wrong, never silently") {
   NCCLSWEEP_SKIP_UNLESS_GPUS(2, "a symmetric window across GPUs");
   const int gpus = visible_gpus();
