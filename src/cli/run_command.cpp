@@ -82,33 +82,6 @@ struct RunArgs {
   std::set<std::string> given;  // measurement flags given on the command line: they override the sweep file's
 };
 
-// Sweep points as workers run them: each group's points with what to set and verify.
-std::vector<WorkerGroup> worker_groups(const SweepPlan& plan) {
-  std::vector<WorkerGroup> groups;
-  for (const IsolationGroup& g : plan.isolation_groups) {
-    WorkerGroup group;
-    group.index = g.index;
-    group.process_env = g.process_env;
-    for (const int index : g.points) {
-      const SweepPoint& p = plan.points[static_cast<std::size_t>(index)];
-      PointSpec point;
-      point.label = p.label;
-      for (const Setting& s : p.settings) {
-        const bool config = s.kind == SettingKind::config_field;
-        point.settings.push_back({s.name, s.value, s.kind, SettingStatus::unverified});
-        if (config) {
-          point.config.push_back({s.name, s.value});
-        } else {
-          point.env.emplace_back(s.name, s.value);
-        }
-      }
-      group.points.push_back(point);
-    }
-    groups.push_back(group);
-  }
-  return groups;
-}
-
 // Rank 0 reads the sweep file; every rank gets its text (only rank 0 needs the path).
 std::string read_sweep_text(MpiSession& session, const std::string& path) {
   std::string text, error, fix = "check the path";

@@ -48,6 +48,32 @@ std::vector<WorkerGroup> default_groups() {
   return {group};
 }
 
+std::vector<WorkerGroup> worker_groups(const SweepPlan& plan) {
+  std::vector<WorkerGroup> groups;
+  for (const IsolationGroup& g : plan.isolation_groups) {
+    WorkerGroup group;
+    group.index = g.index;
+    group.process_env = g.process_env;
+    for (const int index : g.points) {
+      const SweepPoint& p = plan.points[static_cast<std::size_t>(index)];
+      PointSpec point;
+      point.label = p.label;
+      for (const Setting& s : p.settings) {
+        const bool config = s.kind == SettingKind::config_field;
+        point.settings.push_back({s.name, s.value, s.kind, SettingStatus::unverified});
+        if (config) {
+          point.config.push_back({s.name, s.value});
+        } else {
+          point.env.emplace_back(s.name, s.value);
+        }
+      }
+      group.points.push_back(point);
+    }
+    groups.push_back(group);
+  }
+  return groups;
+}
+
 int run_launch(MpiSession& session, const LaunchRequest& request) {
   // A failure on one rank leaves the others in a collective: it goes up to main, whose
   // one handler (runtime/uncaught_failure.hpp) reports it and aborts every rank.

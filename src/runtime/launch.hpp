@@ -9,6 +9,7 @@
 
 #include "core/run_options.hpp"
 #include "plan/measurement_plan.hpp"
+#include "plan/sweep_plan.hpp"
 #include "runtime/fault_injection.hpp"
 #include "search/search_grid.hpp"
 #include "runtime/worker_protocol.hpp"
@@ -49,5 +50,9 @@ int run_launch(MpiSession& session, const LaunchRequest& request);
 
 // The single group and point of a run without a sweep.
 std::vector<WorkerGroup> default_groups();
+
+// A sweep's isolation groups as workers run them: each group's points, with the variables
+// to set, the config fields to apply and the settings to verify (all unverified yet).
+std::vector<WorkerGroup> worker_groups(const SweepPlan& plan);
 
 }  // namespace ncclsweep

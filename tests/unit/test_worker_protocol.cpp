@@ -4,10 +4,13 @@
 #include <unistd.h>
 
 #include "catch_compat.hpp"
+#include "plan/sweep_plan.hpp"
+#include "runtime/launch.hpp"
 #include "runtime/message_channel.hpp"
 #include "runtime/relay_step.hpp"
 #include "runtime/worker_environment.hpp"
 #include "runtime/worker_protocol.hpp"
+#include "spec/sweep.hpp"
 
 using namespace ncclsweep;
 
@@ -92,4 +95,37 @@ TEST_CASE("messages cross a socket pair whole, and a closed peer reads as the en
     CHECK(got.points.front().env.front().second == "LL");
   }
   CHECK_FALSE(parent.receive().has_value());  // the worker's end closed
+}
+
+// The sweep plan as workers receive it (runtime/launch.hpp): a group per isolation group,
+// and in each point the variables to set, the config fields to apply and every setting
+// to verify, none verified yet.
+TEST_CASE("a sweep plan's groups reach the workers with env, config and settings to verify apart") {
+  const SweepPlan plan = plan_sweep(
+      load_sweep_text("env:\n  NCCL_PROTO: [LL, Simple]\n  NCCL_MAX_NCHANNELS: [4, 32]\nconfig:\n  max_ctas: [8, 16]\n",
+                      "t.yaml"),
+      PlanOptions{});
+  const std::vector<WorkerGroup> groups = worker_groups(plan);
+  REQUIRE(groups.size() == plan.isolation_groups.size());
+  REQUIRE(groups.size() == 2);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const IsolationGroup& planned = plan.isolation_groups[g];
+    CHECK(groups[g].index == planned.index);
+    CHECK(groups[g].process_env == planned.process_env);
+    REQUIRE(groups[g].points.size() == planned.points.size());
+    for (std::size_t i = 0; i < planned.points.size(); ++i) {
+      const SweepPoint& point = plan.points[static_cast<std::size_t>(planned.points[i])];
+      const PointSpec& sent = groups[g].points[i];
+      CHECK(sent.label == point.label);
+      REQUIRE(sent.settings.size() == 3);
+      for (const SettingOutcome& s : sent.settings) CHECK(s.status == SettingStatus::unverified);
+      REQUIRE(sent.config.size() == 1);
+      CHECK(sent.config[0].field == "max_ctas");
+      CHECK(sent.env.size() == 2);  // NCCL_PROTO and NCCL_MAX_NCHANNELS: every point sets both
+      for (const auto& [name, value] : sent.env) CHECK(name.rfind("NCCL_", 0) == 0);
+    }
+  }
+  // Group 0 holds NCCL_MAX_NCHANNELS=4's four points: max_ctas innermost, then NCCL_PROTO.
+  CHECK(groups[0].points[0].config[0].value != groups[0].points[1].config[0].value);
+  CHECK(groups[0].points[0].env != groups[0].points[2].env);
 }
