@@ -6,9 +6,10 @@
 #include <string>
 
 #include "read_file.hpp"
+#include "test_data.hpp"
 #include "workload/comm_use.hpp"
 
-inline const std::string kFixtures = NCCLSWEEP_SOURCE_DIR "/tests/data";
+inline const std::string kFixtures = kTestData.string();  // as text: the importers take paths as strings
 
 inline std::string temp_file(const std::string& name, const std::string& content) {
   const auto path = std::filesystem::temp_directory_path() / ("ncclsweep-test-" + name);
