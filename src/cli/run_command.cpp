@@ -212,35 +212,11 @@ std::optional<SearchRequest> plan_search(const RunArgs& args, SearchSpec search,
   if (!args.search_method && search.method == SearchMethod::grid) return std::nullopt;
   if (args.search_method) search.method = *args.search_method;
   if (!args.budget.empty()) search.budget = parse_search_budget(args.budget, "--budget");
-  // A search measures in the ranks' own communicator, which holds NCCL's defaults: a
-  // candidate that sets a NCCL variable or config field would need fresh workers per round
-  // (and the mpi engine, refused earlier for settings, applies none).
-  if (std::any_of(points.begin(), points.end(), [](const SweepPoint& p) { return !p.settings.empty(); })) {
-    throw UsageError("--search covers call modes only (buffers, launch, buffer_footprint, cache) in this version: "
-                     "a point that sets a NCCL variable or config field needs fresh workers in every round",
-                     "measure that grid in full (leave search out), or search the call modes without env/config axes");
-  }
   if (!request.resume_dir.empty() || !args.resume_dir.empty()) {
     throw UsageError("--resume cannot go on with a search: its rounds depend on every figure before",
                      "run the search again");
   }
-  SearchRequest out;
-  out.grid = make_search_grid(points, baseline, request.spec);
-  out.bands = search_bands(request.plan, search.band_edges);
-  SearchOptions& o = out.options;
-  o.method = search.method;
-  o.stats.confidence = search.confidence;
-  o.grid_repeats = o.max_occasions = std::max(request.spec.repeats, 1);
-  o.seed = request.spec.seed;
-  o.budget_share = search.budget.grid_fraction;
-  if (search.budget.seconds > 0) {
-    double grid_s = 0;
-    for (const PlannedCall& call : request.plan.calls) grid_s += estimate_measurement_seconds(call.total_bytes, request.spec);
-    grid_s *= o.grid_repeats * static_cast<double>(points.size());
-    o.budget_share = std::min(1.0, search.budget.seconds / std::max(grid_s, 1e-9));
-  }
-  Search check(out.grid.space, out.bands, o);  // throws when the budget cannot pay for a first round
-  return out;
+  return plan_search_request(search, points, baseline, request.spec, request.plan);
 }
 
 // slow=F@POINT;... (every rank) slows a search's candidates: each named one must exist.

@@ -8,6 +8,7 @@
 namespace ncclsweep {
 
 using Bytes = std::uint64_t;
+inline constexpr Bytes kKiB = Bytes(1) << 10;
 inline constexpr Bytes kMiB = Bytes(1) << 20;
 
 // One size with an optional unit: K M G T (powers of 1024, also KiB MiB GiB TiB),

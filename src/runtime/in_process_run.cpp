@@ -3,11 +3,10 @@
 #include <memory>
 
 #include "core/errors.hpp"
-#include "runtime/engine_registry.hpp"
 #include "runtime/fault_injection.hpp"
 #include "runtime/launch_state.hpp"
 #include "runtime/measurement_loop.hpp"
-#include "runtime/mpi_session.hpp"
+#include "runtime/rank_group.hpp"
 #include "runtime/run_start.hpp"
 #include "runtime/search_rounds.hpp"
 
@@ -27,13 +26,13 @@ class RowsToLaunch final : public ResultSink {
 }  // namespace
 
 int run_in_process(LaunchState& state) {
-  MpiSession& session = state.session;
+  RankGroup& session = state.ranks;
   const LaunchRequest& request = state.request;
   std::unique_ptr<Engine> engine;
   std::string error;
   int status = kExitOk;
   try {
-    engine = make_in_process_engine(request.spec.engine, session);
+    engine = state.make_engine();
     for (const auto& planned : request.plan.calls) {
       if (const std::string reason = engine->unsupported_reason(planned.call); !reason.empty()) {
         throw UsageError(reason);

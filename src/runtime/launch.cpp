@@ -7,7 +7,9 @@
 #include "runtime/in_process_run.hpp"
 #include "runtime/launch_document.hpp"
 #include "runtime/launch_state.hpp"
+#include "runtime/engine_registry.hpp"
 #include "runtime/mpi_session.hpp"
+#include "runtime/stop_signals.hpp"
 #include "runtime/result_outputs.hpp"
 #include "runtime/worker_schedule.hpp"
 
@@ -26,19 +28,23 @@ int close_run(LaunchState& state, int status, int signal) {
 
 int finish(LaunchState& state, int status) {
   // stopped is agreed by every rank; the signal is the largest any rank received.
-  const int signal = state.stopped ? std::max(state.session.max_across_ranks(state.signals.received()), 1) : 0;
+  const int signal = state.stopped ? std::max(state.ranks.max_across_ranks(state.received_signal()), 1) : 0;
   if (signal != 0) status = exit_status_for_signal(signal);
   if (state.leader && state.started()) status = close_run(state, status, signal);
   // A launcher ends every rank once one exits non-zero (130/143 after a signal): the
   // others wait here until rank 0 has written the results.
-  state.session.barrier();
+  state.ranks.barrier();
   return status;
 }
 
 }  // namespace
 
-LaunchState::LaunchState(MpiSession& session, const LaunchRequest& request)
-    : session(session), request(request), leader(session.rank() == 0), start(std::chrono::system_clock::now()) {}
+LaunchState::LaunchState(RankGroup& ranks, const LaunchRequest& request, const LaunchServices& services)
+    : ranks(ranks),
+      request(request),
+      services(services),
+      leader(ranks.rank() == 0),
+      start(std::chrono::system_clock::now()) {}
 
 std::vector<WorkerGroup> default_groups() {
   WorkerGroup group;
@@ -75,9 +81,18 @@ std::vector<WorkerGroup> worker_groups(const SweepPlan& plan) {
 }
 
 int run_launch(MpiSession& session, const LaunchRequest& request) {
+  const StopSignals signals;
+  const LaunchServices services{
+      .make_engine = [&session](std::string_view engine) { return make_in_process_engine(engine, session); },
+      .received_signal = [&signals] { return signals.received(); },
+  };
+  return run_launch(session, request, services);
+}
+
+int run_launch(RankGroup& ranks, const LaunchRequest& request, const LaunchServices& services) {
   // A failure on one rank leaves the others in a collective: it goes up to main, whose
   // one handler (runtime/uncaught_failure.hpp) reports it and aborts every rank.
-  LaunchState state(session, request);
+  LaunchState state(ranks, request, services);
   if (const int status = open_results(state); status != kExitOk) return status;
   // A search is in-process on either engine: run_command lets the nccl engine search only
   // candidates that set no NCCL variable.

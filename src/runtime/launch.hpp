@@ -3,28 +3,24 @@
 // directory. The mpi engine measures in this process; the nccl engine measures in
 // worker processes, one per rank and isolation group, so this process never touches
 // CUDA or NCCL and every group's settings reach a NCCL that has never been initialised.
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/run_options.hpp"
+#include "engine/engine.hpp"
 #include "plan/measurement_plan.hpp"
 #include "plan/sweep_plan.hpp"
 #include "runtime/fault_injection.hpp"
-#include "search/search_grid.hpp"
+#include "search/search_request.hpp"
 #include "runtime/worker_protocol.hpp"
 
 namespace ncclsweep {
 
 class MpiSession;
-
-// A search instead of the full grid (docs/search.md): the candidates, their bands, and
-// how to decide; runtime/search_rounds.cpp executes the rounds the search hands out.
-struct SearchRequest {
-  SearchGrid grid;
-  std::vector<SizeBand> bands;
-  SearchOptions options;
-};
+class RankGroup;
 
 struct LaunchRequest {
   RunSpec spec;
@@ -42,10 +38,22 @@ struct LaunchRequest {
   std::vector<std::string> command_line;
   char** envp = nullptr;
   std::optional<WorkloadWeights> workload;  // sizes from a workload: weighs points by time per iteration
-  std::optional<SearchRequest> search;      // --search / the sweep's search: (mpi engine)
+  std::optional<SearchRequest> search;      // --search / the sweep's search: (runtime/search_rounds.cpp runs it)
+};
+
+// What a launch takes from outside its own logic: run_launch(MpiSession&, ...) gives it
+// the real engines and signal handlers; the unit tests give it fakes (tests/unit/thread_ranks.hpp).
+struct LaunchServices {
+  // An engine that measures in this process: the mpi engine, or the nccl engine where no
+  // point sets a NCCL variable. Throws UsageError. (Worker processes build their own.)
+  std::function<std::unique_ptr<Engine>(std::string_view engine)> make_engine;
+  // The SIGINT or SIGTERM this rank has received so far, or 0.
+  std::function<int()> received_signal;
 };
 
 // The whole run; returns the exit status (README: exit codes).
+int run_launch(RankGroup& ranks, const LaunchRequest& request, const LaunchServices& services);
+// The same over MPI, with the engines of this build and SIGINT/SIGTERM handlers.
 int run_launch(MpiSession& session, const LaunchRequest& request);
 
 // The single group and point of a run without a sweep.

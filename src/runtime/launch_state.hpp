@@ -3,6 +3,7 @@
 // the results directory, the sinks (every format on rank 0; the log alone elsewhere),
 // the run document (rank 0), what --resume skips, and whether the ranks agreed to stop.
 #include <chrono>
+#include <memory>
 #include <set>
 #include <span>
 #include <string>
@@ -11,12 +12,11 @@
 #include "results/result_sink.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/resume_state.hpp"
-#include "runtime/stop_signals.hpp"
 
 namespace ncclsweep {
 
 struct LaunchState {
-  LaunchState(MpiSession& session, const LaunchRequest& request);
+  LaunchState(RankGroup& ranks, const LaunchRequest& request, const LaunchServices& services);
 
   // Text for the person watching, through the sinks (no stage prints by itself).
   void log(LogLevel level, std::string_view message) { sinks.log(level, message); }
@@ -29,12 +29,15 @@ struct LaunchState {
     sinks.row(row);
     run.records.insert(run.records.end(), row.begin(), row.end());
   }
-  // This rank received SIGINT or SIGTERM (the ranks agree on it collectively).
-  bool signalled() const { return signals.received() != 0; }
+  // The SIGINT or SIGTERM this rank received, or 0 (the ranks agree on it collectively).
+  int received_signal() const { return services.received_signal(); }
+  bool signalled() const { return received_signal() != 0; }
+  std::unique_ptr<Engine> make_engine() const { return services.make_engine(request.spec.engine); }
   bool started() const { return !run.start_time.empty(); }  // rank 0: begin_run went through
 
-  MpiSession& session;
+  RankGroup& ranks;
   const LaunchRequest& request;
+  const LaunchServices& services;
   const bool leader;  // rank 0: holds the sinks that print and write, and the document
   const std::chrono::system_clock::time_point start;
   std::string results_dir;     // every rank (NCCL logs go there)
@@ -42,7 +45,6 @@ struct LaunchState {
   RunDocument run;             // rank 0
   EarlierRun earlier;          // rank 0, --resume
   std::set<std::string> done;  // --resume: measurement keys recorded earlier, on every rank
-  StopSignals signals;
   bool stopped = false;  // the ranks agreed to stop early (a signal)
 };
 

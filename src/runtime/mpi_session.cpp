@@ -38,6 +38,7 @@ MpiSession::~MpiSession() {
   // wait in a collective for this one; main's handler (runtime/uncaught_failure.hpp)
   // reports the failure and aborts them all.
   if (std::uncaught_exceptions() > 0) return;
+  relay_.reset();  // its MPI type and op go before MPI_Finalize
   if (world_ != MPI_COMM_NULL) MPI_Comm_free(&world_);
   MPI_Finalize();
 }
@@ -125,6 +126,11 @@ std::vector<std::string> MpiSession::gather(const std::string& value, int root) 
     for (int i = 0; i < size_; ++i) out.push_back(all.substr(static_cast<std::size_t>(offsets[i]), lengths[i]));
   }
   return out;
+}
+
+RelayStep MpiSession::combine_relay_steps(const RelayStep& mine) {
+  if (!relay_) relay_.emplace(world_);
+  return relay_->all_reduce(mine);
 }
 
 void MpiSession::abort(int status) {

@@ -4,16 +4,18 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "engine/coordinator.hpp"
 #include "engine/mpi/mpi_check.hpp"
+#include "runtime/rank_group.hpp"
+#include "runtime/relay_reducer.hpp"
 
 namespace ncclsweep {
 
-class MpiSession final : public Coordinator {
+class MpiSession final : public RankGroup {
  public:
   MpiSession(int* argc, char*** argv);
   ~MpiSession() override;
@@ -23,22 +25,23 @@ class MpiSession final : public Coordinator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int local_rank() const override { return local_rank_; }
-  const std::string& host() const { return host_; }
+  const std::string& host() const override { return host_; }
   MPI_Comm world() const { return world_; }
 
   void broadcast(std::span<std::byte> data, int root) override;
   bool all_ranks_agree(bool ok) override { return max_across_ranks(ok ? 0 : 1) == 0; }
-  int max_across_ranks(int value);
-  std::string library_version() const;  // first line of MPI_Get_library_version
-  void barrier();
+  int max_across_ranks(int value) override;
+  std::string library_version() const override;  // first line of MPI_Get_library_version
+  void barrier() override;
   RankTimes reduce_times(double seconds) override;
   std::uint64_t sum(std::uint64_t value) override;
   std::vector<std::uint8_t> max_codes(std::vector<std::uint8_t> codes) override;
   std::vector<double> max_each(std::vector<double> values) override;
-  // `value` of `root`, on every rank.
-  std::string broadcast_string(std::string value, int root = 0);
-  // Every rank's string, in rank order, on `root`; empty elsewhere.
-  std::vector<std::string> gather(const std::string& value, int root = 0);
+  using RankGroup::broadcast_string;
+  using RankGroup::gather;
+  std::string broadcast_string(std::string value, int root) override;
+  std::vector<std::string> gather(const std::string& value, int root) override;
+  RelayStep combine_relay_steps(const RelayStep& mine) override;
   // Ends every rank of the launch; for failures one rank cannot recover from.
   [[noreturn]] void abort(int status);
 
@@ -46,6 +49,7 @@ class MpiSession final : public Coordinator {
   MPI_Comm world_ = MPI_COMM_NULL;  // a private duplicate of MPI_COMM_WORLD
   int rank_ = 0, size_ = 1, local_rank_ = 0;
   std::string host_;
+  std::optional<RelayReducer> relay_;  // made on the first relayed step (worker launches)
 };
 
 }  // namespace ncclsweep

@@ -3,11 +3,11 @@
 #include "doctor/checks.hpp"
 #include "doctor/gpu_probe.hpp"
 #include "doctor/system_reader.hpp"
-#include "runtime/mpi_session.hpp"
+#include "runtime/rank_group.hpp"
 
 namespace ncclsweep::doctor {
 
-RankFacts collect_local_facts(const MpiSession& session, char** envp, GpuFacts gpu) {
+RankFacts collect_local_facts(const RankGroup& session, char** envp, GpuFacts gpu) {
   const auto reader = make_rooted_reader("/");
   const RankIdentity identity{session.rank(), session.host(), session.local_rank()};
   RankFacts facts = collect_rank_facts(*reader, identity, doctor_environment(envp), std::move(gpu));
@@ -15,7 +15,7 @@ RankFacts collect_local_facts(const MpiSession& session, char** envp, GpuFacts g
   return facts;
 }
 
-std::vector<RankFacts> gather_facts(MpiSession& session, const RankFacts& mine) {
+std::vector<RankFacts> gather_facts(RankGroup& session, const RankFacts& mine) {
   const std::vector<std::string> all = session.gather(nlohmann::json(mine).dump());
   std::vector<RankFacts> facts;
   facts.reserve(all.size());
@@ -23,7 +23,7 @@ std::vector<RankFacts> gather_facts(MpiSession& session, const RankFacts& mine) 
   return facts;
 }
 
-std::vector<Finding> cheap_checks(MpiSession& session, char** envp, const std::string& pci_bus_id) {
+std::vector<Finding> cheap_checks(RankGroup& session, char** envp, const std::string& pci_bus_id) {
   GpuFacts gpu;
   gpu.bus_id = pci_bus_id;
   if (pci_bus_id.empty()) gpu.unavailable_reason = "the engine drives no GPU";

@@ -8,21 +8,21 @@
 #include "doctor/rank_facts.hpp"
 
 namespace ncclsweep {
-class MpiSession;
+class RankGroup;
 }
 
 namespace ncclsweep::doctor {
 
 // This rank's facts; `gpu` is the GPU part the caller probed (bus id, nvidia-smi).
-RankFacts collect_local_facts(const MpiSession& session, char** envp, GpuFacts gpu);
+RankFacts collect_local_facts(const RankGroup& session, char** envp, GpuFacts gpu);
 
 // Every rank's facts in rank order on rank 0; empty elsewhere.
-std::vector<RankFacts> gather_facts(MpiSession& session, const RankFacts& mine);
+std::vector<RankFacts> gather_facts(RankGroup& session, const RankFacts& mine);
 
 // The checks that cost no more than reading /proc and /sys (no nvidia-smi), for
 // `ncclsweep run`: findings on rank 0, empty elsewhere. `pci_bus_id` is the GPU the
 // engine drives (empty for the mpi engine).
-std::vector<Finding> cheap_checks(MpiSession& session, char** envp, const std::string& pci_bus_id);
+std::vector<Finding> cheap_checks(RankGroup& session, char** envp, const std::string& pci_bus_id);
 
 }  // namespace ncclsweep::doctor
 

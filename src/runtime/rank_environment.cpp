@@ -7,7 +7,7 @@
 #include "core/environment.hpp"
 #include "core/gpu_sharing.hpp"
 #include "results/record_json.hpp"
-#include "runtime/mpi_session.hpp"
+#include "runtime/rank_group.hpp"
 
 namespace ncclsweep {
 
@@ -16,7 +16,7 @@ std::map<std::string, std::string> captured_environment(char** envp) {
       envp, {"NCCL_", "OMPI_COMM_WORLD_", "PMIX_RANK", "PMI_", "SLURM_", "CUDA_VISIBLE_DEVICES"});
 }
 
-std::vector<RankEntry> gather_rank_entries(MpiSession& session, const DeviceDescription& device, char** envp) {
+std::vector<RankEntry> gather_rank_entries(RankGroup& session, const DeviceDescription& device, char** envp) {
   RankEntry mine;
   mine.rank = session.rank();
   mine.host = session.host();

@@ -13,10 +13,10 @@ namespace ncclsweep {
 // CUDA_VISIBLE_DEVICES) from an envp-style array.
 std::map<std::string, std::string> captured_environment(char** envp);
 
-class MpiSession;
+class RankGroup;
 
 // Every rank's entry, in rank order, on rank 0 (empty elsewhere).
-std::vector<RankEntry> gather_rank_entries(MpiSession& session, const DeviceDescription& device, char** envp);
+std::vector<RankEntry> gather_rank_entries(RankGroup& session, const DeviceDescription& device, char** envp);
 
 // Ranks of one host that drive the same GPU (same PCI bus id); empty when none do.
 std::vector<std::string> shared_gpu_conflicts(const std::vector<RankEntry>& ranks);

@@ -1,5 +1,7 @@
 #include "runtime/relay_reducer.hpp"
 
+#include "engine/mpi/mpi_check.hpp"
+
 namespace ncclsweep {
 namespace {
 
@@ -11,7 +13,7 @@ void combine(void* in, void* inout, int* len, MPI_Datatype*) {
 
 }  // namespace
 
-RelayReducer::RelayReducer(MpiSession& session) : session_(session) {
+RelayReducer::RelayReducer(MPI_Comm comm) : comm_(comm) {
   check_mpi(MPI_Type_contiguous(sizeof(RelayStep), MPI_BYTE, &type_), "MPI_Type_contiguous");
   check_mpi(MPI_Type_commit(&type_), "MPI_Type_commit");
   check_mpi(MPI_Op_create(&combine, /*commute=*/1, &op_), "MPI_Op_create");
@@ -24,7 +26,7 @@ RelayReducer::~RelayReducer() {
 
 RelayStep RelayReducer::all_reduce(const RelayStep& mine) {
   RelayStep result;
-  check_mpi(MPI_Allreduce(&mine, &result, 1, type_, op_, session_.world()), "MPI_Allreduce");
+  check_mpi(MPI_Allreduce(&mine, &result, 1, type_, op_, comm_), "MPI_Allreduce");
   return result;
 }
 

@@ -2,14 +2,13 @@
 // The MPI side of RelayStep: one MPI_Allreduce with a user-defined operation.
 #include <mpi.h>
 
-#include "runtime/mpi_session.hpp"
 #include "runtime/relay_step.hpp"
 
 namespace ncclsweep {
 
 class RelayReducer {
  public:
-  explicit RelayReducer(MpiSession& session);
+  explicit RelayReducer(MPI_Comm comm);
   ~RelayReducer();
   RelayReducer(const RelayReducer&) = delete;
   RelayReducer& operator=(const RelayReducer&) = delete;
@@ -17,7 +16,7 @@ class RelayReducer {
   RelayStep all_reduce(const RelayStep& mine);
 
  private:
-  MpiSession& session_;
+  MPI_Comm comm_;
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
   MPI_Op op_ = MPI_OP_NULL;
 };

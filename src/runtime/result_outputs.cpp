@@ -10,7 +10,7 @@
 #include "report/terminal_table.hpp"
 #include "results/results_directory.hpp"
 #include "runtime/launch_state.hpp"
-#include "runtime/mpi_session.hpp"
+#include "runtime/rank_group.hpp"
 #include "runtime/progress.hpp"
 
 namespace ncclsweep {
@@ -48,7 +48,7 @@ std::string open_leader_sinks(LaunchState& state) {
 }  // namespace
 
 int open_results(LaunchState& state) {
-  MpiSession& session = state.session;
+  RankGroup& session = state.ranks;
   state.sinks.add(make_log_lines(std::cerr));  // every rank: its notes and errors
   std::string error;
   std::string done_keys;

@@ -7,7 +7,7 @@
 #include "core/units.hpp"
 #include "results/results_directory.hpp"
 #include "runtime/launch.hpp"
-#include "runtime/mpi_session.hpp"
+#include "runtime/rank_group.hpp"
 
 namespace ncclsweep {
 
@@ -42,7 +42,7 @@ std::set<std::string> parse_done_keys(const std::string& text) {
   return keys;
 }
 
-std::set<std::string> share_done_keys(MpiSession& session, const std::string& keys_text) {
+std::set<std::string> share_done_keys(RankGroup& session, const std::string& keys_text) {
   return parse_done_keys(session.broadcast_string(keys_text));
 }
 

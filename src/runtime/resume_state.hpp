@@ -10,7 +10,7 @@
 
 namespace ncclsweep {
 
-class MpiSession;
+class RankGroup;
 struct LaunchRequest;
 
 struct EarlierRun {
@@ -26,7 +26,7 @@ std::string done_keys_text(const RecordedMeasurements& recorded);
 std::set<std::string> parse_done_keys(const std::string& text);
 
 // Collective: rank 0's `keys_text` as a set on every rank, so every rank skips the same.
-std::set<std::string> share_done_keys(MpiSession& session, const std::string& keys_text);
+std::set<std::string> share_done_keys(RankGroup& session, const std::string& keys_text);
 
 // Why resuming DIR is refused (the message with its fix), or "" when it may go on:
 // the fingerprints differ and --force was not given.

@@ -2,7 +2,7 @@
 
 #include "runtime/launch_document.hpp"
 #include "runtime/launch_state.hpp"
-#include "runtime/mpi_session.hpp"
+#include "runtime/rank_group.hpp"
 #include "runtime/preflight.hpp"
 #include "runtime/rank_environment.hpp"
 #include "runtime/run_fingerprint.hpp"
@@ -10,7 +10,7 @@
 namespace ncclsweep {
 
 bool begin_run(LaunchState& state, const DeviceDescription& device) {
-  MpiSession& session = state.session;
+  RankGroup& session = state.ranks;
   const LaunchRequest& request = state.request;
   RunStart start;
   start.start = state.start;

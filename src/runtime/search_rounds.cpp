@@ -12,7 +12,7 @@
 #include "runtime/fault_injection.hpp"
 #include "runtime/launch_state.hpp"
 #include "runtime/measurement_loop.hpp"
-#include "runtime/mpi_session.hpp"
+#include "runtime/rank_group.hpp"
 #include "search/search.hpp"
 
 namespace ncclsweep {
@@ -125,7 +125,7 @@ void log_outcome(LaunchState& state, const SearchSummary& s) {
 }  // namespace
 
 bool run_search_rounds(LaunchState& state, Engine& engine) {
-  MpiSession& session = state.session;
+  RankGroup& session = state.ranks;
   const LaunchRequest& request = state.request;
   const SearchRequest& search_request = *request.search;
   std::optional<Search> search;

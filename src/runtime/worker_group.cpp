@@ -21,7 +21,7 @@ void note_step(const RelayStep& combined, GroupResult& result, bool& aborted) {
 
 }  // namespace
 
-GroupResult run_worker_group(RelayReducer& relay, const WorkerStart& start,
+GroupResult run_worker_group(RankGroup& ranks, const WorkerStart& start,
                              const std::map<std::string, std::string>& environment, GroupCallbacks& callbacks,
                              double deadline_s) {
   GroupResult result;
@@ -49,12 +49,12 @@ GroupResult run_worker_group(RelayReducer& relay, const WorkerStart& start,
         return result;
       }
       if (type == "step") {
-        const RelayStep combined = relay.all_reduce(message->at("step").get<RelayStep>());
+        const RelayStep combined = ranks.combine_relay_steps(message->at("step").get<RelayStep>());
         note_step(combined, result, aborted);
         channel.send({{"type", "step"}, {"step", combined}});
       } else if (type == "device") {
         // All workers must be up before the collective on_device: agree first.
-        const RelayStep combined = relay.all_reduce(RelayStep{});
+        const RelayStep combined = ranks.combine_relay_steps(RelayStep{});
         note_step(combined, result, aborted);
         result.startup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - spawned).count();
         const bool go = !aborted && callbacks.on_device(message->at("device").get<DeviceDescription>());
@@ -85,7 +85,7 @@ GroupResult run_worker_group(RelayReducer& relay, const WorkerStart& start,
     // The others are waiting in this worker's next step: join it as failed.
     RelayStep failed;
     failed.failed_rank = start.rank;
-    note_step(relay.all_reduce(failed), result, aborted);
+    note_step(ranks.combine_relay_steps(failed), result, aborted);
     if (result.local_error.empty()) result.local_error = "worker ended with " + exit;
     if (result.local_status == 0) result.local_status = kExitRuntime;
   } else if (exit != "exit 0" && result.local_error.empty() && result.failed_rank == start.rank) {

@@ -9,7 +9,7 @@
 #include <span>
 #include <string>
 
-#include "runtime/relay_reducer.hpp"
+#include "runtime/rank_group.hpp"
 #include "runtime/worker_process.hpp"
 #include "runtime/worker_protocol.hpp"
 
@@ -42,7 +42,7 @@ struct GroupResult {
 
 // `deadline_s`: the longest the worker may go without a message (runtime/deadline.hpp);
 // past it the worker is killed and the group fails on every rank.
-GroupResult run_worker_group(RelayReducer& relay, const WorkerStart& start,
+GroupResult run_worker_group(RankGroup& ranks, const WorkerStart& start,
                              const std::map<std::string, std::string>& environment, GroupCallbacks& callbacks,
                              double deadline_s);
 

@@ -6,7 +6,7 @@
 #include "core/errors.hpp"
 #include "runtime/deadline.hpp"
 #include "runtime/launch_state.hpp"
-#include "runtime/mpi_session.hpp"
+#include "runtime/rank_group.hpp"
 #include "runtime/point_settlement.hpp"
 #include "runtime/rank_environment.hpp"
 #include "runtime/run_start.hpp"
@@ -27,7 +27,7 @@ struct WorkerRun {
 class WorkerSchedule {
  public:
   explicit WorkerSchedule(LaunchState& state)
-      : state_(state), session_(state.session), request_(state.request), relay_(state.session),
+      : state_(state), session_(state.ranks), request_(state.request),
         base_env_(environment_map(state.request.envp)),
         log_dir_(std::filesystem::path(state.results_dir) / "nccl-logs"),
         deadline_s_(progress_deadline_s(state.request.spec, state.request.plan)), reaper_(deadline_s_) {
@@ -60,7 +60,7 @@ class WorkerSchedule {
  private:
   // Collective: a signal some rank received between points stops every rank.
   bool stop_between_points() {
-    if (session_.max_across_ranks(state_.signals.received()) == 0) return false;
+    if (session_.max_across_ranks(state_.received_signal()) == 0) return false;
     state_.stopped = true;
     return true;
   }
@@ -98,7 +98,7 @@ class WorkerSchedule {
     const WorkerStart start = worker_start(group, points);
     if (exclusive_gpu_) reap();  // else the new worker could not create its CUDA context
     GroupResult result = run_worker_group(
-        relay_, start, worker_environment(base_env_, group.process_env, start.nccl_log_path, state_.leader),
+        session_, start, worker_environment(base_env_, group.process_env, start.nccl_log_path, state_.leader),
         callbacks_, deadline_s_);
     // A worker says done only after its "go", which on_device gave once it had reaped
     // the one before: nothing is dropped unreaped here.
@@ -135,9 +135,8 @@ class WorkerSchedule {
   }
 
   LaunchState& state_;
-  MpiSession& session_;
+  RankGroup& session_;
   const LaunchRequest& request_;
-  RelayReducer relay_;
   const std::map<std::string, std::string> base_env_;
   const std::filesystem::path log_dir_;
   const double deadline_s_;
