@@ -1,7 +1,9 @@
 // SIGTERM in the middle of a sweep, then --resume: under real mpirun -np 4 with the
 // mpi engine. The signal reaches one rank only (as a launcher may deliver it), so the
 // ranks must agree to stop; the resumed run must end with exactly the measurements of
-// an uninterrupted one, none twice.
+// an uninterrupted one, none twice. The runtime's side of it (and what a resume refuses)
+// is judged without processes in tests/unit/test_launch_in_process.cpp; here the
+// signals travel through mpirun and the flags through the CLI.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -162,30 +164,9 @@ TEST_CASE("--resume refuses a directory started by another sweep, unless --force
   CHECK(refused.status == 2);
   CHECK_THAT(refused.output, ContainsSubstring("changed since it was started"));
   CHECK_THAT(refused.output, ContainsSubstring("--force"));
-  const Launch other_ranks = mpirun_ncclsweep(4, with(args, {"--resume", dir.string()}));
-  CHECK(other_ranks.status == 2);
 
   const Launch forced = mpirun_ncclsweep(2, with(changed, {"--force"}));
   INFO(forced.output);
   CHECK(forced.status == 0);
   CHECK(record_keys(dir / "records.jsonl").size() == 4);  // 4K and 8K, each out-of-place and in-place
-}
-
-// records.jsonl swapped for another run's while run.json (and so the fingerprint) stays:
-// the records name a size this sweep does not measure, and the resume must not carry them.
-TEST_CASE("--resume refuses a directory whose records.jsonl holds another sweep's records") {
-  const auto dir = scratch_dir("resume-foreign"), other = scratch_dir("resume-foreign-other");
-  const auto args = std::vector<std::string>{"run", "--engine", "mpi", "--collectives", "all_reduce", "--iters", "1",
-                                             "--warmup", "0"};
-  REQUIRE(mpirun_ncclsweep(2, with(args, {"--sizes", "4K", "-o", dir.string()})).status == 0);
-  REQUIRE(mpirun_ncclsweep(2, with(args, {"--sizes", "8K", "-o", other.string()})).status == 0);
-  std::filesystem::copy_file(other / "records.jsonl", dir / "records.jsonl",
-                             std::filesystem::copy_options::overwrite_existing);
-  const std::string planted = read_file(dir / "records.jsonl");
-  const Launch refused = mpirun_ncclsweep(2, with(args, {"--sizes", "4K", "--resume", dir.string()}));
-  INFO(refused.output);
-  CHECK(refused.status == 2);
-  CHECK_THAT(refused.output, ContainsSubstring("records.jsonl line 1 is all_reduce 8 KiB"));
-  CHECK_THAT(refused.output, ContainsSubstring("another run's records"));
-  CHECK(read_file(dir / "records.jsonl") == planted);  // refused before a byte was written
 }

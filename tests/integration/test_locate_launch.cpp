@@ -1,6 +1,8 @@
 // ncclsweep locate end to end on the mpi engine: 4 fake hosts x 2 ranks under one MPMD
-// mpirun, with the slow-down testing aid on a rank, a link or a GPU pair, without it, and
-// judged against a reference.
+// mpirun, with the slow-down testing aid on a rank, and judged against a reference. Which
+// host, link or GPU pair a slow-down marks, and that a healthy launch names nothing, is
+// judged on exact figures in tests/unit/test_locate_in_process.cpp; here real CPU timing
+// must still find the slowed host.
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -69,58 +71,6 @@ TEST_CASE("locate names exactly the host of a slowed rank", "[locate]") {
   for (std::size_t at = svg.output.find("<rect"); at != std::string::npos; at = svg.output.find("<rect", at + 1)) ++cells;
   CHECK(cells == 16);
   CHECK_THAT(svg.output, ContainsSubstring("h2 x h0"));
-}
-
-TEST_CASE("locate names exactly a slowed link as a link", "[locate]") {
-  const auto dir = scratch_dir("locate-slow-link");
-  const Launch run = locate_on_four_hosts(dir, {"--inject-fault", "link=h0,h3:slow=10"});
-  INFO(run.output);
-  CHECK(run.status == 1);
-  // Only traffic between h0 and h3 is slow: that pair is named as a link, and neither
-  // host, nor any other pair.
-  const json findings = findings_of(dir);
-  REQUIRE(findings.size() == 1);
-  CHECK(findings[0].at("kind") == "link");
-  CHECK(findings[0].at("hosts") == json{"h0", "h3"});
-  CHECK(findings[0].at("ranks") == json{0, 1, 6, 7});
-}
-
-TEST_CASE("locate names nothing without a fault, over 5 runs", "[locate]") {
-  for (int run_number = 0; run_number < 5; ++run_number) {
-    const auto dir = scratch_dir("locate-healthy-" + std::to_string(run_number));
-    const Launch run = locate_on_four_hosts(dir);
-    INFO("run " << run_number << "\n" << run.output);
-    CHECK(run.status == 0);
-    CHECK(findings_of(dir).empty());
-    CHECK_THAT(run.output, ContainsSubstring("nothing slow on 4 host(s), 8 rank(s)"));
-  }
-}
-
-TEST_CASE("locate names a slowed GPU pair within a host as a gpu-link", "[locate]") {
-  // One host of 4 ranks: its neighbour pairs 0-1, 1-2, 2-3, 3-0 in two rounds; only the
-  // exchange of ranks 1 and 2 is slowed (not the host's group of all four). Nine passes:
-  // on a busy 2-core box one pass of a healthy pair once read 0.16x, and the median over
-  // passes is what keeps such a pass from naming a GPU.
-  const auto dir = scratch_dir("locate-gpu-pair");
-  const Launch run = mpirun_ncclsweep(
-      4, {"locate", "--engine", "mpi", "--phases", "host", "--sizes", "256K", "--warmup", "5", "--iters", "20",
-          "--repeats", "1", "--passes", "9", "--threshold", "0.25", "--inject-fault", "ranks=1,2:slow=10", "-o",
-          dir.string()});
-  INFO(run.output);
-  CHECK(run.status == 1);
-  const json findings = findings_of(dir);
-  REQUIRE(findings.size() == 1);
-  CHECK(findings[0].at("kind") == "gpu-link");
-  CHECK(findings[0].at("local") == json{1, 2});
-  CHECK(findings[0].at("ranks") == json{1, 2});
-  CHECK_THAT(run.output, ContainsSubstring("gpu-link: local 1-2"));
-  // The GPU x GPU map of the host: 4 x 4 cells below the 1 x 1 host map.
-  const Launch svg = run_ncclsweep({"report", dir.string(), "--format", "svg"});
-  REQUIRE(svg.status == 0);
-  std::size_t cells = 0;
-  for (std::size_t at = svg.output.find("<rect"); at != std::string::npos; at = svg.output.find("<rect", at + 1)) ++cells;
-  CHECK(cells == 1 + 16);
-  CHECK_THAT(svg.output, ContainsSubstring("local 1 x local 2: 0."));
 }
 
 TEST_CASE("locate --reference judges against an earlier locate instead of this launch's median", "[locate][leaks]") {

@@ -1,0 +1,53 @@
+#pragma once
+// An engine for the in-process launch tests: no buffers, no data, and a time per call
+// worked out from the call (a fixed latency plus bytes over a fixed bandwidth, times the
+// slow-down factor), so a test can judge the runtime's decisions on exact numbers.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+
+namespace ncclsweep::testing {
+
+class PacedEngine final : public Engine {
+ public:
+  static constexpr double kLatencySeconds = 10e-6;
+  static constexpr double kBytesPerSecond = 10e9;
+
+  std::string_view name() const override { return "mpi"; }
+  DeviceDescription device() const override { return {}; }
+  void connect(const std::vector<ConfigSetting>&) override { ++connects; }
+  void disconnect() override {}
+  std::string unsupported_reason(const CollectiveCall&) const override { return {}; }
+  std::uint64_t run_checked(const CollectiveCall&, bool corrupt) override { return corrupt ? 1 : 0; }
+  void split(const std::vector<int>& colors) override { split_colors = colors; }
+  void slow_down(double factor) override { factor_ = factor; }
+
+  // The seconds one call of `call` takes here.
+  double call_seconds(const CollectiveCall& call) const {
+    const double bytes = static_cast<double>(call.count * call.dtype->bytes);
+    return (kLatencySeconds + bytes / kBytesPerSecond) * factor_;
+  }
+
+  TimedIterations run_timed(const CollectiveCall& call, int samples, int calls_per_sample = 1) override {
+    TimedIterations t;
+    const double sample = call_seconds(call) * calls_per_sample;
+    t.iteration_seconds.assign(static_cast<std::size_t>(samples), sample);
+    t.device_seconds = t.host_seconds = sample * samples;
+    ++timed_batches;
+    if (after_timed) after_timed(timed_batches);
+    return t;
+  }
+
+  int connects = 0;
+  int timed_batches = 0;
+  std::vector<int> split_colors;
+  std::function<void(int batches)> after_timed;  // called after each run_timed
+
+ private:
+  double factor_ = 1;
+};
+
+}  // namespace ncclsweep::testing
