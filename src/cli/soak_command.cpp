@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/soak_command.hpp"
-#include "cli/in_process_engine.hpp"
+#include "runtime/in_process_engine.hpp"
 #include "core/errors.hpp"
 #include "core/failure_report.hpp"
 #include "core/list_text.hpp"
@@ -192,7 +192,7 @@ int run_soaked(const SoakArgs& args, CommandContext& context) {
   }
   if (refuse_all(error)) return kExitUsage;
 
-  const std::vector<std::string> hosts = rank_hosts(session, session.host());
+  const std::vector<std::string> hosts = rank_hosts(session);
   const locate::HostLayout layout = locate::layout_from_hosts(hosts);
   Plan plan;
   if (leader) {

@@ -42,8 +42,7 @@ class MpiSession final : public RankGroup {
   std::string broadcast_string(std::string value, int root) override;
   std::vector<std::string> gather(const std::string& value, int root) override;
   RelayStep combine_relay_steps(const RelayStep& mine) override;
-  // Ends every rank of the launch; for failures one rank cannot recover from.
-  [[noreturn]] void abort(int status);
+  [[noreturn]] void abort(int status) override;
 
  private:
   MPI_Comm world_ = MPI_COMM_NULL;  // a private duplicate of MPI_COMM_WORLD

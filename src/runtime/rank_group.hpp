@@ -26,6 +26,9 @@ class RankGroup : public Coordinator {
   virtual RelayStep combine_relay_steps(const RelayStep& mine) = 0;
   // What carries the ranks' messages, for run.json ("Open MPI v4.1.4").
   virtual std::string library_version() const = 0;
+  // Ends every rank of the launch with `status`: for a failure one rank cannot recover
+  // from while the others may wait for it in a collective.
+  [[noreturn]] virtual void abort(int status) = 0;
 };
 
 }  // namespace ncclsweep

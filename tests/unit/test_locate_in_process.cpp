@@ -4,6 +4,7 @@
 // exact figures, so no test needs repeated runs to hold. Real timing end to end stays in
 // tests/integration/test_locate_launch.cpp (one slowed rank, and --reference).
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "catch_compat.hpp"
@@ -13,7 +14,10 @@
 #include "locate/locate_results.hpp"
 #include "locate/phase_runner.hpp"
 #include "locate/verdicts.hpp"
+#include "in_process_launch.hpp"
 #include "paced_engine.hpp"
+#include "read_file.hpp"
+#include "runtime/locate_launch.hpp"
 #include "thread_ranks.hpp"
 
 using namespace ncclsweep;
@@ -115,4 +119,51 @@ TEST_CASE("in-process locate names a slowed GPU pair within a host as a gpu-link
   for (std::size_t at = text.find("<rect"); at != std::string::npos; at = text.find("<rect", at + 1)) ++cells;
   CHECK(cells == 1 + 16);
   CHECK_THAT(text, ContainsSubstring("local 1 x local 2: 0.1"));
+}
+
+namespace {
+
+// The whole locate launch (runtime/locate_launch.hpp) on thread ranks; each rank's status.
+std::vector<int> locate_launch(const std::vector<std::string>& hosts, const LocateRequest& request) {
+  return run_ranks(hosts, [&](ThreadRank& rank) {
+    const LaunchServices services{
+        .make_engine = [](std::string_view) { return std::unique_ptr<Engine>(std::make_unique<PacedEngine>()); },
+        .received_signal = [] { return 0; },
+    };
+    return run_locate_launch(rank, request, services);
+  });
+}
+
+LocateRequest paced_locate(const std::filesystem::path& dir, const std::string& fault) {
+  LocateRequest request;
+  set_phases(request.options, "host,pairs");
+  request.options.sizes = {256 * kKiB};
+  request.options.warmup = 1;
+  request.options.iters = 2;
+  request.options.repeats = 2;
+  request.engine = "mpi";
+  request.fault = fault;
+  request.output_dir = dir.string();
+  return request;
+}
+
+}  // namespace
+
+TEST_CASE("an in-process locate launch writes its findings and every rank exits 1 when a host is slow") {
+  const auto dir = fresh_dir("locate-launch");
+  const std::vector<int> statuses = locate_launch(host_names(4, 2), paced_locate(dir, "5:slow=10"));
+  CHECK(all_equal(statuses, kExitFindings));
+  const nlohmann::json run = nlohmann::json::parse(read_file(dir / "run.json"));
+  const nlohmann::json& findings = run.at("verdicts").at("findings");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].at("kind") == "host");
+  CHECK(findings[0].at("hosts") == nlohmann::json{"h2"});
+  CHECK(run.at("rank_hosts").size() == 8);
+}
+
+TEST_CASE("an in-process locate launch refuses a fault aimed at a rank it lacks, on every rank, before measuring") {
+  const auto dir = fresh_dir("locate-missing-rank");
+  CHECK(all_equal(locate_launch(host_names(2, 2), paced_locate(dir, "9:slow=10")), kExitUsage));
+  CHECK(!std::filesystem::exists(dir / "run.json"));
+  CHECK(all_equal(locate_launch(host_names(2, 2), paced_locate(dir, "link=h0,h7:slow=10")), kExitUsage));
 }

@@ -20,6 +20,12 @@ struct AbandonedByAnotherRank : std::runtime_error {
   AbandonedByAnotherRank() : std::runtime_error("another rank failed") {}
 };
 
+// What ThreadRank::abort throws on the rank that aborts (the others are abandoned).
+struct RankAborted : std::runtime_error {
+  explicit RankAborted(int status) : std::runtime_error("a rank aborted the launch"), status(status) {}
+  int status;
+};
+
 // Where the threads meet. A rank that fails abandons it, so the others stop waiting
 // (as MPI_Abort ends the ranks stuck in a collective with it) instead of hanging.
 class Rendezvous {
@@ -61,6 +67,10 @@ class ThreadRank final : public RankGroup {
   std::vector<std::string> gather(const std::string& value, int root) override;
   RelayStep combine_relay_steps(const RelayStep& mine) override;
   std::string library_version() const override { return "ncclsweep test ranks (threads)"; }
+  [[noreturn]] void abort(int status) override {
+    meeting_.abandon();
+    throw RankAborted(status);
+  }
 
  private:
   std::vector<std::string> exchange(std::string part) { return meeting_.exchange(rank_, std::move(part)); }

@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "engine/engine.hpp"
-#include "runtime/mpi_session.hpp"
+#include "runtime/rank_group.hpp"
 
 namespace ncclsweep {
 
 // Every rank's host name, on every rank, in rank order.
-std::vector<std::string> rank_hosts(MpiSession& session, const std::string& mine);
+std::vector<std::string> rank_hosts(RankGroup& ranks);
 
 // How sub-communicators are made, and the world's config that decides it.
 // NCCL shares the parent's resources (channels, buffers, proxy) with the children of
@@ -28,6 +28,6 @@ SplitMode split_mode(const std::string& engine_name, const Engine& engine);
 // A measuring loop's failure on one rank: printed once, with the rank, then every rank is
 // stopped (the others may be inside a collective with it). A RuntimeFailure exits 3, a
 // UsageError 2; anything else goes on to the top-level handler.
-[[noreturn]] void stop_every_rank(MpiSession& session, std::exception_ptr failure);
+[[noreturn]] void stop_every_rank(RankGroup& ranks, std::exception_ptr failure);
 
 }  // namespace ncclsweep

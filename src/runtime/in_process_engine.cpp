@@ -1,7 +1,8 @@
-#include "cli/in_process_engine.hpp"
+#include "runtime/in_process_engine.hpp"
 
 #include <cstdlib>
-#include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
 #include "core/failure_report.hpp"
@@ -9,15 +10,11 @@
 
 namespace ncclsweep {
 
-// Every rank's host name, on every rank.
-std::vector<std::string> rank_hosts(MpiSession& session, const std::string& mine) {
-  std::string joined;
-  for (const std::string& host : session.gather(mine)) joined += host + "\n";
-  joined = session.broadcast_string(joined);
-  std::vector<std::string> hosts;
-  std::stringstream lines(joined);
-  for (std::string line; std::getline(lines, line);) hosts.push_back(line);
-  return hosts;
+std::vector<std::string> rank_hosts(RankGroup& ranks) {
+  // As JSON: a host name is whatever the launcher or NCCLSWEEP_FAKE_HOSTNAME gave.
+  const std::vector<std::string> gathered = ranks.gather(ranks.host());
+  return nlohmann::json::parse(ranks.broadcast_string(ranks.rank() == 0 ? nlohmann::json(gathered).dump() : ""))
+      .get<std::vector<std::string>>();
 }
 
 SplitMode split_mode(const std::string& engine_name, const Engine& engine) {
@@ -38,9 +35,8 @@ SplitMode split_mode(const std::string& engine_name, const Engine& engine) {
 #endif
 }
 
-void stop_every_rank(MpiSession& session, std::exception_ptr failure) {
-  // Any other kind leaves by the rethrow, for the top-level handler; session.abort does
-  // not return.
+void stop_every_rank(RankGroup& session, std::exception_ptr failure) {
+  // Any other kind leaves by the rethrow, for the top-level handler; abort does not return.
   try {
     std::rethrow_exception(failure);
   } catch (const RuntimeFailure& e) {

@@ -1,0 +1,35 @@
+#include "locate/locate_text.hpp"
+
+#include <vector>
+
+#include "core/printf_text.hpp"
+
+namespace ncclsweep::locate {
+
+std::string seconds_text(double s) {
+  if (s < 120) return printf_text("%.3g s", s);
+  if (s < 2 * 3600) return printf_text("%.1f min", s / 60);
+  if (s < 2 * 86400) return printf_text("%.1f h", s / 3600);
+  return printf_text("%.3g days", s / 86400);
+}
+
+std::string estimate_text(int hosts, int ranks_per_host, const LocateOptions& options, double busbw_gbps) {
+  // Counted, not built: the largest allocation the options allow stays a few MiB.
+  const LocateEstimate e = estimate_locate(std::vector<int>(static_cast<std::size_t>(hosts), ranks_per_host), options,
+                                           busbw_gbps * 1e9);
+  return printf_text("# locate estimate: %d host(s) x %d rank(s): %d split(s), %d pairs round(s), %lld measurement(s)\n",
+                     hosts, ranks_per_host, e.steps, e.rounds, e.measurements) +
+         "#   launch " + seconds_text(e.launch_s) + ", splits " + seconds_text(e.splits_s) + ", collectives " +
+         seconds_text(e.collectives_s) + ", coordination " + seconds_text(e.coordination_s) + "; per pairs round " +
+         seconds_text(e.per_round_s) + "; total " + seconds_text(e.total_s()) + "\n" +
+         printf_text("#   (model: %.0f GB/s bus bandwidth and the per-rank costs of docs/scale.md)\n", busbw_gbps);
+}
+
+std::string step_text(const StepTime& t, int index, int total, int passes) {
+  const std::string round = t.round > 0 ? " round " + std::to_string(t.round) : "";
+  const std::string pass = passes > 1 ? " (pass " + std::to_string(t.pass) + ")" : "";
+  return printf_text("# step %d/%d: ", index + 1, total) + t.phase + round + pass + " took " + seconds_text(t.seconds) +
+         "\n";
+}
+
+}  // namespace ncclsweep::locate

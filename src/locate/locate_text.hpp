@@ -1,0 +1,22 @@
+#pragma once
+// The lines locate prints besides its findings: durations, the --dry-run estimate and
+// the progress of a launch.
+#include <string>
+
+#include "locate/host_layout.hpp"
+#include "locate/locate_plan.hpp"
+#include "locate/phase_runner.hpp"
+
+namespace ncclsweep::locate {
+
+// "0.25 s", "3.5 min", "2.0 h", "3 days": three significant figures where it matters.
+std::string seconds_text(double seconds);
+
+// --dry-run: the steps, rounds and measurements of `hosts` x `ranks_per_host`, and their
+// time under the model of docs/scale.md at `busbw_gbps`. Three "# " lines.
+std::string estimate_text(int hosts, int ranks_per_host, const LocateOptions& options, double busbw_gbps);
+
+// "# step 3/7: pairs round 2 took 0.5 s", over `passes` passes.
+std::string step_text(const StepTime& time, int index, int total, int passes);
+
+}  // namespace ncclsweep::locate

@@ -1,0 +1,248 @@
+#include "runtime/locate_launch.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+#include "core/failure_report.hpp"
+#include "core/printf_text.hpp"
+#include "core/utc_time.hpp"
+#include "locate/locate_reference.hpp"
+#include "locate/locate_results.hpp"
+#include "locate/locate_text.hpp"
+#include "ncclsweep_version.hpp"
+#include "results/results_directory.hpp"
+#include "runtime/engine_registry.hpp"
+#include "runtime/in_process_engine.hpp"
+#include "runtime/mpi_session.hpp"
+
+namespace ncclsweep {
+namespace {
+
+using namespace locate;
+
+// The nccl engine needs a GPU per rank: two ranks on one GPU measure nothing of the GPU.
+// Collective; the same reason (or none) on every rank.
+std::string shared_gpu_reason(RankGroup& ranks, const Engine& engine) {
+  if (engine.name() != "nccl") return "";
+  const std::vector<std::string> keys = ranks.gather(ranks.host() + " " + engine.device().pci_bus_id);
+  std::string reason;
+  if (ranks.rank() == 0) {
+    const std::set<std::string> gpus(keys.begin(), keys.end());
+    if (gpus.size() < 2) {
+      reason = "locate needs at least two GPUs; the " + std::to_string(keys.size()) + " ranks share " +
+               std::to_string(gpus.size()) + " GPU";
+    } else if (gpus.size() < keys.size()) {
+      reason = "locate needs one GPU per rank; " + std::to_string(keys.size()) + " ranks share " +
+               std::to_string(gpus.size()) + " GPUs";
+    }
+  }
+  return ranks.broadcast_string(reason);
+}
+
+// A fault aimed at a rank or host this launch lacks would slow nothing and pass.
+std::string missing_fault_target(const SlowFault& fault, const std::vector<std::string>& hosts) {
+  const int ranks = static_cast<int>(hosts.size());
+  const auto has_host = [&hosts](const std::string& h) { return std::find(hosts.begin(), hosts.end(), h) != hosts.end(); };
+  std::string missing;
+  if (fault.rank >= ranks) missing = "rank " + std::to_string(fault.rank);
+  for (const int r : fault.pair) {
+    if (r >= ranks) missing = "rank " + std::to_string(r);
+  }
+  for (const std::string* h : {&fault.host_a, &fault.host_b}) {
+    if (!h->empty() && !has_host(*h)) missing = "host " + *h;
+  }
+  return missing;
+}
+
+// What a launch checked, set up and measured; every rank holds the same, except that
+// rank 0 alone holds the reference.
+struct LocateSetup {
+  SlowFault fault;
+  std::vector<std::string> hosts;
+  HostLayout layout;
+  std::optional<ReferenceFigures> reference;
+  std::unique_ptr<Engine> engine;
+  std::vector<std::string> notes;
+};
+
+// Collective: an empty message on every rank, or the refusal rank 0 prints.
+bool refused(RankGroup& ranks, const std::string& message) {
+  if (ranks.max_across_ranks(message.empty() ? 0 : 1) == 0) return false;
+  if (ranks.rank() == 0) print_error(message.empty() ? std::string("another rank refused") : message);
+  return true;
+}
+
+// Collective: the checks every rank agrees on before anything is measured.
+std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request, const LaunchServices& services) {
+  LocateSetup setup;
+  std::string error;
+  try {
+    check_engine(request.engine);
+    if (!request.fault.empty()) {
+      setup.fault = parse_slow_fault(request.fault);
+      if (request.engine != "mpi") throw UsageError("--inject-fault slow= is a testing aid of the mpi engine", "add --engine mpi");
+    }
+    if (ranks.size() < 2) {
+      throw UsageError("locate needs at least two ranks on two GPUs (it measures GPUs and hosts against each other); "
+                       "this launch has 1 rank",
+                       "launch it with mpirun -np N or srun, one rank per GPU, N >= 2");
+    }
+  } catch (const UsageError& e) {
+    error = e.message();
+  }
+  if (refused(ranks, error)) return std::nullopt;
+  setup.hosts = rank_hosts(ranks);
+  setup.layout = layout_from_hosts(setup.hosts);
+  if (const std::string missing = missing_fault_target(setup.fault, setup.hosts); setup.fault.active() && !missing.empty()) {
+    error = UsageError("--inject-fault '" + request.fault + "' names " + missing + ", which this launch does not have (" +
+                           std::to_string(ranks.size()) + " ranks on " + std::to_string(setup.layout.host_count()) +
+                           " host(s))",
+                       "name a rank below " + std::to_string(ranks.size()) + " or a host of the launch")
+                .message();
+  }
+  if (refused(ranks, error)) return std::nullopt;
+  // --reference: read on rank 0, which judges; every rank stops on a bad one.
+  if (ranks.rank() == 0 && !request.reference_dir.empty()) {
+    try {
+      setup.reference = load_reference(request.reference_dir, setup.layout, request.options, request.engine);
+    } catch (const UsageError& e) {
+      error = e.message();
+    }
+  }
+  if (refused(ranks, error)) return std::nullopt;
+  try {
+    setup.engine = services.make_engine(request.engine);
+  } catch (const UsageError& e) {
+    error = e.message();
+  }
+  if (refused(ranks, error)) return std::nullopt;
+  if (refused(ranks, shared_gpu_reason(ranks, *setup.engine))) return std::nullopt;
+  const HostLayout& layout = setup.layout;
+  if (request.options.pairs_phase && layout.host_count() < 2) {
+    setup.notes.push_back("one host only: the pairs phase has no pairs (give each GPU its own host name with "
+                          "NCCLSWEEP_FAKE_HOSTNAME to pair GPUs instead)");
+  }
+  const bool host_measured =
+      std::any_of(layout.host_ranks.begin(), layout.host_ranks.end(), [](const auto& r) { return r.size() >= 2; });
+  if (request.options.host_phase && !host_measured) {
+    setup.notes.push_back("one rank per host: the host phase has nothing to measure");
+  }
+  return setup;
+}
+
+// Rank 0: the verdicts, the results directory, the SVG and what stdout shows; the status.
+int finish_on_leader(const LocateRequest& request, const LocateSetup& setup, const LocateRun& run,
+                     const std::string& split_description, std::chrono::system_clock::time_point start) {
+  const LocateOptions& options = request.options;
+  const ReferenceFigures* reference = setup.reference ? &*setup.reference : nullptr;
+  const Verdicts verdicts = judge(setup.layout, run.measurements, options.threshold, reference);
+  const std::string dir = !request.output_dir.empty()
+                              ? request.output_dir
+                              : default_results_dir(request.results_root, "locate", compact_utc(start)).string();
+  LocateDocument document;
+  document.version = std::string(NCCLSWEEP_VERSION) + " (" + NCCLSWEEP_GIT_SHA + ")";
+  document.engine = request.engine;
+  document.start_time = iso_utc(start);
+  document.end_time = iso_utc(std::chrono::system_clock::now());
+  document.command_line = request.command_line;
+  document.rank_hosts = setup.hosts;
+  document.options = options;
+  document.fault = request.fault;
+  document.reference = setup.reference;
+  document.split_mode = split_description;
+  document.steps = run.steps;
+  document.notes = setup.notes;
+  write_locate_results(dir, document, run.measurements, verdicts);
+  if (!request.svg_path.empty()) {
+    std::ofstream svg(request.svg_path);
+    print_heat_map_svg(svg, setup.layout, verdicts, options.threshold);
+    if (!svg) throw UsageError("cannot write " + request.svg_path, "give a writable path to --svg");
+  }
+  if (request.json) {
+    nlohmann::json out = verdicts_json(setup.layout, verdicts, options.threshold, reference ? reference->source : "");
+    out["results"] = dir;
+    out["steps"] = nlohmann::json::array();
+    for (const StepTime& t : run.steps) {
+      out["steps"].push_back({{"phase", t.phase}, {"round", t.round}, {"pass", t.pass}, {"seconds", t.seconds}});
+    }
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::vector<double> rounds;
+    for (const StepTime& t : run.steps) {
+      if (t.phase == "pairs") rounds.push_back(t.seconds);
+    }
+    if (!rounds.empty()) {
+      std::sort(rounds.begin(), rounds.end());
+      const std::size_t per_pass = rounds.size() / static_cast<std::size_t>(options.passes);
+      std::cout << "# pairs: " << per_pass << " round(s)"
+                << (options.passes > 1 ? " x " + std::to_string(options.passes) + " passes" : "") << ", "
+                << seconds_text(rounds[rounds.size() / 2]) << " per round (median)\n";
+    }
+    print_findings_table(std::cout, setup.layout, verdicts, false);
+    std::cout << "# results: " << dir << "\n";
+  }
+  std::cout.flush();
+  return verdicts.anything_slow() ? kExitFindings : kExitOk;
+}
+
+}  // namespace
+
+int run_locate_launch(RankGroup& ranks, const LocateRequest& request, const LaunchServices& services) {
+  const bool leader = ranks.rank() == 0;
+  const auto start = std::chrono::system_clock::now();
+  std::optional<LocateSetup> setup = set_up(ranks, request, services);
+  if (!setup) return kExitUsage;
+  const LocateOptions& options = request.options;
+  std::ostream& progress = request.json ? std::cerr : std::cout;
+  if (leader) {
+    progress << printf_text("# locate: %d host(s), %d rank(s), %s engine, threshold %.2f of ", setup->layout.host_count(),
+                            setup->layout.ranks(), request.engine.c_str(), options.threshold)
+             << (setup->reference ? "the reference " + setup->reference->source : std::string("the median of the hosts"))
+             << "\n";
+    for (const std::string& note : setup->notes) progress << "# note: " << note << "\n";
+    if (setup->fault.active()) progress << "# testing aid: --inject-fault " << request.fault << "\n";
+  }
+  const SplitMode split = split_mode(request.engine, *setup->engine);
+  if (leader) progress << "# splits: " << split.description << std::endl;
+  LocateRun run;
+  try {
+    Engine& engine = *setup->engine;
+    engine.connect(split.world_config);
+    run = run_locate(engine, ranks, setup->layout, options, setup->fault, [&](const StepTime& t, int index, int total) {
+      if (leader) progress << step_text(t, index, total, options.passes) << std::flush;
+    });
+    engine.disconnect();
+    engine.settle();
+  } catch (...) {
+    stop_every_rank(ranks, std::current_exception());  // rethrows what it does not own
+  }
+  int status = kExitOk;
+  if (leader) {
+    try {
+      status = finish_on_leader(request, *setup, run, split.description, start);
+    } catch (const UsageError& e) {
+      print_error(e.message());
+      status = kExitUsage;
+    }
+  }
+  // Every rank exits with rank 0's verdict, so the launcher's status is it.
+  return ranks.max_across_ranks(status);
+}
+
+int run_locate_launch(MpiSession& session, const LocateRequest& request) {
+  const LaunchServices services{
+      .make_engine = [&session](std::string_view engine) { return make_in_process_engine(engine, session); },
+      .received_signal = [] { return 0; },
+  };
+  return run_locate_launch(session, request, services);
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,31 @@
+#pragma once
+// One `ncclsweep locate` on this rank (docs/locate.md): the checks every rank agrees on,
+// the schedule on one connected engine, and on rank 0 the verdicts, the results directory
+// and what is printed. The CLI only parses flags into a LocateRequest.
+#include <string>
+#include <vector>
+
+#include "locate/locate_plan.hpp"
+#include "runtime/launch.hpp"
+
+namespace ncclsweep {
+
+struct LocateRequest {
+  locate::LocateOptions options;
+  std::string engine;         // a name of available_engines()
+  std::string fault;          // --inject-fault text; empty: none
+  std::string reference_dir;  // --reference; empty: the median of this launch
+  std::string output_dir;     // empty: RESULTS_ROOT/locate/<UTC start>
+  std::string results_root = "results";
+  std::string svg_path;       // --svg; empty: none
+  bool json = false;          // --format json: the verdicts as JSON on stdout, progress on stderr
+  std::vector<std::string> command_line;
+};
+
+// Returns the exit status on every rank (1 when anything is slow; README: exit codes).
+// services.make_engine builds the engine; services.received_signal is not consulted.
+int run_locate_launch(RankGroup& ranks, const LocateRequest& request, const LaunchServices& services);
+// The same over MPI with the build's engines.
+int run_locate_launch(MpiSession& session, const LocateRequest& request);
+
+}  // namespace ncclsweep
