@@ -82,24 +82,22 @@ InProcessLaunch launch_in_process(const LaunchRequest& request, int ranks, int s
   InProcessLaunch result;
   result.statuses = run_ranks(ranks, [&](ThreadRank& rank) {
     std::atomic<int> signal{0};
-    PacedEngine* made = nullptr;
+    int timed = 0;  // counted here: the launch destroys its engine before it returns
     const LaunchServices services{
         .make_engine =
             [&](std::string_view) {
               auto engine = std::make_unique<PacedEngine>();
-              if (rank.rank() == stop_rank) {
-                engine->after_timed = [&signal, stop_after](int batches) {
-                  if (batches >= stop_after) signal = SIGTERM;
-                };
-              }
-              made = engine.get();
+              engine->after_timed = [&, is_stopped = rank.rank() == stop_rank](int batches) {
+                ++timed;
+                if (is_stopped && batches >= stop_after) signal = SIGTERM;
+              };
               return std::unique_ptr<Engine>(std::move(engine));
             },
         .received_signal = [&signal] { return signal.load(); },
     };
     const int status = run_launch(rank, request, services);
     const std::lock_guard lock(mutex);
-    if (made) result.timed_batches += made->timed_batches;
+    result.timed_batches += timed;
     return status;
   });
   result.errors = errors.text();
