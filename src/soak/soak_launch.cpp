@@ -1,0 +1,259 @@
+#include "soak/soak_launch.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "core/errors.hpp"
+#include "core/failure_report.hpp"
+#include "core/printf_text.hpp"
+#include "core/utc_time.hpp"
+#include "locate/host_layout.hpp"
+#include "ncclsweep_version.hpp"
+#include "results/atomic_file.hpp"
+#include "results/results_directory.hpp"
+#include "runtime/engine_registry.hpp"
+#include "runtime/fault_injection.hpp"
+#include "runtime/in_process_engine.hpp"
+#include "runtime/mpi_session.hpp"
+#include "runtime/stop_signals.hpp"
+#include "soak/soak_metrics.hpp"
+#include "soak/soak_results.hpp"
+
+namespace ncclsweep::soak {
+namespace {
+
+// What every rank needs from rank 0 before the loop: the options (from run.json on a
+// --resume) and where the timeline goes on.
+struct Plan {
+  SoakDocument document;
+  std::vector<SoakWindow> windows;  // rank 0: the earlier windows of a --resume
+  TimelineStart start;
+  std::string dir;
+};
+
+nlohmann::json plan_json(const Plan& p) {
+  return {{"options", options_json(p.document.options)}, {"fault", p.document.fault},
+          {"next_window", p.start.next_window}, {"elapsed_s", p.start.elapsed_s}, {"launch", p.start.launch}};
+}
+
+void apply_plan_json(const nlohmann::json& j, Plan& p) {
+  p.document.options = options_from(j.at("options"));
+  p.document.fault = j.at("fault").get<std::string>();
+  p.start = {j.at("next_window").get<int>(), j.at("elapsed_s").get<double>(), j.at("launch").get<int>()};
+}
+
+// Rank 0: the new soak's directory, or the earlier one of --resume with its windows.
+Plan plan_on_leader(const SoakRequest& request, const std::vector<std::string>& hosts,
+                    std::chrono::system_clock::time_point start) {
+  Plan p;
+  if (!request.resume_dir.empty()) {
+    p.dir = request.resume_dir;
+    SoakResults earlier = read_soak_results(p.dir);
+    if (earlier.document.rank_hosts != hosts) {
+      throw UsageError("cannot resume " + p.dir + ": it ran on " + std::to_string(earlier.document.rank_hosts.size()) +
+                           " rank(s) on other hosts than this launch's " + std::to_string(hosts.size()),
+                       "resume on the same allocation (the same hosts, ranks per host), or start a new soak");
+    }
+    if (earlier.document.engine != request.engine) {
+      throw UsageError("cannot resume " + p.dir + ": it used the " + earlier.document.engine + " engine",
+                       "resume with --engine " + earlier.document.engine);
+    }
+    cut_to_complete_windows(p.dir, earlier);
+    p.document = earlier.document;
+    p.windows = std::move(earlier.windows);
+    if (request.duration_s) p.document.options.duration_s = *request.duration_s;
+    if (!request.metrics_file.empty()) p.document.metrics_file = request.metrics_file;
+    const int launch = p.document.launches.empty() ? 1 : p.document.launches.back().launch + 1;
+    p.start = {p.windows.empty() ? 0 : p.windows.back().index + 1, p.windows.empty() ? 0 : p.windows.back().end_s,
+               launch};
+  } else {
+    p.dir = !request.output_dir.empty() ? request.output_dir
+                                        : default_results_dir(request.results_root, "soak", compact_utc(start)).string();
+    create_soak_results(p.dir);
+    p.document.options = request.options.value();
+    p.document.engine = request.engine;
+    p.document.rank_hosts = hosts;
+    p.document.fault = request.fault;
+    p.document.metrics_file = request.metrics_file;
+  }
+  p.document.version = std::string(NCCLSWEEP_VERSION) + " (" + NCCLSWEEP_GIT_SHA + ")";
+  p.document.command_line = request.command_line;
+  p.document.launches.push_back({p.start.launch, iso_utc(start), "", "running"});
+  // A metrics file that cannot be written is bad input, found before anything runs.
+  if (!p.document.metrics_file.empty()) {
+    try {
+      write_file_atomically(p.document.metrics_file, soak_metrics(p.windows, locate::layout_from_hosts(hosts).hosts,
+                                                                  judge_document(p.document, p.windows)));
+    } catch (const RuntimeFailure& e) {
+      throw UsageError("--metrics-file: " + e.call() + ": " + e.what(), "give a path in a writable directory");
+    }
+  }
+  return p;
+}
+
+std::string window_line(const SoakWindow& w, const std::vector<std::string>& hosts) {
+  std::string figures;
+  for (const WindowFigure& f : w.figures) {
+    if (f.scope != Scope::world) continue;
+    figures += (figures.empty() ? "" : ", ") + test_name(f.collective, f.bytes) +
+               printf_text(" %.3g GB/s", f.busbw_gbps > 0 ? f.busbw_gbps : f.algbw_gbps);
+  }
+  int clocks = 0, lowest = 0;
+  for (const RankSignals& s : w.signals) {
+    if (s.gpu.gap != Gap::none) continue;
+    lowest = clocks++ == 0 ? s.gpu.sm_mhz : std::min(lowest, s.gpu.sm_mhz);
+  }
+  const std::string clock_text = clocks > 0 ? printf_text("; lowest SM clock %d MHz", lowest) : "";
+  return printf_text("# window %d: %.1f-%.1f s, %zu host(s), world ", w.index, w.start_s, w.end_s, hosts.size()) +
+         figures + clock_text + "\n";
+}
+
+// The checks every rank makes alike (the fault text and its rank); empty when fine.
+std::string fault_refusal(const SoakRequest& request, int ranks, FaultInjection& fault) {
+  try {
+    check_engine(request.engine);
+    if (request.fault.empty()) return "";
+    fault = parse_fault_injection(request.fault);
+    if (fault.action != FaultAction::slow) {
+      throw UsageError("--inject-fault '" + request.fault + "': soak injects only slow downs",
+                       "write RANK:slow=FACTOR[@t=SECONDS|@flap=SECONDS], e.g. 5:slow=4@t=60");
+    }
+    if (request.engine != "mpi") throw UsageError("--inject-fault slow= is a testing aid of the mpi engine", "add --engine mpi");
+    if (fault.rank >= ranks) {
+      throw UsageError("--inject-fault names rank " + std::to_string(fault.rank) + " of a launch of " +
+                           std::to_string(ranks) + " ranks",
+                       "name a rank from 0 to " + std::to_string(ranks - 1));
+    }
+  } catch (const UsageError& e) {
+    return e.message();
+  }
+  return "";
+}
+
+// Collective: false on every rank when `message` is empty on every rank; else rank 0 prints it.
+bool refused(RankGroup& ranks, const std::string& message) {
+  if (ranks.max_across_ranks(message.empty() ? 0 : 1) == 0) return false;
+  if (ranks.rank() == 0) print_error(message.empty() ? std::string("another rank refused") : message);
+  return true;
+}
+
+}  // namespace
+
+int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchServices& services) {
+  const bool leader = ranks.rank() == 0;
+  const auto start = std::chrono::system_clock::now();
+  FaultInjection fault;
+  if (refused(ranks, fault_refusal(request, ranks.size(), fault))) return kExitUsage;
+  const std::vector<std::string> hosts = rank_hosts(ranks);
+  const locate::HostLayout layout = locate::layout_from_hosts(hosts);
+  Plan plan;
+  std::string error;
+  if (leader) {
+    try {
+      plan = plan_on_leader(request, hosts, start);
+    } catch (const UsageError& e) {
+      error = e.message();
+    }
+  }
+  if (refused(ranks, error)) return kExitUsage;
+  // The fault of a resumed soak is the one it started with.
+  apply_plan_json(nlohmann::json::parse(ranks.broadcast_string(leader ? plan_json(plan).dump() : "")), plan);
+  if (!plan.document.fault.empty()) fault = parse_fault_injection(plan.document.fault);
+  std::unique_ptr<Engine> engine;
+  try {
+    engine = services.make_engine(request.engine);
+  } catch (const UsageError& e) {
+    error = e.message();
+  }
+  if (refused(ranks, error)) return kExitUsage;
+
+  const std::vector<std::string>& host_list = layout.hosts;
+  if (leader) {
+    std::cout << printf_text("# soak: %d host(s), %d rank(s), %s engine, windows of %.0f s until %.0f s",
+                             layout.host_count(), layout.ranks(), request.engine.c_str(),
+                             plan.document.options.window_s, plan.document.options.duration_s)
+              << (plan.start.next_window > 0 ? ", resuming at window " + std::to_string(plan.start.next_window) : "")
+              << "; results " << plan.dir << "\n";
+    if (fault.action == FaultAction::slow) std::cout << "# testing aid: --inject-fault " << plan.document.fault << "\n";
+    std::cout.flush();
+  }
+  SoakEnd end = SoakEnd::duration;
+  const auto write_metrics = [&](const SoakVerdicts& verdicts) {
+    if (plan.document.metrics_file.empty()) return;
+    write_file_atomically(plan.document.metrics_file, soak_metrics(plan.windows, host_list, verdicts));
+  };
+  try {
+    if (leader) write_soak_document(plan.dir, plan.document, plan.windows);
+    const SplitMode split = split_mode(request.engine, *engine);
+    engine->connect(split.world_config);
+    std::unique_ptr<WindowSampler> sampler = make_engine_sampler(*engine);
+    end = run_soak(*engine, ranks, layout, plan.document.options, *sampler, fault, plan.start,
+                   [&] { return services.received_signal(); },
+                   [&](const SoakWindow& window) {
+                     if (!leader) return;
+                     append_window(plan.dir, window);
+                     plan.windows.push_back(window);
+                     plan.document.launches.back().end_utc = window.end_utc;
+                     write_soak_document(plan.dir, plan.document, plan.windows);
+                     write_metrics(judge_document(plan.document, plan.windows));
+                     std::cout << window_line(window, host_list) << std::flush;
+                   });
+    engine->disconnect();
+    engine->settle();
+  } catch (...) {
+    stop_every_rank(ranks, std::current_exception());  // rethrows what it does not own
+  }
+
+  int status = kExitOk;
+  if (leader) {
+    try {
+      LaunchEntry& launch = plan.document.launches.back();
+      launch.end = end == SoakEnd::stopped ? "stopped" : "duration";
+      launch.end_utc = iso_utc(std::chrono::system_clock::now());
+      write_soak_document(plan.dir, plan.document, plan.windows);
+      const SoakVerdicts verdicts = judge_document(plan.document, plan.windows);
+      write_metrics(verdicts);
+      if (request.json) {
+        std::cout << nlohmann::json::parse(std::ifstream(plan.dir + "/run.json")).at("verdicts").dump(2) << "\n";
+      } else {
+        print_verdicts_table(std::cout, host_list, verdicts);
+        if (end == SoakEnd::stopped) {
+          std::cout << "# stopped after window " << plan.windows.back().index << "; continue with --resume "
+                    << plan.dir << "\n";
+        }
+        std::cout << "# results: " << plan.dir << "\n";
+      }
+      std::cout.flush();
+      status = verdicts.anything() ? kExitFindings : kExitOk;
+    } catch (const UsageError& e) {
+      print_error(e.message());
+      status = kExitUsage;
+    } catch (const RuntimeFailure& e) {
+      print_error(e.message(0, ranks.host()));
+      status = kExitRuntime;
+    }
+  }
+  status = ranks.max_across_ranks(status);
+  // A stop ends with the signal's status, as a stopped run does (the verdicts are kept).
+  if (end == SoakEnd::stopped && status != kExitUsage && status != kExitRuntime) {
+    const int signal = services.received_signal();
+    return exit_status_for_signal(signal ? signal : 15);
+  }
+  return status;
+}
+
+int run_soak_launch(MpiSession& session, const SoakRequest& request) {
+  const StopSignals signals;
+  const LaunchServices services{
+      .make_engine = [&session](std::string_view engine) { return make_in_process_engine(engine, session); },
+      .received_signal = [&signals] { return signals.received(); },
+  };
+  return run_soak_launch(session, request, services);
+}
+
+}  // namespace ncclsweep::soak

@@ -1,0 +1,34 @@
+#pragma once
+// One `ncclsweep soak` on this rank (docs/soak.md): the checks every rank agrees on, the
+// results directory (new, or the earlier one of --resume), the windows on one engine,
+// and on rank 0 the verdicts, the metrics file and what is printed. The CLI only parses
+// flags into a SoakRequest.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/launch.hpp"
+#include "soak/soak_runner.hpp"
+
+namespace ncclsweep::soak {
+
+struct SoakRequest {
+  std::optional<SoakOptions> options;  // a new soak's; empty on --resume (run.json holds them)
+  std::optional<double> duration_s;    // --resume with --duration: the timeline's new length
+  std::string engine;                  // a name of available_engines()
+  std::string fault;                   // --inject-fault text; empty: none
+  std::string output_dir;              // empty: RESULTS_ROOT/soak/<UTC start>
+  std::string results_root = "results";
+  std::string resume_dir;              // --resume DIR
+  std::string metrics_file;            // --metrics-file PATH; empty: none
+  bool json = false;                   // --format json: the verdicts as JSON on stdout
+  std::vector<std::string> command_line;
+};
+
+// Returns the exit status on every rank: 1 when a verdict names something, 128 + the
+// signal after a stop (README: exit codes).
+int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchServices& services);
+// The same over MPI with the build's engines and SIGINT/SIGTERM handlers.
+int run_soak_launch(MpiSession& session, const SoakRequest& request);
+
+}  // namespace ncclsweep::soak
