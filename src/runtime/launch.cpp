@@ -80,13 +80,16 @@ std::vector<WorkerGroup> worker_groups(const SweepPlan& plan) {
   return groups;
 }
 
+LaunchServices mpi_launch_services(MpiSession& session, const StopSignals* signals) {
+  return {
+      .make_engine = [&session](std::string_view engine) { return make_in_process_engine(engine, session); },
+      .received_signal = [signals] { return signals ? signals->received() : 0; },
+  };
+}
+
 int run_launch(MpiSession& session, const LaunchRequest& request) {
   const StopSignals signals;
-  const LaunchServices services{
-      .make_engine = [&session](std::string_view engine) { return make_in_process_engine(engine, session); },
-      .received_signal = [&signals] { return signals.received(); },
-  };
-  return run_launch(session, request, services);
+  return run_launch(session, request, mpi_launch_services(session, &signals));
 }
 
 int run_launch(RankGroup& ranks, const LaunchRequest& request, const LaunchServices& services) {

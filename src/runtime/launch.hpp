@@ -51,6 +51,11 @@ struct LaunchServices {
   std::function<int()> received_signal;
 };
 
+class StopSignals;
+// A launch over MPI: the build's in-process engines on `session`, and the signals
+// `signals` records (none when null). Both must outlive the services.
+LaunchServices mpi_launch_services(MpiSession& session, const StopSignals* signals);
+
 // The whole run; returns the exit status (README: exit codes).
 int run_launch(RankGroup& ranks, const LaunchRequest& request, const LaunchServices& services);
 // The same over MPI, with the engines of this build and SIGINT/SIGTERM handlers.

@@ -238,11 +238,7 @@ int run_locate_launch(RankGroup& ranks, const LocateRequest& request, const Laun
 }
 
 int run_locate_launch(MpiSession& session, const LocateRequest& request) {
-  const LaunchServices services{
-      .make_engine = [&session](std::string_view engine) { return make_in_process_engine(engine, session); },
-      .received_signal = [] { return 0; },
-  };
-  return run_locate_launch(session, request, services);
+  return run_locate_launch(session, request, mpi_launch_services(session, nullptr));
 }
 
 }  // namespace ncclsweep

@@ -249,11 +249,7 @@ int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchSe
 
 int run_soak_launch(MpiSession& session, const SoakRequest& request) {
   const StopSignals signals;
-  const LaunchServices services{
-      .make_engine = [&session](std::string_view engine) { return make_in_process_engine(engine, session); },
-      .received_signal = [&signals] { return signals.received(); },
-  };
-  return run_soak_launch(session, request, services);
+  return run_soak_launch(session, request, mpi_launch_services(session, &signals));
 }
 
 }  // namespace ncclsweep::soak

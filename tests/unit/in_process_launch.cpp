@@ -76,6 +76,13 @@ LaunchRequest paced_request(const RunSpec& spec, int ranks, const std::filesyste
   return request;
 }
 
+LaunchRequest paced_resume(const RunSpec& spec, int ranks, const std::filesystem::path& dir) {
+  LaunchRequest request = paced_request(spec, ranks, dir);
+  request.output_dir.clear();
+  request.resume_dir = dir.string();
+  return request;
+}
+
 InProcessLaunch launch_in_process(const LaunchRequest& request, int ranks, int stop_rank, int stop_after) {
   LockedCapture errors(std::cerr);
   std::mutex mutex;

@@ -20,6 +20,9 @@ RunSpec paced_spec(std::vector<Bytes> sizes = {4 * kKiB, 8 * kKiB, 16 * kKiB, 32
 // `spec` on `ranks` ranks, planned as run plans it, written to `dir`, with no progress display.
 LaunchRequest paced_request(const RunSpec& spec, int ranks, const std::filesystem::path& dir);
 
+// The same, resuming the run in `dir` (--resume DIR) instead of starting one there.
+LaunchRequest paced_resume(const RunSpec& spec, int ranks, const std::filesystem::path& dir);
+
 struct InProcessLaunch {
   std::vector<int> statuses;  // each rank's exit status
   std::string errors;         // what the ranks wrote to std::cerr

@@ -57,9 +57,7 @@ TEST_CASE("a signal on one in-process rank stops every rank after its measuremen
   CHECK(first.size() < 10);
   CHECK(run.at("records").size() == first.size());
 
-  LaunchRequest resume = paced_request(spec, 4, dir);
-  resume.output_dir.clear();
-  resume.resume_dir = dir.string();
+  LaunchRequest resume = paced_resume(spec, 4, dir);
   const InProcessLaunch resumed = launch_in_process(resume, 4);
   INFO(resumed.errors);
   CHECK(all_equal(resumed.statuses, kExitOk));
@@ -79,9 +77,7 @@ TEST_CASE("an in-process --resume refuses another sweep's directory or rank coun
   REQUIRE(all_equal(launch_in_process(paced_request(paced_spec({4 * kKiB}), 2, dir), 2).statuses, kExitOk));
   const std::string records_before = read_file(dir / "records.jsonl");
 
-  LaunchRequest changed = paced_request(paced_spec({8 * kKiB}), 2, dir);
-  changed.output_dir.clear();
-  changed.resume_dir = dir.string();
+  LaunchRequest changed = paced_resume(paced_spec({8 * kKiB}), 2, dir);
   const InProcessLaunch refused = launch_in_process(changed, 2);
   INFO(refused.errors);
   CHECK(all_equal(refused.statuses, kExitUsage));
@@ -89,9 +85,7 @@ TEST_CASE("an in-process --resume refuses another sweep's directory or rank coun
   CHECK_THAT(refused.errors, ContainsSubstring("--force"));
   CHECK(read_file(dir / "records.jsonl") == records_before);
 
-  LaunchRequest more_ranks = paced_request(paced_spec({4 * kKiB}), 4, dir);
-  more_ranks.output_dir.clear();
-  more_ranks.resume_dir = dir.string();
+  LaunchRequest more_ranks = paced_resume(paced_spec({4 * kKiB}), 4, dir);
   CHECK(all_equal(launch_in_process(more_ranks, 4).statuses, kExitUsage));
 
   changed.force = true;
@@ -108,9 +102,7 @@ TEST_CASE("an in-process --resume refuses records.jsonl holding another sweep's 
   std::filesystem::copy_file(other / "records.jsonl", dir / "records.jsonl",
                              std::filesystem::copy_options::overwrite_existing);
   const std::string planted = read_file(dir / "records.jsonl");
-  LaunchRequest resume = paced_request(paced_spec({4 * kKiB}), 2, dir);
-  resume.output_dir.clear();
-  resume.resume_dir = dir.string();
+  LaunchRequest resume = paced_resume(paced_spec({4 * kKiB}), 2, dir);
   const InProcessLaunch refused = launch_in_process(resume, 2);
   INFO(refused.errors);
   CHECK(all_equal(refused.statuses, kExitUsage));
