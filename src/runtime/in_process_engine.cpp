@@ -35,6 +35,12 @@ SplitMode split_mode(const std::string& engine_name, const Engine& engine) {
 #endif
 }
 
+bool refused_on_every_rank(RankGroup& ranks, const std::string& message) {
+  if (ranks.max_across_ranks(message.empty() ? 0 : 1) == 0) return false;
+  if (ranks.rank() == 0) print_error(message.empty() ? std::string("another rank refused") : message);
+  return true;
+}
+
 void stop_every_rank(RankGroup& session, std::exception_ptr failure) {
   // Any other kind leaves by the rethrow, for the top-level handler; abort does not return.
   try {

@@ -25,6 +25,11 @@ struct SplitMode {
 };
 SplitMode split_mode(const std::string& engine_name, const Engine& engine);
 
+// Collective: false on every rank when `message` is empty on every rank; otherwise rank 0
+// prints it (or, when only other ranks refused, that another rank did) and every rank
+// returns true, so all stop together before anything is measured.
+bool refused_on_every_rank(RankGroup& ranks, const std::string& message);
+
 // A measuring loop's failure on one rank: printed once, with the rank, then every rank is
 // stopped (the others may be inside a collective with it). A RuntimeFailure exits 3, a
 // UsageError 2; anything else goes on to the top-level handler.

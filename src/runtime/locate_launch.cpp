@@ -73,13 +73,6 @@ struct LocateSetup {
   std::vector<std::string> notes;
 };
 
-// Collective: an empty message on every rank, or the refusal rank 0 prints.
-bool refused(RankGroup& ranks, const std::string& message) {
-  if (ranks.max_across_ranks(message.empty() ? 0 : 1) == 0) return false;
-  if (ranks.rank() == 0) print_error(message.empty() ? std::string("another rank refused") : message);
-  return true;
-}
-
 // Collective: the checks every rank agrees on before anything is measured.
 std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request, const LaunchServices& services) {
   LocateSetup setup;
@@ -98,7 +91,7 @@ std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request
   } catch (const UsageError& e) {
     error = e.message();
   }
-  if (refused(ranks, error)) return std::nullopt;
+  if (refused_on_every_rank(ranks, error)) return std::nullopt;
   setup.hosts = rank_hosts(ranks);
   setup.layout = layout_from_hosts(setup.hosts);
   if (const std::string missing = missing_fault_target(setup.fault, setup.hosts); setup.fault.active() && !missing.empty()) {
@@ -108,7 +101,7 @@ std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request
                        "name a rank below " + std::to_string(ranks.size()) + " or a host of the launch")
                 .message();
   }
-  if (refused(ranks, error)) return std::nullopt;
+  if (refused_on_every_rank(ranks, error)) return std::nullopt;
   // --reference: read on rank 0, which judges; every rank stops on a bad one.
   if (ranks.rank() == 0 && !request.reference_dir.empty()) {
     try {
@@ -117,14 +110,14 @@ std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request
       error = e.message();
     }
   }
-  if (refused(ranks, error)) return std::nullopt;
+  if (refused_on_every_rank(ranks, error)) return std::nullopt;
   try {
     setup.engine = services.make_engine(request.engine);
   } catch (const UsageError& e) {
     error = e.message();
   }
-  if (refused(ranks, error)) return std::nullopt;
-  if (refused(ranks, shared_gpu_reason(ranks, *setup.engine))) return std::nullopt;
+  if (refused_on_every_rank(ranks, error)) return std::nullopt;
+  if (refused_on_every_rank(ranks, shared_gpu_reason(ranks, *setup.engine))) return std::nullopt;
   const HostLayout& layout = setup.layout;
   if (request.options.pairs_phase && layout.host_count() < 2) {
     setup.notes.push_back("one host only: the pairs phase has no pairs (give each GPU its own host name with "

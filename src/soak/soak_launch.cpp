@@ -135,20 +135,13 @@ std::string fault_refusal(const SoakRequest& request, int ranks, FaultInjection&
   return "";
 }
 
-// Collective: false on every rank when `message` is empty on every rank; else rank 0 prints it.
-bool refused(RankGroup& ranks, const std::string& message) {
-  if (ranks.max_across_ranks(message.empty() ? 0 : 1) == 0) return false;
-  if (ranks.rank() == 0) print_error(message.empty() ? std::string("another rank refused") : message);
-  return true;
-}
-
 }  // namespace
 
 int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchServices& services) {
   const bool leader = ranks.rank() == 0;
   const auto start = std::chrono::system_clock::now();
   FaultInjection fault;
-  if (refused(ranks, fault_refusal(request, ranks.size(), fault))) return kExitUsage;
+  if (refused_on_every_rank(ranks, fault_refusal(request, ranks.size(), fault))) return kExitUsage;
   const std::vector<std::string> hosts = rank_hosts(ranks);
   const locate::HostLayout layout = locate::layout_from_hosts(hosts);
   Plan plan;
@@ -160,7 +153,7 @@ int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchSe
       error = e.message();
     }
   }
-  if (refused(ranks, error)) return kExitUsage;
+  if (refused_on_every_rank(ranks, error)) return kExitUsage;
   // The fault of a resumed soak is the one it started with.
   apply_plan_json(nlohmann::json::parse(ranks.broadcast_string(leader ? plan_json(plan).dump() : "")), plan);
   if (!plan.document.fault.empty()) fault = parse_fault_injection(plan.document.fault);
@@ -170,7 +163,7 @@ int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchSe
   } catch (const UsageError& e) {
     error = e.message();
   }
-  if (refused(ranks, error)) return kExitUsage;
+  if (refused_on_every_rank(ranks, error)) return kExitUsage;
 
   const std::vector<std::string>& host_list = layout.hosts;
   if (leader) {

@@ -12,25 +12,18 @@
 #include "catch_compat.hpp"
 #include "integration/launch.hpp"
 #include "read_file.hpp"
+#include "search_fixture.hpp"
 
 using namespace ncclsweep::testing;
 using nlohmann::json;
 
 namespace {
 
-const std::string kWinner = "footprint=exact cache=warm";
-const std::string kBaseline = "footprint=largest cache=warm";
-// Factors of 4 and 6: on the loaded CI machine one measurement can be 2-3x off, and a
-// 3x-slowed baseline once measured faster than the winner in the final A/B.
-const std::string kSlowed =
-    "slow=6@footprint=largest cache=warm;4@footprint=largest cache=flush;6@footprint=exact cache=flush;"
-    "4@footprint=8388608 cache=warm;6@footprint=8388608 cache=flush";
-
 json search_run(const std::string& method, const std::filesystem::path& dir) {
   const Launch run = mpirun_ncclsweep(
       2, {"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes", "256K,512K,1M,4M", "--buffer-footprint",
           "largest,exact,8M", "--cache", "warm,flush", "--repeats", "8", "--iters", "20", "--warmup", "2", "--search",
-          method, "--budget", "0.33", "--inject-fault", kSlowed, "-o", dir.string()});
+          method, "--budget", "0.33", "--inject-fault", kSearchSlowed, "-o", dir.string()});
   INFO(run.output);
   REQUIRE(run.status == 0);
   CHECK_THAT(run.output, ContainsSubstring("search (" + method + ")"));
@@ -39,13 +32,13 @@ json search_run(const std::string& method, const std::filesystem::path& dir) {
 
 void check_found_the_unslowed_point(const json& search, const std::filesystem::path& dir) {
   INFO(search.dump(2));
-  CHECK(search.at("baseline") == kBaseline);
+  CHECK(search.at("baseline") == kSearchBaseline);
   CHECK(search.at("measurements").get<long>() * 3 <= search.at("grid_measurements").get<long>());
   // auto: 4 sizes in three bands. No 64 KiB: on the loaded 2-core CI machine a 64 KiB
   // measurement lasts a few scheduler ticks, and its noise outgrew a 2x slow-down.
   REQUIRE(search.at("bands").size() == 3);
   for (const json& band : search.at("bands")) {
-    CHECK(band.at("winner") == kWinner);
+    CHECK(band.at("winner") == kSearchWinner);
     CHECK(band.at("ab_measured") == true);
     CHECK(band.at("ab_gain").get<double>() > 0.5);  // the baseline runs each call 6 times
   }
@@ -62,11 +55,11 @@ TEST_CASE("racing finds the one unslowed point in every band with a third of the
   check_found_the_unslowed_point(search, dir);
   // The baseline dropped in round 1 in every band, by the winner, by about its slow-down.
   for (const json& point : search.at("points")) {
-    if (point.at("point") != kBaseline) continue;
+    if (point.at("point") != kSearchBaseline) continue;
     for (const json& band : point.at("bands")) {
       CHECK(band.at("state") == "dropped");
       CHECK(band.at("round") == 1);
-      CHECK(band.at("by") == kWinner);
+      CHECK(band.at("by") == kSearchWinner);
       CHECK(band.at("gain").get<double>() > 0.5);
     }
   }

@@ -13,18 +13,13 @@
 #include "read_file.hpp"
 #include "runtime/fault_injection.hpp"
 #include "search/search_request.hpp"
+#include "search_fixture.hpp"
 
 using namespace ncclsweep;
 using namespace ncclsweep::testing;
 using nlohmann::json;
 
 namespace {
-
-const std::string kSearchWinner = "footprint=exact cache=warm";
-const std::string kSearchBaseline = "footprint=largest cache=warm";
-const std::string kSearchSlowed =
-    "slow=6@footprint=largest cache=warm;4@footprint=largest cache=flush;6@footprint=exact cache=flush;"
-    "4@footprint=8388608 cache=warm;6@footprint=8388608 cache=flush";
 
 json paced_search(SearchMethod method, int ranks, const std::filesystem::path& dir) {
   RunSpec spec = paced_spec({256 * kKiB, 512 * kKiB, kMiB, 4 * kMiB});
