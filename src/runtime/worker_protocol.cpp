@@ -14,7 +14,65 @@ CommSplit split_from(const json& j) {
   return CommSplit{j.at("kind").get<std::string>(), j.at("size").get<int>(), j.at("stride").get<int>()};
 }
 
+// A planned call by names, as the launch planned it: the worker measures exactly these.
+json planned_call_json(const PlannedCall& p) {
+  const CollectiveCall& c = p.call;
+  return json{{"collective", std::string(c.kind->name)},
+              {"dtype", std::string(c.dtype->name)},
+              {"op", std::string(name_of(c.op))},
+              {"count", c.count},
+              {"root", c.root},
+              {"placement", std::string(name_of(c.placement))},
+              {"comm", c.comm},
+              {"buffers", std::string(name_of(c.buffers))},
+              {"launch", std::string(name_of(c.launch))},
+              {"footprint_bytes", c.footprint_bytes},
+              {"cache", std::string(name_of(c.cache))},
+              {"reduces", p.reduces},
+              {"requested_bytes", p.requested_bytes},
+              {"total_bytes", p.total_bytes},
+              {"footprint", label_of(p.footprint)},
+              {"split", split_json(p.split)}};
+}
+
+PlannedCall planned_call_from(const json& j) {
+  PlannedCall p;
+  CollectiveCall& c = p.call;
+  c.kind = &collective(j.at("collective").get<std::string>());
+  c.dtype = &data_type(j.at("dtype").get<std::string>());
+  c.op = reduce_op(j.at("op").get<std::string>());
+  j.at("count").get_to(c.count);
+  j.at("root").get_to(c.root);
+  c.placement = parse_placement(j.at("placement").get<std::string>());
+  j.at("comm").get_to(c.comm);
+  c.buffers = parse_buffer_mode(j.at("buffers").get<std::string>());
+  c.launch = parse_launch_mode(j.at("launch").get<std::string>());
+  j.at("footprint_bytes").get_to(c.footprint_bytes);
+  c.cache = kCacheStateNames.parse(j.at("cache").get<std::string>());
+  j.at("reduces").get_to(p.reduces);
+  j.at("requested_bytes").get_to(p.requested_bytes);
+  j.at("total_bytes").get_to(p.total_bytes);
+  p.footprint = parse_footprint(j.at("footprint").get<std::string>());
+  p.split = split_from(j.at("split"));
+  return p;
+}
+
 }  // namespace
+
+void to_json(json& j, const MeasurementPlan& plan) {
+  json calls = json::array(), comms = json::array();
+  for (const PlannedCall& p : plan.calls) calls.push_back(planned_call_json(p));
+  for (const CommSplit& split : plan.comms) comms.push_back(split_json(split));
+  j = json{{"calls", calls}, {"comms", comms}, {"notes", plan.notes}};
+}
+
+void from_json(const json& j, MeasurementPlan& plan) {
+  plan.calls.clear();
+  for (const json& c : j.at("calls")) plan.calls.push_back(planned_call_from(c));
+  plan.comms.clear();
+  for (const json& split : j.at("comms")) plan.comms.push_back(split_from(split));
+  j.at("notes").get_to(plan.notes);
+}
 
 void to_json(json& j, const RunSpec& s) {
   std::vector<std::string> collectives, dtypes, ops;
@@ -112,7 +170,7 @@ void from_json(const json& j, RunSpec& s) {
 
 void to_json(json& j, const WorkerStart& w) {
   j = json{{"type", "start"},        {"rank", w.rank},   {"ranks", w.ranks},
-           {"local_rank", w.local_rank}, {"isolation_group", w.group}, {"spec", w.spec},
+           {"local_rank", w.local_rank}, {"isolation_group", w.group}, {"spec", w.spec}, {"plan", w.plan},
            {"corrupt_rank", w.corrupt_rank}, {"nccl_log_path", w.nccl_log_path}, {"points", w.points},
            {"done", w.done}, {"fault", w.fault}};
 }
@@ -122,6 +180,7 @@ void from_json(const json& j, WorkerStart& w) {
   j.at("local_rank").get_to(w.local_rank);
   j.at("isolation_group").get_to(w.group);
   j.at("spec").get_to(w.spec);
+  j.at("plan").get_to(w.plan);
   j.at("corrupt_rank").get_to(w.corrupt_rank);
   j.at("nccl_log_path").get_to(w.nccl_log_path);
   j.at("points").get_to(w.points);

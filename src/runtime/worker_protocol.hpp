@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "engine/engine.hpp"
+#include "plan/measurement_plan.hpp"
 #include "spec/run_spec.hpp"
 #include "results/record.hpp"
 #include "results/record_json.hpp"
@@ -51,7 +52,8 @@ struct WorkerStart {
   int ranks = 1;
   int local_rank = 0;
   int group = 0;
-  RunSpec spec;
+  RunSpec spec;          // how to measure: warm-up, stopping rule, repeats, check
+  MeasurementPlan plan;  // what to measure, as the launch planned it: the worker does not plan again
   int corrupt_rank = -1;
   std::string nccl_log_path;  // this worker's NCCL_DEBUG_FILE
   std::vector<PointSpec> points;
@@ -66,6 +68,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceDescription, gpu_index, gpu_name, pci_b
 // RunSpec travels by names (its members point into the collective and dtype tables).
 void to_json(nlohmann::json& j, const RunSpec& s);
 void from_json(const nlohmann::json& j, RunSpec& s);
+void to_json(nlohmann::json& j, const MeasurementPlan& plan);
+void from_json(const nlohmann::json& j, MeasurementPlan& plan);
 void to_json(nlohmann::json& j, const WorkerStart& w);
 void from_json(const nlohmann::json& j, WorkerStart& w);
 

@@ -83,7 +83,7 @@ class WorkerSchedule {
   WorkerStart worker_start(const WorkerGroup& group, const std::vector<PointSpec>& points) const {
     const std::string log_name =
         "group" + std::to_string(group.index) + "-rank" + std::to_string(session_.rank()) + ".log";
-    return {session_.rank(), session_.size(), session_.local_rank(), group.index, request_.spec,
+    return {session_.rank(), session_.size(), session_.local_rank(), group.index, request_.spec, request_.plan,
             request_.corrupt_rank, (log_dir_ / log_name).string(), points,
             {state_.done.begin(), state_.done.end()}, to_text(request_.fault)};
   }

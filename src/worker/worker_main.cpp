@@ -52,7 +52,6 @@ bool parent_wants_stop(MessageChannel& channel) {
 int run_group(MessageChannel& channel, const WorkerStart& start, const EnvironmentMap& base_environment) {
   RelayCoordinator ranks(channel, start.rank, start.ranks, start.local_rank);
   try {
-    const MeasurementPlan plan = plan_measurements(start.spec, start.ranks);
     std::unique_ptr<Engine> engine = make_worker_engine(ranks);
     channel.send({{"type", "device"}, {"device", engine->device()}});
     const auto reply = channel.receive();
@@ -64,7 +63,7 @@ int run_group(MessageChannel& channel, const WorkerStart& start, const Environme
     options.trace_timing = std::getenv("NCCLSWEEP_TRACE_TIMING") != nullptr;
     PointContext context{*engine,
                          ranks,
-                         plan,
+                         start.plan,
                          options,
                          NcclLogFollower(start.nccl_log_path),
                          start.rank == 0 ? &forwarder : nullptr,

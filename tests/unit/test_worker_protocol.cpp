@@ -129,3 +129,38 @@ TEST_CASE("a sweep plan's groups reach the workers with env, config and settings
   CHECK(groups[0].points[0].config[0].value != groups[0].points[1].config[0].value);
   CHECK(groups[0].points[0].env != groups[0].points[2].env);
 }
+
+TEST_CASE("a worker gets the launch's measurement plan call for call, modes and communicators included") {
+  RunSpec spec;
+  spec.collectives = {&collective("all_gather"), &collective("reduce")};
+  spec.sizes = {Bytes{1} << 20, Bytes{3} << 20};
+  spec.dtypes = {&data_type("bfloat16")};
+  spec.ops = {ReduceOp::max};
+  spec.root = 1;
+  spec.buffer_modes = {BufferMode::cuda_malloc, BufferMode::nccl_register};
+  spec.launch_modes = {LaunchMode::graph};
+  spec.footprints = {parse_footprint("exact"), parse_footprint("256M")};
+  spec.cache_states = {CacheState::flush};
+  spec.split = CommSplit{"stride", 2, 2};
+  WorkerStart start;
+  start.ranks = 4;
+  start.spec = spec;
+  start.plan = plan_measurements(spec, 4);
+  start.plan.notes.push_back("a note");
+  REQUIRE(start.plan.calls.size() > 8);
+  const WorkerStart received = nlohmann::json::parse(nlohmann::json(start).dump()).get<WorkerStart>();
+  REQUIRE(received.plan.calls.size() == start.plan.calls.size());
+  for (std::size_t i = 0; i < start.plan.calls.size(); ++i) {
+    const PlannedCall& sent = start.plan.calls[i];
+    const PlannedCall& got = received.plan.calls[i];
+    CHECK(got.call == sent.call);
+    CHECK(got.reduces == sent.reduces);
+    CHECK(got.requested_bytes == sent.requested_bytes);
+    CHECK(got.total_bytes == sent.total_bytes);
+    CHECK(got.footprint == sent.footprint);
+    CHECK(got.split.label() == sent.split.label());
+  }
+  REQUIRE(received.plan.comms.size() == start.plan.comms.size());
+  CHECK(received.plan.comms.front().label() == start.plan.comms.front().label());
+  CHECK(received.plan.notes == start.plan.notes);
+}
