@@ -15,6 +15,7 @@
 #include "core/suggest.hpp"
 #include "core/utf8.hpp"
 #include "spec/run_name.hpp"
+#include "spec/run_overrides.hpp"
 #include "spec/sweep.hpp"
 #include "spec/yaml_guard.hpp"
 
@@ -425,15 +426,6 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
   return readers;
 }
 
-// The run command's defaults, so a sweep file may name only what it changes.
-void set_measurement_defaults(RunSpec& spec) {
-  spec.name = "sweep";
-  spec.collectives = parse_collective_list("all_gather,reduce_scatter,all_reduce");
-  spec.sizes = parse_size_list("1M:1G:x4");
-  spec.dtypes = parse_dtype_list("float32");
-  spec.ops = parse_op_list("sum");
-}
-
 }  // namespace
 
 const std::vector<std::string>& sweep_file_keys() {
@@ -482,7 +474,9 @@ Sweep load_sweep_text(const std::string& text, const std::string& name, const Sw
   const Reader reader(name);
   Sweep sweep;
   sweep.file = name;
-  set_measurement_defaults(sweep.measurements);
+  // The run command's defaults, so a sweep file may name only what it changes.
+  sweep.measurements.name = "sweep";
+  set_default_measurements(sweep.measurements);
   for (const auto& entry : root) {
     const std::string key = reader.scalar(entry.first, "keys");
     const auto& readers = key_readers();

@@ -3,6 +3,7 @@
 // and `ncclsweep run --probe` (docs/probe.md).
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "probe/probe_run.hpp"
 #include "runtime/fault_injection.hpp"
@@ -13,7 +14,8 @@ namespace ncclsweep {
 // Every rank probes (a cpu-hog fault held for the rank it names); rank 0 gets the
 // judged document, the other ranks nothing.
 std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const probe::ProbeOptions& options,
-                                                     const FaultInjection& fault, int argc, char** argv);
+                                                     const FaultInjection& fault,
+                                                     const std::vector<std::string>& command_line);
 
 // Rank 0: writes the document into `directory` and prints its report on stdout.
 void write_and_print_probe(const probe::ProbeDocument& document, const std::string& directory);

@@ -1,0 +1,58 @@
+#include "runtime/probe_launch.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include "core/utc_time.hpp"
+#include "probe/cpu_probes.hpp"
+
+namespace ncclsweep {
+
+std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const probe::ProbeOptions& options,
+                                                     const FaultInjection& fault,
+                                                     const std::vector<std::string>& command_line) {
+  const auto start = std::chrono::system_clock::now();
+  const auto steady_start = std::chrono::steady_clock::now();
+  probe::ProbeRun run;
+  {
+    std::optional<CpuHog> hog;
+    const bool hogged = fault.action == FaultAction::cpu_hog && fault.rank == session.rank();
+    run = probe::run_probes(options, session.local_rank(), [&] { session.barrier(); }, [&](bool on) {
+      if (!hogged) return;
+      if (on) {
+        hog.emplace(probe::allowed_cpus());
+      } else {
+        hog.reset();
+      }
+    });
+  }
+  const double probe_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - steady_start).count();
+  std::vector<probe::ProbeRecord>& records = run.records;
+  for (auto& r : records) {
+    r.rank = session.rank();
+    r.host = session.host();
+  }
+  const auto gathered = session.gather(nlohmann::json(records).dump());
+  if (session.rank() != 0) return std::nullopt;
+  probe::ProbeDocument document;
+  document.command_line = command_line;
+  document.start_time = iso_utc(start);
+  document.end_time = iso_utc(std::chrono::system_clock::now());
+  document.probe_seconds = probe_seconds;  // rank 0's: the ranks probe in step (a barrier before each probe)
+  document.phase_seconds = run.phase_seconds;
+  document.ranks = session.size();
+  document.options = options;
+  for (const auto& text : gathered) {
+    for (auto& r : nlohmann::json::parse(text).get<std::vector<probe::ProbeRecord>>()) document.records.push_back(std::move(r));
+  }
+  probe::judge_hosts(document);
+  return document;
+}
+
+void write_and_print_probe(const probe::ProbeDocument& document, const std::string& directory) {
+  probe::write_probe_document(document, directory);
+  std::printf("%s# probe results in %s\n", probe::probe_report(document).c_str(), directory.c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace ncclsweep

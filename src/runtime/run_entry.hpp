@@ -1,0 +1,18 @@
+#pragma once
+// One `ncclsweep run` on this rank: rank 0 reads the sweep file (and the recommendation
+// under --verify-recommendation) for every rank, every rank plans alike and agrees on a
+// refusal, the probes under --probe, the launch, and the verification after it. The CLI
+// only parses flags into a RunFlags.
+#include <string>
+#include <vector>
+
+#include "runtime/mpi_session.hpp"
+#include "runtime/run_plan.hpp"
+
+namespace ncclsweep {
+
+// Returns the exit status on every rank (README: exit codes).
+int run_run_launch(MpiSession& session, const RunFlags& flags, const std::vector<std::string>& command_line,
+                   char** envp);
+
+}  // namespace ncclsweep

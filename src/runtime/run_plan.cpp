@@ -1,0 +1,205 @@
+#include "runtime/run_plan.hpp"
+
+#include <algorithm>
+
+#include "core/errors.hpp"
+#include "core/run_options.hpp"
+#include "core/suggest.hpp"
+#include "plan/engine_support.hpp"
+#include "plan/measurement_plan.hpp"
+#include "plan/sweep_sizes.hpp"
+#include "report/overlap_report.hpp"
+#include "runtime/engine_registry.hpp"
+#include "search/search_request.hpp"
+#include "spec/sweep.hpp"
+
+namespace ncclsweep {
+namespace {
+
+std::string listed(const std::vector<std::string>& labels) {
+  std::string text;
+  for (const auto& label : labels) text += (text.empty() ? "" : ", ") + label;
+  return text;
+}
+
+// A fault aimed at a rank or point the run does not have would inject nothing and
+// pass: refuse it, naming what the run has.
+void check_fault_target(const FaultInjection& fault, int ranks, const std::vector<WorkerGroup>& groups) {
+  if (fault.rank == FaultInjection::kEveryRank) return;  // slow=F@POINT names search candidates: check_search_fault
+  if (fault.rank < 0 || fault.rank >= ranks) {
+    throw UsageError("--inject-fault names rank " + std::to_string(fault.rank) + ", but the run has ranks 0.." +
+                         std::to_string(ranks - 1),
+                     "name a rank below " + std::to_string(ranks));
+  }
+  if (fault.point.empty()) return;
+  std::vector<std::string> labels;
+  for (const WorkerGroup& group : groups) {
+    for (const PointSpec& point : group.points) labels.push_back(point.label);
+  }
+  if (labels.empty()) labels.push_back("default");
+  if (std::find(labels.begin(), labels.end(), fault.point) != labels.end()) return;
+  throw UsageError("--inject-fault names point '" + fault.point + "', which this run does not have" +
+                       did_you_mean(fault.point, labels),
+                   "name one of: " + listed(labels));
+}
+
+// slow=F@POINT;... (every rank) slows a search's candidates: each named one must exist.
+void check_search_fault(const FaultInjection& fault, const std::optional<SearchRequest>& search) {
+  if (fault.rank != FaultInjection::kEveryRank) return;
+  if (!search) {
+    throw UsageError("--inject-fault slow=F@POINT slows a search's candidates, and this run has no search",
+                     "add --search racing (or coordinate), or name a rank: RANK:slow=F");
+  }
+  std::vector<std::string> labels;
+  for (const auto& candidate : search->grid.space.candidates) labels.push_back(candidate.label);
+  for (const auto& [point, factor] : fault.slowed) {
+    if (std::find(labels.begin(), labels.end(), point) != labels.end()) continue;
+    throw UsageError("--inject-fault names point '" + point + "', which this search does not have" +
+                         did_you_mean(point, labels),
+                     "name one of: " + listed(labels));
+  }
+}
+
+// The testing aid's refusals that depend on the engine and --probe.
+FaultInjection planned_fault(const RunFlags& flags, EngineKind engine) {
+  if (flags.fault.empty()) return {};
+  FaultInjection fault = parse_fault_injection(flags.fault);
+  if (fault.action == FaultAction::cpu_hog && !flags.probe) {
+    throw UsageError("--inject-fault cpu-hog disturbs the probes, not the measurements", "add --probe");
+  }
+  if (engine == EngineKind::mpi && fault.action == FaultAction::skip) {
+    throw UsageError("--inject-fault skip needs the nccl engine (its workers have deadlines; the mpi engine "
+                     "would wait forever)",
+                     "use sleep=SECONDS, exit or kill with --engine mpi");
+  }
+  if (engine != EngineKind::mpi && fault.action == FaultAction::slow) {
+    throw UsageError("--inject-fault slow=FACTOR needs the mpi engine (it repeats each call on the CPU fabric)",
+                     "add --engine mpi, or use locate's --inject-fault on the GPU machine");
+  }
+  return fault;
+}
+
+// Groups and workload-derived sizes: what they make of the spec on this many ranks.
+void plan_groups(const RunFlags& flags, const Sweep* sweep, const RankLayout& layout, LaunchRequest& request,
+                 std::vector<std::string>& notes) {
+  std::optional<CommSplitRequest> groups;
+  if (sweep) groups = sweep->communicators;
+  if (!flags.groups.empty()) groups = parse_comm_split_request(flags.groups, {"--groups", 0, 0});
+  if (sweep && sweep->sizes_from && !flags.measurements.sizes) {
+    const SizesInput input = load_sizes_source(*sweep->sizes_from, flags.sweep_file, flags.models_dir);
+    WorkloadCalls calls = plan_workload_calls(input, groups, request.spec.dtypes, layout.ranks, layout.per_node);
+    request.spec.calls = std::move(calls.calls);
+    request.workload = std::move(calls.weights);
+    notes.insert(notes.end(), calls.notes.begin(), calls.notes.end());
+    return;
+  }
+  request.spec.split = grid_split(groups, layout.ranks, layout.per_node);
+}
+
+// --search / the sweep's search: the candidates, their bands and the decision rules.
+// The budget check runs here, on every rank alike, so a budget too small is a usage
+// error before anything is measured.
+std::optional<SearchRequest> plan_search(const RunFlags& flags, SearchSpec search, const std::vector<SweepPoint>& points,
+                                         int baseline, const LaunchRequest& request) {
+  // --search grid measures the full grid in the search's rounds (interleaved, with the
+  // search's statistics and testing aid), for a side-by-side; no search key: the plain run.
+  if (!flags.search_method && search.method == SearchMethod::grid) return std::nullopt;
+  if (flags.search_method) search.method = *flags.search_method;
+  if (!flags.budget.empty()) search.budget = parse_search_budget(flags.budget, "--budget");
+  if (!request.resume_dir.empty()) {
+    throw UsageError("--resume cannot go on with a search: its rounds depend on every figure before",
+                     "run the search again");
+  }
+  return plan_search_request(search, points, baseline, request.spec, request.plan);
+}
+
+}  // namespace
+
+LaunchRequest build_run_plan(const RunFlags& flags, const RunInputs& inputs, const RankLayout& layout) {
+  LaunchRequest request;
+  request.output_dir = flags.output;
+  request.results_root = flags.results_root;
+  request.resume_dir = flags.resume_dir;
+  request.force = flags.force;
+  request.allow_shared_gpu = flags.allow_shared_gpu;
+  request.corrupt_rank = flags.corrupt_rank;
+  request.progress = flags.progress;
+
+  const RunOverrides& given = flags.measurements;
+  const RecommendedSettings* verify = inputs.verify;
+  std::vector<std::string> notes;
+  EngineCheckPlaces places;  // the sweep file's dtypes:/ops: lines, where it has them
+  SearchSpec search;
+  std::vector<SweepPoint> points{SweepPoint{0, "default", {}, 0, false}};
+  int baseline = 0;
+  // --env and --config make a sweep of their own when no file is given.
+  const bool flag_axes = !flags.plan_options.env_axes.empty() || !flags.plan_options.config_axes.empty();
+  const bool from_file = !flags.sweep_file.empty();
+  if (!from_file && !flag_axes && !verify) {
+    request.spec = spec_from_overrides(given);
+    plan_groups(flags, nullptr, layout, request, notes);
+  } else {
+    Sweep sweep = load_sweep_text(verify      ? verification_sweep_text(*verify)
+                                  : from_file ? inputs.sweep_text
+                                              : std::string("{}"),
+                                  verify ? flags.verify_file : from_file ? flags.sweep_file : std::string("(command line)"),
+                                  flags.plan_options.context);
+    if (from_file) places = places_of(sweep, given.dtypes.has_value(), given.ops.has_value(), !given.engine.empty());
+    if (from_file || (verify && verify->kind != RecommendedSettings::Kind::env)) {
+      apply_overrides(given, sweep.measurements);
+    } else {
+      sweep.measurements = spec_from_overrides(given);  // every measurement flag, defaults included
+    }
+    PlanOptions options = flags.plan_options;
+    options.engine = given.engine;  // --engine over the sweep file's engine
+    SweepPlan sweep_plan = plan_sweep(sweep, options);
+    // Env and tuner recommendations are measured against NCCL's defaults, in fresh processes.
+    if (verify && verify->kind != RecommendedSettings::Kind::sweep) sweep_plan = with_default_point(std::move(sweep_plan));
+    request.spec = sweep_plan.measurements;
+    // The sweep file's repeats, order and seed sit beside its measurements; a flag beats them.
+    request.spec.repeats = given.repeats.value_or(sweep_plan.repeats);
+    request.spec.order = given.order.value_or(sweep_plan.order);
+    request.spec.seed = given.seed.value_or(sweep_plan.seed);
+    if (request.spec.engine.empty()) request.spec.engine = std::string(available_engines().front());
+    const bool has_settings = std::any_of(sweep_plan.points.begin(), sweep_plan.points.end(),
+                                          [](const SweepPoint& p) { return !p.settings.empty(); });
+    if (parse_engine(request.spec.engine) == EngineKind::mpi && has_settings) {
+      throw UsageError("the mpi engine cannot apply NCCL settings or communicator config",
+                       "drop the env/config axes, or use --engine nccl");
+    }
+    plan_groups(flags, &sweep, layout, request, notes);
+    request.groups = worker_groups(sweep_plan);
+    request.baseline_point = sweep_plan.points[static_cast<std::size_t>(sweep_plan.baseline)].label;
+    search = sweep.search;
+    points = sweep_plan.points;
+    baseline = sweep_plan.baseline;
+  }
+  if (request.spec.engine.empty()) request.spec.engine = std::string(available_engines().front());
+  check_engine(request.spec.engine);
+  const EngineKind engine = parse_engine(request.spec.engine);
+  check_engine_support(request.spec, engine, places);
+  request.fault = planned_fault(flags, engine);
+  if (!flags.fault.empty()) check_fault_target(request.fault, layout.ranks, request.groups);
+  if (engine == EngineKind::mpi && given.timeout_s) {
+    notes.push_back("--timeout bounds nothing under --engine mpi (the ranks measure in-process, with no "
+                    "watchdog): bound the whole run with the scheduler's time limit instead");
+  }
+  request.plan = plan_measurements(request.spec, layout.ranks);
+  if (engine == EngineKind::mpi) {
+    check_rank_memory(request.plan, layout.ranks, layout.host_memory / static_cast<Bytes>(std::max(layout.most_on_a_host, 1)),
+                      "this host's " + format_bytes(layout.host_memory) + " of memory shared by its " +
+                          std::to_string(layout.most_on_a_host) + " rank(s)",
+                      places);
+  }
+  request.plan.notes.insert(request.plan.notes.end(), notes.begin(), notes.end());
+  request.search = plan_search(flags, search, points, baseline, request);
+  check_search_fault(request.fault, request.search);
+  if (request.spec.compute) {
+    const ComputeSite site = engine == EngineKind::mpi ? ComputeSite::cpu_analogue : ComputeSite::gpu;
+    for (const std::string& note : under_compute_notes(site, layout.ranks)) request.plan.notes.push_back(note);
+  }
+  if (request.groups.empty()) request.groups = default_groups();
+  return request;
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,145 @@
+// run's planning without MPI: which of the flags and the sweep file's keys decide each
+// part of the launch, and the refusals every rank makes alike before measuring.
+#include <string>
+
+#include "catch_compat.hpp"
+#include "runtime/run_plan.hpp"
+
+using namespace ncclsweep;
+
+namespace {
+
+RankLayout four_ranks_on_one_host() {
+  RankLayout layout;
+  layout.ranks = 4;
+  layout.per_node = 4;
+  layout.most_on_a_host = 4;
+  layout.host_memory = Bytes{64} << 30;
+  return layout;
+}
+
+// A run of `sweep_yaml` (none when empty) on the mpi engine, with `flags` over it.
+LaunchRequest plan_run(RunFlags flags, const std::string& sweep_yaml = {}) {
+  RunInputs inputs;
+  if (!sweep_yaml.empty()) {
+    flags.sweep_file = "sweep.yaml";
+    inputs.sweep_text = sweep_yaml;
+  }
+  return build_run_plan(flags, inputs, four_ranks_on_one_host());
+}
+
+RunFlags on_mpi() {
+  RunFlags flags;
+  flags.measurements.engine = "mpi";
+  return flags;
+}
+
+}  // namespace
+
+TEST_CASE("run plan: no sweep file measures the defaults, and each flag given replaces one") {
+  const LaunchRequest plain = plan_run(on_mpi());
+  CHECK(plain.spec.name == "run");
+  CHECK(plain.spec.collectives.size() == 3);
+  CHECK(plain.spec.sizes.front() == Bytes{1} << 20);
+  CHECK(plain.spec.dtypes == std::vector<const DataType*>{&data_type("float32")});
+  CHECK(plain.spec.warmup == RunSpec{}.warmup);
+  REQUIRE(plain.groups.size() == 1);
+  CHECK(plain.groups.front().points.front().label == "default");
+
+  RunFlags flags = on_mpi();
+  flags.measurements.collectives = "broadcast";
+  flags.measurements.sizes = "4M";
+  flags.measurements.warmup = 9;
+  flags.measurements.check = false;
+  const LaunchRequest given = plan_run(flags);
+  CHECK(given.spec.collectives == std::vector<const CollectiveKind*>{&collective("broadcast")});
+  CHECK(given.spec.sizes == std::vector<Bytes>{Bytes{4} << 20});
+  CHECK(given.spec.warmup == 9);
+  CHECK_FALSE(given.spec.check);
+  CHECK(given.spec.dtypes == plain.spec.dtypes);  // not given: the default stays
+}
+
+TEST_CASE("run plan: the sweep file's keys stand unless a flag is given") {
+  const std::string sweep =
+      "name: mine\ncollectives: [all_reduce]\nsizes: [2M, 8M]\nwarmup: 3\nrepeats: 2\norder: interleaved\nseed: 7\n";
+  const LaunchRequest kept = plan_run(on_mpi(), sweep);
+  CHECK(kept.spec.name == "mine");
+  CHECK(kept.spec.collectives == std::vector<const CollectiveKind*>{&collective("all_reduce")});
+  CHECK(kept.spec.sizes == std::vector<Bytes>{Bytes{2} << 20, Bytes{8} << 20});
+  CHECK(kept.spec.warmup == 3);
+  CHECK(kept.spec.repeats == 2);
+  CHECK(kept.spec.order == RepeatOrder::interleaved);
+  CHECK(kept.spec.seed == 7);
+
+  RunFlags flags = on_mpi();
+  flags.measurements.warmup = 11;
+  flags.measurements.repeats = 4;
+  flags.measurements.order = RepeatOrder::sequential;
+  flags.measurements.name = "theirs";
+  const LaunchRequest overridden = plan_run(flags, sweep);
+  CHECK(overridden.spec.warmup == 11);
+  CHECK(overridden.spec.repeats == 4);
+  CHECK(overridden.spec.order == RepeatOrder::sequential);
+  CHECK(overridden.spec.name == "theirs");
+  CHECK(overridden.spec.seed == 7);  // not given
+  CHECK(overridden.spec.sizes == kept.spec.sizes);
+}
+
+TEST_CASE("run plan: the launch fields of the flags reach the request as given") {
+  RunFlags flags = on_mpi();
+  flags.output = "out/here";
+  flags.results_root = "elsewhere";
+  flags.force = true;
+  flags.corrupt_rank = 2;
+  flags.progress = ProgressSetting::off;
+  const LaunchRequest request = plan_run(flags);
+  CHECK(request.output_dir == "out/here");
+  CHECK(request.results_root == "elsewhere");
+  CHECK(request.force);
+  CHECK(request.corrupt_rank == 2);
+  CHECK(request.progress == ProgressSetting::off);
+}
+
+TEST_CASE("run plan: a sweep's env axes on the mpi engine are refused") {
+  CHECK_THROWS_WITH(plan_run(on_mpi(), "env:\n  NCCL_PROTO: [LL, Simple]\n"),
+                    ContainsSubstring("the mpi engine cannot apply NCCL"));
+}
+
+TEST_CASE("run plan: a fault aimed at a rank or point the run does not have is refused") {
+  RunFlags flags = on_mpi();
+  flags.fault = "4:exit";
+  CHECK_THROWS_WITH(plan_run(flags), ContainsSubstring("ranks 0..3"));
+  flags.fault = "1:sleep=1@defualt";
+  CHECK_THROWS_WITH(plan_run(flags), ContainsSubstring("did you mean"));
+  flags.fault = "1:sleep=1@default";
+  CHECK(plan_run(flags).fault.rank == 1);
+  flags.fault = "1:skip";
+  CHECK_THROWS_WITH(plan_run(flags), ContainsSubstring("needs the nccl engine"));
+  flags.fault = "1:cpu-hog";
+  CHECK_THROWS_WITH(plan_run(flags), ContainsSubstring("disturbs the probes"));
+  flags.probe = true;
+  CHECK(plan_run(flags).fault.action == FaultAction::cpu_hog);
+}
+
+TEST_CASE("run plan: --timeout under the mpi engine is noted, since nothing enforces it there") {
+  RunFlags flags = on_mpi();
+  CHECK(plan_run(flags).plan.notes.empty());
+  flags.measurements.timeout_s = 30;
+  const LaunchRequest request = plan_run(flags);
+  REQUIRE(request.plan.notes.size() == 1);
+  CHECK(request.plan.notes.front().find("--timeout bounds nothing") != std::string::npos);
+}
+
+TEST_CASE("run plan: --min-iters above --max-iters is refused with both numbers") {
+  RunFlags flags = on_mpi();
+  flags.measurements.stopping.min_iters = 50;
+  flags.measurements.stopping.max_iters = 10;
+  CHECK_THROWS_WITH(plan_run(flags), ContainsSubstring("--min-iters 50 is above --max-iters 10"));
+}
+
+TEST_CASE("run plan: a search cannot be resumed") {
+  RunFlags flags = on_mpi();
+  flags.search_method = SearchMethod::racing;
+  flags.resume_dir = "results/earlier";
+  CHECK_THROWS_WITH(plan_run(flags, "collectives: [all_reduce]\nsizes: [1M]\n"), ContainsSubstring("--resume cannot go on with a search"));
+}
