@@ -23,7 +23,8 @@ std::string configs_directory(const std::string& kind) {
     return (fs::path(data) / "configs" / kind).string();
   }
   const fs::path here = fs::path("configs") / kind;
-  if (fs::is_directory(here)) return here.string();
+  std::error_code error;  // an unreadable current directory means none here, not a failure
+  if (fs::is_directory(here, error)) return here.string();
   return (installed_data_directory() / "configs" / kind).string();
 }
 

@@ -61,14 +61,14 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
              "(process-cached settings are then reported as mismatch)");
   run->add_option("--collectives,-c", args->flags.measurements.collectives,
                   "Comma list: all_gather, reduce_scatter, all_reduce, broadcast, reduce, alltoall, sendrecv, or all")
-      ->default_str("all_gather,reduce_scatter,all_reduce");
+      ->default_str(kDefaultCollectives);
   run->add_option("--sizes,-s", args->flags.measurements.sizes,
                   "Total sizes (nccl-tests convention): 1M,64M  1M:4G:x4  1K:8K:+1K; K M G T = 1024^n, KB MB GB = 1000^n")
-      ->default_str("1M:1G:x4");
+      ->default_str(kDefaultSizes);
   run->add_option("--dtype,--dtypes,-d", args->flags.measurements.dtypes,
                   "Comma list: int8 uint8 int32 uint32 int64 uint64 float16 float32 float64 bfloat16 fp8_e4m3 fp8_e5m2")
-      ->default_str("float32");
-  run->add_option("--op,--ops", args->flags.measurements.ops, "Comma list of reduction ops: sum prod max min avg")->default_str("sum");
+      ->default_str(kDefaultDtypes);
+  run->add_option("--op,--ops", args->flags.measurements.ops, "Comma list of reduction ops: sum prod max min avg")->default_str(kDefaultOps);
   run->add_option("--buffers", args->flags.measurements.buffers,
                   "Comma list of buffer modes (nccl engine): cuda-malloc, nccl-register (ncclMemAlloc + "
                   "ncclCommRegister), nccl-window (symmetric window, NCCL 2.27+)")
@@ -117,10 +117,10 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_option("--seed", args->flags.measurements.seed, "Seed of --order shuffled")->default_str(std::to_string(RunSpec{}.seed));
   run->add_option("--check", args->check, "1: verify every output element once per size; 0: do not")
       ->check(CLI::IsMember({0, 1}))
-      ->default_str("1");
+      ->default_str(RunSpec{}.check ? "1" : "0");
   run->add_option("--engine", args->flags.measurements.engine, "nccl (GPU; the default when built) or mpi (host buffers)");
   CLI::Option* output = run->add_option("--output,-o", args->flags.output, "Results directory (default results/<name>/<UTC time>/)");
-  run->add_option("--name", args->flags.measurements.name, "Run name, used in the default results directory")->default_str("run");
+  run->add_option("--name", args->flags.measurements.name, "Run name, used in the default results directory")->default_str(kDefaultRunName);
   run->add_option("--results-root", args->flags.results_root, "Where default results directories go")
       ->capture_default_str();
   run->add_option("--groups", args->flags.groups,

@@ -97,7 +97,7 @@ int run_launch(RankGroup& ranks, const LaunchRequest& request, const LaunchServi
   // one handler (runtime/uncaught_failure.hpp) reports it and aborts every rank.
   LaunchState state(ranks, request, services);
   if (const int status = open_results(state); status != kExitOk) return status;
-  // A search is in-process on either engine: run_command lets the nccl engine search only
+  // A search is in-process on either engine: build_run_plan lets the nccl engine search only
   // candidates that set no NCCL variable.
   const bool in_process = parse_engine(request.spec.engine) == EngineKind::mpi || request.search.has_value();
   return finish(state, in_process ? run_in_process(state) : run_in_workers(state));

@@ -69,6 +69,11 @@ MessageChannel& MessageChannel::operator=(MessageChannel&& other) noexcept {
 
 void MessageChannel::send(const nlohmann::json& message) {
   const std::string text = message.dump();
+  // The reader refuses more; a length cut to 32 bits would frame garbage.
+  if (text.size() > kMaxMessageBytes) {
+    throw RuntimeFailure("write", "a worker message of " + std::to_string(text.size()) + " bytes, over the " +
+                                      std::to_string(kMaxMessageBytes >> 20) + " MiB one message may have");
+  }
   const auto length = static_cast<std::uint32_t>(text.size());
   write_exactly(fd_, &length, sizeof length);
   write_exactly(fd_, text.data(), text.size());

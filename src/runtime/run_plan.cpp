@@ -10,6 +10,8 @@
 #include "plan/sweep_sizes.hpp"
 #include "report/overlap_report.hpp"
 #include "runtime/engine_registry.hpp"
+#include "runtime/message_channel.hpp"
+#include "runtime/worker_protocol.hpp"
 #include "search/search_request.hpp"
 #include "spec/sweep.hpp"
 
@@ -60,8 +62,8 @@ void check_search_fault(const FaultInjection& fault, const std::optional<SearchR
   }
 }
 
-// The testing aid's refusals that depend on the engine and --probe.
-FaultInjection planned_fault(const RunFlags& flags, EngineKind engine) {
+// The testing aid's refusals: what it needs (--probe, an engine) and whom it aims at.
+FaultInjection planned_fault(const RunFlags& flags, EngineKind engine, int ranks, const std::vector<WorkerGroup>& groups) {
   if (flags.fault.empty()) return {};
   FaultInjection fault = parse_fault_injection(flags.fault);
   if (fault.action == FaultAction::cpu_hog && !flags.probe) {
@@ -72,11 +74,22 @@ FaultInjection planned_fault(const RunFlags& flags, EngineKind engine) {
                      "would wait forever)",
                      "use sleep=SECONDS, exit or kill with --engine mpi");
   }
+  check_fault_target(fault, ranks, groups);
   if (engine != EngineKind::mpi && fault.action == FaultAction::slow) {
     throw UsageError("--inject-fault slow=FACTOR needs the mpi engine (it repeats each call on the CPU fabric)",
                      "add --engine mpi, or use locate's --inject-fault on the GPU machine");
   }
   return fault;
+}
+
+// Workers get the plan in their start message (runtime/worker_protocol.hpp): refuse a plan
+// that would not fit, before anything is measured, keeping half the message for the rest.
+void check_worker_plan_size(const MeasurementPlan& plan) {
+  const std::size_t bytes = nlohmann::json(plan).dump().size();
+  if (bytes <= kMaxMessageBytes / 2) return;
+  throw UsageError("the plan's " + std::to_string(plan.calls.size()) + " calls take " + format_bytes(bytes) +
+                       " in a worker's start message, more than the " + format_bytes(kMaxMessageBytes / 2) + " it may",
+                   "measure fewer sizes (a larger step in --sizes) or split the sweep into several runs");
 }
 
 // Groups and workload-derived sizes: what they make of the spec on this many ranks.
@@ -149,6 +162,9 @@ LaunchRequest build_run_plan(const RunFlags& flags, const RunInputs& inputs, con
       apply_overrides(given, sweep.measurements);
     } else {
       sweep.measurements = spec_from_overrides(given);  // every measurement flag, defaults included
+      // The engine known before the plan, so the sweep's checks refuse --env on the mpi
+      // engine at the flag.
+      if (sweep.measurements.engine.empty()) sweep.measurements.engine = std::string(available_engines().front());
     }
     PlanOptions options = flags.plan_options;
     options.engine = given.engine;  // --engine over the sweep file's engine
@@ -178,13 +194,13 @@ LaunchRequest build_run_plan(const RunFlags& flags, const RunInputs& inputs, con
   check_engine(request.spec.engine);
   const EngineKind engine = parse_engine(request.spec.engine);
   check_engine_support(request.spec, engine, places);
-  request.fault = planned_fault(flags, engine);
-  if (!flags.fault.empty()) check_fault_target(request.fault, layout.ranks, request.groups);
+  request.fault = planned_fault(flags, engine, layout.ranks, request.groups);
   if (engine == EngineKind::mpi && given.timeout_s) {
     notes.push_back("--timeout bounds nothing under --engine mpi (the ranks measure in-process, with no "
                     "watchdog): bound the whole run with the scheduler's time limit instead");
   }
   request.plan = plan_measurements(request.spec, layout.ranks);
+  if (engine != EngineKind::mpi) check_worker_plan_size(request.plan);
   if (engine == EngineKind::mpi) {
     check_rank_memory(request.plan, layout.ranks, layout.host_memory / static_cast<Bytes>(std::max(layout.most_on_a_host, 1)),
                       "this host's " + format_bytes(layout.host_memory) + " of memory shared by its " +

@@ -1,5 +1,6 @@
 #include "runtime/worker_protocol.hpp"
 
+#include "core/errors.hpp"
 #include "core/units.hpp"
 #include "results/record_json.hpp"
 
@@ -14,46 +15,41 @@ CommSplit split_from(const json& j) {
   return CommSplit{j.at("kind").get<std::string>(), j.at("size").get<int>(), j.at("stride").get<int>()};
 }
 
-// A planned call by names, as the launch planned it: the worker measures exactly these.
+// A planned call by names, as the launch planned it, in a fixed order: a plan can hold
+// hundreds of thousands of calls, and named fields would triple the start message. Its
+// split is the plan's communicator call.comm (0: the world), so it is not sent.
 json planned_call_json(const PlannedCall& p) {
   const CollectiveCall& c = p.call;
-  return json{{"collective", std::string(c.kind->name)},
-              {"dtype", std::string(c.dtype->name)},
-              {"op", std::string(name_of(c.op))},
-              {"count", c.count},
-              {"root", c.root},
-              {"placement", std::string(name_of(c.placement))},
-              {"comm", c.comm},
-              {"buffers", std::string(name_of(c.buffers))},
-              {"launch", std::string(name_of(c.launch))},
-              {"footprint_bytes", c.footprint_bytes},
-              {"cache", std::string(name_of(c.cache))},
-              {"reduces", p.reduces},
-              {"requested_bytes", p.requested_bytes},
-              {"total_bytes", p.total_bytes},
-              {"footprint", label_of(p.footprint)},
-              {"split", split_json(p.split)}};
+  return json::array({std::string(c.kind->name), std::string(c.dtype->name), std::string(name_of(c.op)), c.count, c.root,
+                      std::string(name_of(c.placement)), c.comm, std::string(name_of(c.buffers)),
+                      std::string(name_of(c.launch)), c.footprint_bytes, std::string(name_of(c.cache)), p.reduces,
+                      p.requested_bytes, p.total_bytes, label_of(p.footprint)});
 }
 
-PlannedCall planned_call_from(const json& j) {
+PlannedCall planned_call_from(const json& j, const std::vector<CommSplit>& comms) {
+  if (!j.is_array() || j.size() != 15) throw RuntimeFailure("worker start", "a planned call is not the 15 fields it should be");
   PlannedCall p;
   CollectiveCall& c = p.call;
-  c.kind = &collective(j.at("collective").get<std::string>());
-  c.dtype = &data_type(j.at("dtype").get<std::string>());
-  c.op = reduce_op(j.at("op").get<std::string>());
-  j.at("count").get_to(c.count);
-  j.at("root").get_to(c.root);
-  c.placement = parse_placement(j.at("placement").get<std::string>());
-  j.at("comm").get_to(c.comm);
-  c.buffers = parse_buffer_mode(j.at("buffers").get<std::string>());
-  c.launch = parse_launch_mode(j.at("launch").get<std::string>());
-  j.at("footprint_bytes").get_to(c.footprint_bytes);
-  c.cache = kCacheStateNames.parse(j.at("cache").get<std::string>());
-  j.at("reduces").get_to(p.reduces);
-  j.at("requested_bytes").get_to(p.requested_bytes);
-  j.at("total_bytes").get_to(p.total_bytes);
-  p.footprint = parse_footprint(j.at("footprint").get<std::string>());
-  p.split = split_from(j.at("split"));
+  c.kind = &collective(j[0].get<std::string>());
+  c.dtype = &data_type(j[1].get<std::string>());
+  c.op = reduce_op(j[2].get<std::string>());
+  j[3].get_to(c.count);
+  j[4].get_to(c.root);
+  c.placement = parse_placement(j[5].get<std::string>());
+  j[6].get_to(c.comm);
+  c.buffers = parse_buffer_mode(j[7].get<std::string>());
+  c.launch = parse_launch_mode(j[8].get<std::string>());
+  j[9].get_to(c.footprint_bytes);
+  c.cache = kCacheStateNames.parse(j[10].get<std::string>());
+  j[11].get_to(p.reduces);
+  j[12].get_to(p.requested_bytes);
+  j[13].get_to(p.total_bytes);
+  p.footprint = parse_footprint(j[14].get<std::string>());
+  if (c.comm < 0 || c.comm > static_cast<int>(comms.size())) {
+    throw RuntimeFailure("worker start", "a planned call names communicator " + std::to_string(c.comm) + " of " +
+                                             std::to_string(comms.size()));
+  }
+  p.split = c.comm == 0 ? CommSplit{} : comms[static_cast<std::size_t>(c.comm - 1)];
   return p;
 }
 
@@ -67,10 +63,10 @@ void to_json(json& j, const MeasurementPlan& plan) {
 }
 
 void from_json(const json& j, MeasurementPlan& plan) {
-  plan.calls.clear();
-  for (const json& c : j.at("calls")) plan.calls.push_back(planned_call_from(c));
   plan.comms.clear();
   for (const json& split : j.at("comms")) plan.comms.push_back(split_from(split));
+  plan.calls.clear();
+  for (const json& c : j.at("calls")) plan.calls.push_back(planned_call_from(c, plan.comms));
   j.at("notes").get_to(plan.notes);
 }
 

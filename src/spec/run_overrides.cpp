@@ -9,10 +9,10 @@
 namespace ncclsweep {
 
 void set_default_measurements(RunSpec& spec) {
-  spec.collectives = parse_collective_list("all_gather,reduce_scatter,all_reduce");
-  spec.sizes = parse_size_list("1M:1G:x4");
-  spec.dtypes = parse_dtype_list("float32");
-  spec.ops = parse_op_list("sum");
+  spec.collectives = parse_collective_list(kDefaultCollectives);
+  spec.sizes = parse_size_list(kDefaultSizes);
+  spec.dtypes = parse_dtype_list(kDefaultDtypes);
+  spec.ops = parse_op_list(kDefaultOps);
 }
 
 void apply_overrides(const RunOverrides& flags, RunSpec& spec) {
@@ -44,7 +44,7 @@ void apply_overrides(const RunOverrides& flags, RunSpec& spec) {
 
 RunSpec spec_from_overrides(const RunOverrides& flags) {
   RunSpec spec;
-  spec.name = "run";
+  spec.name = kDefaultRunName;
   set_default_measurements(spec);
   apply_overrides(flags, spec);
   spec.engine = flags.engine;

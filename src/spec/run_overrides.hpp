@@ -29,7 +29,15 @@ struct RunOverrides {
   StoppingRule stopping;
 };
 
-// The collectives, sizes, dtypes and ops a run measures when nothing names them.
+// What a run measures when neither a flag nor the sweep file names it, as typed on the
+// command line (the flags' help shows these).
+inline constexpr const char* kDefaultCollectives = "all_gather,reduce_scatter,all_reduce";
+inline constexpr const char* kDefaultSizes = "1M:1G:x4";
+inline constexpr const char* kDefaultDtypes = "float32";
+inline constexpr const char* kDefaultOps = "sum";
+inline constexpr const char* kDefaultRunName = "run";  // a sweep file's runs are "sweep" unless it names them
+
+// The collectives, sizes, dtypes and ops above.
 void set_default_measurements(RunSpec& spec);
 
 // The flags given, over `spec`. Throws UsageError for a bad list entry or

@@ -52,6 +52,8 @@ bool parent_wants_stop(MessageChannel& channel) {
 int run_group(MessageChannel& channel, const WorkerStart& start, const EnvironmentMap& base_environment) {
   RelayCoordinator ranks(channel, start.rank, start.ranks, start.local_rank);
   try {
+    // A launch never plans nothing (plan_measurements refuses it): an empty plan is a broken message.
+    if (start.plan.calls.empty()) throw RuntimeFailure("worker start", "the start message holds no planned call");
     std::unique_ptr<Engine> engine = make_worker_engine(ranks);
     channel.send({{"type", "device"}, {"device", engine->device()}});
     const auto reply = channel.receive();

@@ -16,6 +16,7 @@ WorkerStart two_rank_start() {
   start.spec.dtypes = {&data_type("float32")};
   start.spec.ops = {ReduceOp::sum};
   start.spec.sizes = {1 << 20};
+  start.plan = plan_measurements(start.spec, start.ranks);
   start.nccl_log_path = "/dev/null";
   PointSpec point;
   point.label = "default";

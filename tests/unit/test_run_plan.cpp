@@ -1,8 +1,10 @@
 // run's planning without MPI: which of the flags and the sweep file's keys decide each
 // part of the launch, and the refusals every rank makes alike before measuring.
+#include <algorithm>
 #include <string>
 
 #include "catch_compat.hpp"
+#include "runtime/engine_registry.hpp"
 #include "runtime/run_plan.hpp"
 
 using namespace ncclsweep;
@@ -42,7 +44,6 @@ TEST_CASE("run plan: no sweep file measures the defaults, and each flag given re
   CHECK(plain.spec.collectives.size() == 3);
   CHECK(plain.spec.sizes.front() == Bytes{1} << 20);
   CHECK(plain.spec.dtypes == std::vector<const DataType*>{&data_type("float32")});
-  CHECK(plain.spec.warmup == RunSpec{}.warmup);
   REQUIRE(plain.groups.size() == 1);
   CHECK(plain.groups.front().points.front().label == "default");
 
@@ -100,9 +101,9 @@ TEST_CASE("run plan: the launch fields of the flags reach the request as given")
   CHECK(request.progress == ProgressSetting::off);
 }
 
-TEST_CASE("run plan: a sweep's env axes on the mpi engine are refused") {
+TEST_CASE("run plan: a sweep's env axes under --engine mpi are refused by the sweep's checks") {
   CHECK_THROWS_WITH(plan_run(on_mpi(), "env:\n  NCCL_PROTO: [LL, Simple]\n"),
-                    ContainsSubstring("the mpi engine cannot apply NCCL"));
+                    ContainsSubstring("the mpi engine cannot apply NCCL variables"));
 }
 
 TEST_CASE("run plan: a fault aimed at a rank or point the run does not have is refused") {
@@ -142,4 +143,38 @@ TEST_CASE("run plan: a search cannot be resumed") {
   flags.search_method = SearchMethod::racing;
   flags.resume_dir = "results/earlier";
   CHECK_THROWS_WITH(plan_run(flags, "collectives: [all_reduce]\nsizes: [1M]\n"), ContainsSubstring("--resume cannot go on with a search"));
+}
+
+TEST_CASE("run plan: --env without a sweep file on the mpi engine is refused at the flag") {
+  RunFlags flags = on_mpi();
+  flags.plan_options.env_axes = {"NCCL_PROTO=LL,Simple"};
+  CHECK_THROWS_WITH(plan_run(flags), ContainsSubstring("the mpi engine cannot apply NCCL variables"));
+}
+
+TEST_CASE("run plan: a fault at a rank the run lacks is refused for that, before what the fault needs") {
+  const auto engines = available_engines();
+  if (std::find(engines.begin(), engines.end(), "nccl") == engines.end()) {
+    NCCLSWEEP_SKIP("built without NCCL: slow= is refused on the nccl engine only");
+    return;
+  }
+  RunFlags flags;
+  flags.measurements.engine = "nccl";
+  flags.fault = "7:slow=2";  // slow= needs the mpi engine too, but the rank is the first mistake
+  CHECK_THROWS_WITH(plan_run(flags), ContainsSubstring("ranks 0..3"));
+  flags.fault = "1:slow=2";
+  CHECK_THROWS_WITH(plan_run(flags), ContainsSubstring("needs the mpi engine"));
+}
+
+TEST_CASE("run plan: the sweep file's engine, timeout and check stand unless a flag is given") {
+  const std::string sweep = "engine: mpi\ntimeout: 40\ncheck: false\nsizes: [1M]\n";
+  const LaunchRequest kept = plan_run(RunFlags{}, sweep);
+  CHECK(kept.spec.engine == "mpi");
+  CHECK(kept.spec.timeout_s == 40);
+  CHECK_FALSE(kept.spec.check);
+  RunFlags flags;
+  flags.measurements.timeout_s = 90;
+  flags.measurements.check = true;
+  const LaunchRequest given = plan_run(flags, sweep);
+  CHECK(given.spec.timeout_s == 90);
+  CHECK(given.spec.check);
 }
