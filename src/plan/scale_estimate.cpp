@@ -7,7 +7,7 @@ namespace ncclsweep {
 double reference_busbw(const std::vector<MeasurementRecord>& reference, std::string_view collective, Bytes size) {
   double best_distance = INFINITY, busbw = 0;
   for (const MeasurementRecord& r : reference) {
-    if (r.collective != collective || r.size_bytes == 0 || r.busbw_gbps <= 0) continue;
+    if (collective_name(r) != collective || r.size_bytes == 0 || r.busbw_gbps <= 0) continue;
     const double distance = std::fabs(std::log2(static_cast<double>(r.size_bytes)) -
                                       std::log2(static_cast<double>(std::max<Bytes>(size, 1))));
     // Nearest size wins; at the same size the faster placement (both measure the same link).

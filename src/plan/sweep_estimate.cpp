@@ -38,7 +38,7 @@ std::optional<ReferenceTime> reference_time(const std::vector<MeasurementRecord>
   const MeasurementRecord* best = nullptr;
   double distance = 0;
   for (const MeasurementRecord& r : reference) {
-    if (r.collective != planned.call.kind->name || r.dtype != planned.call.dtype->name ||
+    if (r.collective != planned.call.kind || r.dtype != planned.call.dtype ||
         r.placement != placement || r.size_bytes == 0 || r.time_us.avg <= 0) {
       continue;
     }

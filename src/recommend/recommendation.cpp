@@ -521,7 +521,7 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
 
   std::map<std::string, std::set<int>> ranks_of;  // collective -> communicator sizes measured
   for (const auto& input : runs) {
-    for (const auto& r : input.run.records) ranks_of[r.collective].insert(r.ranks);
+    for (const auto& r : input.run.records) ranks_of[std::string(collective_name(r))].insert(r.ranks);
   }
   // Adjacent sizes with the same outcome become one band.
   for (const auto& [collective, sizes] : outcomes) {

@@ -65,7 +65,7 @@ class TerminalTable final : public ResultSink {
       if (first.repeat > 0) tags += "   [repeat " + std::to_string(first.repeat + 1) + "]";
       if (!block.communicator.is_world()) tags += "   [on " + communicator_text(block.communicator) + "]";
       if (const std::string conditions = conditions_text(block); !conditions.empty()) tags += "   [" + conditions + "]";
-      out_ << printf_text("#\n# %s%s\n", first.collective.c_str(), tags.c_str());
+      out_ << printf_text("#\n# %s%s\n", collective_name(first).data(), tags.c_str());
       out_ << printf_text("#%59s%-35s%s\n", "", "out-of-place", "in-place");
       out_ << printf_text("#%11s %13s %9s %7s %7s %8s %7s %7s %7s %8s %7s %7s %7s\n", "size", "count", "type", "redop",
                    "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
@@ -73,7 +73,7 @@ class TerminalTable final : public ResultSink {
                    "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
     }
     out_ << printf_text(" %11llu %13llu %9s %7s %7d", static_cast<unsigned long long>(first.size_bytes),
-                 static_cast<unsigned long long>(first.count), first.dtype.c_str(), first.op.c_str(), first.root);
+                 static_cast<unsigned long long>(first.count), dtype_name(first).data(), op_name(first).data(), first.root);
     print_placement(&first);
     print_placement(placements.size() > 1 ? &placements[1] : nullptr);
     // Repeats of one size can follow each other inside a block: each row says which it is.

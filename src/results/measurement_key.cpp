@@ -6,9 +6,9 @@ void add(std::string& text, const std::string& part) { text += (text.empty() ? "
 }  // namespace
 
 MeasurementKey key_of(const MeasurementRecord& r) {
-  return {.collective = &collective(r.collective),
-          .dtype = &data_type(r.dtype),
-          .op = r.op == "none" ? std::nullopt : std::optional<ReduceOp>(reduce_op(r.op)),
+  return {.collective = r.collective,
+          .dtype = r.dtype,
+          .op = r.op,
           .root = r.root,
           .communicator = {r.communicator, r.ranks},
           .buffers = r.buffers,

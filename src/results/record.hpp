@@ -11,6 +11,8 @@
 
 #include "core/buffer_footprint.hpp"
 #include "core/call_modes.hpp"
+#include "core/collective.hpp"
+#include "core/dtype.hpp"
 #include "core/compute_load.hpp"
 #include "core/units.hpp"
 #include "core/finding.hpp"
@@ -79,9 +81,10 @@ struct UnderCompute {
 };
 
 struct MeasurementRecord {
-  std::string collective;  // "all_gather"
-  std::string dtype;       // "float32"
-  std::string op;          // "sum", or "none" for collectives that do not reduce
+  // Into their tables (core/collective.hpp, core/dtype.hpp): named only in files and printers.
+  const CollectiveKind* collective = nullptr;
+  const DataType* dtype = nullptr;
+  std::optional<ReduceOp> op;  // empty for collectives that do not reduce ("none" in files)
   int root = -1;           // -1 for collectives without a root
   Bytes size_bytes = 0;    // total buffer, nccl-tests convention, after rounding
   Bytes requested_bytes = 0;
@@ -121,6 +124,15 @@ struct MeasurementRecord {
   std::optional<MeasurementClocks> clocks;  // empty when the engine has no GPU clocks to read
   std::optional<UnderCompute> under_compute;  // --with-compute / compute: only
 };
+
+// The names a record's collective, dtype and op have in files and printers.
+inline std::string_view collective_name(const MeasurementRecord& r) { return r.collective ? r.collective->name : "?"; }
+inline std::string_view dtype_name(const MeasurementRecord& r) { return r.dtype ? r.dtype->name : "?"; }
+inline std::string_view op_name(const MeasurementRecord& r) { return r.op ? name_of(*r.op) : "none"; }
+// What a file's "op" names: empty for "none" (a collective that does not reduce).
+inline std::optional<ReduceOp> op_from_name(std::string_view name) {
+  return name == "none" ? std::nullopt : std::optional<ReduceOp>(reduce_op(name));
+}
 
 // A call a training job makes per iteration (from its workload or imported files),
 // kept in run.json so reports can weigh the measured times by it.

@@ -151,9 +151,9 @@ void from_json(const json& j, UnderCompute& u) {
 }
 
 void to_json(json& j, const MeasurementRecord& r) {
-  j = json{{"collective", r.collective},
-           {"dtype", r.dtype},
-           {"op", r.op},
+  j = json{{"collective", collective_name(r)},
+           {"dtype", dtype_name(r)},
+           {"op", op_name(r)},
            {"root", r.root},
            {"size_bytes", r.size_bytes},
            {"requested_bytes", r.requested_bytes},
@@ -201,9 +201,10 @@ void to_json(json& j, const MeasurementRecord& r) {
 }
 
 void from_json(const json& j, MeasurementRecord& r) {
-  j.at("collective").get_to(r.collective);
-  j.at("dtype").get_to(r.dtype);
-  j.at("op").get_to(r.op);
+  // Unknown names are refused here, listing the valid ones: nothing past the file reads a name.
+  r.collective = &collective(j.at("collective").get<std::string>());
+  r.dtype = &data_type(j.at("dtype").get<std::string>());
+  r.op = op_from_name(j.at("op").get<std::string>());
   j.at("root").get_to(r.root);
   j.at("size_bytes").get_to(r.size_bytes);
   j.at("requested_bytes").get_to(r.requested_bytes);

@@ -191,7 +191,7 @@ MeasurementRecord measure_placement(const PlannedCall& planned, Placement placem
     std::fprintf(stderr,
                  "ncclsweep timing: %s %llu B %s: clocks before %.2f ms, check %.2f ms, warm-up %.2f ms, timed %.2f ms "
                  "(device %.2f ms, %d batches), clocks after %.2f ms, reductions %.2f ms\n",
-                 record.collective.c_str(), static_cast<unsigned long long>(record.size_bytes), name_of(record.placement).data(),
+                 collective_name(record).data(), static_cast<unsigned long long>(record.size_bytes), name_of(record.placement).data(),
                  t_clocks * 1e3, t_check * 1e3, t_warmup * 1e3, t_timed * 1e3, device_s * 1e3, batches,
                  t_clocks_after * 1e3, clock.lap() * 1e3);
   }
@@ -224,9 +224,9 @@ MeasurementRecord make_record(const PlannedCall& planned, Placement placement, i
                               double min_s, double avg_s, double max_s) {
   const CollectiveCall& call = planned.call;
   MeasurementRecord r;
-  r.collective = std::string(call.kind->name);
-  r.dtype = std::string(call.dtype->name);
-  r.op = planned.reduces ? std::string(name_of(call.op)) : "none";
+  r.collective = call.kind;
+  r.dtype = call.dtype;
+  r.op = planned.reduces ? std::optional<ReduceOp>(call.op) : std::nullopt;
   r.root = call.kind->has_root ? call.root : -1;
   r.size_bytes = planned.total_bytes;
   r.requested_bytes = planned.requested_bytes;

@@ -52,8 +52,8 @@ std::string foreign_records_refusal(const std::string& dir, const std::vector<Me
   for (const WorkerGroup& group : request.groups) {
     for (const PointSpec& point : group.points) points.insert(point.label);
   }
-  std::set<std::pair<std::string, Bytes>> calls;  // collective and size, as planned
-  for (const PlannedCall& planned : request.plan.calls) calls.emplace(std::string(planned.call.kind->name), planned.total_bytes);
+  std::set<std::pair<const CollectiveKind*, Bytes>> calls;  // collective and size, as planned
+  for (const PlannedCall& planned : request.plan.calls) calls.emplace(planned.call.kind, planned.total_bytes);
   const int repeats = std::max(request.spec.repeats, 1);
   // An empty list is the default alone; a condition a record leaves out (files from
   // before it existed) is not held against it.
@@ -67,7 +67,7 @@ std::string foreign_records_refusal(const std::string& dir, const std::vector<Me
     if (!points.count(r.point)) {
       why = "point '" + r.point + "', which this sweep does not have";
     } else if (!calls.count({r.collective, r.size_bytes})) {
-      why = r.collective + " at " + format_bytes(r.size_bytes) + ", which this sweep does not measure";
+      why = std::string(collective_name(r)) + " at " + format_bytes(r.size_bytes) + ", which this sweep does not measure";
     } else if (r.repeat < 0 || r.repeat >= repeats) {
       why = "repeat " + std::to_string(r.repeat) + ", beyond this sweep's " + std::to_string(repeats) + " repeat(s)";
     } else if (!listed(request.spec.buffer_modes, r.buffers) || !listed(request.spec.launch_modes, r.launch) ||
@@ -78,7 +78,7 @@ std::string foreign_records_refusal(const std::string& dir, const std::vector<Me
             (r.cache ? std::string(name_of(*r.cache)) : "-") + ") this sweep does not list";
     }
     if (why.empty()) continue;
-    return "cannot resume " + dir + ": records.jsonl line " + std::to_string(i + 1) + " is " + r.collective + " " +
+    return "cannot resume " + dir + ": records.jsonl line " + std::to_string(i + 1) + " is " + std::string(collective_name(r)) + " " +
            format_bytes(r.size_bytes) + " of " + why + ", so the directory holds another run's records" +
            "\n  fix: resume the sweep that made it, pass --force to keep them beside this sweep's, or start a new "
            "directory";

@@ -54,7 +54,7 @@ class RowsToSearch final : public ResultSink {
   void row(std::span<const MeasurementRecord> records) override {
     state_.add_row(records);
     for (const MeasurementRecord& r : records) {
-      const int band = band_of(bands_, r.collective, r.size_bytes);
+      const int band = band_of(bands_, std::string(collective_name(r)), r.size_bytes);
       if (band >= 0) search_.record(item_, band, r.algbw_gbps, r.time_us.max, r.spread);
     }
   }

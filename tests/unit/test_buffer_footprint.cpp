@@ -45,9 +45,9 @@ RunDocument run_like(const Side& like, double scale, const BufferFootprint& foot
   for (const SideRow& row : like.rows) largest = std::max(largest, row.key.size_bytes);
   for (const SideRow& row : like.rows) {
     MeasurementRecord r;
-    r.collective = row.key.collective;
-    r.dtype = row.key.dtype;
-    r.op = row.key.op;
+    r.collective = &collective(row.key.collective);
+    r.dtype = &data_type(row.key.dtype);
+    r.op = op_from_name(row.key.op);
     r.size_bytes = r.requested_bytes = row.key.size_bytes;
     r.placement = row.key.placement;
     r.busbw_gbps = row.busbw_gbps * scale;
@@ -132,9 +132,9 @@ TEST_CASE("workers receive footprints and cache states; plain runs' messages car
 
 TEST_CASE("records carry the footprint and cache; different footprints stay apart everywhere") {
   MeasurementRecord r;
-  r.collective = "reduce_scatter";
-  r.dtype = "float32";
-  r.op = "sum";
+  r.collective = &collective("reduce_scatter");
+  r.dtype = &data_type("float32");
+  r.op = ReduceOp::sum;
   r.placement = Placement::out_of_place;
   r.size_bytes = r.requested_bytes = 16 * kMiB;
   r.buffer_footprint = BufferFootprint{FootprintMode::largest, 0};

@@ -67,9 +67,9 @@ TEST_CASE("workers receive the modes; plain runs' messages carry none") {
 
 TEST_CASE("records keep modes and clocks through JSON, and old records read as the defaults") {
   MeasurementRecord r;
-  r.collective = "all_gather";
-  r.dtype = "float32";
-  r.op = "none";
+  r.collective = &collective("all_gather");
+  r.dtype = &data_type("float32");
+  r.op = std::nullopt;
   r.placement = Placement::out_of_place;
   const nlohmann::json plain = r;
   CHECK_FALSE(plain.contains("buffers"));
@@ -111,9 +111,9 @@ TEST_CASE("nvidia-smi clock lines parse; other shapes are refused") {
 namespace {
 MeasurementRecord at(Bytes size, BufferMode buffers, LaunchMode launch, double busbw, int repeat = 0) {
   MeasurementRecord r;
-  r.collective = "all_gather";
-  r.dtype = "float32";
-  r.op = "none";
+  r.collective = &collective("all_gather");
+  r.dtype = &data_type("float32");
+  r.op = std::nullopt;
   r.repeat = repeat;
   r.placement = Placement::out_of_place;
   r.size_bytes = size;

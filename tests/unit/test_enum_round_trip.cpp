@@ -23,9 +23,9 @@ namespace {
 
 MeasurementRecord plain_record(Bytes size) {
   MeasurementRecord r;
-  r.collective = "all_gather";
-  r.dtype = "float32";
-  r.op = "none";
+  r.collective = &collective("all_gather");
+  r.dtype = &data_type("float32");
+  r.op = std::nullopt;
   r.size_bytes = r.requested_bytes = size;
   r.count = size / 8;
   r.ranks = 2;
@@ -93,6 +93,44 @@ TEST_CASE("every record mode survives run.json and is printed by its name in csv
               [](const MeasurementRecord& r) { return r.launch; });
   check_table(kCacheStateNames, [](MeasurementRecord& r, CacheState v) { r.cache = v; },
               [](const MeasurementRecord& r) { return r.cache.value(); });
+}
+
+TEST_CASE("every collective, dtype and op survives run.json as a table entry and is printed by its name") {
+  std::vector<MeasurementRecord> records;
+  Bytes size = 1024;
+  const auto add = [&](const CollectiveKind& kind, const DataType& dtype, std::optional<ReduceOp> op) {
+    MeasurementRecord r = plain_record(size);
+    size += 1024;
+    r.collective = &kind;
+    r.dtype = &dtype;
+    r.op = kind.reduces ? op : std::nullopt;
+    records.push_back(r);
+  };
+  for (const CollectiveKind& kind : all_collectives()) add(kind, data_type("float32"), ReduceOp::sum);
+  for (const DataType& dtype : all_data_types()) add(collective("all_reduce"), dtype, ReduceOp::sum);
+  for (const ReduceOp op : {ReduceOp::sum, ReduceOp::prod, ReduceOp::max, ReduceOp::min, ReduceOp::avg}) {
+    add(collective("reduce_scatter"), data_type("bfloat16"), op);
+  }
+  const RunDocument run = run_of(records);
+  const RunDocument back = round_trip(run);
+  REQUIRE(back.records.size() == run.records.size());
+  const std::string csv = printed(run, "csv"), json_text = printed(run, "json");
+  for (std::size_t i = 0; i < back.records.size(); ++i) {
+    const MeasurementRecord& r = run.records[i];
+    INFO(collective_name(r) << " " << dtype_name(r) << " " << op_name(r));
+    CHECK(back.records[i].collective == r.collective);  // the same table entry, not a copy of its name
+    CHECK(back.records[i].dtype == r.dtype);
+    CHECK(back.records[i].op == r.op);
+    const std::string row = std::string(collective_name(r)) + "," + std::string(dtype_name(r)) + "," + std::string(op_name(r));
+    CHECK_THAT(csv, ContainsSubstring(row));
+    CHECK_THAT(json_text, ContainsSubstring("\"" + std::string(dtype_name(r)) + "\""));
+  }
+  nlohmann::json bad = run;
+  bad["records"][0]["collective"] = "all_gatherr";
+  CHECK_THROWS_WITH(bad.get<RunDocument>(), ContainsSubstring("all_gather"));
+  bad = run;
+  bad["records"][0]["op"] = "median";
+  CHECK_THROWS_WITH(bad.get<RunDocument>(), ContainsSubstring("median"));
 }
 
 TEST_CASE("every footprint mode and stop reason survives run.json; an unknown name is refused with the valid ones") {

@@ -33,9 +33,9 @@ MeasurementRecord record(const std::string& point, const std::string& collective
                          const std::string& placement = "out_of_place") {
   MeasurementRecord r;
   r.point = point;
-  r.collective = collective;
-  r.dtype = "float32";
-  r.op = "sum";
+  r.collective = &ncclsweep::collective(collective);
+  r.dtype = &data_type("float32");
+  r.op = ReduceOp::sum;
   r.size_bytes = r.requested_bytes = bytes;
   r.ranks = ranks;
   r.time_us = {us, us, us};
@@ -369,9 +369,9 @@ TEST_CASE("the colour of a workload group splits the ranks as the layout's own c
 
 TEST_CASE("records and workload calls write the split's names and still read the old ones") {
   MeasurementRecord r;
-  r.collective = "all_gather";
-  r.dtype = "float32";
-  r.op = "none";
+  r.collective = &collective("all_gather");
+  r.dtype = &data_type("float32");
+  r.op = std::nullopt;
   r.placement = Placement::out_of_place;
   r.communicator = "dp";
   r.communicators = 2;

@@ -542,8 +542,8 @@ TEST_CASE("a run's records become the reference of the same collective, size and
   RunDocument run;
   const auto add = [&](const std::string& collective, int ranks, double busbw, int repeat) {
     MeasurementRecord r;
-    r.collective = collective;
-    r.dtype = "float32";
+    r.collective = &ncclsweep::collective(collective);
+    r.dtype = &data_type("float32");
     r.placement = Placement::out_of_place;
     r.size_bytes = measured_bytes({collective, 1 << 20}, ranks);
     r.ranks = ranks;
@@ -566,7 +566,7 @@ TEST_CASE("a run's records become the reference of the same collective, size and
 
   // A test the run lacks: refused, naming it, the rank count and what to run.
   run.records.erase(std::remove_if(run.records.begin(), run.records.end(),
-                                   [](const MeasurementRecord& r) { return r.collective == "sendrecv" && r.ranks == 4; }),
+                                   [](const MeasurementRecord& r) { return collective_name(r) == "sendrecv" && r.ranks == 4; }),
                     run.records.end());
   const std::string why = usage_error_text([&] { reference_from_run(run, "runs/8gpu", layout, options); });
   CHECK_THAT(why, ContainsSubstring("--reference runs/8gpu: the run has no sendrecv 1 MiB"));

@@ -36,9 +36,9 @@ double base_busbw(int point, int buffers, int launch, int size) {
 
 MeasurementRecord fabricated(int point, int buffers, int launch, int size, int repeat, const char* placement) {
   MeasurementRecord r;
-  r.collective = "all_reduce";
-  r.dtype = "float32";
-  r.op = "sum";
+  r.collective = &collective("all_reduce");
+  r.dtype = &data_type("float32");
+  r.op = ReduceOp::sum;
   r.ranks = 4;
   r.size_bytes = r.requested_bytes = kSizes[size];
   r.count = kSizes[size] / 4;

@@ -279,6 +279,9 @@ TEST_CASE("short calls are timed in samples of several calls; a fixed count stay
 
 TEST_CASE("records keep the per-iteration fields through JSON, and older files still load") {
   MeasurementRecord r;
+  r.collective = &collective("all_reduce");
+  r.dtype = &data_type("float32");
+  r.op = ReduceOp::sum;
   r.repeat = 2;
   r.iteration_us = IterationPercentilesUs{10, 11, 12, 9, 13};
   r.slowest_rank = 3;
@@ -334,9 +337,9 @@ TEST_CASE("a rank slower than the median in most measurements is a straggler") {
 namespace {
 MeasurementRecord busbw_record(const std::string& point, int repeat, double busbw) {
   MeasurementRecord r;
-  r.collective = "all_gather";
-  r.dtype = "float32";
-  r.op = "none";
+  r.collective = &collective("all_gather");
+  r.dtype = &data_type("float32");
+  r.op = std::nullopt;
   r.size_bytes = 1 << 30;
   r.placement = Placement::out_of_place;
   r.point = point;

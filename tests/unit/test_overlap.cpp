@@ -69,9 +69,9 @@ namespace {
 
 MeasurementRecord record_under(const std::string& point, double comm_under_us, double compute_under_us) {
   MeasurementRecord r;
-  r.collective = "all_reduce";
-  r.dtype = "float32";
-  r.op = "sum";
+  r.collective = &collective("all_reduce");
+  r.dtype = &data_type("float32");
+  r.op = ReduceOp::sum;
   r.size_bytes = r.requested_bytes = 1 << 20;
   r.count = (1 << 20) / 4;
   r.placement = Placement::out_of_place;

@@ -121,9 +121,9 @@ TEST_CASE("lines mode: a single-point run says how far it is after every measure
   display->begin(run);
   for (Bytes size : {Bytes{1} << 20, Bytes{4} << 20}) {
     MeasurementRecord out_of_place;
-    out_of_place.collective = "all_gather";
-    out_of_place.dtype = "float32";
-    out_of_place.op = "none";
+    out_of_place.collective = &collective("all_gather");
+    out_of_place.dtype = &data_type("float32");
+    out_of_place.op = std::nullopt;
     out_of_place.size_bytes = size;
     out_of_place.placement = Placement::out_of_place;
     MeasurementRecord in_place = out_of_place;

@@ -18,9 +18,9 @@ namespace {
 
 MeasurementRecord record(const std::string& collective, Bytes size, const std::string& placement, double busbw) {
   MeasurementRecord r;
-  r.collective = collective;
-  r.dtype = "float32";
-  r.op = collective == "all_gather" ? "none" : "sum";
+  r.collective = &ncclsweep::collective(collective);
+  r.dtype = &data_type("float32");
+  r.op = collective == "all_gather" ? std::nullopt : std::optional<ReduceOp>(ReduceOp::sum);
   r.size_bytes = r.requested_bytes = size;
   r.count = size / 8;
   r.placement = parse_placement(placement);
@@ -290,9 +290,9 @@ TEST_CASE("the sweep summary has a column per point and the change against the b
   run.points[0].settings.push_back({"NCCL_IB_QPS_PER_CONNECTION", "4", SettingKind::env_process_cached, SettingStatus::not_read});
   for (const auto& [label, busbw] : {std::pair{"NCCL_PROTO=LL", 50.0}, std::pair{"NCCL_PROTO=Simple", 200.0}}) {
     ncclsweep::MeasurementRecord r;
-    r.collective = "all_gather";
-    r.dtype = "bfloat16";
-    r.op = "none";
+    r.collective = &collective("all_gather");
+    r.dtype = &data_type("bfloat16");
+    r.op = std::nullopt;
     r.size_bytes = 1 << 30;
     r.placement = Placement::out_of_place;
     r.point = label;

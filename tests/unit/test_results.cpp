@@ -25,9 +25,9 @@ RunDocument sample_run() {
   run.notes = {"rounded"};
   run.preflight = {{"env.file", doctor::Severity::error, {0, 1}, {"node1"}, "NCCL_TOPO_FILE=/x: gone", "mount it"}};
   MeasurementRecord r;
-  r.collective = "all_gather";
-  r.dtype = "float32";
-  r.op = "none";
+  r.collective = &collective("all_gather");
+  r.dtype = &data_type("float32");
+  r.op = std::nullopt;
   r.size_bytes = 1 << 20;
   r.requested_bytes = 1 << 20;
   r.count = 131072;

@@ -17,9 +17,9 @@ namespace {
 
 MeasurementRecord record(Bytes size, const std::string& placement) {
   MeasurementRecord r;
-  r.collective = "all_reduce";
-  r.dtype = "float32";
-  r.op = "sum";
+  r.collective = &collective("all_reduce");
+  r.dtype = &data_type("float32");
+  r.op = ReduceOp::sum;
   r.size_bytes = r.requested_bytes = size;
   r.placement = parse_placement(placement);
   r.point = "p1";
@@ -48,8 +48,8 @@ TEST_CASE("a measurement's key names what was measured, not what it measured") {
   for (auto change : {+[](MeasurementRecord& r) { r.placement = Placement::out_of_place; },
                       +[](MeasurementRecord& r) { r.point = "p2"; }, +[](MeasurementRecord& r) { r.size_bytes = 2048; },
                       +[](MeasurementRecord& r) { r.requested_bytes = 1000; },
-                      +[](MeasurementRecord& r) { r.dtype = "int8"; }, +[](MeasurementRecord& r) { r.op = "max"; },
-                      +[](MeasurementRecord& r) { r.collective = "all_gather"; },
+                      +[](MeasurementRecord& r) { r.dtype = &data_type("int8"); }, +[](MeasurementRecord& r) { r.op = ReduceOp::max; },
+                      +[](MeasurementRecord& r) { r.collective = &collective("all_gather"); },
                       +[](MeasurementRecord& r) { r.buffers = BufferMode::nccl_register; },
                       +[](MeasurementRecord& r) { r.launch = LaunchMode::graph; },
                       +[](MeasurementRecord& r) { r.communicator = "intra-node"; },

@@ -15,7 +15,7 @@ SweepPlan planned(const std::string& yaml) { return plan_sweep(load_sweep_text(y
 
 MeasurementRecord record(const std::string& collective, Bytes size, double busbw_gbps) {
   MeasurementRecord r;
-  r.collective = collective;
+  r.collective = &ncclsweep::collective(collective);
   r.size_bytes = size;
   r.busbw_gbps = busbw_gbps;
   return r;

@@ -182,8 +182,8 @@ TEST_CASE("the noise-based stop's bounds bound the estimate, and a reference run
   // A reference that measured 1 MiB at 100 us a call over 40 iterations.
   std::vector<MeasurementRecord> reference(2);
   for (MeasurementRecord& r : reference) {
-    r.collective = "all_reduce";
-    r.dtype = "float32";
+    r.collective = &collective("all_reduce");
+    r.dtype = &data_type("float32");
     r.size_bytes = 1 << 20;
     r.time_us.avg = 100;
     r.iters = 40;

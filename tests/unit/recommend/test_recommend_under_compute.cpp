@@ -37,9 +37,9 @@ RunDocument sweep_of(const std::vector<PointFigures>& points) {
     for (int repeat = 0; repeat < 3; ++repeat) {
       const double wobble = 1 + 0.01 * (repeat - 1);
       MeasurementRecord r;
-      r.collective = "all_gather";
-      r.dtype = "float32";
-      r.op = "none";
+      r.collective = &collective("all_gather");
+      r.dtype = &data_type("float32");
+      r.op = std::nullopt;
       r.size_bytes = r.requested_bytes = size;
       r.count = size / 4 / 2;
       r.placement = Placement::out_of_place;
