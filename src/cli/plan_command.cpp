@@ -50,8 +50,8 @@ std::optional<PlannedWorkload> plan_workload(const PlanArgs& args, const Sweep& 
   std::optional<CommSplitRequest> groups = sweep.communicators;
   if (!args.groups.empty()) groups = parse_comm_split_request(args.groups, {"--groups", 0, 0});
   if (!sweep.sizes_from) {
-    if (groups && (groups->kind == "workload" || is_parallel_kind(groups->kind))) {
-      throw UsageError("groups " + groups->kind + " needs a workload's layout",
+    if (groups && needs_workload(*groups)) {
+      throw UsageError("groups " + groups->text() + " needs a workload's layout",
                        "take sizes from a workload (sizes: {workload: FILE}), or use plain groups", groups->where);
     }
     return std::nullopt;

@@ -76,7 +76,7 @@ ReferenceFigures reference_from_run(const RunDocument& run, const std::string& s
       std::vector<double> busbw;
       for (const MeasurementRecord& r : run.records) {
         if (r.point == point && r.ranks == ranks && r.dtype == &data_type("float32") && r.placement == Placement::out_of_place &&
-            r.communicator == "world" && test_key(std::string(collective_name(r)), r.size_bytes) == key) {
+            r.communicator == CommunicatorKind::world && test_key(std::string(collective_name(r)), r.size_bytes) == key) {
           busbw.push_back(r.busbw_gbps);
         }
       }

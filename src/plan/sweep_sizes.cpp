@@ -33,7 +33,7 @@ std::optional<CommSplit> own_group(const CommUse& use, const SizesInput& input, 
   if (input.profile.layout_ranks != ranks || use.group.kind == ParallelKind::unknown || use.group.size < 2) {
     return std::nullopt;
   }
-  return CommSplit{name_of(use.group.kind), use.group.size, use.group.stride};
+  return CommSplit{kCommunicatorKindNames.parse(name_of(use.group.kind)), use.group.size, use.group.stride};
 }
 
 // The group of that kind: from the layout, or as a listed call gives it.
@@ -93,8 +93,8 @@ SizesInput load_sizes_source(const SizesSource& source, const std::string& sweep
 
 CommSplit grid_split(const std::optional<CommSplitRequest>& groups, int ranks, int ranks_per_node) {
   if (!groups) return CommSplit{};
-  if (groups->kind == "workload" || is_parallel_kind(groups->kind)) {
-    throw UsageError("groups " + groups->kind + " needs a workload's layout", "take sizes from a workload (sizes: {workload: FILE}), "
+  if (needs_workload(*groups)) {
+    throw UsageError("groups " + groups->text() + " needs a workload's layout", "take sizes from a workload (sizes: {workload: FILE}), "
                      "or use intra-node, inter-node, stride:K or size:N", groups->where);
   }
   return resolve_plain_split(*groups, ranks, ranks_per_node);
@@ -108,10 +108,13 @@ WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<C
   out.weights.per_iteration = input.profile.per_iteration;
   // One group for every call, when the request names one.
   std::optional<CommSplit> forced;
-  const std::string kind = groups ? groups->kind : "workload";
-  if (kind == "world") {
+  const bool each_its_own = !groups || groups->workload;
+  const std::string kind = groups ? groups->text() : "workload";
+  if (each_its_own) {
+    // Each call on its own workload group: below.
+  } else if (groups->kind == CommunicatorKind::world) {
     forced = CommSplit{};
-  } else if (is_parallel_kind(kind)) {
+  } else if (is_parallel(groups->kind)) {
     const std::optional<ParallelGroup> named = group_named(input, group_kind_named(kind));
     if (input.profile.layout_ranks != ranks || !named) {
       throw UsageError("groups " + kind + " needs a workload layout of " + std::to_string(ranks) + " ranks" +
@@ -120,8 +123,8 @@ WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<C
                        "scale the workload's layout to the rank count, or use plain groups", groups->where);
     }
     const ParallelGroup spec = *named;
-    forced = spec.size == ranks ? CommSplit{} : CommSplit{kind, spec.size, spec.stride};
-  } else if (kind != "workload") {
+    forced = spec.size == ranks ? CommSplit{} : CommSplit{groups->kind, spec.size, spec.stride};
+  } else {
     forced = resolve_plain_split(*groups, ranks, ranks_per_node);
   }
   bool fell_back = false;
@@ -145,10 +148,11 @@ WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<C
              std::tie(call.kind, call.dtype, call.op, call.bytes, call.split.size, call.split.stride);
     };
     if (std::none_of(out.calls.begin(), out.calls.end(), same)) out.calls.push_back(call);
-    const std::string group_name = group->is_world() ? (use.group.size == ranks && use.group.kind != ParallelKind::unknown
-                                                            ? name_of(use.group.kind)
-                                                            : std::string("world"))
-                                                     : group->kind;
+    const CommunicatorKind group_name =
+        group->is_world() ? (use.group.size == ranks && use.group.kind != ParallelKind::unknown
+                                 ? kCommunicatorKindNames.parse(name_of(use.group.kind))
+                                 : CommunicatorKind::world)
+                          : group->kind;
     out.weights.calls.push_back({use.collective, use.bytes, std::string(dtype->name), group_name,
                                  group->ranks_in(ranks), use.calls, use.origin});
   }

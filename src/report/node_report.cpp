@@ -103,7 +103,7 @@ void print_csv(const NodeReport& report, std::ostream& out) {
         << '\n';
   }
   for (const SlowGroup& g : report.slow_groups) {
-    out << "slow_group," << csv_field(g.kind + " group " + std::to_string(g.colour)) << ','
+    out << "slow_group," << csv_field(std::string(name_of(g.kind)) + " group " + std::to_string(g.colour)) << ','
         << csv_field(g.ranks.empty() ? "" : doctor::compact_ranks(g.ranks)) << ',' << csv_field(joined(g.hosts, " "))
         << ',' << g.measurements << ',' << number(g.median_excess) << ',' << number(g.worst_excess) << ",,,"
         << g.slower_in << ",slow\n";
@@ -130,7 +130,7 @@ void print_json(const NodeReport& report, std::ostream& out) {
   j["grouped_measurements"] = report.grouped_measurements;
   auto& groups = j["slow_groups"] = nlohmann::ordered_json::array();
   for (const SlowGroup& g : report.slow_groups) {
-    groups.push_back({{"kind", g.kind}, {"size", g.size}, {"colour", g.colour}, {"ranks", g.ranks}, {"hosts", g.hosts},
+    groups.push_back({{"kind", name_of(g.kind)}, {"size", g.size}, {"colour", g.colour}, {"ranks", g.ranks}, {"hosts", g.hosts},
                       {"measurements", g.measurements}, {"slower_in", g.slower_in},
                       {"median_excess", g.median_excess}, {"worst_excess", g.worst_excess}});
   }
@@ -160,7 +160,7 @@ bool node_report_by_default(const RunDocument& run) {
 }
 
 std::string slow_group_line(const SlowGroup& group, double threshold) {
-  std::string line = group.kind + " group " + std::to_string(group.colour);
+  std::string line = std::string(name_of(group.kind)) + " group " + std::to_string(group.colour);
   if (group.ranks.empty()) {
     line += " (ranks unknown: its layout cannot be told from run.json)";
   } else {

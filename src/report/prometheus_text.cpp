@@ -61,7 +61,7 @@ void print_run_prometheus(const RunDocument& run, std::ostream& out) {
                             {"size", std::to_string(m.key.size_bytes)},
                             {"dtype", std::string(m.key.dtype->name)},
                             {"placement", std::string(name_of(m.key.placement))},
-                            {"communicator", m.key.communicator.kind},
+                            {"communicator", std::string(name_of(m.key.communicator.kind))},
                             {"ranks", std::to_string(m.first.ranks)},
                             {"point", m.key.point}};
     prom.gauge("ncclsweep_busbw_gbps", "Bus bandwidth in GB/s (nccl-tests convention), median of repeats", labels,

@@ -41,7 +41,7 @@ std::string_view op_name(const MeasurementKey& key) { return key.op ? name_of(*k
 std::string key_text(const MeasurementKey& k) {
   // The point label is free text: it goes last, so a '|' in it cannot make two keys alike.
   return std::string(k.collective->name) + "|" + std::string(k.dtype->name) + "|" + std::string(op_name(k)) + "|" +
-         std::to_string(k.root) + "|" + k.communicator.kind + "|" + std::to_string(k.communicator.ranks) + "|" +
+         std::to_string(k.root) + "|" + std::string(name_of(k.communicator.kind)) + "|" + std::to_string(k.communicator.ranks) + "|" +
          std::string(name_of(k.buffers)) + "|" + std::string(name_of(k.launch)) + "|" +
          label_of(k.footprint) + "|" + std::string(name_of(k.cache)) + "|" +
          (k.compute ? to_text(*k.compute) : std::string("-")) + "|" + std::string(name_of(k.placement)) + "|" + std::to_string(k.size_bytes) + "|" +
@@ -49,7 +49,7 @@ std::string key_text(const MeasurementKey& k) {
 }
 
 std::string communicator_text(const CommunicatorShape& group) {
-  return group.kind + " groups of " + std::to_string(group.ranks);
+  return std::string(name_of(group.kind)) + " groups of " + std::to_string(group.ranks);
 }
 
 std::string series_title(const MeasurementKey& k) {

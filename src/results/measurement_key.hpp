@@ -21,9 +21,9 @@ namespace ncclsweep {
 // kind and size that all ran at once (docs/groups.md). `ranks` is the ranks of one
 // group, or of the world.
 struct CommunicatorShape {
-  std::string kind = "world";
+  CommunicatorKind kind = CommunicatorKind::world;
   int ranks = 0;
-  bool is_world() const { return kind == "world"; }
+  bool is_world() const { return kind == CommunicatorKind::world; }
   // The world first, then groups by kind and size.
   std::strong_ordering operator<=>(const CommunicatorShape& other) const {
     if (const auto c = other.is_world() <=> is_world(); c != 0) return c;

@@ -12,6 +12,7 @@
 #include "core/buffer_footprint.hpp"
 #include "core/call_modes.hpp"
 #include "core/collective.hpp"
+#include "core/communicator_kind.hpp"
 #include "core/dtype.hpp"
 #include "core/compute_load.hpp"
 #include "core/units.hpp"
@@ -118,7 +119,7 @@ struct MeasurementRecord {
   // The communicator: "world", or a split into sub-communicators that all ran at once.
   // `ranks` is then the ranks of one sub-communicator (busbw uses it); time_us is across
   // every rank, so its max is the slowest sub-communicator's.
-  std::string communicator = "world";  // world | dp | tp | ... | intra-node | inter-node | stride | size
+  CommunicatorKind communicator = CommunicatorKind::world;
   int communicators = 1;               // how many sub-communicators ran at once
   std::vector<SubCommunicatorTime> per_communicator;  // empty for the world
   std::optional<MeasurementClocks> clocks;  // empty when the engine has no GPU clocks to read
@@ -140,7 +141,7 @@ struct WorkloadCall {
   std::string collective;
   Bytes bytes = 0;
   std::string dtype;
-  std::string communicator;    // the communicator kind measured on: "dp", "world", ...
+  CommunicatorKind communicator = CommunicatorKind::world;  // the communicator kind measured on
   int communicator_ranks = 0;  // ranks of the communicator it was measured on
   double calls = 0;    // per rank per iteration, or over the whole input (WorkloadWeights)
   std::string origin;

@@ -56,7 +56,7 @@ void from_json(const json& j, SubCommunicatorTime& t) {
 
 void to_json(json& j, const WorkloadCall& c) {
   j = json{{"collective", c.collective},     {"bytes", c.bytes}, {"dtype", c.dtype},
-           {"communicator", c.communicator}, {"communicator_ranks", c.communicator_ranks},
+           {"communicator", name_of(c.communicator)}, {"communicator_ranks", c.communicator_ranks},
            {"calls", c.calls},               {"origin", c.origin}};
 }
 
@@ -64,7 +64,8 @@ void from_json(const json& j, WorkloadCall& c) {
   j.at("collective").get_to(c.collective);
   j.at("bytes").get_to(c.bytes);
   j.at("dtype").get_to(c.dtype);
-  (j.contains("communicator") ? j.at("communicator") : j.at("group")).get_to(c.communicator);
+  c.communicator = kCommunicatorKindNames.parse(
+      (j.contains("communicator") ? j.at("communicator") : j.at("group")).get<std::string>());
   (j.contains("communicator_ranks") ? j.at("communicator_ranks") : j.at("group_size")).get_to(c.communicator_ranks);
   j.at("calls").get_to(c.calls);
   j.at("origin").get_to(c.origin);
@@ -193,8 +194,8 @@ void to_json(json& j, const MeasurementRecord& r) {
   if (r.cache) j["cache"] = name_of(*r.cache);
   if (r.clocks) j["clocks"] = clocks_json(*r.clocks);
   if (r.under_compute) j["under_compute"] = *r.under_compute;
-  if (r.communicator != "world") {  // world records stay as they were
-    j["communicator"] = r.communicator;
+  if (r.communicator != CommunicatorKind::world) {  // world records stay as they were
+    j["communicator"] = name_of(r.communicator);
     j["communicators"] = r.communicators;
     j["per_communicator"] = r.per_communicator;
   }
@@ -222,11 +223,11 @@ void from_json(const json& j, MeasurementRecord& r) {
   r.wrong = wrong.is_null() ? std::nullopt : std::optional<std::uint64_t>(wrong.get<std::uint64_t>());
   j.at("point").get_to(r.point);
   if (j.contains("communicator")) {
-    j.at("communicator").get_to(r.communicator);
+    r.communicator = kCommunicatorKindNames.parse(j.at("communicator").get<std::string>());
     j.at("communicators").get_to(r.communicators);
     j.at("per_communicator").get_to(r.per_communicator);
   } else if (j.contains("comm_group")) {  // written before the split was named so
-    j.at("comm_group").get_to(r.communicator);
+    r.communicator = kCommunicatorKindNames.parse(j.at("comm_group").get<std::string>());
     j.at("groups").get_to(r.communicators);
     j.at("per_communicator").get_to(r.per_communicator);
   }

@@ -57,12 +57,14 @@ std::vector<std::string> hosts_of(const std::vector<int>& ranks, const std::vect
 }  // namespace
 
 std::optional<CommSplit> group_layout(const MeasurementRecord& record, int world) {
-  if (record.communicator == "world" || record.ranks < 1 || record.communicators < 2 || record.ranks * record.communicators != world) {
+  if (record.communicator == CommunicatorKind::world || record.ranks < 1 || record.communicators < 2 || record.ranks * record.communicators != world) {
     return std::nullopt;
   }
-  const std::string& kind = record.communicator;
-  if (kind == "size" || kind == "intra-node") return CommSplit{kind, record.ranks, 1};
-  if (kind == "stride" || kind == "inter-node") return CommSplit{kind, record.ranks, record.communicators};
+  const CommunicatorKind kind = record.communicator;
+  if (kind == CommunicatorKind::size || kind == CommunicatorKind::intra_node) return CommSplit{kind, record.ranks, 1};
+  if (kind == CommunicatorKind::stride || kind == CommunicatorKind::inter_node) {
+    return CommSplit{kind, record.ranks, record.communicators};
+  }
   return inferred_layout(record, world);
 }
 
@@ -81,9 +83,9 @@ std::vector<SlowGroup> find_slow_groups(const RunDocument& run, double threshold
     int measurements = 0;
     std::optional<CommSplit> layout;
   };
-  std::map<std::tuple<std::string, int, int>, Tally> tallies;  // (kind, size, groups)
+  std::map<std::tuple<CommunicatorKind, int, int>, Tally> tallies;  // (kind, size, groups)
   for (const MeasurementRecord& record : run.records) {
-    if (record.communicator == "world" || record.per_communicator.size() < 2) continue;
+    if (record.communicator == CommunicatorKind::world || record.per_communicator.size() < 2) continue;
     Tally& tally = tallies[{record.communicator, record.ranks, record.communicators}];
     if (!tally.layout) tally.layout = group_layout(record, world);
     ++tally.measurements;

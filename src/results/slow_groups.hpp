@@ -28,7 +28,7 @@ std::optional<CommSplit> group_layout(const MeasurementRecord& record, int world
 std::vector<int> group_members(const CommSplit& group, int colour, int world);
 
 struct SlowGroup {
-  std::string kind;  // the record's communicator: "dp", "stride", ...
+  CommunicatorKind kind = CommunicatorKind::world;  // the records' communicator
   int size = 0;      // ranks per group
   int colour = 0;    // per_communicator[].colour
   std::vector<int> ranks;          // empty when the layout could not be told

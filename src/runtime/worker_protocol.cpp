@@ -10,9 +10,10 @@ using nlohmann::json;
 
 namespace {
 
-json split_json(const CommSplit& g) { return json{{"kind", g.kind}, {"size", g.size}, {"stride", g.stride}}; }
+json split_json(const CommSplit& g) { return json{{"kind", name_of(g.kind)}, {"size", g.size}, {"stride", g.stride}}; }
 CommSplit split_from(const json& j) {
-  return CommSplit{j.at("kind").get<std::string>(), j.at("size").get<int>(), j.at("stride").get<int>()};
+  return CommSplit{kCommunicatorKindNames.parse(j.at("kind").get<std::string>()), j.at("size").get<int>(),
+                   j.at("stride").get<int>()};
 }
 
 // A planned call by names, as the launch planned it, in a fixed order: a plan can hold

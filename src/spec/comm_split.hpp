@@ -4,16 +4,17 @@
 // group kind resolves to equal strided ranges, so one colour formula splits them all.
 #include <string>
 
+#include "core/communicator_kind.hpp"
 #include "core/errors.hpp"
 
 namespace ncclsweep {
 
 // Groups of `size` ranks spaced `stride` apart. size 0 (or the rank count) is the world.
 struct CommSplit {
-  std::string kind = "world";  // world | intra-node | inter-node | stride | size | dp | tp | cp | ep | pp | dp-cp | edp
+  CommunicatorKind kind = CommunicatorKind::world;
   int size = 0;
   int stride = 1;
-  bool is_world() const { return size == 0 || kind == "world"; }
+  bool is_world() const { return size == 0 || kind == CommunicatorKind::world; }
   int ranks_in(int world) const { return is_world() ? world : size; }
   std::string label() const;  // "world", "dp 2 (stride 1)"
 };
@@ -25,9 +26,11 @@ int split_colour(const CommSplit& group, int rank);
 
 // What a sweep file's `groups:` or `--groups` asks for, before the rank count is known.
 struct CommSplitRequest {
-  std::string kind;  // world | workload (each collective on its own kind) | intra-node | inter-node | stride | size | dp ...
-  int value = 0;     // stride k, size n
+  bool workload = false;  // "workload": each collective on its own workload group (kind unused)
+  CommunicatorKind kind = CommunicatorKind::world;
+  int value = 0;  // stride k, size n
   SourcePosition where;
+  std::string text() const;  // as written: "workload", "stride:2", "dp"
 };
 
 // "intra-node", "inter-node", "stride:2", "size:4", "dp", "workload", "world".
@@ -39,7 +42,7 @@ CommSplitRequest parse_comm_split_request(const std::string& text, SourcePositio
 // request's position) when the groups do not divide the ranks evenly.
 CommSplit resolve_plain_split(const CommSplitRequest& request, int ranks, int ranks_per_node);
 
-// True for dp, tp, cp, ep, pp, dp-cp, edp: kinds only a workload's layout defines.
-bool is_parallel_kind(const std::string& kind);
+// A workload's groups: "workload" or a parallel kind, which only a workload's layout defines.
+inline bool needs_workload(const CommSplitRequest& request) { return request.workload || is_parallel(request.kind); }
 
 }  // namespace ncclsweep

@@ -250,7 +250,7 @@ class Reader {
           parsed(v, [&] { return reduce_op(call.op); });
         } else if (key == "group") {
           call.group = scalar(v, key);
-          if (!is_parallel_kind(call.group)) fail(v, "unknown group '" + call.group + "'", "use dp, tp, cp, ep, pp, dp-cp or edp, or leave group out");
+          if (const auto kind = kCommunicatorKindNames.find(call.group); !kind || !is_parallel(*kind)) fail(v, "unknown group '" + call.group + "'", "use dp, tp, cp, ep, pp, dp-cp or edp, or leave group out");
         } else if (key == "group_size") {
           call.group_size = static_cast<int>(integer(v, key, 1, 1 << 24, 8));
         } else if (key == "group_stride") {
@@ -284,7 +284,7 @@ class Reader {
       const std::string value = scalar(entry.second, key);
       if (key == "workload") {
         CommSplitRequest request = parse_comm_split_request(value, at(entry.second));
-        if (!is_parallel_kind(request.kind)) {
+        if (request.workload || !is_parallel(request.kind)) {
           fail(entry.second, "workload group '" + value + "' is not a group kind", "use dp, tp, cp, ep, pp, dp-cp or edp");
         }
         return request;

@@ -133,6 +133,36 @@ TEST_CASE("every collective, dtype and op survives run.json as a table entry and
   CHECK_THROWS_WITH(bad.get<RunDocument>(), ContainsSubstring("median"));
 }
 
+TEST_CASE("every communicator kind survives run.json and is named in the series title") {
+  std::vector<MeasurementRecord> records;
+  Bytes size = 1024;
+  for (const auto& [kind, name] : kCommunicatorKindNames.entries()) {
+    MeasurementRecord r = plain_record(size);
+    size += 1024;
+    r.communicator = kind;
+    if (kind != CommunicatorKind::world) {
+      r.communicators = 2;
+      r.per_communicator = {SubCommunicatorTime{0, {10, 11, 12}, 0.5}, SubCommunicatorTime{1, {10, 11, 12}, 0.5}};
+    }
+    records.push_back(r);
+  }
+  const RunDocument run = run_of(records);
+  const std::string text = nlohmann::json(run).dump();
+  const RunDocument back = round_trip(run);
+  REQUIRE(back.records.size() == records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto& [kind, name] = kCommunicatorKindNames.entries()[i];
+    INFO(name);
+    CHECK(back.records[i].communicator == kind);
+    if (kind == CommunicatorKind::world) continue;  // world records leave the key out
+    CHECK_THAT(text, ContainsSubstring("\"communicator\":\"" + std::string(name) + "\""));
+    CHECK_THAT(series_title(key_of(back.records[i])), ContainsSubstring(std::string(name) + " groups of 2"));
+  }
+  nlohmann::json bad = run;
+  bad["records"][1]["communicator"] = "rack";
+  CHECK_THROWS_WITH(bad.get<RunDocument>(), ContainsSubstring("unknown communicator kind 'rack'"));
+}
+
 TEST_CASE("every footprint mode and stop reason survives run.json; an unknown name is refused with the valid ones") {
   for (const BufferFootprint footprint : {BufferFootprint{FootprintMode::largest, 0}, BufferFootprint{FootprintMode::exact, 0},
                                           BufferFootprint{FootprintMode::fixed, 8u << 20}}) {

@@ -46,10 +46,10 @@ MeasurementRecord record(const std::string& point, const std::string& collective
 }  // namespace
 
 TEST_CASE("strided groups and adjacent blocks get the colours of their members") {
-  CHECK(colours(CommSplit{"stride", 2, 2}, 4) == std::vector<int>{0, 1, 0, 1});
-  CHECK(colours(CommSplit{"size", 2, 1}, 4) == std::vector<int>{0, 0, 1, 1});
+  CHECK(colours(CommSplit{CommunicatorKind::stride, 2, 2}, 4) == std::vector<int>{0, 1, 0, 1});
+  CHECK(colours(CommSplit{CommunicatorKind::size, 2, 1}, 4) == std::vector<int>{0, 0, 1, 1});
   // dp groups of 2 strided by tp=2 on 8 ranks (tp2 dp2 pp2): {0,2} {1,3} {4,6} {5,7}.
-  CHECK(colours(CommSplit{"dp", 2, 2}, 8) == std::vector<int>{0, 1, 0, 1, 2, 3, 2, 3});
+  CHECK(colours(CommSplit{CommunicatorKind::dp, 2, 2}, 8) == std::vector<int>{0, 1, 0, 1, 2, 3, 2, 3});
   CHECK(colours(CommSplit{}, 4) == std::vector<int>{0, 0, 0, 0});
 }
 
@@ -81,7 +81,7 @@ TEST_CASE("a grid on groups of 2 sizes its calls for 2 ranks and names the sub-c
   spec.sizes = {1 << 20};
   spec.dtypes = parse_dtype_list("float32");
   spec.ops = parse_op_list("sum");
-  spec.split = CommSplit{"stride", 2, 2};
+  spec.split = CommSplit{CommunicatorKind::stride, 2, 2};
   const MeasurementPlan plan = plan_measurements(spec, 4);
   REQUIRE(plan.comms.size() == 1);
   REQUIRE(plan.calls.size() == 2);
@@ -94,14 +94,14 @@ TEST_CASE("a grid on groups of 2 sizes its calls for 2 ranks and names the sub-c
 
 TEST_CASE("per-group times reduce within each group; the busbw factor is the group's") {
   RunSpec spec;
-  spec.calls = {SizedCall{&collective("all_gather"), &data_type("float32"), ReduceOp::sum, 8000, CommSplit{"stride", 2, 2}}};
+  spec.calls = {SizedCall{&collective("all_gather"), &data_type("float32"), ReduceOp::sum, 8000, CommSplit{CommunicatorKind::stride, 2, 2}}};
   const MeasurementPlan plan = plan_measurements(spec, 4);
   MeasurementRecord r;
   r.ranks = 2;
   add_sub_communicator_times(r, plan.calls[0], {1e-6, 2e-6, 3e-6, 4e-6});
   REQUIRE(r.per_communicator.size() == 2);
   CHECK(r.communicators == 2);
-  CHECK(r.communicator == "stride");
+  CHECK(r.communicator == CommunicatorKind::stride);
   CHECK(r.per_communicator[0].time_us.max == Approx(3));  // ranks 0 and 2
   CHECK(r.per_communicator[0].time_us.min == Approx(1));
   CHECK(r.per_communicator[1].time_us.avg == Approx(3));  // ranks 1 and 3
@@ -116,9 +116,9 @@ TEST_CASE("sweep files take sizes from a workload and groups, with positions for
   CHECK(sweep.sizes_from->path == "w.yaml");
   CHECK(sweep.sizes_from->where.line == 1);
   REQUIRE(sweep.communicators);
-  CHECK(sweep.communicators->kind == "stride");
+  CHECK(sweep.communicators->kind == CommunicatorKind::stride);
   CHECK(sweep.communicators->value == 2);
-  CHECK(load_sweep_text("groups: {workload: dp}\n", "s.yaml").communicators->kind == "dp");
+  CHECK(load_sweep_text("groups: {workload: dp}\n", "s.yaml").communicators->kind == CommunicatorKind::dp);
   CHECK_THAT(usage_error_text([] { load_sweep_text("sizes: {workload: a, from_nccl_log: b}\n", "s.yaml"); }),
              ContainsSubstring("two sources"));
   CHECK_THAT(usage_error_text([] { load_sweep_text("name: x\nsizes: {wrkload: a}\n", "s.yaml"); }),
@@ -137,12 +137,12 @@ TEST_CASE("workload calls run on their own groups when the layout fits, else on 
   const WorkloadCalls fit = plan_workload_calls(input, std::nullopt, dtypes, 4, 4);
   bool saw_dp = false, saw_tp = false;
   for (const SizedCall& c : fit.calls) {
-    if (c.split.kind == "dp-cp") {  // Megatron's data-parallel group
+    if (c.split.kind == CommunicatorKind::dp_cp) {  // Megatron's data-parallel group
       saw_dp = true;
       CHECK(c.split.size == 2);
       CHECK(c.split.stride == 2);  // strided by tp
     }
-    if (c.split.kind == "tp") {
+    if (c.split.kind == CommunicatorKind::tp) {
       saw_tp = true;
       CHECK(c.split.stride == 1);  // adjacent
     }
@@ -158,7 +158,7 @@ TEST_CASE("workload calls run on their own groups when the layout fits, else on 
   CHECK_THAT(world.notes[0], ContainsSubstring("layout has 4 ranks, this run 8"));
 
   const WorkloadCalls dp_only = plan_workload_calls(input, parse_comm_split_request("dp"), dtypes, 4, 4);
-  for (const SizedCall& c : dp_only.calls) CHECK(c.split.kind == "dp");
+  for (const SizedCall& c : dp_only.calls) CHECK(c.split.kind == CommunicatorKind::dp);
   CHECK_THAT(usage_error_text([&] { plan_workload_calls(input, parse_comm_split_request("tp"), dtypes, 8, 8); }),
              ContainsSubstring("needs a workload layout of 8 ranks"));
 }
@@ -253,8 +253,8 @@ TEST_CASE("time per iteration weighs each point's measured times by calls, inter
   run.points[0].label = "A";
   run.points[1].label = "B";
   run.workload = WorkloadWeights{"w.yaml", "per rank per iteration",
-                                 {{"all_gather", 3000, "float32", "dp", 2, 2, "params"},
-                                  {"reduce_scatter", 1000, "float32", "dp", 2, 1, "grads"}}};
+                                 {{"all_gather", 3000, "float32", CommunicatorKind::dp, 2, 2, "params"},
+                                  {"reduce_scatter", 1000, "float32", CommunicatorKind::dp, 2, 1, "grads"}}};
   // A: all_gather measured at 1000 B (1 us) and 9000 B (4 us): 3000 B is half-way in log
   // size, so sqrt(1 x 4) = 2 us per call, x 2 calls; reduce_scatter 5 us measured. 9 us.
   run.records = {record("A", "all_gather", 1000, 2, 1), record("A", "all_gather", 9000, 2, 4),
@@ -317,11 +317,11 @@ TEST_CASE("size bands name the best point per range of sizes, and noise as noise
 
 TEST_CASE("group fields and workload weights survive run.json and the worker start message") {
   RunDocument run;
-  run.workload = WorkloadWeights{"w.yaml", "basis", {{"all_gather", 1000, "bfloat16", "dp", 2, 3, "o"}}};
+  run.workload = WorkloadWeights{"w.yaml", "basis", {{"all_gather", 1000, "bfloat16", CommunicatorKind::dp, 2, 3, "o"}}};
   run.iteration_times = {PointIterationTime{"default", 1.5, 1, 0, 0}};
   run.baseline = "default";
   MeasurementRecord r = record("default", "all_gather", 1000, 2, 1);
-  r.communicator = "dp";
+  r.communicator = CommunicatorKind::dp;
   r.communicators = 2;
   r.per_communicator = {SubCommunicatorTime{0, {1, 1, 1}, 2}, SubCommunicatorTime{1, {1, 2, 3}, 1}};
   run.records = {r};
@@ -330,7 +330,7 @@ TEST_CASE("group fields and workload weights survive run.json and the worker sta
   CHECK(back.workload->calls[0].calls == 3);
   CHECK(back.iteration_times[0].ms == 1.5);
   CHECK(back.baseline == "default");
-  CHECK(back.records[0].communicator == "dp");
+  CHECK(back.records[0].communicator == CommunicatorKind::dp);
   CHECK(back.records[0].per_communicator[1].time_us.max == 3);
 
   RunSpec spec;
@@ -338,10 +338,10 @@ TEST_CASE("group fields and workload weights survive run.json and the worker sta
   spec.sizes = {1024};
   spec.dtypes = parse_dtype_list("float32");
   spec.ops = parse_op_list("sum");
-  spec.split = CommSplit{"size", 2, 1};
-  spec.calls = {SizedCall{&collective("reduce_scatter"), &data_type("bfloat16"), ReduceOp::sum, 4096, CommSplit{"dp", 2, 2}}};
+  spec.split = CommSplit{CommunicatorKind::size, 2, 1};
+  spec.calls = {SizedCall{&collective("reduce_scatter"), &data_type("bfloat16"), ReduceOp::sum, 4096, CommSplit{CommunicatorKind::dp, 2, 2}}};
   const RunSpec spec_back = nlohmann::json(spec).get<RunSpec>();
-  CHECK(spec_back.split.kind == "size");
+  CHECK(spec_back.split.kind == CommunicatorKind::size);
   CHECK(spec_back.split.size == 2);
   REQUIRE(spec_back.calls.size() == 1);
   CHECK(spec_back.calls[0].kind == &collective("reduce_scatter"));
@@ -356,7 +356,7 @@ TEST_CASE("the colour of a workload group splits the ranks as the layout's own c
   layout.pp = 2;
   for (const ParallelKind kind : {ParallelKind::tp, ParallelKind::cp, ParallelKind::dp, ParallelKind::pp, ParallelKind::dp_cp}) {
     const ParallelGroup spec = group_of(kind, layout);
-    const CommSplit group{name_of(kind), spec.size, spec.stride};
+    const CommSplit group{kCommunicatorKindNames.parse(name_of(kind)), spec.size, spec.stride};
     INFO(name_of(kind));
     for (int a = 0; a < layout.world(); ++a) {
       for (int b = 0; b < layout.world(); ++b) {
@@ -373,7 +373,7 @@ TEST_CASE("records and workload calls write the split's names and still read the
   r.dtype = &data_type("float32");
   r.op = std::nullopt;
   r.placement = Placement::out_of_place;
-  r.communicator = "dp";
+  r.communicator = CommunicatorKind::dp;
   r.communicators = 2;
   r.per_communicator = {SubCommunicatorTime{0, {1, 2, 3}, 4}, SubCommunicatorTime{1, {5, 6, 7}, 8}};
   const nlohmann::json j = r;
@@ -391,7 +391,7 @@ TEST_CASE("records and workload calls write the split's names and still read the
   old["per_communicator"] = {{{"group", 0}, {"time_us", {{"min", 1}, {"avg", 2}, {"max", 3}}}, {"busbw_gbps", 4}},
                       {{"group", 1}, {"time_us", {{"min", 5}, {"avg", 6}, {"max", 7}}}, {"busbw_gbps", 8}}};
   const MeasurementRecord back = old.get<MeasurementRecord>();
-  CHECK(back.communicator == "dp");
+  CHECK(back.communicator == CommunicatorKind::dp);
   CHECK(back.communicators == 2);
   REQUIRE(back.per_communicator.size() == 2);
   CHECK(back.per_communicator[1].colour == 1);
@@ -400,7 +400,7 @@ TEST_CASE("records and workload calls write the split's names and still read the
   const WorkloadCall call = nlohmann::json{{"collective", "all_gather"}, {"bytes", 64}, {"dtype", "bf16"}, {"group", "tp"},
                                            {"group_size", 4}, {"calls", 2.0}, {"origin", "o"}}
                                 .get<WorkloadCall>();
-  CHECK(call.communicator == "tp");
+  CHECK(call.communicator == CommunicatorKind::tp);
   CHECK(call.communicator_ranks == 4);
   CHECK(nlohmann::json(call).at("communicator_ranks") == 4);
 }

@@ -114,7 +114,7 @@ TEST_CASE("an in-process --resume refuses records.jsonl holding another sweep's 
 TEST_CASE("a slow rank (--inject-fault R:slow=F) slows exactly the communicator that holds it, by F") {
   const auto dir = fresh_dir("slow");
   RunSpec spec = paced_spec({64 * kKiB});
-  spec.split = CommSplit{"size", 2, 1};  // ranks 0 and 1 in one communicator, 2 and 3 in the other
+  spec.split = CommSplit{CommunicatorKind::size, 2, 1};  // ranks 0 and 1 in one communicator, 2 and 3 in the other
   LaunchRequest request = paced_request(spec, 4, dir);
   request.fault = parse_fault_injection("1:slow=3");
   const InProcessLaunch slowed = launch_in_process(request, 4);

@@ -92,7 +92,7 @@ TEST_CASE("the key holds every field that makes a measurement, and orders by the
   CHECK(k.dtype == &data_type("float32"));
   CHECK(k.op == ReduceOp::sum);
   CHECK(k.placement == Placement::out_of_place);
-  CHECK(k.communicator == CommunicatorShape{"world", 4});
+  CHECK(k.communicator == CommunicatorShape{CommunicatorKind::world, 4});
   MeasurementRecord later = a;
   later.repeat = 1;
   CHECK(key_of(later) > k);
@@ -221,7 +221,7 @@ TEST_CASE("a grouped run keeps the world's numbers apart from the groups'") {
   for (MeasurementRecord r : run.records) {
     if (r.buffers != BufferMode::cuda_malloc || r.launch != LaunchMode::stream) continue;
     records.push_back(r);
-    r.communicator = "intra-node";
+    r.communicator = CommunicatorKind::intra_node;
     r.ranks = 2;
     r.communicators = 2;
     r.busbw_gbps += 1000;  // the groups' numbers are far from the world's

@@ -43,7 +43,7 @@ MeasurementRecord world_record(std::vector<double> times) {
 MeasurementRecord grouped_record(const std::string& kind, const std::vector<std::vector<int>>& members,
                                  std::vector<double> times) {
   MeasurementRecord r = world_record(std::move(times));
-  r.communicator = kind;
+  r.communicator = kCommunicatorKindNames.parse(kind);
   r.ranks = static_cast<int>(members.front().size());
   r.communicators = static_cast<int>(members.size());
   for (std::size_t g = 0; g < members.size(); ++g) {
@@ -136,13 +136,13 @@ TEST_CASE("plain group kinds give their layout without times: size and intra-nod
   MeasurementRecord r;
   r.ranks = 4;
   r.communicators = 2;
-  r.communicator = "size";
+  r.communicator = CommunicatorKind::size;
   CHECK(group_layout(r, 8)->stride == 1);
-  r.communicator = "intra-node";
+  r.communicator = CommunicatorKind::intra_node;
   CHECK(group_layout(r, 8)->stride == 1);
-  r.communicator = "stride";
+  r.communicator = CommunicatorKind::stride;
   CHECK(group_layout(r, 8)->stride == 2);
-  r.communicator = "inter-node";
+  r.communicator = CommunicatorKind::inter_node;
   CHECK(group_layout(r, 8)->stride == 2);
   CHECK(group_members(*group_layout(r, 8), 1, 8) == std::vector<int>{1, 3, 5, 7});
   CHECK_FALSE(group_layout(r, 6).has_value());  // 4 x 2 is not 6 ranks: not this run's record
@@ -168,7 +168,7 @@ TEST_CASE("a slow dp group is named with its ranks and the hosts they span") {
   run.records.push_back(world_record(times_with_slow_dp_group(0.12, 100)));  // not grouped: ignored here
   const auto slow = find_slow_groups(run);
   REQUIRE(slow.size() == 1);
-  CHECK(slow[0].kind == "dp");
+  CHECK(slow[0].kind == CommunicatorKind::dp);
   CHECK(slow[0].colour == 3);
   CHECK(slow[0].ranks == std::vector<int>{3, 11, 19, 27});
   CHECK(slow[0].hosts == std::vector<std::string>{"node0", "node1"});

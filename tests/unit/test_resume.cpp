@@ -52,7 +52,7 @@ TEST_CASE("a measurement's key names what was measured, not what it measured") {
                       +[](MeasurementRecord& r) { r.collective = &collective("all_gather"); },
                       +[](MeasurementRecord& r) { r.buffers = BufferMode::nccl_register; },
                       +[](MeasurementRecord& r) { r.launch = LaunchMode::graph; },
-                      +[](MeasurementRecord& r) { r.communicator = "intra-node"; },
+                      +[](MeasurementRecord& r) { r.communicator = CommunicatorKind::intra_node; },
                       +[](MeasurementRecord& r) { r.ranks = 2; }, +[](MeasurementRecord& r) { r.repeat = 1; },
                       +[](MeasurementRecord& r) { r.root = 0; }}) {
     MeasurementRecord c = a;

@@ -141,7 +141,7 @@ TEST_CASE("a worker gets the launch's measurement plan call for call, modes and 
   spec.launch_modes = {LaunchMode::graph};
   spec.footprints = {parse_footprint("exact"), parse_footprint("256M")};
   spec.cache_states = {CacheState::flush};
-  spec.split = CommSplit{"stride", 2, 2};
+  spec.split = CommSplit{CommunicatorKind::stride, 2, 2};
   WorkerStart start;
   start.ranks = 4;
   start.spec = spec;
