@@ -14,6 +14,7 @@
 #include "core/compute_load.hpp"
 #include "core/dtype.hpp"
 #include "core/gpu_clocks.hpp"
+#include "spec/config_fields.hpp"
 
 namespace ncclsweep {
 
@@ -74,11 +75,6 @@ struct DeviceDescription {
 };
 
 // A communicator setting passed through the API (ncclConfig_t field, snake_case name).
-struct ConfigSetting {
-  std::string field;  // "max_ctas"
-  std::string value;  // "8"
-};
-
 class Engine {
  public:
   virtual ~Engine() = default;

@@ -68,7 +68,7 @@ std::vector<WorkerGroup> worker_groups(const SweepPlan& plan) {
         const bool config = s.kind == SettingKind::config_field;
         point.settings.push_back({s.name, s.value, s.kind, SettingStatus::unverified});
         if (config) {
-          point.config.push_back({s.name, s.value});
+          point.config.push_back(config_setting(s.name, s.value));
         } else {
           point.env.emplace_back(s.name, s.value);
         }

@@ -56,6 +56,11 @@ PlannedCall planned_call_from(const json& j, const std::vector<CommSplit>& comms
 
 }  // namespace
 
+void to_json(json& j, const ConfigSetting& s) { j = json{{"field", s.name()}, {"value", s.value}}; }
+void from_json(const json& j, ConfigSetting& s) {
+  s = config_setting(j.at("field").get<std::string>(), j.at("value").get<std::string>());
+}
+
 void to_json(json& j, const MeasurementPlan& plan) {
   json calls = json::array(), comms = json::array();
   for (const PlannedCall& p : plan.calls) calls.push_back(planned_call_json(p));

@@ -61,7 +61,9 @@ struct WorkerStart {
   std::string fault;              // --inject-fault as text (runtime/fault_injection.hpp); "" for none
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ConfigSetting, field, value)
+// A config setting by its field's name and value, parsed again (config_setting) on arrival.
+void to_json(nlohmann::json& j, const ConfigSetting& s);
+void from_json(const nlohmann::json& j, ConfigSetting& s);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointSpec, label, settings, config, env)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(DeviceDescription, gpu_index, gpu_name, pci_bus_id, driver_version,
                                    cuda_runtime_version, nccl_header_version, nccl_library_version, exclusive_process)

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
+
+#include "core/errors.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -28,6 +31,12 @@ constexpr std::array kFields = std::to_array<ConfigField>({
     {Id::nvlink_centric_sched, "nvlink_centric_sched", "nvlinkCentricSched", 22800, "NCCL_NVLINK_UTIL_CENTRIC_SCHED_ENABLE", boolean_kind(), "NVLink-centric scheduling 0/1", ""},
 });
 
+std::string sweepable_list() {
+  std::string text;
+  for (const std::string& name : sweepable_config_field_names()) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
 }  // namespace
 
 std::span<const ConfigField> config_fields() { return kFields; }
@@ -49,6 +58,27 @@ std::vector<std::string> sweepable_config_field_names() {
     if (f.not_sweepable.empty()) names.emplace_back(f.name);
   }
   return names;
+}
+
+std::string_view ConfigSetting::name() const { return field ? field->name : std::string_view("?"); }
+
+ConfigSetting config_setting(std::string_view name, const std::string& value) {
+  ConfigSetting setting;
+  setting.field = find_config_field(name);
+  if (!setting.field || !setting.field->not_sweepable.empty()) {
+    throw UsageError("config field '" + std::string(name) + "' cannot be swept",
+                     setting.field ? std::string(setting.field->not_sweepable) : "use one of " + sweepable_list());
+  }
+  setting.value = value;
+  if (setting.field->value.syntax != ValueSyntax::text) {
+    const auto number = parse_whole_number(value);
+    if (!number || *number < std::numeric_limits<int>::min() || *number > std::numeric_limits<int>::max()) {
+      throw UsageError("config field " + std::string(name) + " takes a whole number, not '" + value + "'",
+                       "give a decimal number (or 0x hexadecimal) that fits an int");
+    }
+    setting.number = static_cast<int>(*number);
+  }
+  return setting;
 }
 
 }  // namespace ncclsweep

@@ -4,6 +4,7 @@
 // version that added the field, the environment variable that overrides it when set,
 // and the values NCCL accepts for it (its own checks in ncclCommInitRankConfig;
 // docs/nccl-settings.md#communicator-config-fields).
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -45,6 +46,22 @@ struct ConfigField {
   std::string_view description;
   std::string_view not_sweepable;  // why a sweep may not set it; "" = it may
 };
+
+// One field of a point's ncclConfig_t and its value, parsed once where the launch builds
+// its points (runtime worker_groups) and where a worker reads its start: the nccl engine
+// only copies it into ncclConfig_t.
+struct ConfigSetting {
+  const ConfigField* field = nullptr;
+  std::string value;          // as written: what a text field holds, and what messages show
+  std::optional<int> number;  // the value of an integer field (0/1 of a boolean one)
+
+  std::string_view name() const;  // "max_ctas"
+};
+
+// Throws UsageError for a field that is unknown or may not be swept, or a value an
+// integer field's ncclConfig_t member cannot hold. The value's range is the sweep's
+// checks' concern (allow_unknown_values passes a newer NCCL's).
+ConfigSetting config_setting(std::string_view name, const std::string& value);
 
 std::span<const ConfigField> config_fields();
 const ConfigField* find_config_field(std::string_view name);  // nullptr when unknown

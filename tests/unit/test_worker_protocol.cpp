@@ -85,13 +85,13 @@ TEST_CASE("messages cross a socket pair whole, and a closed peer reads as the en
     PointSpec point;
     point.label = "NCCL_PROTO=LL";
     point.env = {{"NCCL_PROTO", "LL"}};
-    point.config = {{"max_ctas", "8"}};
+    point.config = {config_setting("max_ctas", "8")};
     start.points = {point};
     parent.send(start);
     const WorkerStart got = worker.receive()->get<WorkerStart>();
     CHECK(got.rank == 1);
     CHECK(got.spec.collectives.front()->name == "all_gather");
-    CHECK(got.points.front().config.front().field == "max_ctas");
+    CHECK(got.points.front().config.front().name() == "max_ctas");
     CHECK(got.points.front().env.front().second == "LL");
   }
   CHECK_FALSE(parent.receive().has_value());  // the worker's end closed
@@ -120,7 +120,7 @@ TEST_CASE("a sweep plan's groups reach the workers with env, config and settings
       REQUIRE(sent.settings.size() == 3);
       for (const SettingOutcome& s : sent.settings) CHECK(s.status == SettingStatus::unverified);
       REQUIRE(sent.config.size() == 1);
-      CHECK(sent.config[0].field == "max_ctas");
+      CHECK(sent.config[0].name() == "max_ctas");
       CHECK(sent.env.size() == 2);  // NCCL_PROTO and NCCL_MAX_NCHANNELS: every point sets both
       for (const auto& [name, value] : sent.env) CHECK(name.rfind("NCCL_", 0) == 0);
     }
@@ -163,4 +163,23 @@ TEST_CASE("a worker gets the launch's measurement plan call for call, modes and 
   REQUIRE(received.plan.comms.size() == start.plan.comms.size());
   CHECK(received.plan.comms.front().label() == start.plan.comms.front().label());
   CHECK(received.plan.notes == start.plan.notes);
+}
+
+TEST_CASE("a config setting is parsed once, where the launch builds its points: the engine only copies it") {
+  const ConfigSetting ctas = config_setting("max_ctas", "0x10");
+  REQUIRE(ctas.field == find_config_field("max_ctas"));
+  CHECK(ctas.number == 16);
+  CHECK(ctas.value == "0x10");
+  const ConfigSetting name = config_setting("comm_name", "sweep-a");
+  CHECK_FALSE(name.number);
+  CHECK(name.value == "sweep-a");
+  CHECK_THROWS_WITH(config_setting("max_ctas", "8M"), ContainsSubstring("takes a whole number, not '8M'"));
+  CHECK_THROWS_WITH(config_setting("max_ctas", "99999999999"), ContainsSubstring("takes a whole number"));
+  CHECK_THROWS_WITH(config_setting("blocking", "0"), ContainsSubstring("'blocking' cannot be swept"));
+  CHECK_THROWS_WITH(config_setting("max_ctaz", "8"), ContainsSubstring("'max_ctaz' cannot be swept"));
+  // Through a worker's start message it is parsed again and refused the same way.
+  const nlohmann::json sent = ctas;
+  CHECK(sent.get<ConfigSetting>().number == 16);
+  CHECK_THROWS_WITH(nlohmann::json({{"field", "max_ctas"}, {"value", "x"}}).get<ConfigSetting>(),
+                    ContainsSubstring("takes a whole number"));
 }

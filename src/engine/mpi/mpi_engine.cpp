@@ -69,7 +69,7 @@ class MpiEngine final : public Engine {
 
   // MPI_COMM_WORLD's duplicate already connects the ranks.
   void connect(const std::vector<ConfigSetting>& config) override {
-    if (!config.empty()) throw UsageError("the mpi engine has no communicator config; '" + config.front().field +
+    if (!config.empty()) throw UsageError("the mpi engine has no communicator config; '" + std::string(config.front().name()) +
                                           "' needs --engine nccl");
   }
   void disconnect() override { free_groups(); }

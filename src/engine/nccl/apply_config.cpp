@@ -1,6 +1,5 @@
 #include "engine/nccl/apply_config.hpp"
 
-#include <limits>
 #include <string>
 
 #include "core/errors.hpp"
@@ -58,28 +57,19 @@ Member member_of(ConfigFieldId id, ncclConfig_t& config) {
 }  // namespace
 
 void apply_config_field(const ConfigSetting& setting, ncclConfig_t& config) {
-  const ConfigField* field = find_config_field(setting.field);
-  if (!field || !field->not_sweepable.empty()) {
-    throw UsageError("config field '" + setting.field + "' cannot be swept",
-                     "plan and run refuse it before launch; this worker got it from elsewhere");
-  }
-  const Member member = member_of(field->id, config);
+  // config_setting() checked the field and parsed an integer's value; what is left is
+  // whether this build's ncclConfig_t has the member.
+  const Member member = member_of(setting.field->id, config);
   if (member.text) {
     *member.text = setting.value.c_str();
     return;
   }
-  if (member.integer) {
-    // The plan checked the range unless allow_unknown_values let a newer NCCL's pass:
-    // only the member's type is this build's to insist on.
-    const auto number = parse_whole_number(setting.value);
-    if (!number || *number < std::numeric_limits<int>::min() || *number > std::numeric_limits<int>::max()) {
-      throw UsageError("config field " + setting.field + " takes a whole number, not '" + setting.value + "'");
-    }
-    *member.integer = static_cast<int>(*number);
+  if (member.integer && setting.number) {
+    *member.integer = *setting.number;
     return;
   }
   throw UsageError("ncclConfig_t of NCCL " + nccl_version_text(NCCL_VERSION_CODE) + " has no field " +
-                   std::string(field->nccl_name) + " (config " + setting.field + ")",
+                   std::string(setting.field->nccl_name) + " (config " + std::string(setting.name()) + ")",
                    "config fields are checked against the NCCL header ncclsweep was built with; rebuild against this NCCL");
 }
 
