@@ -38,16 +38,6 @@ MeasurementKey series_of(MeasurementKey key) {
 
 std::string_view op_name(const MeasurementKey& key) { return key.op ? name_of(*key.op) : "none"; }
 
-std::string key_text(const MeasurementKey& k) {
-  // The point label is free text: it goes last, so a '|' in it cannot make two keys alike.
-  return std::string(k.collective->name) + "|" + std::string(k.dtype->name) + "|" + std::string(op_name(k)) + "|" +
-         std::to_string(k.root) + "|" + std::string(name_of(k.communicator.kind)) + "|" + std::to_string(k.communicator.ranks) + "|" +
-         std::string(name_of(k.buffers)) + "|" + std::string(name_of(k.launch)) + "|" +
-         label_of(k.footprint) + "|" + std::string(name_of(k.cache)) + "|" +
-         (k.compute ? to_text(*k.compute) : std::string("-")) + "|" + std::string(name_of(k.placement)) + "|" + std::to_string(k.size_bytes) + "|" +
-         std::to_string(k.requested_bytes) + "|" + std::to_string(k.repeat) + "|" + k.point;
-}
-
 std::string communicator_text(const CommunicatorShape& group) {
   return std::string(name_of(group.kind)) + " groups of " + std::to_string(group.ranks);
 }

@@ -68,10 +68,6 @@ MeasurementKey without_repeat(MeasurementKey key);
 // table, one row per size and one column per point.
 MeasurementKey series_of(MeasurementKey key);
 
-// One line of text per key, equal exactly when the keys are equal: the form --resume
-// sends to every rank and worker.
-std::string key_text(const MeasurementKey& key);
-
 // "all_gather float32 sum", then "on dp groups of 2", "buffers nccl-register, launch
 // graph", "footprint exact, cache flush" where they differ from the world and the defaults.
 std::string series_title(const MeasurementKey& key);

@@ -151,6 +151,45 @@ void from_json(const json& j, UnderCompute& u) {
   if (const auto it = j.find("clocks"); it != j.end() && !it->is_null()) u.clocks = clocks_from(*it);
 }
 
+void to_json(json& j, const MeasurementKey& k) {
+  j = json{{"collective", k.collective->name},
+           {"dtype", k.dtype->name},
+           {"op", op_name(k)},
+           {"root", k.root},
+           {"communicator", name_of(k.communicator.kind)},
+           {"communicator_ranks", k.communicator.ranks},
+           {"buffers", name_of(k.buffers)},
+           {"launch", name_of(k.launch)},
+           {"buffer_footprint", label_of(k.footprint)},
+           {"cache", name_of(k.cache)},
+           {"compute", k.compute ? json(to_text(*k.compute)) : json(nullptr)},
+           {"placement", name_of(k.placement)},
+           {"point", k.point},
+           {"size_bytes", k.size_bytes},
+           {"requested_bytes", k.requested_bytes},
+           {"repeat", k.repeat}};
+}
+
+void from_json(const json& j, MeasurementKey& k) {
+  k.collective = &collective(j.at("collective").get<std::string>());
+  k.dtype = &data_type(j.at("dtype").get<std::string>());
+  k.op = op_from_name(j.at("op").get<std::string>());
+  j.at("root").get_to(k.root);
+  k.communicator = {kCommunicatorKindNames.parse(j.at("communicator").get<std::string>()),
+                    j.at("communicator_ranks").get<int>()};
+  k.buffers = kBufferModeNames.parse(j.at("buffers").get<std::string>());
+  k.launch = kLaunchModeNames.parse(j.at("launch").get<std::string>());
+  k.footprint = parse_footprint(j.at("buffer_footprint").get<std::string>());
+  k.cache = kCacheStateNames.parse(j.at("cache").get<std::string>());
+  k.compute = j.at("compute").is_null() ? std::nullopt
+                                        : std::optional<ComputeLoad>(parse_compute_load(j.at("compute").get<std::string>(), "a resume key"));
+  k.placement = kPlacementNames.parse(j.at("placement").get<std::string>());
+  j.at("point").get_to(k.point);
+  j.at("size_bytes").get_to(k.size_bytes);
+  j.at("requested_bytes").get_to(k.requested_bytes);
+  j.at("repeat").get_to(k.repeat);
+}
+
 void to_json(json& j, const MeasurementRecord& r) {
   j = json{{"collective", collective_name(r)},
            {"dtype", dtype_name(r)},

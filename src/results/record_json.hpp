@@ -2,6 +2,7 @@
 // JSON form of the result types (run.json, records.jsonl), via nlohmann_json.
 #include <nlohmann/json.hpp>
 
+#include "results/measurement_key.hpp"
 #include "results/record.hpp"
 
 namespace ncclsweep {
@@ -39,6 +40,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PointOutcome, label, isolation_g
 
 void to_json(nlohmann::json& j, const UnderCompute& u);
 void from_json(const nlohmann::json& j, UnderCompute& u);
+// A measurement's identity by names, as --resume hands it to every rank and worker.
+void to_json(nlohmann::json& j, const MeasurementKey& k);
+void from_json(const nlohmann::json& j, MeasurementKey& k);
 void to_json(nlohmann::json& j, const MeasurementRecord& r);
 void from_json(const nlohmann::json& j, MeasurementRecord& r);
 void to_json(nlohmann::json& j, const RunDocument& d);

@@ -11,9 +11,9 @@
 
 namespace ncclsweep {
 
-std::set<std::string> measurement_keys(const std::vector<MeasurementRecord>& records) {
-  std::set<std::string> keys;
-  for (const auto& r : records) keys.insert(key_text(key_of(r)));
+std::set<MeasurementKey> measurement_keys(const std::vector<MeasurementRecord>& records) {
+  std::set<MeasurementKey> keys;
+  for (const auto& r : records) keys.insert(key_of(r));
   return keys;
 }
 
@@ -24,7 +24,7 @@ RecordedMeasurements read_recorded_measurements(const std::filesystem::path& rec
   const std::string text = read_input_file(records_file.string(), kResultsFileInput);
   std::size_t start = 0;
   int line_number = 0;
-  std::map<std::string, int> line_of_key;  // a measurement recorded twice is refused
+  std::map<MeasurementKey, int> line_of_key;  // a measurement recorded twice is refused
   while (start < text.size()) {
     ++line_number;
     const std::size_t end = text.find('\n', start);
@@ -33,10 +33,12 @@ RecordedMeasurements read_recorded_measurements(const std::filesystem::path& rec
     try {
       if (end == std::string::npos) throw std::runtime_error("no newline at its end");
       MeasurementRecord record = nlohmann::json::parse(line).get<MeasurementRecord>();
-      const auto [seen, fresh] = line_of_key.emplace(key_text(key_of(record)), line_number);
+      const auto [seen, fresh] = line_of_key.emplace(key_of(record), line_number);
       if (!fresh) {
         throw UsageError(records_file.string() + " lines " + std::to_string(seen->second) + " and " +
-                             std::to_string(line_number) + " hold the same measurement (" + seen->first +
+                             std::to_string(line_number) + " hold the same measurement (" + series_title(seen->first) + ", " +
+                             format_bytes(seen->first.size_bytes) + ", " + std::string(name_of(seen->first.placement)) +
+                             ", point " + seen->first.point + ", repeat " + std::to_string(seen->first.repeat + 1) +
                              "): the file mixes two runs or was edited",
                          "start a new run without --resume (or remove the line that does not belong)");
       }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "results/measurement_key.hpp"
 #include "results/record.hpp"
 
 namespace ncclsweep {
@@ -24,9 +25,8 @@ struct RecordedMeasurements {
 // throws UsageError naming the file and line, as does one measurement recorded twice.
 RecordedMeasurements read_recorded_measurements(const std::filesystem::path& records_file);
 
-// The key_text (results/measurement_key.hpp) of every record: what each rank and worker
-// skips.
-std::set<std::string> measurement_keys(const std::vector<MeasurementRecord>& records);
+// The key (results/measurement_key.hpp) of every record: what each rank and worker skips.
+std::set<MeasurementKey> measurement_keys(const std::vector<MeasurementRecord>& records);
 
 // A short, stable hex digest of `text` (FNV-1a, 64 bits): run.json's fingerprint of the
 // expanded plan and rank layout.

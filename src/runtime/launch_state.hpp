@@ -44,7 +44,7 @@ struct LaunchState {
   SinkFanout sinks;            // rank 0: every format; other ranks: the log only
   RunDocument run;             // rank 0
   EarlierRun earlier;          // rank 0, --resume
-  std::set<std::string> done;  // --resume: measurement keys recorded earlier, on every rank
+  std::set<MeasurementKey> done;  // --resume: measurements recorded earlier, on every rank
   bool stopped = false;  // the ranks agreed to stop early (a signal)
 };
 

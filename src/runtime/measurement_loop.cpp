@@ -281,7 +281,7 @@ bool measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engin
           under.load = *options.compute;
           key.under_compute = under;
         }
-        if (options.done.count(key_text(key_of(key)))) continue;  // --resume: recorded by an earlier run
+        if (options.done.count(key_of(key))) continue;  // --resume: recorded by an earlier run
       }
       row.push_back(measure_placement(planned, placement, repeat, options, engine, ranks));
     }

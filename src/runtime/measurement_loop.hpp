@@ -15,6 +15,7 @@
 #include "engine/engine.hpp"
 #include "plan/measurement_plan.hpp"
 #include "spec/run_spec.hpp"
+#include "results/measurement_key.hpp"
 #include "results/result_sink.hpp"
 
 namespace ncclsweep {
@@ -34,8 +35,8 @@ struct LoopOptions {
   double warmup_budget_seconds = 0.05;
   // Calls shorter than this are timed in samples of several calls, about this long.
   double sample_seconds = 1e-3;
-  // --resume: key_text()s (results/measurement_key.hpp) already recorded; skipped.
-  std::set<std::string> done;
+  // --resume: measurements already recorded; skipped.
+  std::set<MeasurementKey> done;
   // Polled on every rank before each size (this rank's wish to stop, e.g. a signal);
   // the ranks agree on it collectively, so all stop at the same size. Empty: never.
   std::function<bool()> stop_requested;

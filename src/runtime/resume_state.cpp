@@ -26,23 +26,16 @@ EarlierRun read_earlier_run(const std::string& dir) {
 }
 
 std::string done_keys_text(const RecordedMeasurements& recorded) {
-  std::string keys;
-  for (const std::string& key : measurement_keys(recorded.records)) keys += key + "\n";
-  if (!keys.empty()) keys.pop_back();
-  return keys;
+  if (recorded.records.empty()) return {};
+  return nlohmann::json(measurement_keys(recorded.records)).dump();
 }
 
-std::set<std::string> parse_done_keys(const std::string& text) {
-  std::set<std::string> keys;
-  for (std::size_t start = 0; start < text.size();) {
-    const std::size_t end = std::min(text.find('\n', start), text.size());
-    keys.insert(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return keys;
+std::set<MeasurementKey> parse_done_keys(const std::string& text) {
+  if (text.empty()) return {};
+  return nlohmann::json::parse(text).get<std::set<MeasurementKey>>();
 }
 
-std::set<std::string> share_done_keys(RankGroup& session, const std::string& keys_text) {
+std::set<MeasurementKey> share_done_keys(RankGroup& session, const std::string& keys_text) {
   return parse_done_keys(session.broadcast_string(keys_text));
 }
 

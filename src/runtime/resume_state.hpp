@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "results/measurement_key.hpp"
 #include "results/record.hpp"
 #include "results/resume.hpp"
 
@@ -21,12 +22,12 @@ struct EarlierRun {
 // Rank 0: DIR's run.json and records.jsonl.
 EarlierRun read_earlier_run(const std::string& dir);
 
-// The keys of the earlier records, one a line (what rank 0 broadcasts), and back.
+// The keys of the earlier records as one JSON array (what rank 0 broadcasts), and back.
 std::string done_keys_text(const RecordedMeasurements& recorded);
-std::set<std::string> parse_done_keys(const std::string& text);
+std::set<MeasurementKey> parse_done_keys(const std::string& text);
 
 // Collective: rank 0's `keys_text` as a set on every rank, so every rank skips the same.
-std::set<std::string> share_done_keys(RankGroup& session, const std::string& keys_text);
+std::set<MeasurementKey> share_done_keys(RankGroup& session, const std::string& keys_text);
 
 // Why resuming DIR is refused (the message with its fix), or "" when it may go on:
 // the fingerprints differ and --force was not given.

@@ -57,7 +57,7 @@ struct WorkerStart {
   int corrupt_rank = -1;
   std::string nccl_log_path;  // this worker's NCCL_DEBUG_FILE
   std::vector<PointSpec> points;
-  std::vector<std::string> done;  // --resume: key_text()s recorded earlier, skipped
+  std::vector<MeasurementKey> done;  // --resume: measurements recorded earlier, skipped
   std::string fault;              // --inject-fault as text (runtime/fault_injection.hpp); "" for none
 };
 

@@ -82,7 +82,13 @@ TEST_CASE("reaping a worker that is done waits for its exit, and kills one that 
 
 TEST_CASE("a worker start carries the resume keys, the fault and the timeout") {
   WorkerStart start = two_rank_start();
-  start.done = {"default|all_reduce|float32|sum|-1|1048576|1048576|in_place"};
+  MeasurementKey done;
+  done.collective = &collective("all_reduce");
+  done.dtype = &data_type("float32");
+  done.op = ReduceOp::sum;
+  done.size_bytes = done.requested_bytes = 1 << 20;
+  done.placement = Placement::in_place;
+  start.done = {done};
   start.fault = "1:sleep=5@default";
   start.spec.timeout_s = 77;
   const WorkerStart back = nlohmann::json(start).get<WorkerStart>();

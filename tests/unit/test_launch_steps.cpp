@@ -124,11 +124,41 @@ TEST_CASE("a refused resume says what changed, not only two fingerprints") {
   CHECK(resume_changes(earlier, RunSettings{"mpi", 5, 400, true}, {"a", "a", "a", "a"}).empty());
 }
 
-TEST_CASE("the resumed keys survive the trip through one text") {
+TEST_CASE("the resumed keys survive the trip through one text, each field of them") {
   RecordedMeasurements recorded;
   CHECK(done_keys_text(recorded).empty());
   CHECK(parse_done_keys("").empty());
-  CHECK(parse_done_keys("k1\nk2\nk1") == std::set<std::string>{"k1", "k2"});
+  MeasurementRecord a;
+  a.collective = &collective("reduce_scatter");
+  a.dtype = &data_type("bfloat16");
+  a.op = ReduceOp::max;
+  a.size_bytes = a.requested_bytes = 4 << 20;
+  a.ranks = 2;
+  a.point = "NCCL_PROTO=LL";
+  // Each record differs from `a` in one field of the key: all must stay apart.
+  std::vector<MeasurementRecord> records{a};
+  const auto vary = [&](auto change) {
+    MeasurementRecord r = a;
+    change(r);
+    records.push_back(r);
+  };
+  vary([](MeasurementRecord& r) { r.repeat = 1; });
+  vary([](MeasurementRecord& r) { r.placement = Placement::in_place; });
+  vary([](MeasurementRecord& r) { r.op = ReduceOp::min; });
+  vary([](MeasurementRecord& r) { r.requested_bytes = 5 << 20; });
+  vary([](MeasurementRecord& r) { r.buffers = BufferMode::nccl_register; });
+  vary([](MeasurementRecord& r) { r.buffer_footprint = parse_footprint("exact"); });
+  vary([](MeasurementRecord& r) { r.cache = CacheState::flush; });
+  vary([](MeasurementRecord& r) { r.communicator = CommunicatorKind::dp; });
+  vary([](MeasurementRecord& r) {
+    r.under_compute = UnderCompute{};
+    r.under_compute->load = parse_compute_load("gemm:256x256x256:bf16");
+  });
+  records.push_back(a);  // the same measurement twice is one key
+  recorded.records = records;
+  const std::set<MeasurementKey> keys = parse_done_keys(done_keys_text(recorded));
+  CHECK(keys.size() == records.size() - 1);
+  CHECK(keys == measurement_keys(records));
 }
 
 TEST_CASE("preflight shows warnings and errors one line each and counts the informational findings") {
