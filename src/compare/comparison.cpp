@@ -52,7 +52,7 @@ void note_identity(const std::string& what, const std::string& a, const std::str
 std::string holdings(const Side& side) {
   const auto sizes = values_of(side, [](const RowKey& k) { return k.size_bytes; });
   return std::to_string(side.identity.ranks) + " ranks, " +
-         join(values_of(side, [](const RowKey& k) { return k.collective + " " + k.dtype; })) + ", sizes " +
+         join(values_of(side, [](const RowKey& k) { return std::string(k.collective->name) + " " + std::string(k.dtype->name); })) + ", sizes " +
          format_bytes(*sizes.begin()) + " .. " + format_bytes(*sizes.rbegin());
 }
 
@@ -110,10 +110,10 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
   note_identity("NCCL", a.nccl_version, b.nccl_version, c.differences);
   note_identity("CUDA runtime", a.cuda_version, b.cuda_version, c.differences);
   note_identity("source", a.source + " (" + a.engine + ")", b.source + " (" + b.engine + ")", c.differences);
-  note_one_sided("collectives", values_of(new_side, [](const RowKey& k) { return k.collective; }),
-                 values_of(reference, [](const RowKey& k) { return k.collective; }), c.differences);
-  note_one_sided("dtypes", values_of(new_side, [](const RowKey& k) { return k.dtype; }),
-                 values_of(reference, [](const RowKey& k) { return k.dtype; }), c.differences);
+  note_one_sided("collectives", values_of(new_side, [](const RowKey& k) { return std::string(k.collective->name); }),
+                 values_of(reference, [](const RowKey& k) { return std::string(k.collective->name); }), c.differences);
+  note_one_sided("dtypes", values_of(new_side, [](const RowKey& k) { return std::string(k.dtype->name); }),
+                 values_of(reference, [](const RowKey& k) { return std::string(k.dtype->name); }), c.differences);
   note_one_sided("sizes", values_of(new_side, [](const RowKey& k) { return k.size_bytes; }),
                  values_of(reference, [](const RowKey& k) { return k.size_bytes; }), c.differences);
   for (const auto& n : new_side.notes) c.notes.push_back("NEW: " + n);

@@ -100,9 +100,15 @@ Side import(const json& doc, const std::string& path) {
         side.notes.push_back("results[" + std::to_string(i) + "]." + placement + " has no bus_bw (not measured): skipped");
         continue;
       }
+      std::string skipped;
+      const auto key = nccl_tests_key(collective, r.at("type").get<std::string>(), r.at("redop").get<std::string>(),
+                                      r.at("size").get<Bytes>(), place, skipped);
+      if (!key) {
+        note_skipped_row(side, skipped);
+        continue;
+      }
       SideRow row;
-      row.key = {collective, canonical_dtype(r.at("type").get<std::string>()), r.at("redop").get<std::string>(),
-                 r.at("size").get<Bytes>(), place, ""};
+      row.key = *key;
       row.count = r.at("count").get<std::uint64_t>();
       const json& root = r.at("root");
       if (root.is_string()) {

@@ -223,9 +223,15 @@ class TextImporter {
         side_.notes.push_back("line " + std::to_string(number) + ": " + std::string(placement) + " busbw N/A (not measured): skipped");
         return;
       }
+      std::string skipped;
+      const auto key = nccl_tests_key(block_->collective, words[t.type], t.redop >= 0 ? words[t.redop] : "none", size,
+                                      place, skipped);
+      if (!key) {
+        note_skipped_row(side_, skipped);
+        return;
+      }
       SideRow row;
-      row.key = {block_->collective, canonical_dtype(words[t.type]), t.redop >= 0 ? words[t.redop] : "none", size,
-                 place, ""};
+      row.key = *key;
       row.count = count;
       row.root = root;
       row.time_us = number_cell(words, c.time, "time", number, 0, kMaxFigure, false);

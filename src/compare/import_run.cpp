@@ -47,8 +47,7 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
     }
     if (const std::string footprint = footprint_text(k); footprints.size() > 1 && !footprint.empty()) tag(footprint);
     SideRow row;
-    row.key = {std::string(collective_name(r)), std::string(dtype_name(r)), std::string(op_name(r)), k.size_bytes,
-               k.placement, variant};
+    row.key = {r.collective, r.dtype, r.op, k.size_bytes, k.placement, variant};
     row.count = r.count;
     row.root = k.root;
     row.time_us = m.time_us.median;

@@ -38,28 +38,60 @@ void normalise_rows(Side& side) {
 }
 
 std::string row_label(const RowKey& key) {
-  std::string s = key.collective + " " + key.dtype;
-  if (key.op != "none") s += " " + key.op;
+  std::string s = std::string(key.collective->name) + " " + std::string(key.dtype->name);
+  if (key.op) s += " " + std::string(name_of(*key.op));
   s += " " + format_bytes(key.size_bytes);
   if (key.placement == Placement::in_place) s += " in-place";
   if (!key.point.empty()) s += " [" + key.point + "]";
   return s;
 }
 
-std::string canonical_dtype(const std::string& name) {
+std::optional<RowKey> nccl_tests_key(const std::string& collective, const std::string& type, const std::string& redop,
+                                     Bytes size, Placement placement, std::string& skipped) {
+  RowKey key;
+  key.size_bytes = size;
+  key.placement = placement;
+  for (const CollectiveKind& kind : all_collectives()) {
+    if (kind.name == collective) key.collective = &kind;
+  }
+  if (!key.collective) {
+    skipped = collective + ": not a collective ncclsweep measures";
+    return std::nullopt;
+  }
   // nccl-tests' spellings that data_type() does not know.
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 2> kNcclTests{{
       {"f8e4m3", "fp8_e4m3"},
       {"f8e5m2", "fp8_e5m2"},
   }};
+  std::string_view dtype = type;
   for (const auto& [theirs, ours] : kNcclTests) {
-    if (name == theirs) return std::string(ours);
+    if (type == theirs) dtype = ours;
   }
-  try {
-    return std::string(data_type(name).name);
-  } catch (const UsageError&) {
-    return name;
+  for (const DataType& t : all_data_types()) {
+    if (t.name == dtype) key.dtype = &t;
   }
+  if (!key.dtype) {
+    try {
+      key.dtype = &data_type(dtype);  // its aliases: float, half, double...
+    } catch (const UsageError&) {
+      skipped = "type " + type + ": not one ncclsweep measures";
+      return std::nullopt;
+    }
+  }
+  if (redop != "none" && key.collective->reduces) {
+    try {
+      key.op = reduce_op(redop);
+    } catch (const UsageError&) {
+      skipped = "redop " + redop + ": not one ncclsweep measures";
+      return std::nullopt;
+    }
+  }
+  return key;
+}
+
+void note_skipped_row(Side& side, const std::string& skipped) {
+  const std::string note = "rows skipped: " + skipped;
+  if (std::find(side.notes.begin(), side.notes.end(), note) == side.notes.end()) side.notes.push_back(note);
 }
 
 std::string collective_from_program(const std::string& program) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/collective.hpp"
+#include "core/dtype.hpp"
 #include "core/units.hpp"
 #include "results/measurement_key.hpp"
 
@@ -15,15 +17,21 @@ namespace ncclsweep {
 // What a row is a measurement of. `point` names a sweep point's settings (its label) and
 // a buffer or launch mode other than the default; empty for a plain run's rows, so they
 // compare with nccl-tests output, which has no points.
+// Collective and dtype point into their tables (an importer maps nccl-tests' names and
+// skips rows of collectives, types and ops ncclsweep does not measure).
 struct RowKey {
-  std::string collective;  // "all_gather"
-  std::string dtype;       // canonical: "float32"
-  std::string op;          // "sum", or "none"
+  const CollectiveKind* collective = nullptr;
+  const DataType* dtype = nullptr;
+  std::optional<ReduceOp> op;  // empty: the collective does not reduce ("none")
   Bytes size_bytes = 0;    // total buffer, nccl-tests convention
   Placement placement = Placement::out_of_place;
   std::string point;
   bool operator==(const RowKey&) const = default;
 };
+// The names a row's collective, dtype and op have in files and printers.
+inline std::string collective_name(const RowKey& k) { return k.collective ? std::string(k.collective->name) : "?"; }
+inline std::string dtype_name(const RowKey& k) { return k.dtype ? std::string(k.dtype->name) : "?"; }
+inline std::string op_name(const RowKey& k) { return k.op ? std::string(name_of(*k.op)) : "none"; }
 // Report order: collective, dtype, op, size, out-of-place before in-place, point.
 bool operator<(const RowKey& a, const RowKey& b);
 
@@ -81,9 +89,13 @@ void normalise_rows(Side& side);
 // "all_gather float32 64 MiB in-place": the words a user reads in a summary.
 std::string row_label(const RowKey& key);
 
-// nccl-tests' type names (float, half, f8e4m3...) or ours -> canonical dtype name; an
-// unknown name is returned unchanged so two nccl-tests files still match each other.
-std::string canonical_dtype(const std::string& name);
+// A row of nccl-tests' names (collective, type: float, half, f8e4m3..., redop: none,
+// sum...) as a key, or nullopt with `skipped` saying why ncclsweep cannot compare it
+// (a collective, type or op it does not measure: gather, mulsum...).
+std::optional<RowKey> nccl_tests_key(const std::string& collective, const std::string& type, const std::string& redop,
+                                     Bytes size, Placement placement, std::string& skipped);
+// The note for a skipped row, added to the side once per reason.
+void note_skipped_row(Side& side, const std::string& skipped);
 // "all_gather_perf_mpi", "/opt/bin/all_gather_perf" -> "all_gather".
 std::string collective_from_program(const std::string& program);
 // "22803" or "2.28.3" -> "2.28.3".

@@ -25,7 +25,8 @@ namespace {
 struct Variant {
   int run = 0;
   CommunicatorShape communicator;  // the world and each group size are bands of their own
-  std::string dtype, op;
+  const DataType* dtype = nullptr;
+  std::optional<ReduceOp> op;
   Placement placement = Placement::out_of_place;
   auto operator<=>(const Variant&) const = default;
 };
@@ -425,7 +426,7 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
         ++without_compute;
         continue;
       }
-      Measured& m = table[row.key.collective][row.key.size_bytes][variant][k.point];
+      Measured& m = table[collective_name(row.key)][row.key.size_bytes][variant][k.point];
       m.row = row;
       m.records = row.repeats;
       m.exposed_us = cost;
@@ -434,7 +435,7 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
   std::set<std::string> dtypes;
   for (const auto& [collective, sizes] : table) {
     for (const auto& [size, variants] : sizes) {
-      for (const auto& [variant, points] : variants) dtypes.insert(variant.dtype);
+      for (const auto& [variant, points] : variants) dtypes.insert(std::string(variant.dtype->name));
     }
   }
   rec.dtypes.assign(dtypes.begin(), dtypes.end());

@@ -218,7 +218,8 @@ VerificationReport check_verification(const RunDocument& run, const std::vector<
   std::map<std::pair<std::string, Bytes>, std::map<std::string, std::map<std::string, SideRow>>> rows;
   for (const auto& row : side_from_run(run, "").rows) {
     const std::string label = row.key.point.empty() ? "default" : row.key.point;
-    rows[{row.key.collective, row.key.size_bytes}][label][row.key.dtype + " " + row.key.op + " " + std::string(name_of(row.key.placement))] = row;
+    rows[{collective_name(row.key), row.key.size_bytes}][label]
+        [dtype_name(row.key) + " " + op_name(row.key) + " " + std::string(name_of(row.key.placement))] = row;
   }
   const int ranks = static_cast<int>(run.ranks.size());
   const int nodes = static_cast<int>(run.hosts.size());

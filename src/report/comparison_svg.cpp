@@ -35,7 +35,7 @@ std::vector<ComparedSeries> series_of(const Comparison& c) {
     series_key.size_bytes = 0;
     auto it = std::find(keys.begin(), keys.end(), series_key);
     if (it == keys.end()) {
-      std::string label = r.key.collective + " " + r.key.dtype + (r.key.op == "none" ? "" : " " + r.key.op) +
+      std::string label = collective_name(r.key) + " " + dtype_name(r.key) + (r.key.op ? " " + op_name(r.key) : "") +
                           (r.key.placement == Placement::in_place ? " in-place" : "") +
                           (r.key.point.empty() ? "" : " " + r.key.point);
       keys.push_back(series_key);

@@ -55,7 +55,7 @@ std::vector<RowGroup> group_rows(const Side& side) {
   std::vector<std::string> group_keys;
   for (const auto& row : side.rows) {
     const RowKey& k = row.key;
-    std::string title = k.collective + " " + k.dtype + (k.op == "none" ? "" : " " + k.op);
+    std::string title = collective_name(k) + " " + dtype_name(k) + (k.op ? " " + op_name(k) : "");
     if (!k.point.empty()) title += " [" + k.point + "]";
     std::size_t g = 0;
     while (g < groups.size() && groups[g].title != title) ++g;

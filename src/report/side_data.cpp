@@ -31,8 +31,8 @@ void print_side_csv(const Side& side, const PrintStyle& style, std::ostream& out
   for (const SideRow& r : side.rows) {
     const MeasurementKey* k = r.measurement ? &*r.measurement : nullptr;
     out << csv_field(id.source) << ',' << csv_field(id.name) << ',' << id.ranks << ',' << id.hosts << ','
-        << csv_field(id.gpu) << ',' << csv_field(id.nccl_version) << ',' << r.key.collective << ',' << r.key.dtype
-        << ',' << r.key.op << ',' << r.root << ',' << r.key.size_bytes << ',' << r.count << ',' << name_of(r.key.placement)
+        << csv_field(id.gpu) << ',' << csv_field(id.nccl_version) << ',' << collective_name(r.key) << ',' << dtype_name(r.key)
+        << ',' << op_name(r.key) << ',' << r.root << ',' << r.key.size_bytes << ',' << r.count << ',' << name_of(r.key.placement)
         << ',' << csv_field(k ? k->point : r.key.point) << ',' << (k ? std::string(name_of(k->buffers)) : "") << ','
         << (k ? std::string(name_of(k->launch)) : "") << ',' << csv_field(r.footprint ? label_of(*r.footprint) : "") << ','
         << (r.footprint_bytes ? std::to_string(*r.footprint_bytes) : "") << ',' << (r.cache ? name_of(*r.cache) : "") << ','
@@ -51,7 +51,7 @@ nlohmann::json identity_json(const SideIdentity& id) {
 }
 
 nlohmann::json row_json(const SideRow& r) {
-  nlohmann::json j{{"collective", r.key.collective}, {"dtype", r.key.dtype}, {"op", r.key.op},
+  nlohmann::json j{{"collective", collective_name(r.key)}, {"dtype", dtype_name(r.key)}, {"op", op_name(r.key)},
                    {"root", r.root}, {"size_bytes", r.key.size_bytes}, {"count", r.count},
                    {"placement", name_of(r.key.placement)}, {"point", r.key.point}, {"time_us", r.time_us},
                    {"algbw_gbps", r.algbw_gbps}, {"busbw_gbps", r.busbw_gbps},

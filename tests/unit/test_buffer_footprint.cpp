@@ -45,9 +45,9 @@ RunDocument run_like(const Side& like, double scale, const BufferFootprint& foot
   for (const SideRow& row : like.rows) largest = std::max(largest, row.key.size_bytes);
   for (const SideRow& row : like.rows) {
     MeasurementRecord r;
-    r.collective = &collective(row.key.collective);
-    r.dtype = &data_type(row.key.dtype);
-    r.op = op_from_name(row.key.op);
+    r.collective = row.key.collective;
+    r.dtype = row.key.dtype;
+    r.op = row.key.op;
     r.size_bytes = r.requested_bytes = row.key.size_bytes;
     r.placement = row.key.placement;
     r.busbw_gbps = row.busbw_gbps * scale;

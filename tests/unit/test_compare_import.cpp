@@ -62,9 +62,9 @@ TEST_CASE("nccl-tests text: collective, dtype and op come from the output") {
   const Side side = load_side(kNcclTestsData / "nccl-tests-reduce_scatter-np2.txt");
   const SideRow* row = find_row(side, 4294967296ULL, "in_place");
   REQUIRE(row);
-  CHECK(row->key.collective == "reduce_scatter");
-  CHECK(row->key.dtype == "float32");
-  CHECK(row->key.op == "sum");
+  CHECK(row->key.collective == &collective("reduce_scatter"));
+  CHECK(row->key.dtype == &data_type("float32"));
+  CHECK(row->key.op == ReduceOp::sum);
   CHECK(row->busbw_gbps == 310.65);
   CHECK(row->busbw_resolution_gbps == Approx(0.005));
   CHECK(side.identity.hosts == 1);
@@ -84,7 +84,7 @@ TEST_CASE("nccl-tests text of older releases: no root column, error column, coll
   REQUIRE(side.rows.size() == 6);
   const SideRow* row = find_row(side, 16777216, "in_place");
   REQUIRE(row);
-  CHECK(row->key.collective == "all_reduce");
+  CHECK(row->key.collective == &collective("all_reduce"));
   CHECK(row->busbw_gbps == 69.95);
   CHECK(row->root == -1);
   CHECK(!row->wrong);  // "error" was a max error, not a count of wrong elements
@@ -126,8 +126,8 @@ TEST_CASE("nccl-tests -J JSON (schema 3) imports results, ranks and per-iteratio
   REQUIRE(side.rows.size() == 3);  // the 4 MiB in-place figures are "nan"
   const SideRow* oop = find_row(side, 1048576, "out_of_place");
   REQUIRE(oop);
-  CHECK(oop->key.collective == "all_gather");
-  CHECK(oop->key.dtype == "float32");
+  CHECK(oop->key.collective == &collective("all_gather"));
+  CHECK(oop->key.dtype == &data_type("float32"));
   CHECK(oop->busbw_gbps == 37.58);
   CHECK(oop->root == -1);
   REQUIRE(oop->measured_spread);
@@ -181,7 +181,25 @@ TEST_CASE("program names and version codes normalise") {
   CHECK(collective_from_program("reduce_scatter_perf") == "reduce_scatter");
   CHECK(nccl_version_string("22803") == "2.28.3");
   CHECK(nccl_version_string("2708") == "2.7.8");
-  CHECK(canonical_dtype("half") == "float16");
-  CHECK(canonical_dtype("f8e4m3") == "fp8_e4m3");
-  CHECK(canonical_dtype("float") == "float32");
+}
+
+TEST_CASE("nccl-tests' names become table entries, and rows ncclsweep cannot compare are skipped with the reason") {
+  std::string skipped;
+  const auto key = nccl_tests_key("all_gather", "half", "sum", 1024, Placement::in_place, skipped);
+  REQUIRE(key);
+  CHECK(key->collective == &collective("all_gather"));
+  CHECK(key->dtype == &data_type("float16"));
+  CHECK_FALSE(key->op);  // all_gather does not reduce, whatever the column says
+  CHECK(nccl_tests_key("all_reduce", "f8e4m3", "max", 1024, Placement::in_place, skipped)->dtype == &data_type("fp8_e4m3"));
+  CHECK(nccl_tests_key("all_reduce", "float", "avg", 1024, Placement::in_place, skipped)->op == ReduceOp::avg);
+  CHECK_FALSE(nccl_tests_key("gather", "float", "none", 1024, Placement::in_place, skipped));
+  CHECK(skipped == "gather: not a collective ncclsweep measures");
+  CHECK_FALSE(nccl_tests_key("all_reduce", "float", "mulsum", 1024, Placement::in_place, skipped));
+  CHECK(skipped == "redop mulsum: not one ncclsweep measures");
+  CHECK_FALSE(nccl_tests_key("all_reduce", "complex", "sum", 1024, Placement::in_place, skipped));
+  CHECK(skipped == "type complex: not one ncclsweep measures");
+  Side side;
+  note_skipped_row(side, skipped);
+  note_skipped_row(side, skipped);
+  CHECK(side.notes == std::vector<std::string>{"rows skipped: type complex: not one ncclsweep measures"});
 }

@@ -11,7 +11,7 @@ namespace {
 
 SideRow row(Bytes size, double busbw, const std::string& placement = "out_of_place") {
   SideRow r;
-  r.key = {"all_gather", "float32", "none", size, parse_placement(placement), ""};
+  r.key = {&collective("all_gather"), &data_type("float32"), std::nullopt, size, parse_placement(placement), ""};
   r.busbw_gbps = busbw;
   r.wrong = 0;
   return r;
@@ -128,7 +128,7 @@ TEST_CASE("different rank counts are refused unless allowed, with the reason") {
 TEST_CASE("no matching rows is refused and says what each side holds") {
   Side a = side({row(kMiB, 100)});
   Side b = side({row(kMiB, 100)});
-  b.rows[0].key.collective = "reduce_scatter";
+  b.rows[0].key.collective = &collective("reduce_scatter");
   const std::string text = usage_error_text([&] { compare_sides(a, b, {}); });
   CHECK_THAT(text, ContainsSubstring("nothing to compare"));
   CHECK_THAT(text, ContainsSubstring("all_gather float32"));
