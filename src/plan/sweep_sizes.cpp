@@ -153,7 +153,7 @@ WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<C
                                  ? kCommunicatorKindNames.parse(name_of(use.group.kind))
                                  : CommunicatorKind::world)
                           : group->kind;
-    out.weights.calls.push_back({use.collective, use.bytes, std::string(dtype->name), group_name,
+    out.weights.calls.push_back({&coll, use.bytes, dtype, group_name,
                                  group->ranks_in(ranks), use.calls, use.origin});
   }
   if (fell_back) {

@@ -228,7 +228,8 @@ std::map<std::pair<std::string, Bytes>, double> size_weights(const std::map<std:
   }
   description = "calls per iteration from " + with_workload->workload->source;
   for (const auto& call : with_workload->workload->calls) {
-    const auto sizes = table.find(call.collective);
+    const std::string collective(call.collective->name);
+    const auto sizes = table.find(collective);
     if (sizes == table.end() || call.bytes == 0) continue;
     // The nearest measured size on a log scale (runs from a workload measure its sizes exactly).
     Bytes nearest = 0;
@@ -237,7 +238,7 @@ std::map<std::pair<std::string, Bytes>, double> size_weights(const std::map<std:
       const double distance = std::fabs(std::log(static_cast<double>(size) / static_cast<double>(call.bytes)));
       if (nearest == 0 || distance < best) nearest = size, best = distance;
     }
-    weights[{call.collective, nearest}] += call.calls;
+    weights[{collective, nearest}] += call.calls;
   }
   return weights;
 }
@@ -268,11 +269,12 @@ JobWide decide_job_wide(const Recommendation& rec, const std::vector<RunInput>& 
   }
   if (with_workload) {
     for (const auto& call : with_workload->workload->calls) {
-      const auto range = measured.find(call.collective);
+      const std::string collective(call.collective->name);
+      const auto range = measured.find(collective);
       if (range == measured.end()) {
-        outside.push_back(call.collective + " (never measured)");
+        outside.push_back(collective + " (never measured)");
       } else if (call.bytes < range->second.first || call.bytes > range->second.second) {
-        outside.push_back(call.collective + " " + format_bytes(call.bytes));
+        outside.push_back(collective + " " + format_bytes(call.bytes));
       }
     }
     std::sort(outside.begin(), outside.end());

@@ -15,7 +15,7 @@ std::vector<PointIterationTime> weigh_points(const RunDocument& run) {
   if (!run.workload) return out;
   std::vector<HistogramRow> rows;
   for (const WorkloadCall& c : run.workload->calls) {
-    rows.push_back({c.collective, c.bytes, c.dtype, "", c.communicator_ranks, std::string(name_of(c.communicator)), c.calls, 0, true, {c.origin}});
+    rows.push_back({std::string(c.collective->name), c.bytes, std::string(c.dtype->name), "", c.communicator_ranks, std::string(name_of(c.communicator)), c.calls, 0, true, {c.origin}});
   }
   std::vector<std::string> points;
   for (const auto& p : run.points) points.push_back(p.label);

@@ -138,9 +138,9 @@ inline std::optional<ReduceOp> op_from_name(std::string_view name) {
 // A call a training job makes per iteration (from its workload or imported files),
 // kept in run.json so reports can weigh the measured times by it.
 struct WorkloadCall {
-  std::string collective;
+  const CollectiveKind* collective = nullptr;
   Bytes bytes = 0;
-  std::string dtype;
+  const DataType* dtype = nullptr;
   CommunicatorKind communicator = CommunicatorKind::world;  // the communicator kind measured on
   int communicator_ranks = 0;  // ranks of the communicator it was measured on
   double calls = 0;    // per rank per iteration, or over the whole input (WorkloadWeights)

@@ -55,15 +55,15 @@ void from_json(const json& j, SubCommunicatorTime& t) {
 }
 
 void to_json(json& j, const WorkloadCall& c) {
-  j = json{{"collective", c.collective},     {"bytes", c.bytes}, {"dtype", c.dtype},
+  j = json{{"collective", c.collective->name}, {"bytes", c.bytes}, {"dtype", c.dtype->name},
            {"communicator", name_of(c.communicator)}, {"communicator_ranks", c.communicator_ranks},
            {"calls", c.calls},               {"origin", c.origin}};
 }
 
 void from_json(const json& j, WorkloadCall& c) {
-  j.at("collective").get_to(c.collective);
+  c.collective = &collective(j.at("collective").get<std::string>());
   j.at("bytes").get_to(c.bytes);
-  j.at("dtype").get_to(c.dtype);
+  c.dtype = &data_type(j.at("dtype").get<std::string>());
   c.communicator = kCommunicatorKindNames.parse(
       (j.contains("communicator") ? j.at("communicator") : j.at("group")).get<std::string>());
   (j.contains("communicator_ranks") ? j.at("communicator_ranks") : j.at("group_size")).get_to(c.communicator_ranks);

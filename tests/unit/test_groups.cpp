@@ -194,7 +194,7 @@ TEST_CASE("sizes --format yaml lists each collective at its own sizes, and a swe
     // The weights: the same calls per iteration for every collective and size.
     const auto per_call = [](const WorkloadCalls& w) {
       std::map<std::pair<std::string, Bytes>, double> sum;
-      for (const WorkloadCall& c : w.weights.calls) sum[{c.collective, c.bytes}] += c.calls;
+      for (const WorkloadCall& c : w.weights.calls) sum[{std::string(c.collective->name), c.bytes}] += c.calls;
       return sum;
     };
     CHECK(per_call(from_yaml) == per_call(direct));
@@ -253,8 +253,8 @@ TEST_CASE("time per iteration weighs each point's measured times by calls, inter
   run.points[0].label = "A";
   run.points[1].label = "B";
   run.workload = WorkloadWeights{"w.yaml", "per rank per iteration",
-                                 {{"all_gather", 3000, "float32", CommunicatorKind::dp, 2, 2, "params"},
-                                  {"reduce_scatter", 1000, "float32", CommunicatorKind::dp, 2, 1, "grads"}}};
+                                 {{&collective("all_gather"), 3000, &data_type("float32"), CommunicatorKind::dp, 2, 2, "params"},
+                                  {&collective("reduce_scatter"), 1000, &data_type("float32"), CommunicatorKind::dp, 2, 1, "grads"}}};
   // A: all_gather measured at 1000 B (1 us) and 9000 B (4 us): 3000 B is half-way in log
   // size, so sqrt(1 x 4) = 2 us per call, x 2 calls; reduce_scatter 5 us measured. 9 us.
   run.records = {record("A", "all_gather", 1000, 2, 1), record("A", "all_gather", 9000, 2, 4),
@@ -317,7 +317,7 @@ TEST_CASE("size bands name the best point per range of sizes, and noise as noise
 
 TEST_CASE("group fields and workload weights survive run.json and the worker start message") {
   RunDocument run;
-  run.workload = WorkloadWeights{"w.yaml", "basis", {{"all_gather", 1000, "bfloat16", CommunicatorKind::dp, 2, 3, "o"}}};
+  run.workload = WorkloadWeights{"w.yaml", "basis", {{&collective("all_gather"), 1000, &data_type("bfloat16"), CommunicatorKind::dp, 2, 3, "o"}}};
   run.iteration_times = {PointIterationTime{"default", 1.5, 1, 0, 0}};
   run.baseline = "default";
   MeasurementRecord r = record("default", "all_gather", 1000, 2, 1);

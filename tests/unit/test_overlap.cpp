@@ -116,7 +116,7 @@ TEST_CASE("a record under compute keeps its figures through JSON and is its own 
 
 TEST_CASE("the iteration time gains its overlapped form", "[overlap]") {
   RunDocument run;
-  run.workload = WorkloadWeights{"w.yaml", "per iteration", {{"all_reduce", 1 << 20, "float32", CommunicatorKind::world, 2, 10, "test"}}};
+  run.workload = WorkloadWeights{"w.yaml", "per iteration", {{&collective("all_reduce"), 1 << 20, &data_type("float32"), CommunicatorKind::world, 2, 10, "test"}}};
   run.records = {record_under("default", 150, 75)};
   const std::vector<PointIterationTime> times = weigh_points(run);
   REQUIRE(times.size() == 1);

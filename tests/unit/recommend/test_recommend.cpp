@@ -182,7 +182,7 @@ TEST_CASE("a winner that loses at a larger size is refused job-wide and offered 
 TEST_CASE("a job whose sizes reach beyond the measured range gets no job-wide export", "[recommend]") {
   RunInput input = load("qps-workload");
   REQUIRE(input.run.workload);
-  input.run.workload->calls.push_back({"all_gather", Bytes{4} << 30, "bfloat16", CommunicatorKind::dp, 16, 1, "a 4 GiB bucket"});
+  input.run.workload->calls.push_back({&collective("all_gather"), Bytes{4} << 30, &data_type("bfloat16"), CommunicatorKind::dp, 16, 1, "a 4 GiB bucket"});
   const Recommendation rec = recommend({input});
   CHECK(rec.job_wide.point.empty());
   CHECK_THAT(rec.job_wide.refusal, ContainsSubstring("the job sends sizes the sweep never measured (all_gather 4 GiB"));
