@@ -22,9 +22,9 @@ void add_idle(Step& step, const HostLayout& layout, const Round& round) {
   for (const int host : round.idle) add_group(step, {{host}, -1, ranks_of(layout, host), false});
 }
 
-Step empty_step(const HostLayout& layout, std::string phase, int round) {
+Step empty_step(const HostLayout& layout, LocatePhase phase, int round) {
   Step step;
-  step.phase = std::move(phase);
+  step.phase = phase;
   step.round = round;
   step.color_of_rank.assign(static_cast<std::size_t>(layout.ranks()), -1);
   return step;
@@ -53,7 +53,7 @@ HostLayout layout_from_hosts(const std::vector<std::string>& rank_hosts) {
 }
 
 Step host_step(const HostLayout& layout) {
-  Step step = empty_step(layout, "host", 0);
+  Step step = empty_step(layout, LocatePhase::host, 0);
   for (int host = 0; host < layout.host_count(); ++host) {
     const auto& ranks = ranks_of(layout, host);
     add_group(step, {{host}, -1, ranks, ranks.size() >= 2});
@@ -71,7 +71,7 @@ std::vector<Step> gpu_pair_steps(const HostLayout& layout) {
   }
   std::vector<Step> steps;
   for (std::size_t r = 0; r < rounds; ++r) {
-    Step step = empty_step(layout, "gpus", static_cast<int>(r) + 1);
+    Step step = empty_step(layout, LocatePhase::gpus, static_cast<int>(r) + 1);
     for (int host = 0; host < layout.host_count(); ++host) {
       const auto& ranks = ranks_of(layout, host);
       const auto& mine = rounds_of_host[static_cast<std::size_t>(host)];
@@ -93,7 +93,7 @@ std::vector<Step> gpu_pair_steps(const HostLayout& layout) {
 }
 
 Step pairs_step(const HostLayout& layout, const Round& round, int round_number) {
-  Step step = empty_step(layout, "pairs", round_number);
+  Step step = empty_step(layout, LocatePhase::pairs, round_number);
   for (const HostPair& pair : round.pairs) {
     std::vector<int> ranks = ranks_of(layout, pair.a);
     const auto& other = ranks_of(layout, pair.b);
@@ -105,7 +105,7 @@ Step pairs_step(const HostLayout& layout, const Round& round, int round_number) 
 }
 
 Step rails_step(const HostLayout& layout, const Round& round, int round_number) {
-  Step step = empty_step(layout, "rails", round_number);
+  Step step = empty_step(layout, LocatePhase::rails, round_number);
   for (const HostPair& pair : round.pairs) {
     const auto& a = ranks_of(layout, pair.a);
     const auto& b = ranks_of(layout, pair.b);

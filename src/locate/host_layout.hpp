@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "locate/locate_kinds.hpp"
 #include "locate/tournament.hpp"
 
 namespace ncclsweep::locate {
@@ -32,7 +33,7 @@ struct Group {
 
 // One split of the world: every rank in exactly one group; colour = group index.
 struct Step {
-  std::string phase;  // "host" | "pairs" | "rails"
+  LocatePhase phase = LocatePhase::host;
   int round = 0;      // 0 for the host phase; 1.. for pairs and rails
   std::vector<Group> groups;
   std::vector<int> color_of_rank;

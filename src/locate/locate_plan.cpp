@@ -31,10 +31,10 @@ void set_phases(LocateOptions& options, const std::string& phases) {
   }
 }
 
-std::vector<LocateTest> tests_for(const std::string& phase, const std::vector<Bytes>& sizes) {
+std::vector<LocateTest> tests_for(LocatePhase phase, const std::vector<Bytes>& sizes) {
   std::vector<const char*> collectives{"sendrecv"};
-  if (phase == "host") collectives = {"all_reduce", "all_gather", "sendrecv"};
-  if (phase == "pairs") collectives = {"all_gather", "sendrecv"};
+  if (phase == LocatePhase::host) collectives = {"all_reduce", "all_gather", "sendrecv"};
+  if (phase == LocatePhase::pairs) collectives = {"all_gather", "sendrecv"};
   std::vector<LocateTest> tests;
   for (const Bytes size : sizes) {
     for (const char* c : collectives) tests.push_back({c, size});
@@ -75,7 +75,7 @@ namespace {
 
 // One split of the world as the estimate needs it: its measured groups and the largest.
 struct StepShape {
-  std::string phase;
+  LocatePhase phase = LocatePhase::host;
   long long measured_groups = 0;
   int group_ranks = 0;
 };
@@ -84,7 +84,7 @@ std::vector<StepShape> step_shapes(const std::vector<int>& host_sizes, const Loc
   std::vector<StepShape> shapes;
   const int hosts = static_cast<int>(host_sizes.size());
   if (options.host_phase) {
-    StepShape host{"host", 0, 0};
+    StepShape host{LocatePhase::host, 0, 0};
     for (const int size : host_sizes) {
       if (size < 2) continue;
       ++host.measured_groups;
@@ -102,7 +102,7 @@ std::vector<StepShape> step_shapes(const std::vector<int>& host_sizes, const Loc
       rounds = std::max(rounds, it->second.size());
     }
     for (std::size_t r = 0; r < rounds; ++r) {
-      StepShape gpus{"gpus", 0, 2};
+      StepShape gpus{LocatePhase::gpus, 0, 2};
       for (const int size : host_sizes) {
         if (size < 3) continue;
         const auto& mine = rounds_of_size.at(size);
@@ -117,10 +117,10 @@ std::vector<StepShape> step_shapes(const std::vector<int>& host_sizes, const Loc
   const int two_largest = sorted.size() >= 2 ? sorted[0] + sorted[1] : 0;
   const int smallest = sorted.empty() ? 0 : sorted.back();
   const std::vector<long long> rounds = options.pairs == "ring" ? ring_round_pairs(hosts) : round_robin_pairs(hosts);
-  for (const long long pairs : rounds) shapes.push_back({"pairs", pairs, two_largest});
+  for (const long long pairs : rounds) shapes.push_back({LocatePhase::pairs, pairs, two_largest});
   if (options.by_rail) {
     // A rail both hosts have is one measured pair of ranks; uniform hosts have them all.
-    for (const long long pairs : rounds) shapes.push_back({"rails", pairs * smallest, 2});
+    for (const long long pairs : rounds) shapes.push_back({LocatePhase::rails, pairs * smallest, 2});
   }
   return shapes;
 }
@@ -138,7 +138,7 @@ LocateEstimate estimate_locate(const std::vector<int>& host_sizes, const LocateO
   const double coordination = model.coordination_base_s + model.coordination_per_log2_rank_s * log2_of(model.ranks);
   for (const StepShape& step : step_shapes(host_sizes, options)) {  // one pass
     ++e.steps;
-    if (step.phase == "pairs") ++e.rounds;
+    if (step.phase == LocatePhase::pairs) ++e.rounds;
     e.coordination_s += coordination;  // one reduction of every test's times per step
     // Every group of the step runs at once: the step takes its slowest (largest) group's time.
     double step_s = model.init_base_s + model.init_per_rank_s * model.ranks;
@@ -154,7 +154,7 @@ LocateEstimate estimate_locate(const std::vector<int>& host_sizes, const LocateO
       step_s += calls * slowest;
     }
     step_s += coordination;
-    if (step.phase == "pairs") e.per_round_s = step_s;
+    if (step.phase == LocatePhase::pairs) e.per_round_s = step_s;
   }
   // Every pass repeats the splits and the tests.
   e.steps *= options.passes;

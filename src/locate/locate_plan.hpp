@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "locate/locate_kinds.hpp"
 #include "core/units.hpp"
 #include "locate/host_layout.hpp"
 
@@ -32,7 +33,7 @@ struct LocateTest {
 // host: AllReduce and AllGather, and SendRecv to the neighbour on the host, at each size;
 // pairs: AllGather and SendRecv across the pair; rails and gpus: SendRecv between the
 // group's two ranks.
-std::vector<LocateTest> tests_for(const std::string& phase, const std::vector<Bytes>& sizes);
+std::vector<LocateTest> tests_for(LocatePhase phase, const std::vector<Bytes>& sizes);
 
 // The total size a test measures on a group of `group_ranks`: its size rounded down to
 // whole float32 elements per rank, as the call passes it (nccl-tests convention).

@@ -28,26 +28,26 @@ int ranks_per_host(const HostLayout& layout) {
 }
 
 // The ranks of the group a phase's tests run on.
-int group_ranks(const std::string& phase, int per_host) { return phase == "host" ? per_host : phase == "pairs" ? 2 * per_host : 2; }
+int group_ranks(LocatePhase phase, int per_host) { return phase == LocatePhase::host ? per_host : phase == LocatePhase::pairs ? 2 * per_host : 2; }
 
-std::string test_list(const std::map<std::string, std::vector<std::string>>& tests) {
+std::string test_list(const std::map<LocatePhase, std::vector<std::string>>& tests) {
   std::string text;
   for (const auto& [phase, keys] : tests) {
-    for (const std::string& key : keys) text += (text.empty() ? "" : ", ") + phase + " " + key;
+    for (const std::string& key : keys) text += (text.empty() ? "" : ", ") + std::string(name_of(phase)) + " " + key;
   }
   return text;
 }
 
 }  // namespace
 
-std::map<std::string, std::vector<std::string>> judged_tests(const HostLayout& layout, const LocateOptions& options) {
-  std::map<std::string, std::vector<std::string>> tests;
+std::map<LocatePhase, std::vector<std::string>> judged_tests(const HostLayout& layout, const LocateOptions& options) {
+  std::map<LocatePhase, std::vector<std::string>> tests;
   const int per_host = ranks_per_host(layout);
-  std::vector<std::string> phases;
-  if (options.host_phase && per_host >= 2) phases.push_back("host");
-  if (options.pairs_phase && layout.host_count() >= 2) phases.push_back("pairs");
-  if (options.by_rail && layout.host_count() >= 2) phases.push_back("rails");
-  for (const std::string& phase : phases) {
+  std::vector<LocatePhase> phases;
+  if (options.host_phase && per_host >= 2) phases.push_back(LocatePhase::host);
+  if (options.pairs_phase && layout.host_count() >= 2) phases.push_back(LocatePhase::pairs);
+  if (options.by_rail && layout.host_count() >= 2) phases.push_back(LocatePhase::rails);
+  for (const LocatePhase phase : phases) {
     for (const LocateTest& test : tests_for(phase, options.sizes)) {
       tests[phase].push_back(test_key(test.collective, measured_bytes(test, group_ranks(phase, per_host))));
     }
@@ -83,7 +83,7 @@ ReferenceFigures reference_from_run(const RunDocument& run, const std::string& s
       if (busbw.empty()) {
         refuse(dir,
                "the run has no " + key + " (float32, out of place) on " + std::to_string(ranks) +
-                   " ranks, which locate's " + phase + " phase measures here",
+                   " ranks, which locate's " + std::string(name_of(phase)) + " phase measures here",
                "measure it with `ncclsweep run` on " + std::to_string(ranks) + " ranks (e.g. --collectives " +
                    key.substr(0, key.find(' ')) + " --sizes " + key.substr(key.find(' ') + 1) +
                    "), or give locate the --sizes and --phases the run has");
@@ -123,7 +123,7 @@ ReferenceFigures load_reference(const fs::path& dir, const HostLayout& layout, c
   }
   ReferenceFigures reference = own_references(earlier_layout, earlier.measurements);
   reference.source = dir.string();
-  std::map<std::string, std::vector<std::string>> missing;
+  std::map<LocatePhase, std::vector<std::string>> missing;
   for (const auto& [phase, keys] : judged_tests(layout, options)) {
     for (const std::string& key : keys) {
       if (reference.find(phase, key) == nullptr) missing[phase].push_back(key);
@@ -140,7 +140,7 @@ json reference_json(const ReferenceFigures& reference) {
   json figures = json::object();
   for (const auto& [phase, tests] : reference.by_phase) {
     for (const auto& [test, figure] : tests) {
-      figures[phase][test] = {{"busbw_gbps", figure.median}, {"band_gbps", figure.band}};
+      figures[std::string(name_of(phase))][test] = {{"busbw_gbps", figure.median}, {"band_gbps", figure.band}};
     }
   }
   return {{"source", reference.source}, {"figures", figures}};
@@ -151,7 +151,8 @@ ReferenceFigures reference_from_json(const json& j) {
   reference.source = j.at("source").get<std::string>();
   for (const auto& [phase, tests] : j.at("figures").items()) {
     for (const auto& [test, figure] : tests.items()) {
-      reference.by_phase[phase][test] = {figure.at("busbw_gbps").get<double>(), figure.at("band_gbps").get<double>()};
+      reference.by_phase[kLocatePhaseNames.parse(phase)][test] = {figure.at("busbw_gbps").get<double>(),
+                                                                  figure.at("band_gbps").get<double>()};
     }
   }
   return reference;

@@ -24,7 +24,7 @@
 namespace ncclsweep::locate {
 
 // The tests this launch will judge against a reference: phase -> test keys.
-std::map<std::string, std::vector<std::string>> judged_tests(const HostLayout& layout, const LocateOptions& options);
+std::map<LocatePhase, std::vector<std::string>> judged_tests(const HostLayout& layout, const LocateOptions& options);
 
 // Throws UsageError naming `dir` when it is no results directory, when its ranks per
 // host or engine differ from this launch's, or when it lacks a test this launch judges.

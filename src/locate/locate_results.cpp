@@ -54,13 +54,13 @@ std::string host_list(const HostLayout& layout, const std::vector<int>& hosts) {
 }
 
 std::string what_of(const Finding& f) {
-  if (f.kind == "nic") return "nic (rail " + std::to_string(f.rail) + ")";
-  if (f.kind == "rail") return "link, rail " + std::to_string(f.rail);
-  if (f.kind == "gpu" && f.local.size() == 1) return "gpu: local " + std::to_string(f.local[0]);
-  if (f.kind == "gpu-link" && f.local.size() == 2) {
+  if (f.kind == FindingKind::nic) return "nic (rail " + std::to_string(f.rail) + ")";
+  if (f.kind == FindingKind::rail) return "link, rail " + std::to_string(f.rail);
+  if (f.kind == FindingKind::gpu && f.local.size() == 1) return "gpu: local " + std::to_string(f.local[0]);
+  if (f.kind == FindingKind::gpu_link && f.local.size() == 2) {
     return "gpu-link: local " + std::to_string(f.local[0]) + "-" + std::to_string(f.local[1]);
   }
-  return f.kind;
+  return std::string(name_of(f.kind));
 }
 
 std::string share(double ratio) {
@@ -98,7 +98,7 @@ void write_locate_results(const fs::path& dir, const LocateDocument& d, const st
   const HostLayout layout = layout_from_hosts(d.rank_hosts);
   json steps = json::array();
   for (const StepTime& s : d.steps) {
-    steps.push_back({{"phase", s.phase}, {"round", s.round}, {"pass", s.pass}, {"seconds", s.seconds}});
+    steps.push_back({{"phase", name_of(s.phase)}, {"round", s.round}, {"pass", s.pass}, {"seconds", s.seconds}});
   }
   json run = {{"kind", "locate"},
               {"version", d.version},
@@ -144,7 +144,7 @@ LocateResults read_locate_results(const fs::path& dir) {
     if (run.contains("reference")) d.reference = reference_from_json(run.at("reference"));
     d.notes = run.value("notes", std::vector<std::string>{});
     for (const json& s : run.at("steps")) {
-      d.steps.push_back({s.at("phase").get<std::string>(), s.at("round").get<int>(), s.value("pass", 1),
+      d.steps.push_back({kLocatePhaseNames.parse(s.at("phase").get<std::string>()), s.at("round").get<int>(), s.value("pass", 1),
                          s.at("seconds").get<double>()});
     }
     std::istringstream records(read_input_file((dir / "records.jsonl").string(), kResultsFileInput));
@@ -208,7 +208,7 @@ json verdicts_json(const HostLayout& layout, const Verdicts& verdicts, double th
   for (const Finding& f : verdicts.findings) {
     std::vector<std::string> hosts;
     for (const int h : f.hosts) hosts.push_back(layout.hosts[static_cast<std::size_t>(h)]);
-    json j = {{"kind", f.kind}, {"hosts", hosts}, {"ranks", f.ranks}, {"ratio", f.ratio}, {"evidence", f.evidence}};
+    json j = {{"kind", name_of(f.kind)}, {"hosts", hosts}, {"ranks", f.ranks}, {"ratio", f.ratio}, {"evidence", f.evidence}};
     j["rail"] = f.rail >= 0 ? json(f.rail) : json(nullptr);
     if (!f.local.empty()) j["local"] = f.local;
     findings.push_back(j);
@@ -306,7 +306,7 @@ void print_heat_map_svg(std::ostream& out, const HostLayout& layout, const Verdi
 void print_records_csv(std::ostream& out, const HostLayout& layout, const std::vector<Measurement>& measurements) {
   out << "phase,round,hosts,rail,ranks,collective,bytes,repeat,time_s,busbw_gbps\n";
   for (const Measurement& m : measurements) {
-    out << m.phase << "," << m.round << "," << host_list(layout, m.hosts) << ","
+    out << name_of(m.phase) << "," << m.round << "," << host_list(layout, m.hosts) << ","
         << (m.rail >= 0 ? std::to_string(m.rail) : "") << ",\"" << doctor::compact_ranks(m.ranks) << "\","
         << m.collective << "," << m.bytes << "," << m.repeat << "," << m.seconds << "," << m.busbw_gbps << "\n";
   }
@@ -318,7 +318,7 @@ void print_locate_prometheus(std::ostream& out, const HostLayout& layout, const 
   // per finding: a dashboard needs nothing but these to show what locate saw.
   std::map<std::tuple<std::string, Bytes, int>, std::vector<double>> host_busbw;
   for (const Measurement& m : measurements) {
-    if (m.phase == "host" && m.hosts.size() == 1) host_busbw[{m.collective, m.bytes, m.hosts.front()}].push_back(m.busbw_gbps);
+    if (m.phase == LocatePhase::host && m.hosts.size() == 1) host_busbw[{m.collective, m.bytes, m.hosts.front()}].push_back(m.busbw_gbps);
   }
   PrometheusText prom;
   for (const auto& [key, values] : host_busbw) {
@@ -334,7 +334,7 @@ void print_locate_prometheus(std::ostream& out, const HostLayout& layout, const 
     std::string ranks;
     for (const int r : f.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
     prom.gauge("ncclsweep_locate_slow_ratio", "A locate finding: its share of the reference busbw",
-               {{"kind", f.kind}, {"hosts", hosts}, {"ranks", ranks}}, f.ratio);
+               {{"kind", std::string(name_of(f.kind))}, {"hosts", hosts}, {"ranks", ranks}}, f.ratio);
   }
   prom.gauge("ncclsweep_locate_findings", "How many slow hosts, GPUs, NICs and links locate found", {},
              static_cast<double>(verdicts.findings.size()));

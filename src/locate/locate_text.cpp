@@ -28,7 +28,7 @@ std::string estimate_text(int hosts, int ranks_per_host, const LocateOptions& op
 std::string step_text(const StepTime& t, int index, int total, int passes) {
   const std::string round = t.round > 0 ? " round " + std::to_string(t.round) : "";
   const std::string pass = passes > 1 ? " (pass " + std::to_string(t.pass) + ")" : "";
-  return printf_text("# step %d/%d: ", index + 1, total) + t.phase + round + pass + " took " + seconds_text(t.seconds) +
+  return printf_text("# step %d/%d: ", index + 1, total) + std::string(name_of(t.phase)) + round + pass + " took " + seconds_text(t.seconds) +
          "\n";
 }
 

@@ -9,14 +9,14 @@ std::string test_key(const std::string& collective, Bytes bytes) { return collec
 std::string Measurement::test() const { return test_key(collective, bytes); }
 
 void to_json(nlohmann::json& j, const Measurement& m) {
-  j = {{"phase", m.phase},   {"round", m.round},           {"hosts", m.hosts},   {"ranks", m.ranks},
+  j = {{"phase", name_of(m.phase)},   {"round", m.round},           {"hosts", m.hosts},   {"ranks", m.ranks},
        {"collective", m.collective}, {"bytes", m.bytes}, {"pass", m.pass}, {"repeat", m.repeat}, {"time_s", m.seconds},
        {"busbw_gbps", m.busbw_gbps}};
   j["rail"] = m.rail >= 0 ? nlohmann::json(m.rail) : nlohmann::json(nullptr);
 }
 
 void from_json(const nlohmann::json& j, Measurement& m) {
-  m.phase = j.at("phase").get<std::string>();
+  m.phase = kLocatePhaseNames.parse(j.at("phase").get<std::string>());
   m.round = j.at("round").get<int>();
   m.hosts = j.at("hosts").get<std::vector<int>>();
   m.ranks = j.at("ranks").get<std::vector<int>>();

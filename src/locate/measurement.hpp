@@ -6,6 +6,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "locate/locate_kinds.hpp"
 #include "core/units.hpp"
 
 namespace ncclsweep::locate {
@@ -14,7 +15,7 @@ namespace ncclsweep::locate {
 std::string test_key(const std::string& collective, Bytes bytes);
 
 struct Measurement {
-  std::string phase;       // "host" | "pairs" | "rails"
+  LocatePhase phase = LocatePhase::host;
   int round = 0;           // 0 in the host phase
   std::vector<int> hosts;  // the host (host phase) or the pair of hosts, as host indices
   int rail = -1;           // rails phase: the local rank index on both hosts

@@ -18,7 +18,7 @@
 namespace ncclsweep::locate {
 
 struct StepTime {
-  std::string phase;
+  LocatePhase phase = LocatePhase::host;
   int round = 0;
   int pass = 1;
   double seconds = 0;  // wall time of the split and all its tests, on rank 0

@@ -53,7 +53,7 @@ struct GroupKey {
 // Per test ("all_gather 256 KiB"), per group: the figure of its repeats.
 using TestFigures = std::map<std::string, std::map<GroupKey, Figure>>;
 
-TestFigures figures_of(const std::vector<Measurement>& measurements, const std::string& phase) {
+TestFigures figures_of(const std::vector<Measurement>& measurements, LocatePhase phase) {
   std::map<std::string, std::map<GroupKey, std::vector<double>>> repeats;
   for (const Measurement& m : measurements) {
     if (m.phase == phase) repeats[m.test()][{m.hosts, m.rail, m.ranks}].push_back(m.busbw_gbps);
@@ -222,9 +222,9 @@ std::vector<int> ranks_of_hosts(const HostLayout& layout, const std::vector<int>
 // Findings keyed by what they name, so several phases add evidence to one finding.
 class FindingSet {
  public:
-  using Key = std::tuple<std::string, std::vector<int>, int, std::vector<int>>;  // kind, hosts, rail, local
+  using Key = std::tuple<FindingKind, std::vector<int>, int, std::vector<int>>;  // kind, hosts, rail, local
 
-  Finding& at(const std::string& kind, std::vector<int> hosts, int rail, std::vector<int> local,
+  Finding& at(FindingKind kind, std::vector<int> hosts, int rail, std::vector<int> local,
               std::vector<int> ranks) {
     auto [it, added] = findings_.try_emplace({kind, hosts, rail, local});
     if (added) {
@@ -238,7 +238,7 @@ class FindingSet {
     }
     return it->second;
   }
-  bool has(const std::string& kind, const std::vector<int>& hosts, int rail = -1) const {
+  bool has(FindingKind kind, const std::vector<int>& hosts, int rail = -1) const {
     return findings_.count({kind, hosts, rail, {}}) > 0;
   }
   void add(Finding& f, double ratio, const std::vector<std::string>& evidence) {
@@ -247,7 +247,7 @@ class FindingSet {
   }
   std::vector<Finding> ordered() const {
     std::vector<Finding> out;
-    for (const char* kind : {"host", "nic", "link", "rail", "gpu", "gpu-link"}) {
+    for (const auto& [kind, name] : kFindingKindNames.entries()) {
       for (const auto& [key, f] : findings_) {
         if (std::get<0>(key) == kind) out.push_back(f);
       }
@@ -262,7 +262,7 @@ class FindingSet {
 // Judging one phase's tests against a reference: the given one, or this run's own.
 struct ReferenceChoice {
   const ReferenceFigures* given = nullptr;
-  const Figure* find(const std::string& phase, const std::string& test) const {
+  const Figure* find(LocatePhase phase, const std::string& test) const {
     return given != nullptr ? given->find(phase, test) : nullptr;
   }
   std::string name(const std::string& own) const {
@@ -278,8 +278,8 @@ void judge_host_phase(const HostLayout& layout, const std::vector<Measurement>& 
     std::vector<std::string> evidence;
   };
   std::map<int, Tally> hosts;
-  for (const auto& [test, groups] : figures_of(measurements, "host")) {
-    const Figure* given = reference.find("host", test);
+  for (const auto& [test, groups] : figures_of(measurements, LocatePhase::host)) {
+    const Figure* given = reference.find(LocatePhase::host, test);
     const std::string ref_name = reference.name(groups.size() == 2 ? "the other host" : "the other hosts' median");
     for (const auto& [key, figure] : groups) {
       // Against the other hosts alone: inside its own baseline a slow host pulls it
@@ -303,13 +303,13 @@ void judge_host_phase(const HostLayout& layout, const std::vector<Measurement>& 
     const auto h = static_cast<std::size_t>(host);
     v.matrix[h][h] = median_of(t.ratios);
     if (2 * t.low_ratios.size() <= static_cast<std::size_t>(t.tests)) continue;
-    found.add(found.at("host", {host}, -1, {}, ranks_of_hosts(layout, {host})), median_of(t.low_ratios), t.evidence);
+    found.add(found.at(FindingKind::host, {host}, -1, {}, ranks_of_hosts(layout, {host})), median_of(t.low_ratios), t.evidence);
   }
 }
 
 // Pairs of hosts (rail -1) or one rail of them: hosts slow with most partners are named
 // (as `node_kind`), then pairs whose hosts are fine elsewhere (as `pair_kind`).
-void judge_host_pairs(const HostLayout& layout, const TestFigures& tests, const std::string& phase, int rail,
+void judge_host_pairs(const HostLayout& layout, const TestFigures& tests, LocatePhase phase, int rail,
                       double threshold, const ReferenceChoice& reference, Verdicts& v, FindingSet& found) {
   const int hosts = layout.host_count();
   ConsistentPairs consistent;
@@ -321,8 +321,8 @@ void judge_host_pairs(const HostLayout& layout, const TestFigures& tests, const 
   }
   const std::string where = rail < 0 ? " across hosts" : " on rail " + std::to_string(rail);
   const auto name = [&](int host) { return layout.hosts[static_cast<std::size_t>(host)]; };
-  const std::string node_kind = rail < 0 ? "host" : "nic";
-  const std::string pair_kind = rail < 0 ? "link" : "rail";
+  const FindingKind node_kind = rail < 0 ? FindingKind::host : FindingKind::nic;
+  const FindingKind pair_kind = rail < 0 ? FindingKind::link : FindingKind::rail;
   if (rail < 0) {
     for (const HostPair& pair : consistent.measured_pairs()) {
       v.matrix[static_cast<std::size_t>(pair.a)][static_cast<std::size_t>(pair.b)] = consistent.ratio(pair);
@@ -331,7 +331,7 @@ void judge_host_pairs(const HostLayout& layout, const TestFigures& tests, const 
   }
   for (int host = 0; host < hosts; ++host) {
     if (!consistent.node_low(host)) continue;
-    if (rail >= 0 && found.has("host", {host})) continue;  // the host explains its NIC
+    if (rail >= 0 && found.has(FindingKind::host, {host})) continue;  // the host explains its NIC
     std::vector<int> ranks = ranks_of_hosts(layout, {host});
     if (rail >= 0) ranks = {layout.host_ranks[static_cast<std::size_t>(host)][static_cast<std::size_t>(rail)]};
     found.add(found.at(node_kind, {host}, rail, {}, ranks), consistent.node_ratio(host),
@@ -339,9 +339,9 @@ void judge_host_pairs(const HostLayout& layout, const TestFigures& tests, const 
   }
   for (const HostPair& pair : consistent.low_pairs()) {
     // A pair of a slow host (or NIC, or a link already named) is explained by that.
-    if (found.has("host", {pair.a}) || found.has("host", {pair.b})) continue;
-    if (rail >= 0 && (found.has("link", {pair.a, pair.b}) || found.has("nic", {pair.a}, rail) ||
-                      found.has("nic", {pair.b}, rail))) {
+    if (found.has(FindingKind::host, {pair.a}) || found.has(FindingKind::host, {pair.b})) continue;
+    if (rail >= 0 && (found.has(FindingKind::link, {pair.a, pair.b}) || found.has(FindingKind::nic, {pair.a}, rail) ||
+                      found.has(FindingKind::nic, {pair.b}, rail))) {
       continue;
     }
     std::vector<int> ranks = ranks_of_hosts(layout, {pair.a, pair.b});
@@ -360,7 +360,7 @@ void judge_host_pairs(const HostLayout& layout, const TestFigures& tests, const 
 // GPU pair is compared with its host's other pairs, with or without --reference.
 void judge_gpu_pairs(const HostLayout& layout, const std::vector<Measurement>& measurements, double threshold,
                      Verdicts& v, FindingSet& found) {
-  const TestFigures tests = figures_of(measurements, "gpus");
+  const TestFigures tests = figures_of(measurements, LocatePhase::gpus);
   for (int host = 0; host < layout.host_count(); ++host) {
     const auto& host_ranks = layout.host_ranks[static_cast<std::size_t>(host)];
     const int gpus = static_cast<int>(host_ranks.size());
@@ -390,12 +390,12 @@ void judge_gpu_pairs(const HostLayout& layout, const std::vector<Measurement>& m
     for (int gpu = 0; gpu < gpus; ++gpu) {
       if (!consistent.node_low(gpu)) continue;
       slow_gpus.insert(gpu);
-      found.add(found.at("gpu", {host}, -1, {gpu}, {rank_of(gpu)}), consistent.node_ratio(gpu),
+      found.add(found.at(FindingKind::gpu, {host}, -1, {gpu}, {rank_of(gpu)}), consistent.node_ratio(gpu),
                 consistent.node_evidence(gpu, " within " + host_name, name, ref_name));
     }
     for (const HostPair& pair : consistent.low_pairs()) {
       if (slow_gpus.count(pair.a) > 0 || slow_gpus.count(pair.b) > 0) continue;  // the GPU explains it
-      found.add(found.at("gpu-link", {host}, -1, {pair.a, pair.b}, {rank_of(pair.a), rank_of(pair.b)}),
+      found.add(found.at(FindingKind::gpu_link, {host}, -1, {pair.a, pair.b}, {rank_of(pair.a), rank_of(pair.b)}),
                 consistent.low_ratio(pair),
                 consistent.pair_evidence(pair, " within " + host_name, ref_name,
                                          name(pair.a) + " and " + name(pair.b) + " are fine with their other neighbours"));
@@ -438,7 +438,7 @@ bool below(const Figure& value, const Figure& reference, double threshold) {
   return value.median < threshold * reference.median && value.median + value.band < reference.median - reference.band;
 }
 
-const Figure* ReferenceFigures::find(const std::string& phase, const std::string& test) const {
+const Figure* ReferenceFigures::find(LocatePhase phase, const std::string& test) const {
   const auto p = by_phase.find(phase);
   if (p == by_phase.end()) return nullptr;
   const auto t = p->second.find(test);
@@ -447,21 +447,21 @@ const Figure* ReferenceFigures::find(const std::string& phase, const std::string
 
 ReferenceFigures own_references(const HostLayout& layout, const std::vector<Measurement>& measurements) {
   ReferenceFigures r;
-  for (const auto& [test, groups] : figures_of(measurements, "host")) {
+  for (const auto& [test, groups] : figures_of(measurements, LocatePhase::host)) {
     std::vector<Figure> all;
     for (const auto& [key, figure] : groups) all.push_back(figure);
-    r.by_phase["host"][test] = median_figure(all);
+    r.by_phase[LocatePhase::host][test] = median_figure(all);
   }
-  for (const auto& [test, groups] : figures_of(measurements, "pairs")) {
-    r.by_phase["pairs"][test] = better_partner_reference(layout.host_count(), pair_figures(groups, -1));
+  for (const auto& [test, groups] : figures_of(measurements, LocatePhase::pairs)) {
+    r.by_phase[LocatePhase::pairs][test] = better_partner_reference(layout.host_count(), pair_figures(groups, -1));
   }
   // Rails: each rail has its own reference; a later run takes their median.
-  for (const auto& [test, groups] : figures_of(measurements, "rails")) {
+  for (const auto& [test, groups] : figures_of(measurements, LocatePhase::rails)) {
     std::vector<Figure> rails;
     for (const int rail : rails_of(groups)) {
       rails.push_back(better_partner_reference(layout.host_count(), pair_figures(groups, rail)));
     }
-    r.by_phase["rails"][test] = median_figure(rails);
+    r.by_phase[LocatePhase::rails][test] = median_figure(rails);
   }
   return r;
 }
@@ -475,9 +475,9 @@ Verdicts judge(const HostLayout& layout, const std::vector<Measurement>& measure
   FindingSet found;
   const ReferenceChoice choice{reference};
   judge_host_phase(layout, measurements, threshold, choice, v, found);
-  judge_host_pairs(layout, figures_of(measurements, "pairs"), "pairs", -1, threshold, choice, v, found);
-  for (const auto& [rail, tests] : per_rail(figures_of(measurements, "rails"))) {
-    judge_host_pairs(layout, tests, "rails", rail, threshold, choice, v, found);
+  judge_host_pairs(layout, figures_of(measurements, LocatePhase::pairs), LocatePhase::pairs, -1, threshold, choice, v, found);
+  for (const auto& [rail, tests] : per_rail(figures_of(measurements, LocatePhase::rails))) {
+    judge_host_pairs(layout, tests, LocatePhase::rails, rail, threshold, choice, v, found);
   }
   judge_gpu_pairs(layout, measurements, threshold, v, found);
   v.findings = found.ordered();

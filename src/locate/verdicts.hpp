@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "locate/locate_kinds.hpp"
 #include "locate/host_layout.hpp"
 #include "locate/measurement.hpp"
 
@@ -39,8 +40,8 @@ bool below(const Figure& value, const Figure& reference, double threshold);
 // median of the hosts; for pairs, what hosts reach with their better partners).
 struct ReferenceFigures {
   std::string source;  // where it came from, for the evidence ("this run" when empty)
-  std::map<std::string, std::map<std::string, Figure>> by_phase;
-  const Figure* find(const std::string& phase, const std::string& test) const;
+  std::map<LocatePhase, std::map<std::string, Figure>> by_phase;
+  const Figure* find(LocatePhase phase, const std::string& test) const;
 };
 
 // The references a run's own measurements give: what judge() uses without --reference,
@@ -48,7 +49,7 @@ struct ReferenceFigures {
 ReferenceFigures own_references(const HostLayout& layout, const std::vector<Measurement>& measurements);
 
 struct Finding {
-  std::string kind;        // "host" | "nic" | "link" | "rail" | "gpu" | "gpu-link"
+  FindingKind kind = FindingKind::host;
   std::vector<int> hosts;  // one host (host, nic, gpu, gpu-link) or a pair (link, rail)
   int rail = -1;           // rail and nic
   std::vector<int> local;  // gpu: its local index; gpu-link: the pair's two

@@ -164,13 +164,13 @@ int finish_on_leader(const LocateRequest& request, const LocateSetup& setup, con
     out["results"] = dir;
     out["steps"] = nlohmann::json::array();
     for (const StepTime& t : run.steps) {
-      out["steps"].push_back({{"phase", t.phase}, {"round", t.round}, {"pass", t.pass}, {"seconds", t.seconds}});
+      out["steps"].push_back({{"phase", name_of(t.phase)}, {"round", t.round}, {"pass", t.pass}, {"seconds", t.seconds}});
     }
     std::cout << out.dump(2) << "\n";
   } else {
     std::vector<double> rounds;
     for (const StepTime& t : run.steps) {
-      if (t.phase == "pairs") rounds.push_back(t.seconds);
+      if (t.phase == LocatePhase::pairs) rounds.push_back(t.seconds);
     }
     if (!rounds.empty()) {
       std::sort(rounds.begin(), rounds.end());

@@ -38,7 +38,7 @@ void check_disjoint(const Round& round, int hosts) {
 template <typename Busbw>
 std::vector<Measurement> synthetic(const HostLayout& layout, Busbw busbw, std::vector<double> wobble = {0.99, 1.0, 1.01}) {
   std::vector<Measurement> out;
-  const auto add = [&](const std::string& phase, std::vector<int> hosts, int round, const std::string& collective) {
+  const auto add = [&](LocatePhase phase, std::vector<int> hosts, int round, const std::string& collective) {
     for (std::size_t r = 0; r < wobble.size(); ++r) {
       Measurement m;
       m.phase = phase;
@@ -52,12 +52,12 @@ std::vector<Measurement> synthetic(const HostLayout& layout, Busbw busbw, std::v
       out.push_back(m);
     }
   };
-  for (int h = 0; h < layout.host_count(); ++h) add("host", {h}, 0, "all_reduce");
+  for (int h = 0; h < layout.host_count(); ++h) add(LocatePhase::host, {h}, 0, "all_reduce");
   const auto rounds = round_robin(layout.host_count());
   for (std::size_t r = 0; r < rounds.size(); ++r) {
     for (const HostPair& p : rounds[r].pairs) {
-      add("pairs", {p.a, p.b}, static_cast<int>(r) + 1, "all_gather");
-      add("pairs", {p.a, p.b}, static_cast<int>(r) + 1, "sendrecv");
+      add(LocatePhase::pairs, {p.a, p.b}, static_cast<int>(r) + 1, "all_gather");
+      add(LocatePhase::pairs, {p.a, p.b}, static_cast<int>(r) + 1, "sendrecv");
     }
   }
   return out;
@@ -164,7 +164,7 @@ TEST_CASE("the gpus steps pair each GPU with both neighbours on its host, two ra
   REQUIRE(steps.size() == 3);
   std::map<int, std::multiset<std::pair<int, int>>> pairs_of_host;
   for (const Step& step : steps) {
-    CHECK(step.phase == "gpus");
+    CHECK(step.phase == LocatePhase::gpus);
     for (const int color : step.color_of_rank) CHECK(color >= 0);  // every rank in a group
     for (const Group& g : step.groups) {
       if (!g.measured) {
@@ -191,7 +191,7 @@ TEST_CASE("a slow host is named, and none of its pairs as a link") {
                                return touches(h, slow) ? 3.0 : 10.0;
                              }), 0.8);
     REQUIRE(v.findings.size() == 1);
-    CHECK(v.findings[0].kind == "host");
+    CHECK(v.findings[0].kind == FindingKind::host);
     CHECK(v.findings[0].hosts == std::vector<int>{slow});
     CHECK(v.findings[0].ranks == std::vector<int>{2, 3});
     CHECK(v.findings[0].ratio == Approx(0.3).epsilon(0.05));
@@ -208,7 +208,7 @@ TEST_CASE("of two hosts, one slow in its own numbers is named: it is judged agai
                              return h == std::vector<int>{1} ? 7.0 : 10.0;
                            }), 0.8);
   REQUIRE(v.findings.size() == 1);
-  CHECK(v.findings[0].kind == "host");
+  CHECK(v.findings[0].kind == FindingKind::host);
   CHECK(v.findings[0].hosts == std::vector<int>{1});
   CHECK(v.findings[0].ratio == Approx(0.7).epsilon(0.05));
   CHECK_THAT(v.findings[0].evidence.front(), ContainsSubstring("the other host"));
@@ -221,7 +221,7 @@ TEST_CASE("a host slow only across hosts is found by its row of the pair matrix"
                              return h.size() == 2 && touches(h, 3) ? 4.0 : 10.0;  // its own numbers are fine
                            }), 0.8);
   REQUIRE(v.findings.size() == 1);
-  CHECK(v.findings[0].kind == "host");
+  CHECK(v.findings[0].kind == FindingKind::host);
   CHECK(v.findings[0].hosts == std::vector<int>{3});
 }
 
@@ -233,7 +233,7 @@ TEST_CASE("a slow pair of healthy hosts is named as a link") {
                                return h == std::vector<int>{0, 2} ? 5.0 : 10.0;
                              }), 0.8);
     REQUIRE(v.findings.size() == 1);
-    CHECK(v.findings[0].kind == "link");
+    CHECK(v.findings[0].kind == FindingKind::link);
     CHECK(v.findings[0].hosts == std::vector<int>{0, 2});
     CHECK(v.findings[0].ranks == std::vector<int>{0, 1, 4, 5});
     CHECK(v.findings[0].ratio == Approx(0.5).epsilon(0.05));
@@ -274,7 +274,7 @@ TEST_CASE("one slow rail of a pair is named as that rail") {
     for (int rail = 0; rail < 2; ++rail) {
       for (int r = 0; r < 3; ++r) {
         Measurement m;
-        m.phase = "rails";
+        m.phase = LocatePhase::rails;
         m.hosts = {p.a, p.b};
         m.rail = rail;
         m.collective = "sendrecv";
@@ -287,7 +287,7 @@ TEST_CASE("one slow rail of a pair is named as that rail") {
   }
   const Verdicts v = judge(layout, ms, 0.8);
   REQUIRE(v.findings.size() == 1);
-  CHECK(v.findings[0].kind == "rail");
+  CHECK(v.findings[0].kind == FindingKind::rail);
   CHECK(v.findings[0].rail == 1);
   CHECK(v.findings[0].ranks == std::vector<int>{3, 7});
 }
@@ -402,9 +402,23 @@ TEST_CASE("phases are parsed and unknown ones refused") {
   CHECK_THAT(usage_error_text([&] { set_phases(options, "host,bogus"); }), ContainsSubstring("bogus"));
 }
 
+TEST_CASE("every locate phase is written by its name in records and read back; an unknown one is refused") {
+  for (const auto& [phase, name] : kLocatePhaseNames.entries()) {
+    Measurement m;
+    m.phase = phase;
+    m.collective = "sendrecv";
+    const nlohmann::json j = m;
+    CHECK(j.at("phase") == std::string(name));
+    CHECK(j.get<Measurement>().phase == phase);
+  }
+  nlohmann::json bad = Measurement{};
+  bad["phase"] = "racks";
+  CHECK_THROWS_WITH(bad.get<Measurement>(), ContainsSubstring("unknown locate phase 'racks'"));
+}
+
 TEST_CASE("a locate record reads back as written") {
   Measurement m;
-  m.phase = "rails";
+  m.phase = LocatePhase::rails;
   m.round = 3;
   m.hosts = {1, 2};
   m.rail = 1;
@@ -415,7 +429,7 @@ TEST_CASE("a locate record reads back as written") {
   m.seconds = 1.5e-4;
   m.busbw_gbps = 0.43;
   const Measurement back = nlohmann::json(m).get<Measurement>();
-  CHECK(back.phase == "rails");
+  CHECK(back.phase == LocatePhase::rails);
   CHECK(back.round == 3);
   CHECK(back.hosts == m.hosts);
   CHECK(back.rail == 1);
@@ -431,7 +445,7 @@ TEST_CASE("a locate record reads back as written") {
 namespace {
 
 // `repeats` measurements of one group and test around `busbw`.
-void add_figure(std::vector<Measurement>& out, const std::string& phase, std::vector<int> hosts,
+void add_figure(std::vector<Measurement>& out, LocatePhase phase, std::vector<int> hosts,
                 std::vector<int> ranks, const std::string& collective, double busbw) {
   for (const double wobble : {0.99, 1.0, 1.01}) {
     Measurement m;
@@ -452,7 +466,7 @@ std::vector<Measurement> host_phase(const HostLayout& layout, Busbw busbw) {
   std::vector<Measurement> out;
   for (const char* collective : {"all_reduce", "all_gather", "sendrecv"}) {
     for (int h = 0; h < layout.host_count(); ++h) {
-      add_figure(out, "host", {h}, layout.host_ranks[static_cast<std::size_t>(h)], collective, busbw(h, collective));
+      add_figure(out, LocatePhase::host, {h}, layout.host_ranks[static_cast<std::size_t>(h)], collective, busbw(h, collective));
     }
   }
   return out;
@@ -465,7 +479,7 @@ std::vector<Measurement> gpu_pairs(const HostLayout& layout, Busbw busbw) {
   for (const Step& step : gpu_pair_steps(layout)) {
     for (const Group& g : step.groups) {
       if (!g.measured) continue;
-      add_figure(out, "gpus", g.hosts, g.ranks, "sendrecv",
+      add_figure(out, LocatePhase::gpus, g.hosts, g.ranks, "sendrecv",
                  busbw(g.hosts[0], layout.local_index(g.ranks[0]), layout.local_index(g.ranks[1])));
     }
   }
@@ -500,13 +514,13 @@ TEST_CASE("judged against a reference, hosts alike are all slow when all are bel
   CHECK(judge(layout, measurements, 0.9).findings.empty());  // against each other: nothing
   ReferenceFigures faster;
   faster.source = "ref/dir";
-  faster.by_phase["host"]["all_reduce 1 MiB"] = {20.0, 0.6};
-  faster.by_phase["pairs"]["all_gather 1 MiB"] = {20.0, 0.6};
-  faster.by_phase["pairs"]["sendrecv 1 MiB"] = {20.0, 0.6};
+  faster.by_phase[LocatePhase::host]["all_reduce 1 MiB"] = {20.0, 0.6};
+  faster.by_phase[LocatePhase::pairs]["all_gather 1 MiB"] = {20.0, 0.6};
+  faster.by_phase[LocatePhase::pairs]["sendrecv 1 MiB"] = {20.0, 0.6};
   const Verdicts v = judge(layout, measurements, 0.9, &faster);
   REQUIRE(v.findings.size() == 4);
   for (int h = 0; h < 4; ++h) {
-    CHECK(v.findings[static_cast<std::size_t>(h)].kind == "host");
+    CHECK(v.findings[static_cast<std::size_t>(h)].kind == FindingKind::host);
     CHECK(v.findings[static_cast<std::size_t>(h)].ratio == Approx(0.5).epsilon(0.05));
   }
   CHECK_THAT(v.findings[0].evidence[0], ContainsSubstring("the reference (ref/dir)"));
@@ -523,15 +537,15 @@ TEST_CASE("with a reference, the one pair of two hosts can be named as a link") 
   // Two hosts: without a reference their pair has nothing to be compared with.
   const HostLayout layout = uniform_layout(2, 2);
   std::vector<Measurement> ms = host_phase(layout, [](int, const std::string&) { return 10.0; });
-  add_figure(ms, "pairs", {0, 1}, {0, 1, 2, 3}, "all_gather", 4.0);
+  add_figure(ms, LocatePhase::pairs, {0, 1}, {0, 1, 2, 3}, "all_gather", 4.0);
   CHECK(judge(layout, ms, 0.9).findings.empty());
   ReferenceFigures reference;
   reference.source = "earlier";
-  for (const char* c : {"all_reduce", "all_gather", "sendrecv"}) reference.by_phase["host"][std::string(c) + " 1 MiB"] = {10, 0.3};
-  reference.by_phase["pairs"]["all_gather 1 MiB"] = {10, 0.3};
+  for (const char* c : {"all_reduce", "all_gather", "sendrecv"}) reference.by_phase[LocatePhase::host][std::string(c) + " 1 MiB"] = {10, 0.3};
+  reference.by_phase[LocatePhase::pairs]["all_gather 1 MiB"] = {10, 0.3};
   const Verdicts v = judge(layout, ms, 0.9, &reference);
   REQUIRE(v.findings.size() == 1);
-  CHECK(v.findings[0].kind == "link");
+  CHECK(v.findings[0].kind == FindingKind::link);
   CHECK(v.findings[0].ratio == Approx(0.4).epsilon(0.05));
 }
 
@@ -557,11 +571,11 @@ TEST_CASE("a run's records become the reference of the same collective, size and
     add("all_gather", 8, 99.0, repeat);  // the whole world: not what locate's groups measure
   }
   const ReferenceFigures reference = reference_from_run(run, "runs/8gpu", layout, options);
-  REQUIRE(reference.find("host", "all_reduce 1 MiB") != nullptr);
-  CHECK(reference.find("host", "all_reduce 1 MiB")->median == Approx(11));
-  CHECK(reference.find("host", "all_reduce 1 MiB")->band == Approx(1));  // half the repeats' range
-  REQUIRE(reference.find("pairs", "all_gather 1 MiB") != nullptr);
-  CHECK(reference.find("pairs", "all_gather 1 MiB")->median == Approx(21));
+  REQUIRE(reference.find(LocatePhase::host, "all_reduce 1 MiB") != nullptr);
+  CHECK(reference.find(LocatePhase::host, "all_reduce 1 MiB")->median == Approx(11));
+  CHECK(reference.find(LocatePhase::host, "all_reduce 1 MiB")->band == Approx(1));  // half the repeats' range
+  REQUIRE(reference.find(LocatePhase::pairs, "all_gather 1 MiB") != nullptr);
+  CHECK(reference.find(LocatePhase::pairs, "all_gather 1 MiB")->median == Approx(21));
   CHECK(reference.source == "runs/8gpu");
 
   // A test the run lacks: refused, naming it, the rank count and what to run.
@@ -579,9 +593,9 @@ TEST_CASE("an earlier locate is a reference only with the same ranks per host an
   LocateOptions options;
   options.sizes = {256 << 10};
   const ReferenceFigures fast = load_reference(data + "/locate/reference-fast", uniform_layout(4, 2), options, "mpi");
-  REQUIRE(fast.find("host", "sendrecv 256 KiB") != nullptr);
-  CHECK(fast.find("host", "sendrecv 256 KiB")->median == Approx(1000));
-  CHECK(fast.find("pairs", "all_gather 256 KiB")->median == Approx(1000));
+  REQUIRE(fast.find(LocatePhase::host, "sendrecv 256 KiB") != nullptr);
+  CHECK(fast.find(LocatePhase::host, "sendrecv 256 KiB")->median == Approx(1000));
+  CHECK(fast.find(LocatePhase::pairs, "all_gather 256 KiB")->median == Approx(1000));
   // Another host count is fine: the references are per test, not per host.
   CHECK_NOTHROW(load_reference(data + "/locate/reference-fast", uniform_layout(6, 2), options, "mpi"));
   CHECK_THAT(usage_error_text([&] {
@@ -604,7 +618,7 @@ TEST_CASE("a slow GPU pair within a host is named as a gpu-link, a slow GPU as a
                                 return host == 1 && a == 2 && b == 3 ? 5.0 : 10.0;
                               }), 0.8);
   REQUIRE(link.findings.size() == 1);
-  CHECK(link.findings[0].kind == "gpu-link");
+  CHECK(link.findings[0].kind == FindingKind::gpu_link);
   CHECK(link.findings[0].hosts == std::vector<int>{1});
   CHECK(link.findings[0].local == std::vector<int>{2, 3});
   CHECK(link.findings[0].ranks == std::vector<int>{10, 11});
@@ -619,7 +633,7 @@ TEST_CASE("a slow GPU pair within a host is named as a gpu-link, a slow GPU as a
                                return host == 0 && (a == 5 || b == 5) ? 3.0 : 10.0;
                              }), 0.8);
   REQUIRE(gpu.findings.size() == 1);
-  CHECK(gpu.findings[0].kind == "gpu");
+  CHECK(gpu.findings[0].kind == FindingKind::gpu);
   CHECK(gpu.findings[0].local == std::vector<int>{5});
   CHECK(gpu.findings[0].ranks == std::vector<int>{5});
   // All pairs alike within the noise: nothing.

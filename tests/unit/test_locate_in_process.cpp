@@ -74,12 +74,12 @@ TEST_CASE("in-process locate names exactly the host of a slowed rank") {
   std::vector<StepTime> steps;
   const Verdicts v = located(hosts, "5:slow=10", "host,pairs", &steps);
   REQUIRE(v.findings.size() == 1);
-  CHECK(v.findings[0].kind == "host");
+  CHECK(v.findings[0].kind == FindingKind::host);
   CHECK(v.findings[0].hosts == std::vector<int>{2});
   CHECK(v.findings[0].ranks == std::vector<int>{4, 5});
   CHECK_THAT(findings_table(hosts, v), ContainsSubstring("host  4-5"));
   int pair_rounds = 0;
-  for (const StepTime& s : steps) pair_rounds += s.phase == "pairs" ? 1 : 0;
+  for (const StepTime& s : steps) pair_rounds += s.phase == LocatePhase::pairs ? 1 : 0;
   CHECK(pair_rounds == 3);  // the round robin of 4 hosts
 }
 
@@ -87,7 +87,7 @@ TEST_CASE("in-process locate names exactly a slowed link as a link, and neither 
   const auto hosts = host_names(4, 2);
   const Verdicts v = located(hosts, "link=h0,h3:slow=10", "host,pairs");
   REQUIRE(v.findings.size() == 1);
-  CHECK(v.findings[0].kind == "link");
+  CHECK(v.findings[0].kind == FindingKind::link);
   CHECK(v.findings[0].hosts == std::vector<int>{0, 3});
   CHECK(v.findings[0].ranks == std::vector<int>{0, 1, 6, 7});
 }
@@ -105,7 +105,7 @@ TEST_CASE("in-process locate names a slowed GPU pair within a host as a gpu-link
   const auto hosts = host_names(1, 4);
   const Verdicts v = located(hosts, "ranks=1,2:slow=10", "host");
   REQUIRE(v.findings.size() == 1);
-  CHECK(v.findings[0].kind == "gpu-link");
+  CHECK(v.findings[0].kind == FindingKind::gpu_link);
   CHECK(v.findings[0].local == std::vector<int>{1, 2});
   CHECK(v.findings[0].ranks == std::vector<int>{1, 2});
   CHECK_THAT(findings_table(hosts, v), ContainsSubstring("gpu-link: local 1-2"));
