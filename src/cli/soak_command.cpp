@@ -46,8 +46,8 @@ SoakOptions options_from(const SoakArgs& args) {
     throw UsageError("--window " + args.window + " is longer than --duration " + args.duration,
                      "give a window shorter than the soak, e.g. --window 30s --duration 2h");
   }
-  o.collectives = split_list(args.collectives, "collective");
-  for (const std::string& name : o.collectives) (void)collective(name);  // a typo is refused now
+  o.collectives.clear();
+  for (const std::string& name : split_list(args.collectives, "collective")) o.collectives.push_back(&collective(name));
   o.sizes = parse_size_list(args.sizes);
   o.warmup = args.warmup;
   o.iters = args.iters;

@@ -37,13 +37,13 @@ std::vector<LocateTest> tests_for(LocatePhase phase, const std::vector<Bytes>& s
   if (phase == LocatePhase::pairs) collectives = {"all_gather", "sendrecv"};
   std::vector<LocateTest> tests;
   for (const Bytes size : sizes) {
-    for (const char* c : collectives) tests.push_back({c, size});
+    for (const char* c : collectives) tests.push_back({&collective(c), size});
   }
   return tests;
 }
 
 Bytes measured_bytes(const LocateTest& test, int group_ranks) {
-  const CollectiveKind& kind = collective(test.collective);
+  const CollectiveKind& kind = *test.collective;
   constexpr std::size_t kFloat32Bytes = 4;  // locate measures float32 (phase_runner)
   return total_bytes(kind, count_per_rank(kind, test.bytes, group_ranks, kFloat32Bytes), group_ranks, kFloat32Bytes);
 }
@@ -145,7 +145,7 @@ LocateEstimate estimate_locate(const std::vector<int>& host_sizes, const LocateO
     e.splits_s += step_s;
     for (const LocateTest& test : tests_for(step.phase, options.sizes)) {
       if (step.measured_groups == 0) continue;
-      const CollectiveKind& kind = collective(test.collective);
+      const CollectiveKind& kind = *test.collective;
       const double slowest = model.call_latency_s + model.latency_per_log2_rank_s * log2_of(step.group_ranks) +
                              static_cast<double>(test.bytes) * kind.busbw_factor(step.group_ranks) / busbw_bytes_per_s;
       e.measurements += step.measured_groups * options.repeats;

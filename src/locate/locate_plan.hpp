@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "locate/locate_kinds.hpp"
+#include "core/collective.hpp"
 #include "core/units.hpp"
 #include "locate/host_layout.hpp"
 
@@ -26,7 +27,7 @@ struct LocateOptions {
 void set_phases(LocateOptions& options, const std::string& phases);
 
 struct LocateTest {
-  std::string collective;  // "all_reduce" | "all_gather" | "sendrecv"
+  const CollectiveKind* collective = nullptr;  // all_reduce, all_gather or sendrecv
   Bytes bytes = 0;
 };
 

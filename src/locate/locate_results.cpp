@@ -318,7 +318,7 @@ void print_locate_prometheus(std::ostream& out, const HostLayout& layout, const 
   // per finding: a dashboard needs nothing but these to show what locate saw.
   std::map<std::tuple<std::string, Bytes, int>, std::vector<double>> host_busbw;
   for (const Measurement& m : measurements) {
-    if (m.phase == LocatePhase::host && m.hosts.size() == 1) host_busbw[{m.collective, m.bytes, m.hosts.front()}].push_back(m.busbw_gbps);
+    if (m.phase == LocatePhase::host && m.hosts.size() == 1) host_busbw[{std::string(m.collective->name), m.bytes, m.hosts.front()}].push_back(m.busbw_gbps);
   }
   PrometheusText prom;
   for (const auto& [key, values] : host_busbw) {

@@ -4,13 +4,15 @@
 
 namespace ncclsweep::locate {
 
-std::string test_key(const std::string& collective, Bytes bytes) { return collective + " " + format_bytes(bytes); }
+std::string test_key(const CollectiveKind& collective, Bytes bytes) {
+  return std::string(collective.name) + " " + format_bytes(bytes);
+}
 
-std::string Measurement::test() const { return test_key(collective, bytes); }
+std::string Measurement::test() const { return test_key(*collective, bytes); }
 
 void to_json(nlohmann::json& j, const Measurement& m) {
   j = {{"phase", name_of(m.phase)},   {"round", m.round},           {"hosts", m.hosts},   {"ranks", m.ranks},
-       {"collective", m.collective}, {"bytes", m.bytes}, {"pass", m.pass}, {"repeat", m.repeat}, {"time_s", m.seconds},
+       {"collective", m.collective->name}, {"bytes", m.bytes}, {"pass", m.pass}, {"repeat", m.repeat}, {"time_s", m.seconds},
        {"busbw_gbps", m.busbw_gbps}};
   j["rail"] = m.rail >= 0 ? nlohmann::json(m.rail) : nlohmann::json(nullptr);
 }
@@ -21,7 +23,7 @@ void from_json(const nlohmann::json& j, Measurement& m) {
   m.hosts = j.at("hosts").get<std::vector<int>>();
   m.ranks = j.at("ranks").get<std::vector<int>>();
   m.rail = j.at("rail").is_null() ? -1 : j.at("rail").get<int>();
-  m.collective = j.at("collective").get<std::string>();
+  m.collective = &ncclsweep::collective(j.at("collective").get<std::string>());
   m.bytes = j.at("bytes").get<Bytes>();
   m.pass = j.value("pass", 1);
   m.repeat = j.at("repeat").get<int>();

@@ -7,12 +7,13 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "locate/locate_kinds.hpp"
+#include "core/collective.hpp"
 #include "core/units.hpp"
 
 namespace ncclsweep::locate {
 
 // What repeats of the same measurement share: "all_gather 1 MiB".
-std::string test_key(const std::string& collective, Bytes bytes);
+std::string test_key(const CollectiveKind& collective, Bytes bytes);
 
 struct Measurement {
   LocatePhase phase = LocatePhase::host;
@@ -20,7 +21,7 @@ struct Measurement {
   std::vector<int> hosts;  // the host (host phase) or the pair of hosts, as host indices
   int rail = -1;           // rails phase: the local rank index on both hosts
   std::vector<int> ranks;  // the group's world ranks
-  std::string collective;  // "all_gather", "all_reduce", "sendrecv"
+  const CollectiveKind* collective = nullptr;  // all_gather, all_reduce or sendrecv
   Bytes bytes = 0;         // total size, nccl-tests convention
   int pass = 1;            // --passes: which run of the whole schedule
   int repeat = 0;          // over all passes: (pass - 1) x repeats per pass + the repeat in it

@@ -12,7 +12,7 @@ constexpr std::string_view kDtype = "float32";
 
 CollectiveCall call_for(const LocateTest& test, int group_ranks) {
   CollectiveCall call;
-  call.kind = &collective(test.collective);
+  call.kind = test.collective;
   call.dtype = &data_type(kDtype);
   call.count = count_per_rank(*call.kind, test.bytes, group_ranks, call.dtype->bytes);
   call.comm = 1;  // the step's one sub-communicator

@@ -100,7 +100,7 @@ std::string window_line(const SoakWindow& w, const std::vector<std::string>& hos
   std::string figures;
   for (const WindowFigure& f : w.figures) {
     if (f.scope != Scope::world) continue;
-    figures += (figures.empty() ? "" : ", ") + test_name(f.collective, f.bytes) +
+    figures += (figures.empty() ? "" : ", ") + test_name(*f.collective, f.bytes) +
                printf_text(" %.3g GB/s", f.busbw_gbps > 0 ? f.busbw_gbps : f.algbw_gbps);
   }
   int clocks = 0, lowest = 0;

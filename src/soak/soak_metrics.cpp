@@ -19,7 +19,7 @@ std::string soak_metrics(const std::vector<SoakWindow>& windows, const std::vect
     prom.gauge("ncclsweep_soak_window_end_timestamp_seconds", "End of the last window, seconds since 1970 (UTC)", {},
                last.end_unix_s);
     for (const WindowFigure& f : last.figures) {
-      PromLabels labels{{"collective", f.collective}, {"size", std::to_string(f.bytes)},
+      PromLabels labels{{"collective", std::string(f.collective->name)}, {"size", std::to_string(f.bytes)},
                         {"scope", std::string(name_of(f.scope))}};
       if (f.scope == Scope::host) labels.emplace_back("host", host_name(f.host));
       prom.gauge("ncclsweep_busbw_gbps", "Bus bandwidth in GB/s (nccl-tests convention), the last window's median",

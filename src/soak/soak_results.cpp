@@ -35,12 +35,18 @@ nlohmann::json verdicts_json(const std::vector<std::string>& hosts, const SoakVe
   return {{"findings", findings}};
 }
 
+std::vector<std::string> soak_collective_names(const std::vector<const CollectiveKind*>& kinds) {
+  std::vector<std::string> names;
+  for (const CollectiveKind* kind : kinds) names.emplace_back(kind->name);
+  return names;
+}
+
 }  // namespace
 
 nlohmann::json options_json(const SoakOptions& o) {
   return {{"window_s", o.window_s},
           {"duration_s", o.duration_s},
-          {"collectives", o.collectives},
+          {"collectives", soak_collective_names(o.collectives)},
           {"sizes", o.sizes},
           {"warmup", o.warmup},
           {"iters", o.iters},
@@ -53,7 +59,8 @@ SoakOptions options_from(const nlohmann::json& j) {
   SoakOptions o;
   o.window_s = j.at("window_s").get<double>();
   o.duration_s = j.at("duration_s").get<double>();
-  o.collectives = j.at("collectives").get<std::vector<std::string>>();
+  o.collectives.clear();
+  for (const auto& name : j.at("collectives")) o.collectives.push_back(&collective(name.get<std::string>()));
   o.sizes = j.at("sizes").get<std::vector<Bytes>>();
   o.warmup = j.at("warmup").get<int>();
   o.iters = j.at("iters").get<int>();
@@ -195,7 +202,7 @@ void print_timeline_svg(std::ostream& out, const SoakDocument& document, const s
   constexpr const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                       "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
   const std::vector<std::string> hosts = host_names(document);
-  std::vector<std::pair<std::string, Bytes>> tests;
+  std::vector<std::pair<const CollectiveKind*, Bytes>> tests;
   for (const SoakWindow& w : windows) {
     for (const WindowFigure& f : w.figures) {
       if (std::find(tests.begin(), tests.end(), std::pair{f.collective, f.bytes}) == tests.end()) tests.emplace_back(f.collective, f.bytes);
@@ -274,7 +281,7 @@ void print_timeline_svg(std::ostream& out, const SoakDocument& document, const s
         line(name).emplace_back((w.start_s + w.end_s) / 2, f.busbw_gbps > 0 ? f.busbw_gbps : f.algbw_gbps);
       }
     }
-    draw_panel(static_cast<int>(t), test_name(tests[t].first, tests[t].second) + ": busbw (algbw on one rank) per window",
+    draw_panel(static_cast<int>(t), test_name(*tests[t].first, tests[t].second) + ": busbw (algbw on one rank) per window",
                "GB/s", lines, all_hosts);
   }
   if (clocks) {

@@ -34,7 +34,7 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 
 WindowFigure figure_of(const Test& test, const CollectiveCall& call, int ranks, std::vector<double> seconds) {
   WindowFigure f;
-  f.collective = std::string(test.kind->name);
+  f.collective = test.kind;
   f.bytes = total_bytes(*test.kind, call.count, ranks, call.dtype->bytes);
   f.ranks = ranks;
   f.rounds = static_cast<int>(seconds.size());
@@ -88,8 +88,8 @@ SoakEnd run_soak(Engine& engine, Coordinator& ranks, const locate::HostLayout& l
   engine.split({step.color_of_rank[static_cast<std::size_t>(rank)]});
 
   std::vector<Test> tests;
-  for (const std::string& name : options.collectives) {
-    for (const Bytes bytes : options.sizes) tests.push_back({&collective(name), bytes});
+  for (const CollectiveKind* kind : options.collectives) {
+    for (const Bytes bytes : options.sizes) tests.push_back({kind, bytes});
   }
   std::vector<CollectiveCall> world_calls, host_calls;
   for (const Test& t : tests) {

@@ -23,7 +23,7 @@ namespace ncclsweep::soak {
 struct SoakOptions {
   double window_s = 30;
   double duration_s = 3600;  // of the whole timeline, resumed launches included
-  std::vector<std::string> collectives{"all_reduce", "all_gather"};
+  std::vector<const CollectiveKind*> collectives{&collective("all_reduce"), &collective("all_gather")};
   std::vector<Bytes> sizes{Bytes{256} << 20};
   int warmup = 5;            // untimed calls per test and communicator, once per launch
   int iters = 10;            // timed calls per test in a round

@@ -28,7 +28,7 @@ struct Series {
   std::vector<double> values;
 };
 
-using TestKey = std::tuple<std::string, Bytes>;
+using TestKey = std::tuple<const CollectiveKind*, Bytes>;
 
 // Per test and host (-1: world), the algbw of every window, and the peer-relative form.
 std::vector<Series> busbw_series(const std::vector<SoakWindow>& windows, int hosts) {
@@ -49,7 +49,7 @@ std::vector<Series> busbw_series(const std::vector<SoakWindow>& windows, int hos
       Series& s = series[{test, host}];
       s.scope = f.scope;
       s.host = host;
-      s.name = test_name(f.collective, f.bytes) + " busbw";
+      s.name = test_name(*f.collective, f.bytes) + " busbw";
       s.windows.push_back(static_cast<int>(w));
       s.values.push_back(std::log(value));
     }

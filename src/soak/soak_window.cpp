@@ -13,7 +13,7 @@ constexpr NameTable<Gap, 4> kGapNames{
     {{{Gap::none, "none"}, {Gap::no_gpu, "no_gpu"}, {Gap::unreadable, "unreadable"}, {Gap::not_built, "not_built"}}}};
 
 nlohmann::json figure_json(const WindowFigure& f) {
-  nlohmann::json j{{"scope", name_of(f.scope)}, {"collective", f.collective}, {"size_bytes", f.bytes},
+  nlohmann::json j{{"scope", name_of(f.scope)}, {"collective", f.collective->name}, {"size_bytes", f.bytes},
                    {"ranks", f.ranks},          {"rounds", f.rounds},         {"seconds", f.seconds},
                    {"algbw_gbps", f.algbw_gbps}, {"busbw_gbps", f.busbw_gbps}, {"low_gbps", f.low_gbps},
                    {"high_gbps", f.high_gbps}};
@@ -25,7 +25,7 @@ WindowFigure figure_from(const nlohmann::json& j) {
   WindowFigure f;
   f.scope = kScopeNames.parse(j.at("scope").get<std::string>());
   f.host = j.value("host", -1);
-  f.collective = j.at("collective").get<std::string>();
+  f.collective = &collective(j.at("collective").get<std::string>());
   f.bytes = j.at("size_bytes").get<Bytes>();
   f.ranks = j.at("ranks").get<int>();
   f.rounds = j.at("rounds").get<int>();
@@ -80,7 +80,9 @@ std::string_view name_of(Scope scope) { return kScopeNames.name(scope); }
 std::string_view name_of(Gap gap) { return kGapNames.name(gap); }
 Gap gap_named(std::string_view name) { return kGapNames.parse(name); }
 
-std::string test_name(const std::string& collective, Bytes bytes) { return collective + " " + format_bytes(bytes); }
+std::string test_name(const CollectiveKind& collective, Bytes bytes) {
+  return std::string(collective.name) + " " + format_bytes(bytes);
+}
 
 void to_json(nlohmann::json& j, const SoakWindow& w) {
   j = {{"window", w.index},         {"launch", w.launch},     {"start_utc", w.start_utc},

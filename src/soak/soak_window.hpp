@@ -23,7 +23,7 @@ std::string_view name_of(Scope scope);
 struct WindowFigure {
   Scope scope = Scope::world;
   int host = -1;            // host index (Scope::host); -1 for the world
-  std::string collective;   // "all_reduce", ...
+  const CollectiveKind* collective = nullptr;
   Bytes bytes = 0;          // total size, nccl-tests convention
   int ranks = 0;            // of the communicator
   int rounds = 0;           // timed rounds in the window
@@ -78,6 +78,6 @@ void to_json(nlohmann::json& j, const SoakWindow& w);
 void from_json(const nlohmann::json& j, SoakWindow& w);
 
 // "all_reduce 256 MiB"
-std::string test_name(const std::string& collective, Bytes bytes);
+std::string test_name(const CollectiveKind& collective, Bytes bytes);
 
 }  // namespace ncclsweep::soak

@@ -44,7 +44,7 @@ std::vector<Measurement> synthetic(const HostLayout& layout, Busbw busbw, std::v
       m.phase = phase;
       m.round = round;
       m.hosts = hosts;
-      m.collective = collective;
+      m.collective = &ncclsweep::collective(collective);
       m.bytes = 1 << 20;
       m.repeat = static_cast<int>(r);
       m.busbw_gbps = busbw(hosts) * wobble[r];
@@ -277,7 +277,7 @@ TEST_CASE("one slow rail of a pair is named as that rail") {
         m.phase = LocatePhase::rails;
         m.hosts = {p.a, p.b};
         m.rail = rail;
-        m.collective = "sendrecv";
+        m.collective = &ncclsweep::collective("sendrecv");
         m.bytes = 1 << 20;
         m.repeat = r;
         m.busbw_gbps = (p == HostPair{1, 3} && rail == 1 ? 4.0 : 10.0) * (1 + 0.01 * r);
@@ -406,12 +406,14 @@ TEST_CASE("every locate phase is written by its name in records and read back; a
   for (const auto& [phase, name] : kLocatePhaseNames.entries()) {
     Measurement m;
     m.phase = phase;
-    m.collective = "sendrecv";
+    m.collective = &ncclsweep::collective("sendrecv");
     const nlohmann::json j = m;
     CHECK(j.at("phase") == std::string(name));
     CHECK(j.get<Measurement>().phase == phase);
   }
-  nlohmann::json bad = Measurement{};
+  Measurement known;
+  known.collective = &ncclsweep::collective("all_gather");
+  nlohmann::json bad = known;
   bad["phase"] = "racks";
   CHECK_THROWS_WITH(bad.get<Measurement>(), ContainsSubstring("unknown locate phase 'racks'"));
 }
@@ -423,7 +425,7 @@ TEST_CASE("a locate record reads back as written") {
   m.hosts = {1, 2};
   m.rail = 1;
   m.ranks = {3, 5};
-  m.collective = "sendrecv";
+  m.collective = &ncclsweep::collective("sendrecv");
   m.bytes = 65536;
   m.repeat = 2;
   m.seconds = 1.5e-4;
@@ -452,7 +454,7 @@ void add_figure(std::vector<Measurement>& out, LocatePhase phase, std::vector<in
     m.phase = phase;
     m.hosts = hosts;
     m.ranks = ranks;
-    m.collective = collective;
+    m.collective = &ncclsweep::collective(collective);
     m.bytes = 1 << 20;
     m.busbw_gbps = busbw * wobble;
     m.seconds = 1e-3 / m.busbw_gbps;
@@ -559,7 +561,7 @@ TEST_CASE("a run's records become the reference of the same collective, size and
     r.collective = &ncclsweep::collective(collective);
     r.dtype = &data_type("float32");
     r.placement = Placement::out_of_place;
-    r.size_bytes = measured_bytes({collective, 1 << 20}, ranks);
+    r.size_bytes = measured_bytes({&ncclsweep::collective(collective), 1 << 20}, ranks);
     r.ranks = ranks;
     r.busbw_gbps = busbw;
     r.repeat = repeat;

@@ -45,7 +45,7 @@ std::vector<SoakWindow> fake_windows(int n, Figures host_gbps) {
       WindowFigure f;
       f.scope = Scope::host;
       f.host = h;
-      f.collective = "all_reduce";
+      f.collective = &collective("all_reduce");
       f.bytes = 1 << 20;
       f.ranks = 2;
       f.algbw_gbps = host_gbps(w, h);

@@ -34,7 +34,7 @@ SoakRequest paced_soak(const std::filesystem::path& dir, double duration_s, cons
   SoakOptions options;
   options.window_s = 0.1;
   options.duration_s = duration_s;
-  options.collectives = {"all_reduce"};
+  options.collectives = {&collective("all_reduce")};
   options.sizes = {64 * kKiB};
   options.warmup = 1;
   options.iters = 2;
