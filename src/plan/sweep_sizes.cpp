@@ -71,13 +71,13 @@ SizesInput load_sizes_source(const SizesSource& source, const std::string& sweep
   const std::string path = resolve_path(source.path, sweep_file);
   try {
     SizesInput input;
-    if (source.kind == "workload") {
+    if (source.kind == SizesSourceKind::workload) {
       const Workload workload = load_workload(path, {}, models_dir);
       input.profile = derive_collectives(workload);
       input.layout = workload.layout;
-    } else if (source.kind == "calls") {
+    } else if (source.kind == SizesSourceKind::calls) {
       input.profile = listed_calls_profile(source, sweep_file + " (" + std::to_string(source.calls.size()) + " listed calls)");
-    } else if (source.kind == "from_nccl_log") {
+    } else if (source.kind == SizesSourceKind::from_nccl_log) {
       input.profile = import_nccl_log(path, source.iterations);
     } else {
       input.profile = import_torch_trace(path, source.iterations);
@@ -87,7 +87,7 @@ SizesInput load_sizes_source(const SizesSource& source, const std::string& sweep
     // The sweep file's line says who asked; the source's own place stays in the text.
     std::string what = e.what();
     if (!e.where().file.empty()) what = e.where().str() + ": " + what;
-    throw UsageError("sizes " + source.kind + " " + source.path + ": " + what, e.fix(), source.where);
+    throw UsageError("sizes " + std::string(name_of(source.kind)) + " " + source.path + ": " + what, e.fix(), source.where);
   }
 }
 

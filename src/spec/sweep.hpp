@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/name_table.hpp"
 #include "core/errors.hpp"
 #include "spec/comm_split.hpp"
 #include "spec/run_spec.hpp"
@@ -54,8 +55,18 @@ struct ListedCall {
 
 // sizes: {workload: FILE} | {from_nccl_log: GLOB} | {from_torch_trace: GLOB} | {calls: [...]}:
 // the sizes a real job sends, resolved by the run and plan commands (plan/sweep_sizes.cpp).
+// Where a sweep's sizes come from: a workload file, imported logs or traces, or listed calls.
+enum class SizesSourceKind { workload, from_nccl_log, from_torch_trace, calls };
+inline constexpr NameTable<SizesSourceKind, 4> kSizesSourceKindNames{
+    "sizes source",
+    {{{SizesSourceKind::workload, "workload"},
+      {SizesSourceKind::from_nccl_log, "from_nccl_log"},
+      {SizesSourceKind::from_torch_trace, "from_torch_trace"},
+      {SizesSourceKind::calls, "calls"}}}};
+constexpr std::string_view name_of(SizesSourceKind kind) { return kSizesSourceKindNames.name(kind); }
+
 struct SizesSource {
-  std::string kind;  // workload | from_nccl_log | from_torch_trace | calls
+  SizesSourceKind kind = SizesSourceKind::workload;
   std::string path;  // as written; relative paths also tried against the sweep file's folder
   int iterations = 0;  // imports: iterations the files cover (0: unknown)
   SourcePosition where;

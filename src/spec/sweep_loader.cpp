@@ -189,11 +189,14 @@ class Reader {
                                         "per_iteration"};
     SizesSource source;
     source.where = at(node);
+    bool named = false;  // a source key seen
+    const auto name = [&] { return std::string(name_of(source.kind)); };
     for (const auto& entry : node) {
       const std::string key = scalar(entry.first, "sizes keys");
       if (key == "calls") {
-        if (!source.kind.empty()) fail(entry.first, "sizes names two sources (" + source.kind + ", calls)", fix);
-        source.kind = "calls";
+        if (named) fail(entry.first, "sizes names two sources (" + name() + ", calls)", fix);
+        named = true;
+        source.kind = SizesSourceKind::calls;
         source.calls = listed_calls(entry.second);
         source.where = at(entry.first);
       } else if (key == "ranks") {
@@ -201,8 +204,9 @@ class Reader {
       } else if (key == "per_iteration") {
         source.per_iteration = boolean(entry.second, "per_iteration");
       } else if (key == "workload" || key == "from_nccl_log" || key == "from_torch_trace") {
-        if (!source.kind.empty()) fail(entry.first, "sizes names two sources (" + source.kind + ", " + key + ")", fix);
-        source.kind = key;
+        if (named) fail(entry.first, "sizes names two sources (" + name() + ", " + key + ")", fix);
+        named = true;
+        source.kind = kSizesSourceKindNames.parse(key);
         source.path = scalar(entry.second, key);
         if (source.path.empty()) fail(entry.second, key + " is empty", fix);
         source.where = at(entry.first);
@@ -212,12 +216,12 @@ class Reader {
         fail(entry.first, "unknown sizes key '" + key + "'" + did_you_mean(key, keys), fix);
       }
     }
-    if (source.kind.empty()) fail(node, "sizes names no source", fix);
-    if (source.iterations > 0 && (source.kind == "workload" || source.kind == "calls")) {
-      fail(node, "iterations applies to imported files, not " + source.kind, "drop iterations");
+    if (!named) fail(node, "sizes names no source", fix);
+    if (source.iterations > 0 && (source.kind == SizesSourceKind::workload || source.kind == SizesSourceKind::calls)) {
+      fail(node, "iterations applies to imported files, not " + name(), "drop iterations");
     }
-    if (source.kind != "calls" && (node["ranks"] || node["per_iteration"])) {
-      fail(node, "ranks and per_iteration go with sizes: {calls: [...]}", "drop them: " + source.kind + " says both");
+    if (source.kind != SizesSourceKind::calls && (node["ranks"] || node["per_iteration"])) {
+      fail(node, "ranks and per_iteration go with sizes: {calls: [...]}", "drop them: " + name() + " says both");
     }
     return source;
   }

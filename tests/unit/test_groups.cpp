@@ -112,7 +112,7 @@ TEST_CASE("per-group times reduce within each group; the busbw factor is the gro
 TEST_CASE("sweep files take sizes from a workload and groups, with positions for errors") {
   const Sweep sweep = load_sweep_text("sizes: {workload: w.yaml}\ngroups: {stride: 2}\n", "s.yaml");
   REQUIRE(sweep.sizes_from);
-  CHECK(sweep.sizes_from->kind == "workload");
+  CHECK(sweep.sizes_from->kind == SizesSourceKind::workload);
   CHECK(sweep.sizes_from->path == "w.yaml");
   CHECK(sweep.sizes_from->where.line == 1);
   REQUIRE(sweep.communicators);
@@ -131,7 +131,7 @@ TEST_CASE("sweep files take sizes from a workload and groups, with positions for
 }
 
 TEST_CASE("workload calls run on their own groups when the layout fits, else on the world") {
-  SizesSource source{"workload", kTestData.string() + "/workloads/tiny-tp2-dp2.yaml", 0, {"s.yaml", 3, 1}};
+  SizesSource source{SizesSourceKind::workload, kTestData.string() + "/workloads/tiny-tp2-dp2.yaml", 0, {"s.yaml", 3, 1}};
   const SizesInput input = load_sizes_source(source, "s.yaml", kTestData.string() + "/models");
   const auto dtypes = parse_dtype_list("float32");
   const WorkloadCalls fit = plan_workload_calls(input, std::nullopt, dtypes, 4, 4);
@@ -169,11 +169,11 @@ Sweep sweep_of_sizes_yaml(const CommProfile& profile) {
 }
 
 TEST_CASE("sizes --format yaml lists each collective at its own sizes, and a sweep file measures exactly those calls") {
-  SizesSource source{"workload", kTestData.string() + "/workloads/tiny-tp2-dp2.yaml", 0, {"s.yaml", 3, 1}};
+  SizesSource source{SizesSourceKind::workload, kTestData.string() + "/workloads/tiny-tp2-dp2.yaml", 0, {"s.yaml", 3, 1}};
   const SizesInput input = load_sizes_source(source, "s.yaml", kTestData.string() + "/models");
   const Sweep listed = sweep_of_sizes_yaml(input.profile);
   REQUIRE(listed.sizes_from);
-  CHECK(listed.sizes_from->kind == "calls");
+  CHECK(listed.sizes_from->kind == SizesSourceKind::calls);
   CHECK(listed.sizes_from->ranks == 4);
   const SizesInput reread = load_sizes_source(*listed.sizes_from, "listed.yaml", kTestData.string() + "/models");
   const auto dtypes = parse_dtype_list("float32");
@@ -241,7 +241,7 @@ TEST_CASE("a listed call that is wrong names its line and the fix") {
 }
 
 TEST_CASE("a missing workload names the sweep file's line and the workload path") {
-  SizesSource source{"workload", "no/such.yaml", 0, {"s.yaml", 3, 8}};
+  SizesSource source{SizesSourceKind::workload, "no/such.yaml", 0, {"s.yaml", 3, 8}};
   const std::string text = usage_error_text([&] { load_sizes_source(source, "s.yaml", kTestData.string() + "/models"); });
   CHECK_THAT(text, ContainsSubstring("s.yaml:3:8"));
   CHECK_THAT(text, ContainsSubstring("no/such.yaml"));
