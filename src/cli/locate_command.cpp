@@ -79,7 +79,7 @@ int run_located(const LocateArgs& args, CommandContext& context) {
     if (session.rank() == 0) print_error(error);
     return kExitUsage;
   }
-  request.engine = args.engine.empty() ? std::string(available_engines().front()) : args.engine;
+  request.engine = args.engine.empty() ? default_engine() : parse_engine(args.engine);
   request.fault = args.fault;
   request.reference_dir = args.reference;
   request.output_dir = args.output;

@@ -125,17 +125,17 @@ std::string search_cost_text(const Sweep& sweep, const SearchPlanCost& c) {
 int run_plan(const PlanArgs& args) {
   std::string version_note;
   const PlanOptions options =
-      sweep_plan_options(args.isolation, args.engine, args.env_axes, args.config_axes,
+      sweep_plan_options(args.isolation, args.engine.empty() ? std::nullopt : std::optional(parse_engine(args.engine)),
+                         args.env_axes, args.config_axes,
                          args.allow_unknown_values, version_note);
   const Sweep sweep = load_sweep_file(args.sweep_file, options.context);
   SweepPlan plan = plan_sweep(sweep, options);
   plan.notes.push_back(version_note);
   // What run would refuse on this engine is refused here, at the file's line.
-  const std::string engine = plan.measurements.engine.empty() ? std::string(available_engines().front())
-                                                              : plan.measurements.engine;
+  const EngineKind engine = plan.measurements.engine.value_or(default_engine());
   const EngineCheckPlaces places = places_of(sweep, false, false, !args.engine.empty());
-  check_engine_support(plan.measurements, parse_engine(engine), places);
-  if (parse_engine(engine) == EngineKind::mpi) {
+  check_engine_support(plan.measurements, engine, places);
+  if (engine == EngineKind::mpi) {
     // Host buffers: refused when one rank alone could not hold them on this host (the
     // ranks sharing a host are known only at run time, where run checks again).
     const Bytes memory = host_memory_bytes();
@@ -144,7 +144,7 @@ int run_plan(const PlanArgs& args) {
                       "this host's " + format_bytes(memory) + " of memory", places);
   }
   const std::optional<PlannedWorkload> workload = plan_workload(args, sweep);
-  if (plan.measurements.engine.empty()) plan.measurements.engine = engine;
+  if (!plan.measurements.engine) plan.measurements.engine = engine;
   std::vector<MeasurementRecord> reference;
   if (!args.reference_dir.empty()) reference = read_run_document(args.reference_dir).records;
   const SweepEstimate seconds = estimate_sweep(plan, args.ranks > 0 ? args.ranks : 2, reference);

@@ -118,7 +118,8 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_option("--check", args->check, "1: verify every output element once per size; 0: do not")
       ->check(CLI::IsMember({0, 1}))
       ->default_str(RunSpec{}.check ? "1" : "0");
-  run->add_option("--engine", args->flags.measurements.engine, "nccl (GPU; the default when built) or mpi (host buffers)");
+  add_choice(*run, "--engine", args->flags.measurements.engine, kEngineNames,
+             "nccl (GPU; the default when built) or mpi (host buffers)");
   CLI::Option* output = run->add_option("--output,-o", args->flags.output, "Results directory (default results/<name>/<UTC time>/)");
   run->add_option("--name", args->flags.measurements.name, "Run name, used in the default results directory")->default_str(kDefaultRunName);
   run->add_option("--results-root", args->flags.results_root, "Where default results directories go")

@@ -68,7 +68,7 @@ int run_soaked(const SoakArgs& args, CommandContext& context) {
     if (session.rank() == 0) print_error(e.message());  // the same on every rank: all stop together
     return kExitUsage;
   }
-  request.engine = args.engine.empty() ? std::string(available_engines().front()) : args.engine;
+  request.engine = args.engine.empty() ? default_engine() : parse_engine(args.engine);
   request.fault = args.fault;
   request.output_dir = args.output;
   request.results_root = args.results_root;

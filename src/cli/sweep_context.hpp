@@ -1,6 +1,7 @@
 #pragma once
 // The NCCL whose config fields a sweep may use: this build's header, else the newest
 // known (and a note saying so).
+#include <optional>
 #include <string>
 
 #include <vector>
@@ -23,7 +24,7 @@ inline SweepContext build_sweep_context(std::string& note) {
 
 // The options `plan` and `run` share: the command line's axes, isolation and
 // --allow-unknown-values, checked against this build's NCCL.
-inline PlanOptions sweep_plan_options(Isolation isolation, const std::string& engine,
+inline PlanOptions sweep_plan_options(Isolation isolation, std::optional<EngineKind> engine,
                                       const std::vector<std::string>& env_axes,
                                       const std::vector<std::string>& config_axes, bool allow_unknown_values,
                                       std::string& note) {

@@ -10,7 +10,7 @@
 namespace ncclsweep {
 namespace {
 
-bool is_mpi(const RunSpec& spec) { return spec.engine == "mpi"; }
+bool is_mpi(const RunSpec& spec) { return spec.engine == EngineKind::mpi; }
 
 double call_seconds(Bytes bytes, const RunSpec& spec, const EstimateModel& model) {
   if (is_mpi(spec)) return static_cast<double>(bytes) / model.mpi_bytes_per_s + model.mpi_call_overhead_s;

@@ -148,10 +148,9 @@ void group_points(SweepPlan& plan, bool reinit) {
 
 Sweep with_options(const Sweep& sweep, const PlanOptions& options) {
   Sweep merged = sweep;
-  if (!options.engine.empty()) {
-    parse_engine(options.engine);
+  if (options.engine) {
     merged.measurements.engine = options.engine;
-    merged.engine_where = {"--engine " + options.engine, 0, 0};
+    merged.engine_where = {"--engine " + std::string(name_of(*options.engine)), 0, 0};
   }
   for (const auto& text : options.env_axes) set_axis(merged.env, parse_axis_argument(text, "--env"));
   for (const auto& text : options.config_axes) set_axis(merged.config, parse_axis_argument(text, "--config"));

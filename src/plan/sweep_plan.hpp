@@ -51,7 +51,7 @@ inline constexpr std::size_t kMaxSweepPoints = 10000;
 
 struct PlanOptions {
   Isolation isolation = Isolation::automatic;
-  std::string engine;                   // "" = the sweep's
+  std::optional<EngineKind> engine;     // empty: the sweep's
   std::vector<std::string> env_axes;    // "NCCL_PROTO=LL,Simple": add to / replace the file's
   std::vector<std::string> config_axes; // "max_ctas=8,32"
   SweepContext context;

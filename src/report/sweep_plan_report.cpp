@@ -20,7 +20,7 @@ nlohmann::json measurements_json(const RunSpec& m) {
   for (const auto c : m.cache_states) j["cache"].push_back(std::string(name_of(c)));
   j["warmup"] = m.warmup;
   j["iters"] = m.iters;
-  j["engine"] = m.engine.empty() ? "default" : m.engine;
+  j["engine"] = m.engine ? std::string(name_of(*m.engine)) : std::string("default");
   return j;
 }
 
@@ -71,7 +71,7 @@ std::string sweep_plan_text(const SweepPlan& plan, const SweepEstimate& estimate
               ? " x " + std::to_string(m.footprints.size() * m.cache_states.size()) + " footprint/cache state(s)"
               : std::string()) +
          ", warmup " + std::to_string(m.warmup) + ", iters " +
-         (m.iters > 0 ? std::to_string(m.iters) : std::string("noise-based")) + ", engine " + (m.engine.empty() ? "default" : m.engine) + "\n";
+         (m.iters > 0 ? std::to_string(m.iters) : std::string("noise-based")) + ", engine " + (m.engine ? std::string(name_of(*m.engine)) : std::string("default")) + "\n";
   for (const auto& g : plan.isolation_groups) {
     std::string env;
     for (const auto& [k, v] : g.process_env) env += " " + k + "=" + v;

@@ -20,22 +20,23 @@ std::vector<std::string_view> available_engines() {
 #endif
 }
 
-void check_engine(std::string_view name) {
-  for (const auto engine : available_engines()) {
-    if (engine == name) return;
+EngineKind default_engine() { return parse_engine(available_engines().front()); }
+
+void check_engine(EngineKind engine) {
+  for (const auto name : available_engines()) {
+    if (name == name_of(engine)) return;
   }
-  // Known but not built here, or not known at all (parse names the engines).
-  if (kEngineNames.parse(name) == EngineKind::nccl) {
+  if (engine == EngineKind::nccl) {
     throw UsageError("this ncclsweep was built without CUDA or NCCL, so it has no nccl engine",
                      "use --engine mpi, or rebuild where CUDA and NCCL are installed (see README.md)");
   }
-  throw UsageError("the " + std::string(name) + " engine is not in this build", "use one of " + kEngineNames.joined());
+  throw UsageError("the " + std::string(name_of(engine)) + " engine is not in this build", "use one of " + kEngineNames.joined());
 }
 
-std::unique_ptr<Engine> make_in_process_engine(std::string_view name, MpiSession& session) {
-  check_engine(name);  // refuses an engine this build lacks, with the fix
+std::unique_ptr<Engine> make_in_process_engine(EngineKind engine, MpiSession& session) {
+  check_engine(engine);  // refuses an engine this build lacks, with the fix
 #if NCCLSWEEP_HAVE_NCCL
-  if (kEngineNames.parse(name) == EngineKind::nccl) return make_nccl_engine(session);
+  if (engine == EngineKind::nccl) return make_nccl_engine(session);
 #endif
   return make_mpi_engine(session.world());
 }

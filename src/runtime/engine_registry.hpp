@@ -3,6 +3,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/run_options.hpp"
 #include "engine/engine.hpp"
 
 namespace ncclsweep {
@@ -12,13 +13,16 @@ class MpiSession;
 // Engines compiled into this build, in preference order ("nccl" first when present).
 std::vector<std::string_view> available_engines();
 
-// Throws UsageError for an unknown engine, or one this build lacks.
-void check_engine(std::string_view name);
+// The first of them: what a run, locate or soak uses when nothing names an engine.
+EngineKind default_engine();
+
+// Throws UsageError for an engine this build lacks.
+void check_engine(EngineKind engine);
 
 // The one factory for an engine that measures in the MPI ranks themselves: the mpi engine
 // always; the nccl engine where nothing needs a NCCL never initialised before (locate,
 // soak, and a run whose points set no NCCL variable). Worker processes build theirs from
 // the worker's own coordinator (worker/worker_main.cpp). Throws UsageError.
-std::unique_ptr<Engine> make_in_process_engine(std::string_view name, MpiSession& session);
+std::unique_ptr<Engine> make_in_process_engine(EngineKind engine, MpiSession& session);
 
 }  // namespace ncclsweep

@@ -82,7 +82,7 @@ std::vector<WorkerGroup> worker_groups(const SweepPlan& plan) {
 
 LaunchServices mpi_launch_services(MpiSession& session, const StopSignals* signals) {
   return {
-      .make_engine = [&session](std::string_view engine) { return make_in_process_engine(engine, session); },
+      .make_engine = [&session](EngineKind engine) { return make_in_process_engine(engine, session); },
       .received_signal = [signals] { return signals ? signals->received() : 0; },
   };
 }
@@ -99,7 +99,7 @@ int run_launch(RankGroup& ranks, const LaunchRequest& request, const LaunchServi
   if (const int status = open_results(state); status != kExitOk) return status;
   // A search is in-process on either engine: build_run_plan lets the nccl engine search only
   // candidates that set no NCCL variable.
-  const bool in_process = parse_engine(request.spec.engine) == EngineKind::mpi || request.search.has_value();
+  const bool in_process = request.spec.engine == EngineKind::mpi || request.search.has_value();
   return finish(state, in_process ? run_in_process(state) : run_in_workers(state));
 }
 

@@ -46,7 +46,7 @@ struct LaunchRequest {
 struct LaunchServices {
   // An engine that measures in this process: the mpi engine, or the nccl engine where no
   // point sets a NCCL variable. Throws UsageError. (Worker processes build their own.)
-  std::function<std::unique_ptr<Engine>(std::string_view engine)> make_engine;
+  std::function<std::unique_ptr<Engine>(EngineKind engine)> make_engine;
   // The SIGINT or SIGTERM this rank has received so far, or 0.
   std::function<int()> received_signal;
 };

@@ -32,7 +32,7 @@ struct LaunchState {
   // The SIGINT or SIGTERM this rank received, or 0 (the ranks agree on it collectively).
   int received_signal() const { return services.received_signal(); }
   bool signalled() const { return received_signal() != 0; }
-  std::unique_ptr<Engine> make_engine() const { return services.make_engine(request.spec.engine); }
+  std::unique_ptr<Engine> make_engine() const { return services.make_engine(request.spec.engine.value()); }
   bool started() const { return !run.start_time.empty(); }  // rank 0: begin_run went through
 
   RankGroup& ranks;

@@ -81,7 +81,7 @@ std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request
     check_engine(request.engine);
     if (!request.fault.empty()) {
       setup.fault = parse_slow_fault(request.fault);
-      if (request.engine != "mpi") throw UsageError("--inject-fault slow= is a testing aid of the mpi engine", "add --engine mpi");
+      if (request.engine != EngineKind::mpi) throw UsageError("--inject-fault slow= is a testing aid of the mpi engine", "add --engine mpi");
     }
     if (ranks.size() < 2) {
       throw UsageError("locate needs at least two ranks on two GPUs (it measures GPUs and hosts against each other); "
@@ -105,7 +105,8 @@ std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request
   // --reference: read on rank 0, which judges; every rank stops on a bad one.
   if (ranks.rank() == 0 && !request.reference_dir.empty()) {
     try {
-      setup.reference = load_reference(request.reference_dir, setup.layout, request.options, request.engine);
+      setup.reference = load_reference(request.reference_dir, setup.layout, request.options,
+                                       std::string(name_of(request.engine)));
     } catch (const UsageError& e) {
       error = e.message();
     }
@@ -142,7 +143,7 @@ int finish_on_leader(const LocateRequest& request, const LocateSetup& setup, con
                               : default_results_dir(request.results_root, "locate", compact_utc(start)).string();
   LocateDocument document;
   document.version = std::string(NCCLSWEEP_VERSION) + " (" + NCCLSWEEP_GIT_SHA + ")";
-  document.engine = request.engine;
+  document.engine = name_of(request.engine);
   document.start_time = iso_utc(start);
   document.end_time = iso_utc(std::chrono::system_clock::now());
   document.command_line = request.command_line;
@@ -197,13 +198,13 @@ int run_locate_launch(RankGroup& ranks, const LocateRequest& request, const Laun
   std::ostream& progress = request.json ? std::cerr : std::cout;
   if (leader) {
     progress << printf_text("# locate: %d host(s), %d rank(s), %s engine, threshold %.2f of ", setup->layout.host_count(),
-                            setup->layout.ranks(), request.engine.c_str(), options.threshold)
+                            setup->layout.ranks(), name_of(request.engine).data(), options.threshold)
              << (setup->reference ? "the reference " + setup->reference->source : std::string("the median of the hosts"))
              << "\n";
     for (const std::string& note : setup->notes) progress << "# note: " << note << "\n";
     if (setup->fault.active()) progress << "# testing aid: --inject-fault " << request.fault << "\n";
   }
-  const SplitMode split = split_mode(request.engine, *setup->engine);
+  const SplitMode split = split_mode(std::string(name_of(request.engine)), *setup->engine);
   if (leader) progress << "# splits: " << split.description << std::endl;
   LocateRun run;
   try {

@@ -12,7 +12,7 @@ namespace ncclsweep {
 
 struct LocateRequest {
   locate::LocateOptions options;
-  std::string engine;         // a name of available_engines()
+  EngineKind engine = EngineKind::mpi;
   std::string fault;          // --inject-fault text; empty: none
   std::string reference_dir;  // --reference; empty: the median of this launch
   std::string output_dir;     // empty: RESULTS_ROOT/locate/<UTC start>

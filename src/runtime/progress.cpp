@@ -74,8 +74,8 @@ ProgressPlan progress_plan(const MeasurementPlan& plan, const RunSpec& spec, con
                                      estimate_measurement_seconds(planned.total_bytes, spec, model);
   }
   // The mpi engine measures in the launching process: no workers to start.
-  progress.group_start_s = spec.engine == "mpi" ? 0.0 : model.worker_start_s;
-  progress.point_start_s = spec.engine == "mpi" ? 0.0 : model.reinit_s;
+  progress.group_start_s = spec.engine == EngineKind::mpi ? 0.0 : model.worker_start_s;
+  progress.point_start_s = spec.engine == EngineKind::mpi ? 0.0 : model.reinit_s;
   return progress;
 }
 

@@ -109,7 +109,7 @@ int run_run_launch(MpiSession& session, const RunFlags& flags, const std::vector
   std::optional<probe::ProbeDocument> probed;
   if (flags.probe) {
     probe::ProbeOptions options = probe::ProbeOptions::quick();
-    options.gpu = parse_engine(request.spec.engine) != EngineKind::mpi;
+    options.gpu = request.spec.engine != EngineKind::mpi;
     probed = probe_every_rank(session, options, request.fault, command_line);
     request.fault = FaultInjection{};  // cpu-hog is over with the probes
   }

@@ -157,14 +157,14 @@ LaunchRequest build_run_plan(const RunFlags& flags, const RunInputs& inputs, con
                                               : std::string("{}"),
                                   verify ? flags.verify_file : from_file ? flags.sweep_file : std::string("(command line)"),
                                   flags.plan_options.context);
-    if (from_file) places = places_of(sweep, given.dtypes.has_value(), given.ops.has_value(), !given.engine.empty());
+    if (from_file) places = places_of(sweep, given.dtypes.has_value(), given.ops.has_value(), given.engine.has_value());
     if (from_file || (verify && verify->kind != RecommendedSettings::Kind::env)) {
       apply_overrides(given, sweep.measurements);
     } else {
       sweep.measurements = spec_from_overrides(given);  // every measurement flag, defaults included
       // The engine known before the plan, so the sweep's checks refuse --env on the mpi
       // engine at the flag.
-      if (sweep.measurements.engine.empty()) sweep.measurements.engine = std::string(available_engines().front());
+      if (!sweep.measurements.engine) sweep.measurements.engine = default_engine();
     }
     PlanOptions options = flags.plan_options;
     options.engine = given.engine;  // --engine over the sweep file's engine
@@ -176,10 +176,10 @@ LaunchRequest build_run_plan(const RunFlags& flags, const RunInputs& inputs, con
     request.spec.repeats = given.repeats.value_or(sweep_plan.repeats);
     request.spec.order = given.order.value_or(sweep_plan.order);
     request.spec.seed = given.seed.value_or(sweep_plan.seed);
-    if (request.spec.engine.empty()) request.spec.engine = std::string(available_engines().front());
+    if (!request.spec.engine) request.spec.engine = default_engine();
     const bool has_settings = std::any_of(sweep_plan.points.begin(), sweep_plan.points.end(),
                                           [](const SweepPoint& p) { return !p.settings.empty(); });
-    if (parse_engine(request.spec.engine) == EngineKind::mpi && has_settings) {
+    if (request.spec.engine == EngineKind::mpi && has_settings) {
       throw UsageError("the mpi engine cannot apply NCCL settings or communicator config",
                        "drop the env/config axes, or use --engine nccl");
     }
@@ -190,9 +190,9 @@ LaunchRequest build_run_plan(const RunFlags& flags, const RunInputs& inputs, con
     points = sweep_plan.points;
     baseline = sweep_plan.baseline;
   }
-  if (request.spec.engine.empty()) request.spec.engine = std::string(available_engines().front());
-  check_engine(request.spec.engine);
-  const EngineKind engine = parse_engine(request.spec.engine);
+  if (!request.spec.engine) request.spec.engine = default_engine();
+  const EngineKind engine = *request.spec.engine;
+  check_engine(engine);
   check_engine_support(request.spec, engine, places);
   request.fault = planned_fault(flags, engine, layout.ranks, request.groups);
   if (engine == EngineKind::mpi && given.timeout_s) {

@@ -83,7 +83,7 @@ void to_json(json& j, const RunSpec& s) {
   for (const auto op : s.ops) ops.emplace_back(name_of(op));
   j = json{{"name", s.name},   {"collectives", collectives}, {"sizes", s.sizes}, {"dtypes", dtypes},
            {"ops", ops},       {"root", s.root},             {"warmup", s.warmup}, {"iters", s.iters},
-           {"check", s.check}, {"engine", s.engine},
+           {"check", s.check}, {"engine", engine_name(s)},
            {"stopping", {{"target_spread", s.stopping.target_spread}, {"min_iters", s.stopping.min_iters},
                          {"max_iters", s.stopping.max_iters}, {"min_seconds", s.stopping.min_seconds},
                          {"max_seconds", s.stopping.max_seconds}}},
@@ -127,7 +127,8 @@ void from_json(const json& j, RunSpec& s) {
   j.at("warmup").get_to(s.warmup);
   j.at("iters").get_to(s.iters);
   j.at("check").get_to(s.check);
-  j.at("engine").get_to(s.engine);
+  const std::string engine = j.at("engine").get<std::string>();
+  s.engine = engine.empty() ? std::nullopt : std::optional<EngineKind>(parse_engine(engine));
   s.split = j.contains("split") ? split_from(j.at("split")) : CommSplit{};
   s.buffer_modes = {BufferMode::cuda_malloc};
   if (j.contains("buffers")) {

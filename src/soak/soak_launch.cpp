@@ -59,7 +59,7 @@ Plan plan_on_leader(const SoakRequest& request, const std::vector<std::string>& 
                            " rank(s) on other hosts than this launch's " + std::to_string(hosts.size()),
                        "resume on the same allocation (the same hosts, ranks per host), or start a new soak");
     }
-    if (earlier.document.engine != request.engine) {
+    if (earlier.document.engine != name_of(request.engine)) {
       throw UsageError("cannot resume " + p.dir + ": it used the " + earlier.document.engine + " engine",
                        "resume with --engine " + earlier.document.engine);
     }
@@ -76,7 +76,7 @@ Plan plan_on_leader(const SoakRequest& request, const std::vector<std::string>& 
                                         : default_results_dir(request.results_root, "soak", compact_utc(start)).string();
     create_soak_results(p.dir);
     p.document.options = request.options.value();
-    p.document.engine = request.engine;
+    p.document.engine = name_of(request.engine);
     p.document.rank_hosts = hosts;
     p.document.fault = request.fault;
     p.document.metrics_file = request.metrics_file;
@@ -123,7 +123,7 @@ std::string fault_refusal(const SoakRequest& request, int ranks, FaultInjection&
       throw UsageError("--inject-fault '" + request.fault + "': soak injects only slow downs",
                        "write RANK:slow=FACTOR[@t=SECONDS|@flap=SECONDS], e.g. 5:slow=4@t=60");
     }
-    if (request.engine != "mpi") throw UsageError("--inject-fault slow= is a testing aid of the mpi engine", "add --engine mpi");
+    if (request.engine != EngineKind::mpi) throw UsageError("--inject-fault slow= is a testing aid of the mpi engine", "add --engine mpi");
     if (fault.rank >= ranks) {
       throw UsageError("--inject-fault names rank " + std::to_string(fault.rank) + " of a launch of " +
                            std::to_string(ranks) + " ranks",
@@ -168,7 +168,7 @@ int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchSe
   const std::vector<std::string>& host_list = layout.hosts;
   if (leader) {
     std::cout << printf_text("# soak: %d host(s), %d rank(s), %s engine, windows of %.0f s until %.0f s",
-                             layout.host_count(), layout.ranks(), request.engine.c_str(),
+                             layout.host_count(), layout.ranks(), name_of(request.engine).data(),
                              plan.document.options.window_s, plan.document.options.duration_s)
               << (plan.start.next_window > 0 ? ", resuming at window " + std::to_string(plan.start.next_window) : "")
               << "; results " << plan.dir << "\n";
@@ -182,7 +182,7 @@ int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchSe
   };
   try {
     if (leader) write_soak_document(plan.dir, plan.document, plan.windows);
-    const SplitMode split = split_mode(request.engine, *engine);
+    const SplitMode split = split_mode(std::string(name_of(request.engine)), *engine);
     engine->connect(split.world_config);
     std::unique_ptr<WindowSampler> sampler = make_engine_sampler(*engine);
     end = run_soak(*engine, ranks, layout, plan.document.options, *sampler, fault, plan.start,

@@ -15,7 +15,7 @@ namespace ncclsweep::soak {
 struct SoakRequest {
   std::optional<SoakOptions> options;  // a new soak's; empty on --resume (run.json holds them)
   std::optional<double> duration_s;    // --resume with --duration: the timeline's new length
-  std::string engine;                  // a name of available_engines()
+  EngineKind engine = EngineKind::mpi;
   std::string fault;                   // --inject-fault text; empty: none
   std::string output_dir;              // empty: RESULTS_ROOT/soak/<UTC start>
   std::string results_root = "results";

@@ -23,7 +23,7 @@ struct RunOverrides {
   std::optional<std::uint64_t> seed;
   std::optional<int> timeout_s;
   std::optional<std::string> with_compute;  // gemm:MxNxK:DTYPE (docs/overlap.md)
-  std::string engine;  // empty: the sweep file's, else the build's first engine
+  std::optional<EngineKind> engine;  // empty: the sweep file's, else the build's first engine
   // The noise-based stop: the sweep file has no key for it, so the flags (or their
   // defaults) always decide it.
   StoppingRule stopping;

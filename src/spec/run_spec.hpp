@@ -11,6 +11,7 @@
 #include "core/compute_load.hpp"
 #include "core/dtype.hpp"
 #include "core/repeat_order.hpp"
+#include "core/run_options.hpp"
 #include "core/stopping_rule.hpp"
 #include "core/units.hpp"
 #include "spec/comm_split.hpp"
@@ -46,7 +47,7 @@ struct RunSpec {
   RepeatOrder order = RepeatOrder::sequential;  // of repeats over points
   std::uint64_t seed = 0;   // for shuffled
   bool check = true;
-  std::string engine;
+  std::optional<EngineKind> engine;  // empty: the sweep's, else the build's first (runtime default_engine)
   CommSplit split;               // where the grid's collectives run (world by default)
   std::vector<SizedCall> calls;  // non-empty: measure exactly these (sizes from a workload), not the grid
   // Deadline in seconds for each communicator init and each measured size; 0: the
@@ -56,6 +57,9 @@ struct RunSpec {
   // (docs/overlap.md); empty: idle only, as before.
   std::optional<ComputeLoad> compute;
 };
+
+// The engine's name for files and text; "" when the spec names none yet.
+inline std::string engine_name(const RunSpec& spec) { return spec.engine ? std::string(name_of(*spec.engine)) : std::string(); }
 
 // Comma-separated lists from the command line; each throws UsageError naming the bad entry.
 std::vector<const CollectiveKind*> parse_collective_list(const std::string& text);

@@ -134,7 +134,7 @@ void check_overrides(const Sweep& sweep) {
 }
 
 void check_engine(const Sweep& sweep) {
-  if (kEngineNames.find(sweep.measurements.engine) != EngineKind::mpi) return;
+  if (sweep.measurements.engine != EngineKind::mpi) return;
   if (!sweep.env.empty()) {
     throw UsageError("the mpi engine cannot apply NCCL variables, and this sweep sets " + sweep.env.front().name,
                      "use engine nccl, or drop env (collectives, sizes, dtypes and ops still sweep with mpi)",

@@ -395,10 +395,11 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
       {"check", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.check = r.boolean(n, "check"); }},
       {"timeout", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.timeout_s = static_cast<int>(r.integer(n, "timeout", 1, 604800, 600)); }},
       {"engine", [](const Reader& r, const YAML::Node& n, Sweep& s) {
-         s.measurements.engine = r.scalar(n, "engine");
+         const std::string engine = r.scalar(n, "engine");
          s.engine_where = r.at(n);
-         if (!kEngineNames.find(s.measurements.engine)) {
-           r.fail(n, "unknown engine '" + s.measurements.engine + "'" + did_you_mean(s.measurements.engine, kEngineNames.names()),
+         s.measurements.engine = kEngineNames.find(engine);
+         if (!s.measurements.engine) {
+           r.fail(n, "unknown engine '" + engine + "'" + did_you_mean(engine, kEngineNames.names()),
                    "engine is one of " + kEngineNames.joined());
          }
        }},

@@ -115,7 +115,7 @@ TEST_CASE("bad command lines exit 2 with a message and measure nothing") {
 
   const Launch engine = mpirun_ncclsweep(2, {"run", "--engine", "gloo", "-o", dir.string()});
   CHECK(engine.status == 2);
-  CHECK_THAT(engine.output, ContainsSubstring("unknown engine 'gloo'"));
+  CHECK_THAT(engine.output, ContainsSubstring("--engine: 'gloo' is not one of nccl, mpi"));
 
   const Launch flag = run_ncclsweep({"run", "--iters", "0"});
   CHECK(flag.status == 2);

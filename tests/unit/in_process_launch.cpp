@@ -54,7 +54,7 @@ class LockedCapture final : public std::streambuf {
 RunSpec paced_spec(std::vector<Bytes> sizes) {
   RunSpec spec;
   spec.name = "in-process";
-  spec.engine = "mpi";
+  spec.engine = EngineKind::mpi;
   spec.collectives = {&collective("all_reduce")};
   spec.sizes = std::move(sizes);
   spec.dtypes = {&data_type("float32")};
@@ -92,7 +92,7 @@ InProcessLaunch launch_in_process(const LaunchRequest& request, int ranks, int s
     int timed = 0;  // counted here: the launch destroys its engine before it returns
     const LaunchServices services{
         .make_engine =
-            [&](std::string_view) {
+            [&](EngineKind) {
               auto engine = std::make_unique<PacedEngine>();
               engine->after_timed = [&, is_stopped = rank.rank() == stop_rank](int batches) {
                 ++timed;

@@ -127,7 +127,7 @@ namespace {
 std::vector<int> locate_launch(const std::vector<std::string>& hosts, const LocateRequest& request) {
   return run_ranks(hosts, [&](ThreadRank& rank) {
     const LaunchServices services{
-        .make_engine = [](std::string_view) { return std::unique_ptr<Engine>(std::make_unique<PacedEngine>()); },
+        .make_engine = [](EngineKind) { return std::unique_ptr<Engine>(std::make_unique<PacedEngine>()); },
         .received_signal = [] { return 0; },
     };
     return run_locate_launch(rank, request, services);
@@ -141,7 +141,7 @@ LocateRequest paced_locate(const std::filesystem::path& dir, const std::string& 
   request.options.warmup = 1;
   request.options.iters = 2;
   request.options.repeats = 2;
-  request.engine = "mpi";
+  request.engine = EngineKind::mpi;
   request.fault = fault;
   request.output_dir = dir.string();
   return request;

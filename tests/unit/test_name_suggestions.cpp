@@ -22,7 +22,7 @@ TEST_CASE("a misspelt name on the command line gets the nearest valid one") {
              ContainsSubstring("'grpah' (did you mean graph?)"));
   CHECK_THAT(usage_error_text([] { parse_comm_split_request("intra-nod", {"--groups", 0, 0}); }),
              ContainsSubstring("unknown groups 'intra-nod' (did you mean intra-node?)"));
-  CHECK_THAT(usage_error_text([] { check_engine("mpii"); }), ContainsSubstring("unknown engine 'mpii' (did you mean mpi?)"));
+  CHECK_THAT(usage_error_text([] { parse_engine("mpii"); }), ContainsSubstring("unknown engine 'mpii' (did you mean mpi?)"));
   CHECK_THAT(usage_error_text([] { parse_repeat_order("interleavd"); }),
              ContainsSubstring("unknown order 'interleavd' (did you mean interleaved?)"));
 }

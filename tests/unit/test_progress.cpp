@@ -20,7 +20,7 @@ ProgressPlan three_point_plan() {
   spec.dtypes = parse_dtype_list("float32");
   spec.ops = parse_op_list("sum");
   spec.repeats = 2;
-  spec.engine = "nccl";
+  spec.engine = EngineKind::nccl;
   std::vector<WorkerGroup> groups(2);
   groups[0].index = 0;
   groups[0].points = {PointSpec{"a", {}, {}, {}}, PointSpec{"b", {}, {}, {}}};
@@ -111,7 +111,7 @@ TEST_CASE("lines mode: a single-point run says how far it is after every measure
   spec.sizes = parse_size_list("1M,4M,16M");
   spec.dtypes = parse_dtype_list("float32");
   spec.ops = parse_op_list("sum");
-  spec.engine = "mpi";
+  spec.engine = EngineKind::mpi;
   std::ostringstream table_out, progress_out;
   auto display = make_progress_display(make_terminal_table(table_out),
                                        progress_plan(plan_measurements(spec, 2), spec, {}), ProgressMode::lines,

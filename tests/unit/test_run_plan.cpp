@@ -32,7 +32,7 @@ LaunchRequest plan_run(RunFlags flags, const std::string& sweep_yaml = {}) {
 
 RunFlags on_mpi() {
   RunFlags flags;
-  flags.measurements.engine = "mpi";
+  flags.measurements.engine = EngineKind::mpi;
   return flags;
 }
 
@@ -158,7 +158,7 @@ TEST_CASE("run plan: a fault at a rank the run lacks is refused for that, before
     return;
   }
   RunFlags flags;
-  flags.measurements.engine = "nccl";
+  flags.measurements.engine = EngineKind::nccl;
   flags.fault = "7:slow=2";  // slow= needs the mpi engine too, but the rank is the first mistake
   CHECK_THROWS_WITH(plan_run(flags), ContainsSubstring("ranks 0..3"));
   flags.fault = "1:slow=2";
@@ -168,7 +168,7 @@ TEST_CASE("run plan: a fault at a rank the run lacks is refused for that, before
 TEST_CASE("run plan: the sweep file's engine, timeout and check stand unless a flag is given") {
   const std::string sweep = "engine: mpi\ntimeout: 40\ncheck: false\nsizes: [1M]\n";
   const LaunchRequest kept = plan_run(RunFlags{}, sweep);
-  CHECK(kept.spec.engine == "mpi");
+  CHECK(kept.spec.engine == EngineKind::mpi);
   CHECK(kept.spec.timeout_s == 40);
   CHECK_FALSE(kept.spec.check);
   RunFlags flags;

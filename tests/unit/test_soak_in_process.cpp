@@ -40,7 +40,7 @@ SoakRequest paced_soak(const std::filesystem::path& dir, double duration_s, cons
   options.iters = 2;
   SoakRequest request;
   request.options = options;
-  request.engine = "mpi";
+  request.engine = EngineKind::mpi;
   request.fault = fault;
   request.output_dir = dir.string();
   return request;
@@ -51,7 +51,7 @@ std::vector<int> soak_in_process(const SoakRequest& request, int stop_rank = -1,
   const auto start = std::chrono::steady_clock::now();
   return run_ranks(soak_hosts(), [&](ThreadRank& rank) {
     const LaunchServices services{
-        .make_engine = [](std::string_view) { return std::unique_ptr<Engine>(std::make_unique<PacedEngine>()); },
+        .make_engine = [](EngineKind) { return std::unique_ptr<Engine>(std::make_unique<PacedEngine>()); },
         .received_signal =
             [&, stopped = rank.rank() == stop_rank] {
               const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;

@@ -74,5 +74,5 @@ TEST_CASE("the example sweeps group as their comments say") {
   const auto ctas = plan_of("ctas.yaml");
   CHECK(ctas.points.size() == 2);
   CHECK(ctas.isolation_groups.size() == 1);
-  CHECK(plan_of("smoke-mpi.yaml").measurements.engine == "mpi");
+  CHECK(plan_of("smoke-mpi.yaml").measurements.engine == EngineKind::mpi);
 }

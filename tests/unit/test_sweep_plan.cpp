@@ -129,12 +129,12 @@ TEST_CASE("command-line axes add to and override the file's, and are checked lik
 
 TEST_CASE("the mpi engine refuses an env grid but sweeps the measurement axes") {
   PlanOptions mpi;
-  mpi.engine = "mpi";
+  mpi.engine = EngineKind::mpi;
   CHECK_THAT(usage_error_text([&] { plan_of("env:\n  NCCL_PROTO: [LL, Simple]\n", mpi); }),
              ContainsSubstring("the mpi engine cannot apply NCCL variables"));
   const auto plan = plan_of("collectives: [all_reduce, all_gather]\nops: [sum, max]\n", mpi);
   CHECK(plan.points.size() == 1);
-  CHECK(plan.measurements.engine == "mpi");
+  CHECK(plan.measurements.engine == EngineKind::mpi);
   CHECK(plan.measurements.ops.size() == 2);
 }
 
