@@ -12,6 +12,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/gpu_clocks.hpp"
+#include "core/collective.hpp"
 #include "core/units.hpp"
 
 namespace ncclsweep::soak {
