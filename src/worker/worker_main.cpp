@@ -85,7 +85,7 @@ int run_group(MessageChannel& channel, const WorkerStart& start, const Environme
         // mismatch, and the next points run in a fresh worker.
         if (reports) channel.send({{"type", "point"}, {"outcome", rejected.outcome()}});
         channel.send({{"type", "error"},
-                      {"status", kExitRuntime},
+                      {"status", static_cast<int>(kExitRuntime)},
                       {"message", rejected.call() + " failed: " + rejected.what()},
                       {"after_outcome", true}});
         return kExitRuntime;
