@@ -67,16 +67,11 @@ std::optional<RowKey> nccl_tests_key(const std::string& collective, const std::s
   for (const auto& [theirs, ours] : kNcclTests) {
     if (type == theirs) dtype = ours;
   }
-  for (const DataType& t : all_data_types()) {
-    if (t.name == dtype) key.dtype = &t;
-  }
-  if (!key.dtype) {
-    try {
-      key.dtype = &data_type(dtype);  // its aliases: float, half, double...
-    } catch (const UsageError&) {
-      skipped = "type " + type + ": not one ncclsweep measures";
-      return std::nullopt;
-    }
+  try {
+    key.dtype = &data_type(dtype);  // ours, and nccl-tests' float, half, double...
+  } catch (const UsageError&) {
+    skipped = "type " + type + ": not one ncclsweep measures";
+    return std::nullopt;
   }
   if (redop != "none" && key.collective->reduces) {
     try {

@@ -162,10 +162,10 @@ LaunchRequest build_run_plan(const RunFlags& flags, const RunInputs& inputs, con
       apply_overrides(given, sweep.measurements);
     } else {
       sweep.measurements = spec_from_overrides(given);  // every measurement flag, defaults included
-      // The engine known before the plan, so the sweep's checks refuse --env on the mpi
-      // engine at the flag.
-      if (!sweep.measurements.engine) sweep.measurements.engine = default_engine();
     }
+    // The engine known before the plan, so the sweep's own checks refuse env or config
+    // axes on the mpi engine, at their line or flag.
+    if (!given.engine && !sweep.measurements.engine) sweep.measurements.engine = default_engine();
     PlanOptions options = flags.plan_options;
     options.engine = given.engine;  // --engine over the sweep file's engine
     SweepPlan sweep_plan = plan_sweep(sweep, options);
@@ -176,13 +176,6 @@ LaunchRequest build_run_plan(const RunFlags& flags, const RunInputs& inputs, con
     request.spec.repeats = given.repeats.value_or(sweep_plan.repeats);
     request.spec.order = given.order.value_or(sweep_plan.order);
     request.spec.seed = given.seed.value_or(sweep_plan.seed);
-    if (!request.spec.engine) request.spec.engine = default_engine();
-    const bool has_settings = std::any_of(sweep_plan.points.begin(), sweep_plan.points.end(),
-                                          [](const SweepPoint& p) { return !p.settings.empty(); });
-    if (request.spec.engine == EngineKind::mpi && has_settings) {
-      throw UsageError("the mpi engine cannot apply NCCL settings or communicator config",
-                       "drop the env/config axes, or use --engine nccl");
-    }
     plan_groups(flags, &sweep, layout, request, notes);
     request.groups = worker_groups(sweep_plan);
     request.baseline_point = sweep_plan.points[static_cast<std::size_t>(sweep_plan.baseline)].label;
@@ -190,7 +183,7 @@ LaunchRequest build_run_plan(const RunFlags& flags, const RunInputs& inputs, con
     points = sweep_plan.points;
     baseline = sweep_plan.baseline;
   }
-  if (!request.spec.engine) request.spec.engine = default_engine();
+  if (!request.spec.engine) request.spec.engine = default_engine();  // no sweep: the flags' engine or the build's
   const EngineKind engine = *request.spec.engine;
   check_engine(engine);
   check_engine_support(request.spec, engine, places);
