@@ -158,6 +158,8 @@ LocateResults read_locate_results(const fs::path& dir) {
       } catch (const json::exception& e) {
         throw UsageError("records.jsonl line " + std::to_string(number) + ": " + e.what(),
                          "the file is damaged; run locate again");
+      } catch (const UsageError& e) {  // a name (phase, collective) this ncclsweep does not know
+        throw UsageError((dir / "records.jsonl").string() + " line " + std::to_string(number) + ": " + e.what(), e.fix());
       }
     }
   } catch (const json::exception& e) {

@@ -32,7 +32,13 @@ RecordedMeasurements read_recorded_measurements(const std::filesystem::path& rec
     const std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
     try {
       if (end == std::string::npos) throw std::runtime_error("no newline at its end");
-      MeasurementRecord record = nlohmann::json::parse(line).get<MeasurementRecord>();
+      const nlohmann::json parsed = nlohmann::json::parse(line);
+      MeasurementRecord record;
+      try {
+        record = parsed.get<MeasurementRecord>();
+      } catch (const UsageError& e) {  // a whole line whose names this ncclsweep does not know
+        throw UsageError(records_file.string() + " line " + std::to_string(line_number) + ": " + e.what(), e.fix());
+      }
       const auto [seen, fresh] = line_of_key.emplace(key_of(record), line_number);
       if (!fresh) {
         throw UsageError(records_file.string() + " lines " + std::to_string(seen->second) + " and " +

@@ -170,6 +170,8 @@ SoakResults read_soak_results(const fs::path& dir) {
     } catch (const nlohmann::json::exception& e) {
       throw UsageError((dir / "records.jsonl").string() + ":" + std::to_string(number) + ": " + e.what(),
                        "the file was not written by this ncclsweep soak");
+    } catch (const UsageError& e) {  // a name (scope, collective) this ncclsweep does not know
+      throw UsageError((dir / "records.jsonl").string() + ":" + std::to_string(number) + ": " + e.what(), e.fix());
     }
     offset += line.size() + 1;
   }

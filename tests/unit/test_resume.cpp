@@ -99,6 +99,18 @@ TEST_CASE("a malformed line before the last is refused with its line number") {
   CHECK_THAT(text, ContainsSubstring("--resume"));
 }
 
+TEST_CASE("a whole line naming a collective this ncclsweep does not know is refused with its file and line") {
+  std::string odd = line(record(2048, "in_place"));
+  const std::string known = "\"collective\":\"all_reduce\"";
+  REQUIRE(odd.find(known) != std::string::npos);
+  odd.replace(odd.find(known), known.size(), "\"collective\":\"all_reduse\"");
+  // Last line too: it is whole (it ends in a newline), so it is not a cut-off tail to drop.
+  const fs::path path = write_records("unknown-name.jsonl", line(record(1024, "in_place")) + odd);
+  const std::string text = usage_error_text([&] { read_recorded_measurements(path); });
+  CHECK_THAT(text, ContainsSubstring("unknown-name.jsonl line 2: unknown collective 'all_reduse'"));
+  CHECK_THAT(text, ContainsSubstring("all_reduce"));
+}
+
 TEST_CASE("the digest is stable and tells texts apart") {
   CHECK(digest_hex("abc") == digest_hex("abc"));
   CHECK(digest_hex("abc") != digest_hex("abd"));
