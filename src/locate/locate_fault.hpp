@@ -7,10 +7,11 @@
 //   ranks=R1,R2:slow=FACTOR       every group of exactly these two ranks (a GPU pair
 //                                 within a host, in the gpus steps)
 // takes about FACTOR x its time: on every rank of the group, each timed call runs FACTOR
-// times (Engine::slow_down). The call's own work, repeated, rather than a sleep: its time
-// stays FACTOR x the undisturbed one however the machine's load changes the call's time,
-// and all ranks of the group stay in step (a sleeping rank made the others spin in the
-// next call, and on an oversubscribed CPU that spinning slowed the other groups too).
+// times (Engine::slow_down). The call's own work, repeated, rather than a sleep: all ranks
+// of the group stay in step (a sleeping rank made the others spin in the next call, and
+// on an oversubscribed CPU that spinning slowed the other groups too). On such a CPU the
+// slowed group still reads above 1/FACTOR of the others: while they wait for it, it has
+// the cores more to itself (10 read about 0.3x with 8 ranks on 2 cores).
 #include <string>
 #include <vector>
 

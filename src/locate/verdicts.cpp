@@ -104,10 +104,15 @@ PairsJudgement judge_pairs(int nodes, const std::map<HostPair, Figure>& values, 
 }
 
 // Every test of a phase together: a pair is low when it is low in more than half of the
-// tests it was measured in; a node when more than half of its partners (at least two)
-// are low with it.
+// tests it was measured in. A node is low when more than half of its partners (at least
+// two) lean low with it: the pair is low in one test at least and below the threshold
+// over all its tests. A slow node often sits right at the threshold in one test of its
+// pairs; counting only pairs low in most tests then named one of its pairs as a link,
+// "fine with their other partners", next to partners it was just as slow with.
 class ConsistentPairs {
  public:
+  explicit ConsistentPairs(double threshold) : threshold_(threshold) {}
+
   void add(const std::string& test, const PairsJudgement& j) {
     for (const auto& [pair, ratio] : j.ratio) {
       Tally& t = pairs_[pair];
@@ -142,15 +147,35 @@ class ConsistentPairs {
   // ... over the tests it was low in (a finding's "how slow").
   double low_ratio(const HostPair& pair) const { return median_of(pairs_.at(pair).low_ratios); }
 
+  // Low in a test at least, and below the threshold over all of them.
+  bool pair_leans_low(const HostPair& pair) const {
+    const auto it = pairs_.find(pair);
+    return it != pairs_.end() && it->second.low > 0 && median_of(it->second.ratios) < threshold_;
+  }
   int partners(int node) const { return count(node, false); }
   int low_partners(int node) const { return count(node, true); }
   bool node_low(int node) const { return partners(node) >= 2 && 2 * low_partners(node) > partners(node); }
   double node_ratio(int node) const {
     std::vector<double> ratios;
     for (const auto& [pair, t] : pairs_) {
-      if ((pair.a == node || pair.b == node) && pair_low(pair)) ratios.push_back(low_ratio(pair));
+      if ((pair.a == node || pair.b == node) && pair_leans_low(pair)) ratios.push_back(low_ratio(pair));
     }
     return median_of(ratios);
+  }
+  // What a pair finding says of its two nodes' other partners: fine with them, or which
+  // of them a node leans low with as well ("h2 is also slow with h0, h1").
+  std::string others_text(const HostPair& pair, const std::function<std::string(int)>& name,
+                          const std::string& fine) const {
+    std::string text;
+    for (const int node : {pair.a, pair.b}) {
+      std::string also;
+      for (const auto& [other, t] : pairs_) {
+        if (other == pair || (other.a != node && other.b != node) || !pair_leans_low(other)) continue;
+        also += (also.empty() ? "" : ", ") + name(other.a == node ? other.b : other.a);
+      }
+      if (!also.empty()) text += (text.empty() ? "" : "; ") + name(node) + " is also slow with " + also;
+    }
+    return text.empty() ? fine : text;
   }
 
   // Per test, the partners of `node` low in it: "all_gather 1 MiB across hosts: slow with
@@ -190,13 +215,14 @@ class ConsistentPairs {
     int tests = 0, low = 0;
     std::vector<double> ratios, low_ratios;
   };
-  int count(int node, bool low_only) const {
+  int count(int node, bool leaning_low_only) const {
     int n = 0;
     for (const auto& [pair, t] : pairs_) {
-      if ((pair.a == node || pair.b == node) && (!low_only || pair_low(pair))) ++n;
+      if ((pair.a == node || pair.b == node) && (!leaning_low_only || pair_leans_low(pair))) ++n;
     }
     return n;
   }
+  double threshold_;
   std::map<HostPair, Tally> pairs_;
   std::vector<std::pair<std::string, PairsJudgement>> tests_;
 };
@@ -312,7 +338,7 @@ void judge_host_phase(const HostLayout& layout, const std::vector<Measurement>& 
 void judge_host_pairs(const HostLayout& layout, const TestFigures& tests, LocatePhase phase, int rail,
                       double threshold, const ReferenceChoice& reference, Verdicts& v, FindingSet& found) {
   const int hosts = layout.host_count();
-  ConsistentPairs consistent;
+  ConsistentPairs consistent(threshold);
   const std::string ref_name = reference.name("the reference");
   for (const auto& [test, groups] : tests) {
     const std::map<HostPair, Figure> values = pair_figures(groups, rail);
@@ -351,7 +377,8 @@ void judge_host_pairs(const HostLayout& layout, const TestFigures& tests, Locate
     }
     found.add(found.at(pair_kind, {pair.a, pair.b}, rail, {}, ranks), consistent.low_ratio(pair),
               consistent.pair_evidence(pair, where, ref_name,
-                                       name(pair.a) + " and " + name(pair.b) + " are fine with their other partners"));
+                                       consistent.others_text(pair, name, name(pair.a) + " and " + name(pair.b) +
+                                                                              " are fine with their other partners")));
   }
 }
 
@@ -364,7 +391,7 @@ void judge_gpu_pairs(const HostLayout& layout, const std::vector<Measurement>& m
   for (int host = 0; host < layout.host_count(); ++host) {
     const auto& host_ranks = layout.host_ranks[static_cast<std::size_t>(host)];
     const int gpus = static_cast<int>(host_ranks.size());
-    ConsistentPairs consistent;
+    ConsistentPairs consistent(threshold);
     for (const auto& [test, groups] : tests) {
       std::map<HostPair, Figure> values;
       for (const auto& [key, figure] : groups) {
@@ -398,7 +425,8 @@ void judge_gpu_pairs(const HostLayout& layout, const std::vector<Measurement>& m
       found.add(found.at(FindingKind::gpu_link, {host}, -1, {pair.a, pair.b}, {rank_of(pair.a), rank_of(pair.b)}),
                 consistent.low_ratio(pair),
                 consistent.pair_evidence(pair, " within " + host_name, ref_name,
-                                         name(pair.a) + " and " + name(pair.b) + " are fine with their other neighbours"));
+                                         consistent.others_text(pair, name, name(pair.a) + " and " + name(pair.b) +
+                                                                                " are fine with their other neighbours")));
     }
   }
 }

@@ -240,6 +240,41 @@ TEST_CASE("a slow pair of healthy hosts is named as a link") {
   }
 }
 
+TEST_CASE("a host slow with every partner, though at the threshold in one test, is the host, not a link") {
+  // As an oversubscribed CPU measured it: h2 reads 0.18x with each partner in all_gather
+  // and 0.24-0.27x in sendrecv against 0.25, so only h2-h3 is low in both tests. That
+  // pair was named a link whose hosts "are fine with their other partners".
+  const HostLayout layout = uniform_layout(4, 2);
+  std::vector<Measurement> ms = synthetic(layout, [](const std::vector<int>& h) { return touches(h, 2) ? 3.0 : 10.0; });
+  for (Measurement& m : ms) {
+    if (m.phase != LocatePhase::pairs || !touches(m.hosts, 2)) continue;
+    const bool sendrecv = m.collective->name == "sendrecv";
+    m.busbw_gbps = (!sendrecv ? 1.8 : m.hosts == std::vector<int>{2, 3} ? 2.4 : 2.7) * (m.busbw_gbps / 3.0);
+  }
+  const Verdicts v = judge(layout, ms, 0.25);
+  REQUIRE(v.findings.size() == 1);
+  CHECK(v.findings[0].kind == FindingKind::host);
+  CHECK(v.findings[0].hosts == std::vector<int>{2});
+  CHECK(v.findings[0].ratio == Approx(0.18).epsilon(0.05));
+}
+
+TEST_CASE("a link's evidence names the other partners its hosts are slow with too") {
+  // h0 is slow with h2 and h3, fine with its three other partners: two links, and neither
+  // may say its hosts are fine elsewhere.
+  const HostLayout layout = uniform_layout(6, 2);
+  const Verdicts v = judge(layout, synthetic(layout, [](const std::vector<int>& h) {
+                             return h == std::vector<int>{0, 2} || h == std::vector<int>{0, 3} ? 4.0 : 10.0;
+                           }), 0.8);
+  REQUIRE(v.findings.size() == 2);
+  for (const Finding& f : v.findings) {
+    CHECK(f.kind == FindingKind::link);
+    REQUIRE_FALSE(f.evidence.empty());
+    for (const std::string& line : f.evidence) CHECK_THAT(line, !ContainsSubstring("fine with"));
+  }
+  CHECK_THAT(v.findings[0].evidence.front(), ContainsSubstring("host0 is also slow with host3"));
+  CHECK_THAT(v.findings[1].evidence.front(), ContainsSubstring("host0 is also slow with host2"));
+}
+
 TEST_CASE("healthy hosts within the noise are not named") {
   const HostLayout layout = uniform_layout(6, 2);
   // Up to 18% apart, below a 0.8 threshold never.
