@@ -29,12 +29,16 @@ namespace {
 // a spell moves alike. The drift aid slows 10-fold: the slowed rank takes CPU from every
 // rank on the two cores, so at 5-fold its host moved only 2x against its peers in 1 of 5
 // quiet runs (bench/soak-false-alarms), too little for four windows to leave the band.
+// The world's series has no peers to be judged against, so a spell is an outlier window
+// there: at a 0.25 threshold a clean timeline once named one at 0.19x (2026-12-04, the
+// test alone on 2 cores). Outliers are judged on exact figures in tests/unit/test_soak.cpp; here the
+// threshold is 0.1, past what a spell has been seen to do.
 std::vector<std::string> soak_args(const std::filesystem::path& dir, const std::string& duration,
                                    const std::vector<std::string>& extra = {}) {
   std::vector<std::string> args{"soak",     "--engine",  "mpi",  "--collectives", "all_reduce", "--sizes",
                                 "64K",      "--window",  "1s",   "--duration",    duration,     "--warmup",
                                 "3",        "--iters",   "4",    "--noise-rel",   "0.6",        "--threshold",
-                                "0.25",     "-o",        dir.string()};
+                                "0.1",      "-o",        dir.string()};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
