@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "core/run_options.hpp"
 #include "core/errors.hpp"
 #include "core/failure_report.hpp"
 #include "core/units.hpp"
@@ -29,7 +30,7 @@ struct LocateArgs {
   int repeats = 3;
   int passes = 1;
   double threshold = 0.9;
-  std::string engine;
+  std::optional<EngineKind> engine;
   std::string format = "table";
   std::string output;
   std::string results_root = "results";
@@ -79,7 +80,7 @@ int run_located(const LocateArgs& args, CommandContext& context) {
     if (session.rank() == 0) print_error(error);
     return kExitUsage;
   }
-  request.engine = args.engine.empty() ? default_engine() : parse_engine(args.engine);
+  request.engine = args.engine.value_or(default_engine());
   request.fault = args.fault;
   request.reference_dir = args.reference;
   request.output_dir = args.output;
@@ -118,7 +119,7 @@ void add_locate_command(CLI::App& app, CommandAction& chosen) {
   cmd->add_option("--threshold", args->threshold, "Slow below this share of the reference (the median of hosts)")
       ->check(finite_range(0.01, 1.0))
       ->capture_default_str();
-  cmd->add_option("--engine", args->engine, "nccl (GPU; the default when built) or mpi (host buffers)");
+  add_choice(*cmd, "--engine", args->engine, kEngineNames, "nccl (GPU; the default when built) or mpi (host buffers)");
   cmd->add_option("--format,-f", args->format, "table or json (stdout)")
       ->check(one_of({"table", "json"}))
       ->capture_default_str();

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "core/run_options.hpp"
 #include "core/errors.hpp"
 #include "core/utc_time.hpp"
 #include "probe/cpu_probes.hpp"
@@ -23,14 +24,14 @@ struct ProbeArgs {
   std::string results_root = "results";
   bool quick = false;
   double stall_seconds = -1;
-  std::string engine = "nccl";
+  EngineKind engine = EngineKind::nccl;
   std::string fault;
 };
 
 probe::ProbeOptions probe_options(const ProbeArgs& args) {
   probe::ProbeOptions options = args.quick ? probe::ProbeOptions::quick() : probe::ProbeOptions{};
   if (args.stall_seconds >= 0) options.stall_seconds = args.stall_seconds;
-  options.gpu = args.engine != "mpi";
+  options.gpu = args.engine != EngineKind::mpi;
   return options;
 }
 
@@ -67,9 +68,8 @@ void add_probe_command(CLI::App& app, CommandAction& chosen) {
   probe->add_flag("--quick", args->quick, "Shorter probes: under 5 s per rank instead of under 30 s");
   probe->add_option("--stall-seconds", args->stall_seconds, "How long the stall watcher runs (default 10, --quick 1)")
       ->check(CLI::Range(0.1, 3600.0));
-  probe->add_option("--engine", args->engine, "nccl (every probe) or mpi (CPU probes only; GPU probes skipped)")
-      ->check(one_of({"nccl", "mpi"}))
-      ->capture_default_str();
+  add_choice(*probe, "--engine", args->engine, kEngineNames,
+             "nccl (every probe) or mpi (CPU probes only; GPU probes skipped)");
   probe->add_option("--inject-fault", args->fault,
                     "Testing aid: RANK:cpu-hog keeps every core of that rank busy from outside its scheduling group "
                     "(docs/probe.md)");

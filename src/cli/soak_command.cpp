@@ -28,7 +28,7 @@ struct SoakArgs {
   double noise_relative = 0.04;
   double threshold = 0.9;
   int baseline_windows = 3;
-  std::string engine;
+  std::optional<EngineKind> engine;
   std::string format = "table";
   std::string output;
   std::string results_root = "results";
@@ -68,7 +68,7 @@ int run_soaked(const SoakArgs& args, CommandContext& context) {
     if (session.rank() == 0) print_error(e.message());  // the same on every rank: all stop together
     return kExitUsage;
   }
-  request.engine = args.engine.empty() ? default_engine() : parse_engine(args.engine);
+  request.engine = args.engine.value_or(default_engine());
   request.fault = args.fault;
   request.output_dir = args.output;
   request.results_root = args.results_root;
@@ -108,7 +108,7 @@ void add_soak_command(CLI::App& app, CommandAction& chosen) {
   cmd->add_option("--baseline-windows", args->baseline_windows, "Windows whose median is each series' starting level")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  cmd->add_option("--engine", args->engine, "nccl (GPU; the default when built) or mpi (host buffers)");
+  add_choice(*cmd, "--engine", args->engine, kEngineNames, "nccl (GPU; the default when built) or mpi (host buffers)");
   cmd->add_option("--format,-f", args->format, "table or json (stdout)")->check(one_of({"table", "json"}))->capture_default_str();
   cmd->add_option("-o,--output", args->output, "Results directory (default: RESULTS_ROOT/soak/<UTC start>)");
   cmd->add_option("--results-root", args->results_root, "Where default results directories go")->capture_default_str();

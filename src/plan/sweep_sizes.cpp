@@ -170,4 +170,26 @@ WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<C
   return out;
 }
 
+std::optional<PlannedWorkload> plan_workload_preview(const Sweep& sweep, const std::optional<CommSplitRequest>& groups,
+                                                     const std::string& sweep_file, const std::string& models_dir) {
+  if (!sweep.sizes_from) {
+    if (groups && needs_workload(*groups)) {
+      throw UsageError("groups " + groups->text() + " needs a workload's layout",
+                       "take sizes from a workload (sizes: {workload: FILE}), or use plain groups", groups->where);
+    }
+    return std::nullopt;
+  }
+  const SizesInput input = load_sizes_source(*sweep.sizes_from, sweep_file, models_dir);
+  PlannedWorkload planned;
+  if (input.layout) {
+    planned.ranks = input.layout->world();
+  } else if (input.profile.layout_ranks > 0) {
+    planned.ranks = input.profile.layout_ranks;  // sizes: {calls: [...], ranks: N}
+  } else {
+    for (const auto& use : input.profile.uses) planned.ranks = std::max(planned.ranks, use.group.size);
+  }
+  planned.calls = plan_workload_calls(input, groups, sweep.measurements.dtypes, planned.ranks, planned.ranks);
+  return planned;
+}
+
 }  // namespace ncclsweep

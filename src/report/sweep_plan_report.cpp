@@ -92,4 +92,24 @@ std::string sweep_plan_text(const SweepPlan& plan, const SweepEstimate& estimate
   return out;
 }
 
+std::string planned_workload_text(const PlannedWorkload& w) {
+  std::string out = "\nsizes from " + w.calls.weights.source + " (" + w.calls.weights.basis + "), as measured on " +
+                    std::to_string(w.ranks) + " ranks:\n";
+  for (const auto& c : w.calls.calls) {
+    out += "  " + std::string(c.kind->name) + " " + std::to_string(c.bytes) + " B (" + format_bytes(c.bytes) + ") " +
+           std::string(c.dtype->name) + " on " + c.split.label() + "\n";
+  }
+  for (const auto& note : w.calls.notes) out += "  note: " + note + "\n";
+  return out;
+}
+
+nlohmann::json planned_workload_json(const PlannedWorkload& w) {
+  nlohmann::json calls = nlohmann::json::array();
+  for (const auto& c : w.calls.calls) {
+    calls.push_back({{"collective", std::string(c.kind->name)}, {"bytes", c.bytes},
+                     {"dtype", std::string(c.dtype->name)}, {"communicator", c.split.label()}});
+  }
+  return calls;
+}
+
 }  // namespace ncclsweep

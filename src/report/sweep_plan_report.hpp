@@ -6,6 +6,7 @@
 
 #include "plan/sweep_estimate.hpp"
 #include "plan/sweep_plan.hpp"
+#include "plan/sweep_sizes.hpp"
 
 namespace ncclsweep {
 
@@ -16,6 +17,13 @@ namespace ncclsweep {
 nlohmann::json sweep_plan_json(const SweepPlan& plan, const SweepEstimate& estimate);
 
 std::string sweep_plan_text(const SweepPlan& plan, const SweepEstimate& estimate);
+
+// A workload's calls as `plan` shows them: "sizes from ... as measured on N ranks:" and a
+// line per call and note; starts with a blank line.
+std::string planned_workload_text(const PlannedWorkload& workload);
+
+// [{"collective", "bytes", "dtype", "communicator"}]: plan --format json's workload_calls.
+nlohmann::json planned_workload_json(const PlannedWorkload& workload);
 
 // "45 s", "12 min", "3.5 h".
 std::string duration_text(double seconds);

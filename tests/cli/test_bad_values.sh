@@ -92,7 +92,10 @@ expect_suggestion "unknown collective 'all_gathr' (did you mean all_gather?)" "$
 expect_suggestion "unknown dtype 'bfloat61' (did you mean bfloat16?)" "${mpi_bin[@]}" run --dtype bfloat61 --results-root "$work/results"
 expect_suggestion "(did you mean interleaved?)" "${mpi_bin[@]}" run --order interleavd --results-root "$work/results"
 expect_suggestion "(did you mean reinit?)" "$bin" plan sweeps/smoke.yaml --isolation renit
-expect_suggestion "unknown engine 'ncl' (did you mean nccl?)" "$bin" plan sweeps/smoke.yaml --engine ncl
+expect_suggestion "--engine: 'ncl' is not one of nccl, mpi (did you mean nccl?)" "$bin" plan sweeps/smoke.yaml --engine ncl
+expect_suggestion "(did you mean mpi?)" "$bin" locate --engine mpii
+expect_suggestion "(did you mean mpi?)" "$bin" soak --engine mpii
+expect_suggestion "(did you mean mpi?)" "$bin" probe --engine mpii
 
 echo "bad-value corpus: $checked checks, $failures failure(s)"
 exit $((failures > 0))
