@@ -1,14 +1,11 @@
 // `ncclsweep doctor`: preflight checks inside the launcher, container and allocation
 // a benchmark would use (docs/doctor.md).
-#include <cstdio>
+#include <iostream>
 #include <memory>
 #include <string>
 
 #include "cli/command.hpp"
-#include "core/errors.hpp"
-#include "doctor/checks.hpp"
-#include "doctor/gpu_probe.hpp"
-#include "runtime/preflight.hpp"
+#include "runtime/doctor_launch.hpp"
 #include "runtime/mpi_session.hpp"
 
 namespace ncclsweep {
@@ -21,28 +18,7 @@ struct DoctorArgs {
 
 int run_doctor(const DoctorArgs& args, CommandContext& context) {
   MpiSession session(&context.argc, &context.argv);
-  doctor::GpuFacts gpu = doctor::probe_gpu(session.local_rank());
-  if (!args.no_gpu_tools) doctor::add_gpu_state(gpu);
-  const auto mine = doctor::collect_local_facts(session, context.envp, std::move(gpu));
-  const auto all = doctor::gather_facts(session, mine);
-  int status = kExitOk;
-  if (session.rank() == 0) {
-    const auto findings = doctor::evaluate(all);
-    if (args.format == "json") {
-      int errors = 0, warnings = 0;
-      for (const auto& f : findings) {
-        errors += f.severity == doctor::Severity::error;
-        warnings += f.severity == doctor::Severity::warning;
-      }
-      const nlohmann::json doc{{"errors", errors}, {"warnings", warnings}, {"findings", findings}, {"ranks", all}};
-      std::printf("%s\n", doc.dump(2).c_str());
-    } else {
-      std::printf("# ncclsweep doctor: %d rank(s)\n%s", session.size(), doctor::findings_table(findings).c_str());
-    }
-    std::fflush(stdout);
-    if (doctor::has_error(findings)) status = kExitFindings;
-  }
-  return session.max_across_ranks(status);
+  return run_doctor_launch(session, {args.format == "json", args.no_gpu_tools}, context.envp, std::cout);
 }
 
 }  // namespace

@@ -1,7 +1,5 @@
 // `ncclsweep probe`: the platform signals behind slow clusters, measured on every rank
 // inside the job's own allocation, container and binding (docs/probe.md).
-#include <chrono>
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -9,7 +7,6 @@
 #include "cli/command.hpp"
 #include "core/run_options.hpp"
 #include "core/errors.hpp"
-#include "core/utc_time.hpp"
 #include "probe/cpu_probes.hpp"
 #include "probe/probe_run.hpp"
 #include "runtime/fault_injection.hpp"
@@ -45,14 +42,8 @@ int run_probe(const ProbeArgs& args, CommandContext& context) {
     }
   }
   MpiSession session(&context.argc, &context.argv);
-  const std::string started = compact_utc(std::chrono::system_clock::now());
-  const auto document = probe_every_rank(session, options, fault, {context.argv, context.argv + context.argc});
-  int status = kExitOk;
-  if (document) {
-    write_and_print_probe(*document, !args.output.empty() ? args.output : args.results_root + "/probe/" + started);
-    if (!document->named_hosts.empty()) status = kExitFindings;
-  }
-  return session.max_across_ranks(status);
+  return run_probe_launch(session, options, fault, {context.argv, context.argv + context.argc}, args.output,
+                          args.results_root);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "core/errors.hpp"
 #include "core/utc_time.hpp"
 #include "probe/cpu_probes.hpp"
 
@@ -53,6 +54,19 @@ void write_and_print_probe(const probe::ProbeDocument& document, const std::stri
   probe::write_probe_document(document, directory);
   std::printf("%s# probe results in %s\n", probe::probe_report(document).c_str(), directory.c_str());
   std::fflush(stdout);
+}
+
+int run_probe_launch(MpiSession& session, const probe::ProbeOptions& options, const FaultInjection& fault,
+                     const std::vector<std::string>& command_line, const std::string& directory,
+                     const std::string& results_root) {
+  const std::string started = compact_utc(std::chrono::system_clock::now());
+  const auto document = probe_every_rank(session, options, fault, command_line);
+  int status = kExitOk;
+  if (document) {
+    write_and_print_probe(*document, !directory.empty() ? directory : results_root + "/probe/" + started);
+    if (!document->named_hosts.empty()) status = kExitFindings;
+  }
+  return session.max_across_ranks(status);
 }
 
 }  // namespace ncclsweep

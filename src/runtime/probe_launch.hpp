@@ -20,4 +20,11 @@ std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const 
 // Rank 0: writes the document into `directory` and prints its report on stdout.
 void write_and_print_probe(const probe::ProbeDocument& document, const std::string& directory);
 
+// One `ncclsweep probe`: every rank probes; rank 0 writes and prints the document into
+// `directory` (the results root's probe/<UTC start> when empty). Returns the exit status
+// on every rank: 1 when a host stands out.
+int run_probe_launch(MpiSession& session, const probe::ProbeOptions& options, const FaultInjection& fault,
+                     const std::vector<std::string>& command_line, const std::string& directory,
+                     const std::string& results_root);
+
 }  // namespace ncclsweep
