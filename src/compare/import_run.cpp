@@ -42,9 +42,7 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
     std::string variant = k.point == "default" ? "" : k.point;
     const auto tag = [&variant](const std::string& text) { variant += (variant.empty() ? "" : " ") + text; };
     if (!k.communicator.is_world()) tag("on " + communicator_text(k.communicator));
-    if (k.buffers != BufferMode::cuda_malloc || k.launch != LaunchMode::stream) {
-      tag("buffers=" + std::string(name_of(k.buffers)) + " launch=" + std::string(name_of(k.launch)));
-    }
+    if (const std::string modes = call_modes_text(k); !modes.empty()) tag(modes);
     if (const std::string footprint = footprint_text(k); footprints.size() > 1 && !footprint.empty()) tag(footprint);
     SideRow row;
     row.key = {r.collective, r.dtype, r.op, k.size_bytes, k.placement, variant};

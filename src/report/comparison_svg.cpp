@@ -144,7 +144,7 @@ void print_comparison_svg(const Comparison& c, const PrintStyle&, std::ostream& 
   const double legend_x = kWidth - kRight + 16;
   double legend_y = top + 10;
   const auto legend_text = [&](const std::string& text) {
-    out << "<text x=\"" << legend_x + 30 << "\" y=\"" << fixed(legend_y + 4) << "\">" << xml_escape(fitted(text, kLegendChars))
+    out << "<text x=\"" << legend_x + 30 << "\" y=\"" << fixed(legend_y + 4) << "\">" << fitted_content(text, kLegendChars)
         << "</text>\n";
     legend_y += kLegendRow;
   };

@@ -148,7 +148,7 @@ void print_sides_svg(std::span<const Side> sides, const PrintStyle& style, std::
   const auto legend_entry = [&](const std::string& colour, const std::string& dash, const std::string& label) {
     out << "<line x1=\"" << kWidth - kRight + 16 << "\" y1=\"" << fixed(ly) << "\" x2=\"" << kWidth - kRight + 40
         << "\" y2=\"" << fixed(ly) << "\" stroke=\"" << colour << "\" stroke-width=\"2\"" << dash << "/>\n";
-    out << "<text x=\"" << kWidth - kRight + 46 << "\" y=\"" << fixed(ly + 4) << "\">" << xml_escape(fitted(label, 34))
+    out << "<text x=\"" << kWidth - kRight + 46 << "\" y=\"" << fixed(ly + 4) << "\">" << fitted_content(label, 34)
         << "</text>\n";
     ly += spacing;
   };

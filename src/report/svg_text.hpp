@@ -36,6 +36,14 @@ inline std::string fitted(const std::string& text, std::size_t chars) {
   return text.size() <= chars ? text : text.substr(0, chars - 3) + "...";
 }
 
+// A <text> element's content: `text` fitted and escaped, with the whole of it as a
+// <title> (the tooltip) when fitting cut it, so a legend entry whose end was cut still
+// says which series it is ("all_gather float32 [on intra-node gr..." names two kinds).
+inline std::string fitted_content(const std::string& text, std::size_t chars) {
+  const std::string shown = xml_escape(fitted(text, chars));
+  return text.size() <= chars ? shown : shown + "<title>" + xml_escape(text) + "</title>";
+}
+
 // Text cut at spaces into lines of at most `chars`, at most `lines` of them (the last
 // one fitted).
 inline std::vector<std::string> wrapped(const std::string& text, std::size_t chars, std::size_t lines) {

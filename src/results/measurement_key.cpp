@@ -52,10 +52,15 @@ std::string series_title(const MeasurementKey& k) {
 }
 
 std::string conditions_text(const MeasurementKey& k) {
+  std::string text = call_modes_text(k);
+  if (const std::string footprint = footprint_text(k); !footprint.empty()) add(text, footprint);
+  return text;
+}
+
+std::string call_modes_text(const MeasurementKey& k) {
   std::string text;
   if (k.buffers != BufferMode::cuda_malloc) add(text, "buffers " + std::string(name_of(k.buffers)));
   if (k.launch != LaunchMode::stream) add(text, "launch " + std::string(name_of(k.launch)));
-  if (const std::string footprint = footprint_text(k); !footprint.empty()) add(text, footprint);
   return text;
 }
 

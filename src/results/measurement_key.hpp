@@ -75,6 +75,9 @@ std::string series_title(const MeasurementKey& key);
 // "buffers nccl-register, footprint exact": the modes and conditions that differ from
 // the defaults (cuda-malloc, stream, largest, warm); "" when none does.
 std::string conditions_text(const MeasurementKey& key);
+// Only its buffer and launch modes: "buffers nccl-register, launch graph", "" for
+// cuda-malloc, stream.
+std::string call_modes_text(const MeasurementKey& key);
 // Only its footprint and cache parts: "footprint exact, cache flush", "" for largest, warm.
 std::string footprint_text(const MeasurementKey& key);
 

@@ -251,3 +251,68 @@ TEST_CASE("every setting kind and status survives run.json by its one name") {
     CHECK(j.at("points")[0].at("settings")[i].at("kind") == name_of(point.settings[i].kind));
   }
 }
+
+TEST_CASE("every mode, collective, dtype, op and communicator kind is named in the table, md and svg printers") {
+  // One record per value; the human printers name a series by its title, where a mode at
+  // its default is left out ("all_gather float32" is cuda_malloc, stream, largest, warm).
+  std::vector<MeasurementRecord> records;
+  std::vector<std::string> titles;  // what each record's value must show as, in every printer
+  Bytes size = 1024;
+  const auto add = [&](MeasurementRecord r, const std::string& shown) {
+    r.size_bytes = r.requested_bytes = size;
+    r.count = size / 8;
+    size += 1024;
+    records.push_back(r);
+    titles.push_back(shown);
+  };
+  for (const auto& [value, name] : kBufferModeNames.entries()) {
+    MeasurementRecord r = plain_record(0);
+    r.buffers = value;
+    add(r, value == BufferMode::cuda_malloc ? "" : "buffers " + std::string(name));
+  }
+  for (const auto& [value, name] : kLaunchModeNames.entries()) {
+    MeasurementRecord r = plain_record(0);
+    r.launch = value;
+    add(r, value == LaunchMode::stream ? "" : "launch " + std::string(name));
+  }
+  for (const auto& [value, name] : kCacheStateNames.entries()) {
+    MeasurementRecord r = plain_record(0);
+    r.cache = value;
+    add(r, value == CacheState::warm ? "" : "cache " + std::string(name));
+  }
+  for (const CollectiveKind& kind : all_collectives()) {
+    MeasurementRecord r = plain_record(0);
+    r.collective = &kind;
+    r.op = kind.reduces ? std::optional(ReduceOp::sum) : std::nullopt;
+    add(r, std::string(kind.name));
+  }
+  for (const DataType& dtype : all_data_types()) {
+    MeasurementRecord r = plain_record(0);
+    r.collective = &collective("all_reduce");
+    r.dtype = &dtype;
+    r.op = ReduceOp::sum;
+    add(r, "all_reduce " + std::string(dtype.name) + " sum");
+  }
+  for (const ReduceOp op : {ReduceOp::prod, ReduceOp::max, ReduceOp::min, ReduceOp::avg}) {
+    MeasurementRecord r = plain_record(0);
+    r.collective = &collective("reduce_scatter");
+    r.op = op;
+    add(r, "reduce_scatter float32 " + std::string(name_of(op)));
+  }
+  for (const auto& [kind, name] : kCommunicatorKindNames.entries()) {
+    if (kind == CommunicatorKind::world) continue;
+    MeasurementRecord r = plain_record(0);
+    r.communicator = kind;
+    r.communicators = 2;
+    r.per_communicator = {SubCommunicatorTime{0, {10, 11, 12}, 0.5}, SubCommunicatorTime{1, {10, 11, 12}, 0.5}};
+    add(r, std::string(name) + " groups of 2");
+  }
+  const RunDocument back = round_trip(run_of(records));
+  for (const char* format : {"table", "md", "svg"}) {
+    const std::string text = printed(back, format);
+    for (const std::string& shown : titles) {
+      INFO(format << ": " << shown);
+      if (!shown.empty()) CHECK_THAT(text, ContainsSubstring(shown));
+    }
+  }
+}
