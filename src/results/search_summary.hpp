@@ -9,11 +9,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/collective.hpp"
+#include "core/search_fate.hpp"
+#include "spec/search_spec.hpp"
+
 namespace ncclsweep {
 
 struct SearchPointBand {
   std::string band;     // "all_reduce 1 MiB .. 16 MiB"
-  std::string state;    // "leader" | "tied" | "dropped" | "alive" | "not-measured"
+  FateState state = FateState::not_measured;
   int round = 0;        // dropped: after this round
   std::string by;       // dropped: the leader's label
   double gain = 0;      // dropped: the leader's busbw / its own - 1
@@ -27,7 +31,7 @@ struct SearchPointFate {
 
 struct SearchBandSummary {
   std::string band;
-  std::string collective;
+  const CollectiveKind* collective = nullptr;
   std::vector<std::uint64_t> sizes;  // the band's measured sizes, bytes
   std::string leader;
   std::vector<std::string> ties;
@@ -39,7 +43,7 @@ struct SearchBandSummary {
 };
 
 struct SearchSummary {
-  std::string method;  // "racing" | "coordinate"
+  SearchMethod method = SearchMethod::racing;
   double confidence = 0;
   double budget_share = 0;
   std::string baseline;
@@ -51,11 +55,14 @@ struct SearchSummary {
   std::vector<std::string> notes;
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchPointBand, band, state, round, by, gain)
+// Enums and collectives by their names; an unknown name is refused with the valid ones.
+void to_json(nlohmann::json& j, const SearchPointBand& b);
+void from_json(const nlohmann::json& j, SearchPointBand& b);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchPointFate, point, rounds, bands)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchBandSummary, band, collective, sizes, leader, ties, settled, winner, ab_measured, ab_gain, why)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchSummary, method, confidence, budget_share, baseline, rounds,
-                                                measurements, grid_measurements, bands, points, notes)
+void to_json(nlohmann::json& j, const SearchBandSummary& b);
+void from_json(const nlohmann::json& j, SearchBandSummary& b);
+void to_json(nlohmann::json& j, const SearchSummary& s);
+void from_json(const nlohmann::json& j, SearchSummary& s);
 
 // The file's name in a results directory.
 inline constexpr const char* kSearchFileName = "search.json";

@@ -54,7 +54,7 @@ class RowsToSearch final : public ResultSink {
   void row(std::span<const MeasurementRecord> records) override {
     state_.add_row(records);
     for (const MeasurementRecord& r : records) {
-      const int band = band_of(bands_, std::string(collective_name(r)), r.size_bytes);
+      const int band = band_of(bands_, *r.collective, r.size_bytes);
       if (band >= 0) search_.record(item_, band, r.algbw_gbps, r.time_us.max, r.spread);
     }
   }
@@ -71,7 +71,7 @@ SearchSummary summarize(const Search& search, const SearchRequest& request) {
   const auto& candidates = request.grid.space.candidates;
   const auto label = [&](int c) { return c < 0 ? std::string() : candidates[static_cast<std::size_t>(c)].label; };
   SearchSummary s;
-  s.method = std::string(name_of(out.method));
+  s.method = out.method;
   s.confidence = request.options.stats.confidence;
   s.budget_share = request.options.budget_share;
   s.baseline = label(request.grid.space.baseline);
@@ -91,7 +91,7 @@ SearchSummary summarize(const Search& search, const SearchRequest& request) {
     SearchPointFate fate{candidates[c].label, out.fates[c].rounds, {}};
     for (std::size_t b = 0; b < out.fates[c].bands.size(); ++b) {
       const BandFate& f = out.fates[c].bands[b];
-      fate.bands.push_back({label_of(request.bands[b]), std::string(name_of(f.state)), f.round, label(f.by), f.gain});
+      fate.bands.push_back({label_of(request.bands[b]), f.state, f.round, label(f.by), f.gain});
     }
     s.points.push_back(fate);
   }
@@ -106,7 +106,7 @@ std::string percent(double share) {
 
 // The `# ` lines under the table: each band's winner, and what the search cost.
 void log_outcome(LaunchState& state, const SearchSummary& s) {
-  state.log(LogLevel::info, "search (" + s.method + "): " + std::to_string(s.measurements) + " size measurements in " +
+  state.log(LogLevel::info, "search (" + std::string(name_of(s.method)) + "): " + std::to_string(s.measurements) + " size measurements in " +
                                 std::to_string(s.rounds) + " rounds, the full grid's " +
                                 std::to_string(s.grid_measurements));
   for (const SearchBandSummary& b : s.bands) {
@@ -146,7 +146,7 @@ bool run_search_rounds(LaunchState& state, Engine& engine) {
       MeasurementPlan plan = request.plan;
       plan.calls.clear();
       for (const PlannedCall& planned : request.plan.calls) {
-        const int band = band_of(search_request.bands, std::string(planned.call.kind->name), planned.total_bytes);
+        const int band = band_of(search_request.bands, *planned.call.kind, planned.total_bytes);
         if (calls.measures(planned) && std::find(item.bands.begin(), item.bands.end(), band) != item.bands.end()) {
           plan.calls.push_back(planned);
         }

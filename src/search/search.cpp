@@ -19,17 +19,6 @@ std::string_view name_of(RoundKind kind) {
   return "race";
 }
 
-std::string_view name_of(FateState state) {
-  switch (state) {
-    case FateState::not_measured: return "not-measured";
-    case FateState::alive: return "alive";
-    case FateState::dropped: return "dropped";
-    case FateState::tied: return "tied";
-    case FateState::leader: return "leader";
-  }
-  return "alive";
-}
-
 long SearchState::cost(const std::vector<RoundItem>& items) const {
   long sizes = 0;
   for (const RoundItem& item : items) {

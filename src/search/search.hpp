@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/search_fate.hpp"
 #include "search/band_scores.hpp"
 #include "search/search_space.hpp"
 #include "spec/search_spec.hpp"
@@ -52,9 +53,6 @@ struct SearchRound {
   std::vector<RoundItem> items;  // in the order to measure them (shuffled or interleaved)
 };
 
-// Where a candidate ended in one band.
-enum class FateState { not_measured, alive, dropped, tied, leader };
-std::string_view name_of(FateState state);
 
 struct BandFate {
   FateState state = FateState::not_measured;

@@ -98,15 +98,15 @@ SearchGrid make_search_grid(const std::vector<SweepPoint>& points, int baseline,
 std::vector<SizeBand> search_bands(const MeasurementPlan& plan, const std::vector<Bytes>& edges) {
   std::vector<MeasuredSizes> measured;
   for (const PlannedCall& call : plan.calls) {
-    const std::string name(call.call.kind->name);
-    auto m = std::find_if(measured.begin(), measured.end(), [&](const MeasuredSizes& x) { return x.collective == name; });
-    if (m == measured.end()) m = measured.insert(measured.end(), MeasuredSizes{name, {}});
+    const CollectiveKind* kind = call.call.kind;
+    auto m = std::find_if(measured.begin(), measured.end(), [&](const MeasuredSizes& x) { return x.collective == kind; });
+    if (m == measured.end()) m = measured.insert(measured.end(), MeasuredSizes{kind, {}});
     m->sizes.push_back(call.total_bytes);
   }
   return make_bands(measured, edges);
 }
 
-int band_of(const std::vector<SizeBand>& bands, const std::string& collective, Bytes size) {
+int band_of(const std::vector<SizeBand>& bands, const CollectiveKind& collective, Bytes size) {
   for (std::size_t b = 0; b < bands.size(); ++b) {
     if (bands[b].holds(collective, size)) return static_cast<int>(b);
   }

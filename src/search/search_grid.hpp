@@ -36,7 +36,7 @@ SearchGrid make_search_grid(const std::vector<SweepPoint>& points, int baseline,
 std::vector<SizeBand> search_bands(const MeasurementPlan& plan, const std::vector<Bytes>& edges);
 
 // The band of one measured size; -1 when none holds it.
-int band_of(const std::vector<SizeBand>& bands, const std::string& collective, Bytes size);
+int band_of(const std::vector<SizeBand>& bands, const CollectiveKind& collective, Bytes size);
 
 // Size measurements a search makes: at most (its budget, or every candidate in every
 // round) and as expected when a quarter of the candidates survive the first round and

@@ -11,14 +11,15 @@ std::optional<int> SearchSpace::find(const std::vector<int>& values) const {
   return std::nullopt;
 }
 
-bool SizeBand::holds(const std::string& of_collective, Bytes size) const {
-  return of_collective == collective && std::find(sizes.begin(), sizes.end(), size) != sizes.end();
+bool SizeBand::holds(const CollectiveKind& of_collective, Bytes size) const {
+  return &of_collective == collective && std::find(sizes.begin(), sizes.end(), size) != sizes.end();
 }
 
 std::string label_of(const SizeBand& band) {
-  if (band.sizes.empty()) return band.collective;
-  if (band.sizes.size() == 1) return band.collective + " " + format_bytes(band.sizes.front());
-  return band.collective + " " + format_bytes(band.sizes.front()) + " .. " + format_bytes(band.sizes.back());
+  const std::string name(band.collective->name);
+  if (band.sizes.empty()) return name;
+  if (band.sizes.size() == 1) return name + " " + format_bytes(band.sizes.front());
+  return name + " " + format_bytes(band.sizes.front()) + " .. " + format_bytes(band.sizes.back());
 }
 
 std::vector<SizeBand> make_bands(const std::vector<MeasuredSizes>& measured, const std::vector<Bytes>& edges) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/collective.hpp"
 #include "core/units.hpp"
 
 namespace ncclsweep {
@@ -30,9 +31,9 @@ struct SearchSpace {
 
 // Adjacent measured sizes of one collective for which one winner is chosen.
 struct SizeBand {
-  std::string collective;
+  const CollectiveKind* collective = nullptr;
   std::vector<Bytes> sizes;  // ascending
-  bool holds(const std::string& of_collective, Bytes size) const;
+  bool holds(const CollectiveKind& of_collective, Bytes size) const;
 };
 std::string label_of(const SizeBand& band);  // "all_reduce 1 MiB .. 16 MiB"
 
@@ -40,7 +41,7 @@ std::string label_of(const SizeBand& band);  // "all_reduce 1 MiB .. 16 MiB"
 // sizes from one edge up to below the next), or with no edges (auto) into at most three
 // bands of adjacent sizes, as even in count as they go (small, middle, large sizes).
 struct MeasuredSizes {
-  std::string collective;
+  const CollectiveKind* collective = nullptr;
   std::vector<Bytes> sizes;
 };
 std::vector<SizeBand> make_bands(const std::vector<MeasuredSizes>& measured, const std::vector<Bytes>& edges);

@@ -16,6 +16,7 @@
 #include "report/sweep_report.hpp"
 #include "results/measurement_key.hpp"
 #include "results/record_json.hpp"
+#include "results/search_summary.hpp"
 
 using namespace ncclsweep;
 
@@ -314,5 +315,42 @@ TEST_CASE("every mode, collective, dtype, op and communicator kind is named in t
       INFO(format << ": " << shown);
       if (!shown.empty()) CHECK_THAT(text, ContainsSubstring(shown));
     }
+  }
+}
+
+TEST_CASE("search.json holds its method, band collectives and fates by name, and reads them back") {
+  for (const auto& [method, method_name] : kSearchMethodNames.entries()) {
+    SearchSummary summary;
+    summary.method = method;
+    for (const CollectiveKind& kind : all_collectives()) {
+      SearchBandSummary band;
+      band.band = std::string(kind.name) + " 1 MiB";
+      band.collective = &kind;
+      summary.bands.push_back(band);
+    }
+    SearchPointFate fate;
+    fate.point = "p";
+    for (const auto& [state, state_name] : kFateStateNames.entries()) fate.bands.push_back({"b", state, 1, "q", 0.1});
+    summary.points.push_back(fate);
+    const nlohmann::json j = summary;
+    INFO(method_name);
+    CHECK(j.at("method") == method_name);
+    const SearchSummary back = j.get<SearchSummary>();
+    CHECK(back.method == method);
+    REQUIRE(back.bands.size() == summary.bands.size());
+    for (std::size_t i = 0; i < back.bands.size(); ++i) {
+      CHECK(back.bands[i].collective == summary.bands[i].collective);  // the table entry itself
+      CHECK(j.at("bands")[i].at("collective") == std::string(summary.bands[i].collective->name));
+    }
+    for (std::size_t i = 0; i < fate.bands.size(); ++i) {
+      CHECK(back.points.at(0).bands.at(i).state == fate.bands[i].state);
+      CHECK(j.at("points")[0].at("bands")[i].at("state") == kFateStateNames.entries()[i].second);
+    }
+    nlohmann::json bad = j;
+    bad["points"][0]["bands"][0]["state"] = "winning";
+    CHECK_THAT(usage_error_text([&] { (void)bad.get<SearchSummary>(); }), ContainsSubstring("unknown search fate 'winning'"));
+    bad = j;
+    bad["method"] = "anneal";
+    CHECK_THAT(usage_error_text([&] { (void)bad.get<SearchSummary>(); }), ContainsSubstring("racing"));
   }
 }

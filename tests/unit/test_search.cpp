@@ -65,7 +65,7 @@ FakeGrid three_axis_grid() {
   g.factor = {{{1.0, 1.5, 0.8}, {1.0, 0.7, 1.01}, {1.0, 0.85, 0.6}},
               {{1.0, 0.8, 1.4}, {1.0, 1.3, 0.7}, {1.0, 0.85, 0.8}}};
   g.space = grid_space(3, 3);
-  g.bands = make_bands({{"all_reduce", {4 * KiB, 16 * KiB, 64 * KiB, 4 * kMiB, 16 * kMiB, 64 * kMiB}}}, {1 * kMiB});
+  g.bands = make_bands({{&collective("all_reduce"), {4 * KiB, 16 * KiB, 64 * KiB, 4 * kMiB, 16 * kMiB, 64 * kMiB}}}, {1 * kMiB});
   return g;
 }
 
@@ -115,12 +115,12 @@ bool finds_true_winner(const FakeGrid& grid, const BandResult& band, int b) {
 }  // namespace
 
 TEST_CASE("auto bands cut a collective's sizes into three runs of adjacent sizes", "[search]") {
-  const auto bands = make_bands({{"all_gather", {1 * kMiB, 2 * kMiB, 4 * kMiB, 8 * kMiB, 16 * kMiB, 32 * kMiB, 64 * kMiB}}}, {});
+  const auto bands = make_bands({{&collective("all_gather"), {1 * kMiB, 2 * kMiB, 4 * kMiB, 8 * kMiB, 16 * kMiB, 32 * kMiB, 64 * kMiB}}}, {});
   REQUIRE(bands.size() == 3);
   CHECK(bands[0].sizes == std::vector<Bytes>{1 * kMiB, 2 * kMiB});
   CHECK(bands[2].sizes.back() == 64 * kMiB);
   CHECK(label_of(bands[1]) == "all_gather 4 MiB .. 8 MiB");
-  const auto edged = make_bands({{"all_gather", {1 * kMiB, 2 * kMiB, 4 * kMiB}}}, {2 * kMiB});
+  const auto edged = make_bands({{&collective("all_gather"), {1 * kMiB, 2 * kMiB, 4 * kMiB}}}, {2 * kMiB});
   REQUIRE(edged.size() == 2);
   CHECK(edged[1].sizes == std::vector<Bytes>{2 * kMiB, 4 * kMiB});
 }
@@ -223,7 +223,7 @@ TEST_CASE("coordinate descent: a first axis of two equal values does not spend t
   }
   space.baseline = 0;
   g.space = space;
-  g.bands = make_bands({{"all_reduce", {8 * KiB, 64 * KiB, 512 * KiB, 4 * kMiB, 32 * kMiB, 256 * kMiB}}}, {});  // 3 of 2 sizes
+  g.bands = make_bands({{&collective("all_reduce"), {8 * KiB, 64 * KiB, 512 * KiB, 4 * kMiB, 32 * kMiB, 256 * kMiB}}}, {});  // 3 of 2 sizes
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     SearchOptions o = options_for(SearchMethod::coordinate, seed);
     o.grid_repeats = o.max_occasions = 8;
@@ -262,7 +262,7 @@ TEST_CASE("coordinate descent says when two axes interact", "[search]") {
   // Alone, A=1 and B=1 are each slower; together they are 40% faster.
   FakeGrid grid;
   grid.space = grid_space(2, 3);
-  grid.bands = make_bands({{"all_reduce", {1 * kMiB, 4 * kMiB}}}, {});
+  grid.bands = make_bands({{&collective("all_reduce"), {1 * kMiB, 4 * kMiB}}}, {});
   grid.bands.resize(1);
   grid.bands[0].sizes = {1 * kMiB, 4 * kMiB};
   const auto together = *grid.space.find({1, 1});
