@@ -9,6 +9,7 @@
 
 #include "core/errors.hpp"
 #include "core/number_format.hpp"
+#include "recommend/tuner_collectives.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -85,10 +86,7 @@ TunerExport tuner_export(const Recommendation& rec) {
   for (const Band& band : rec.bands) {
     if (band.winner.empty()) continue;
     const std::string where = band_label(band);
-    const auto collective = tuner::parse_collective(
-        band.collective == "all_gather" ? "allgather" : band.collective == "reduce_scatter" ? "reducescatter"
-                                                      : band.collective == "all_reduce"     ? "allreduce"
-                                                                                            : band.collective);
+    const auto collective = tuner_collective(*band.collective);
     if (!collective) {
       out.notes.push_back(where + ": NCCL's tuner plugins choose only for broadcast, reduce, all_gather, reduce_scatter and all_reduce");
       continue;
@@ -257,7 +255,7 @@ std::string format_recommend_yaml(const Recommendation& rec) {
       continue;
     }
     for (const auto& s : band.settings) add((s.kind == SettingKind::config_field ? config_axes : env_axes)[s.name], s.value);
-    collectives.insert(band.collective);
+    collectives.insert(std::string(band.collective->name));
     sizes.insert(band.sizes.begin(), band.sizes.end());
   }
   std::ostringstream out;
@@ -315,7 +313,7 @@ std::string format_recommend_json(const Recommendation& rec) {
   doc["weights"] = rec.weights;
   json bands = json::array();
   for (const Band& band : rec.bands) {
-    json b = {{"collective", band.collective}, {"min_bytes", band.sizes.front()}, {"max_bytes", band.sizes.back()},
+    json b = {{"collective", std::string(band.collective->name)}, {"min_bytes", band.sizes.front()}, {"max_bytes", band.sizes.back()},
               {"sizes", band.sizes}};
     if (band.winner.empty()) {
       b["winner"] = nullptr;

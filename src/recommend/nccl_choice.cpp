@@ -5,17 +5,12 @@
 
 namespace ncclsweep {
 
-std::optional<NcclChoice> logged_choice(const PointOutcome& point, const std::string& collective, Bytes size, int ranks) {
-  static const std::map<std::string, std::string> functions = {{"all_gather", "AllGather"},
-                                                               {"reduce_scatter", "ReduceScatter"},
-                                                               {"all_reduce", "AllReduce"},
-                                                               {"broadcast", "Broadcast"},
-                                                               {"reduce", "Reduce"}};
-  const auto function = functions.find(collective);
-  if (function == functions.end()) return std::nullopt;
-  const bool per_rank = collective == "all_gather" || collective == "reduce_scatter";
-  const Bytes logged = per_rank && ranks > 0 ? size / static_cast<Bytes>(ranks) : size;
-  const std::string key = function->second + " " + std::to_string(logged) + " B: ";
+std::optional<NcclChoice> logged_choice(const PointOutcome& point, const CollectiveKind& collective, Bytes size,
+                                        int ranks) {
+  // NCCL logs the bytes one rank passes: a collective that splits its total across the
+  // ranks (all_gather, reduce_scatter) logs total / ranks.
+  const Bytes logged = collective.splits_across_ranks && ranks > 0 ? size / static_cast<Bytes>(ranks) : size;
+  const std::string key = std::string(collective.nccl_name) + " " + std::to_string(logged) + " B: ";
   for (const auto& entry : point.algorithms) {
     if (entry.rfind(key, 0) != 0) continue;
     const std::string text = entry.substr(key.size());  // "RING/LL, 24 channels"

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "core/collective.hpp"
 #include "core/units.hpp"
 #include "results/record.hpp"
 
@@ -18,6 +19,7 @@ struct NcclChoice {
 // What the point's log says NCCL chose for `collective` at `size` (the total size ncclsweep
 // records) on `ranks` ranks; none when not logged. AllGather and ReduceScatter log one
 // rank's share, the others the whole buffer.
-std::optional<NcclChoice> logged_choice(const PointOutcome& point, const std::string& collective, Bytes size, int ranks);
+std::optional<NcclChoice> logged_choice(const PointOutcome& point, const CollectiveKind& collective, Bytes size,
+                                        int ranks);
 
 }  // namespace ncclsweep

@@ -201,7 +201,7 @@ const PointOutcome* find_in_runs(const std::vector<RunInput>& runs, const std::s
 void fill_logged_choice(const PointOutcome& point, Band& band) {
   std::set<std::tuple<std::string, std::string, int>> choices;
   for (Bytes size : band.sizes) {
-    if (const auto c = logged_choice(point, band.collective, size, band.ranks)) {
+    if (const auto c = logged_choice(point, *band.collective, size, band.ranks)) {
       choices.insert({c->algorithm, c->protocol, c->channels});
     }
   }
@@ -348,9 +348,10 @@ JobWide decide_job_wide(const Recommendation& rec, const std::vector<RunInput>& 
 }  // namespace
 
 std::string band_label(const Band& band) {
-  if (band.sizes.empty()) return band.collective;
-  if (band.sizes.size() == 1) return band.collective + " " + format_bytes(band.sizes.front());
-  return band.collective + " " + format_bytes(band.sizes.front()) + " .. " + format_bytes(band.sizes.back());
+  const std::string name(band.collective->name);
+  if (band.sizes.empty()) return name;
+  if (band.sizes.size() == 1) return name + " " + format_bytes(band.sizes.front());
+  return name + " " + format_bytes(band.sizes.front()) + " .. " + format_bytes(band.sizes.back());
 }
 
 Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptions& options) {
@@ -533,7 +534,7 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
       if (!band || band->winner != out.winner || band->why != out.why) {
         rec.bands.push_back({});
         band = &rec.bands.back();
-        band->collective = collective;
+        band->collective = &ncclsweep::collective(collective);
         // A sub-communicator's records carry its own rank count: rules and NCCL's logged
         // sizes are per communicator. Its node count is not recorded: any.
         const auto& communicators = ranks_of[collective];
@@ -550,8 +551,9 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
     std::vector<double> gains;
     std::set<std::string> cheaper;
     for (Bytes size : band.sizes) {
-      if (const std::string& c = outcomes[band.collective][size].cheaper; !c.empty()) cheaper.insert(c);
-      const Judgement& j = outcomes[band.collective][size].points.at(band.winner);
+      const SizeOutcome& outcome = outcomes[std::string(band.collective->name)][size];
+      if (const std::string& c = outcome.cheaper; !c.empty()) cheaper.insert(c);
+      const Judgement& j = outcome.points.at(band.winner);
       gains.insert(gains.end(), j.gains.begin(), j.gains.end());
       band.support += j.support;
     }
@@ -600,7 +602,7 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
     for (const Band* band : bands) {
       wins.push_back(band_label(*band));
       for (Bytes size : band->sizes) {
-        const auto w = weights.find({band->collective, size});
+        const auto w = weights.find({std::string(band->collective->name), size});
         if (w != weights.end()) won += w->second;
       }
     }

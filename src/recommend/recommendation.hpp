@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compare/noise_band.hpp"
+#include "core/collective.hpp"
 #include "core/name_table.hpp"
 #include "core/units.hpp"
 #include "results/record.hpp"
@@ -34,7 +35,7 @@ struct RecommendOptions {
 
 // Adjacent measured sizes of one collective with the same winner (or none).
 struct Band {
-  std::string collective;  // "all_gather"
+  const CollectiveKind* collective = nullptr;
   int ranks = 0;   // of the communicator measured (a sub-communicator's own)
   int nodes = 0;   // -1 when a sub-communicator's node count is not known
   std::vector<Bytes> sizes;  // measured sizes, ascending

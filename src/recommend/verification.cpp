@@ -17,6 +17,7 @@
 #include "core/iteration_stats.hpp"
 #include "core/number_format.hpp"
 #include "recommend/nccl_choice.hpp"
+#include "recommend/tuner_collectives.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -38,18 +39,8 @@ std::string upper(std::string_view s) {
 
 // The tuner file's collective names -> ncclsweep's.
 std::string our_collective(int collective) {
-  const std::string name(tuner::collective_name(collective));
-  if (name == "allgather") return "all_gather";
-  if (name == "reducescatter") return "reduce_scatter";
-  if (name == "allreduce") return "all_reduce";
-  return name;
-}
-
-std::optional<int> tuner_collective(const std::string& ours) {
-  if (ours == "all_gather") return tuner::parse_collective("allgather");
-  if (ours == "reduce_scatter") return tuner::parse_collective("reducescatter");
-  if (ours == "all_reduce") return tuner::parse_collective("allreduce");
-  return tuner::parse_collective(ours);
+  const CollectiveKind* kind = collective_of_tuner(collective);
+  return kind != nullptr ? std::string(kind->name) : std::string(tuner::collective_name(collective));
 }
 
 bool looks_like_tuner_rules(const std::string& text) {
@@ -247,7 +238,7 @@ VerificationReport check_verification(const RunDocument& run, const std::vector<
       for (const auto& [key, by_point] : rows) {
         const auto& [collective, size] = key;
         if (rule) {
-          const auto tuned_collective = tuner_collective(collective);
+          const auto tuned_collective = tuner_collective(ncclsweep::collective(collective));
           if (!tuned_collective) continue;
           const tuner::CallShape call{*tuned_collective, size, static_cast<std::size_t>(nodes), static_cast<std::size_t>(ranks), 1, 0};
           tuner::TunerRule shape_only = *rule;
@@ -260,7 +251,7 @@ VerificationReport check_verification(const RunDocument& run, const std::vector<
         const auto tuned = by_point.find(point.label);
         if (base == by_point.end() || tuned == by_point.end()) continue;
         if (rule) {
-          const auto choice = logged_choice(point, collective, size, ranks);
+          const auto choice = logged_choice(point, ncclsweep::collective(collective), size, ranks);
           const std::string wanted = upper(tuner::algorithm_name(rule->algorithm)) + "/" + upper(tuner::protocol_name(rule->protocol));
           const std::string got = choice ? choice->algorithm + "/" + choice->protocol : "";
           if (got != wanted) {

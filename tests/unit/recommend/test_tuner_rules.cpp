@@ -1,5 +1,6 @@
 // The tuner rule file: what a line means, and that a bad line is named and skipped.
 #include "catch_compat.hpp"
+#include "recommend/tuner_collectives.hpp"
 #include "tuner/tuner_rules.hpp"
 
 using namespace ncclsweep::tuner;
@@ -68,4 +69,20 @@ TEST_CASE("the first rule that matches the call's collective, size and shape win
   CHECK(first_match(rules, {2, 1500, 1, 8, 1, 1}) == std::optional<std::size_t>(2));
   CHECK(first_match(rules, {4, 10, 1, 8, 1, 0}) == std::nullopt);                      // allreduce
   CHECK(first_match(rules, {2, 2001, 1, 8, 1, 1}) == std::nullopt);
+}
+
+TEST_CASE("each collective a tuner chooses for maps to its tuner name and back; the others map to none") {
+  int mapped = 0;
+  for (const ncclsweep::CollectiveKind& kind : ncclsweep::all_collectives()) {
+    INFO(kind.name);
+    const auto index = ncclsweep::tuner_collective(kind);
+    const bool tuned = kind.name == "broadcast" || kind.name == "reduce" || kind.name == "all_gather" ||
+                       kind.name == "reduce_scatter" || kind.name == "all_reduce";
+    CHECK(index.has_value() == tuned);
+    if (!index) continue;
+    ++mapped;
+    CHECK(ncclsweep::collective_of_tuner(*index) == &kind);
+  }
+  CHECK(mapped == kNumCollectives);
+  CHECK(ncclsweep::tuner_collective(ncclsweep::collective("all_gather")) == parse_collective("allgather"));
 }
