@@ -21,7 +21,7 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
   if (gpus.size() > 1) id.gpu = "mixed: " + id.gpu;
   id.nccl_version = run.versions.nccl_library;
   id.cuda_version = run.versions.cuda_runtime;
-  id.engine = run.settings.engine;
+  id.engine = run.settings.engine ? std::string(name_of(*run.settings.engine)) : std::string();
   side.notes = run.notes;
   if (run.status != RunStatus::complete) {
     side.notes.push_back("run status is '" + std::string(name_of(run.status)) + "': rows may be missing");

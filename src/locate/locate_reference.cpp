@@ -95,22 +95,27 @@ ReferenceFigures reference_from_run(const RunDocument& run, const std::string& s
 }
 
 ReferenceFigures load_reference(const fs::path& dir, const HostLayout& layout, const LocateOptions& options,
-                                const std::string& engine) {
+                                EngineKind engine) {
+  const std::string engine_name(name_of(engine));
   const std::string fix = "give a results directory written by ncclsweep locate or ncclsweep run (their -o DIR)";
   if (!fs::is_directory(dir)) refuse(dir, "no such directory", fix);
   if (!fs::exists(dir / "run.json")) refuse(dir, "it holds no run.json", fix);
   if (!is_locate_results(dir)) {
     const RunDocument run = read_run_document(dir);
-    if (!run.settings.engine.empty() && run.settings.engine != engine) {
-      refuse(dir, "it was measured with the " + run.settings.engine + " engine, this launch uses " + engine,
-             "give a reference measured with the " + engine + " engine");
+    if (run.settings.engine && *run.settings.engine != engine) {
+      refuse(dir,
+             "it was measured with the " + std::string(name_of(*run.settings.engine)) + " engine, this launch uses " +
+                 engine_name,
+             "give a reference measured with the " + engine_name + " engine");
     }
     return reference_from_run(run, dir.string(), layout, options);
   }
   const LocateResults earlier = read_locate_results(dir);
   if (earlier.document.engine != engine) {
-    refuse(dir, "it was measured with the " + earlier.document.engine + " engine, this launch uses " + engine,
-           "give a reference measured with the " + engine + " engine");
+    refuse(dir,
+           "it was measured with the " + std::string(name_of(earlier.document.engine)) + " engine, this launch uses " +
+               engine_name,
+           "give a reference measured with the " + engine_name + " engine");
   }
   const HostLayout earlier_layout = layout_from_hosts(earlier.document.rank_hosts);
   const int per_host = ranks_per_host(layout), earlier_per_host = ranks_per_host(earlier_layout);

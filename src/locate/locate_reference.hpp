@@ -16,6 +16,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/run_options.hpp"
 #include "locate/host_layout.hpp"
 #include "locate/locate_plan.hpp"
 #include "locate/verdicts.hpp"
@@ -29,7 +30,7 @@ std::map<LocatePhase, std::vector<std::string>> judged_tests(const HostLayout& l
 // Throws UsageError naming `dir` when it is no results directory, when its ranks per
 // host or engine differ from this launch's, or when it lacks a test this launch judges.
 ReferenceFigures load_reference(const std::filesystem::path& dir, const HostLayout& layout,
-                                const LocateOptions& options, const std::string& engine);
+                                const LocateOptions& options, EngineKind engine);
 
 // From a `run`'s records (pure): per judged test, the matching records' busbw.
 // Throws UsageError as load_reference.

@@ -102,7 +102,7 @@ void write_locate_results(const fs::path& dir, const LocateDocument& d, const st
   }
   json run = {{"kind", "locate"},
               {"version", d.version},
-              {"engine", d.engine},
+              {"engine", std::string(name_of(d.engine))},
               {"split", d.split_mode},
               {"start_time", d.start_time},
               {"end_time", d.end_time},
@@ -133,7 +133,7 @@ LocateResults read_locate_results(const fs::path& dir) {
     const json run = json::parse(read_input_file((dir / "run.json").string(), kResultsFileInput));
     LocateDocument& d = r.document;
     d.version = run.at("version").get<std::string>();
-    d.engine = run.at("engine").get<std::string>();
+    d.engine = kEngineNames.parse(run.at("engine").get<std::string>());
     d.split_mode = run.value("split", "");
     d.start_time = run.at("start_time").get<std::string>();
     d.end_time = run.at("end_time").get<std::string>();

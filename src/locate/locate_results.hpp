@@ -11,6 +11,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/run_options.hpp"
 #include "locate/locate_plan.hpp"
 #include "locate/phase_runner.hpp"
 #include "locate/verdicts.hpp"
@@ -19,7 +20,7 @@ namespace ncclsweep::locate {
 
 struct LocateDocument {
   std::string version;
-  std::string engine;
+  EngineKind engine = EngineKind::mpi;
   std::string split_mode;  // how the steps' sub-communicators were made (MPI_Comm_split, ncclCommSplit shared or not)
   std::string start_time, end_time;
   std::vector<std::string> command_line;

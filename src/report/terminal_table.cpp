@@ -16,6 +16,8 @@
 namespace ncclsweep {
 namespace {
 
+std::string engine_text(std::optional<EngineKind> engine) { return engine ? std::string(name_of(*engine)) : "unknown"; }
+
 class TerminalTable final : public ResultSink {
  public:
   explicit TerminalTable(std::ostream& out) : out_(out) {}
@@ -24,7 +26,7 @@ class TerminalTable final : public ResultSink {
     // iters 0: the noise-based stop picks the count per size (each record's iters).
     const std::string iters = run.settings.iters > 0 ? std::to_string(run.settings.iters) : "noise-based";
     out_ << printf_text("# ncclsweep %s: engine %s, %zu ranks on %zu host(s), warmup %d, iters %s, check %s\n",
-                 run.versions.ncclsweep.c_str(), run.settings.engine.c_str(), run.ranks.size(), run.hosts.size(),
+                 run.versions.ncclsweep.c_str(), engine_text(run.settings.engine).c_str(), run.ranks.size(), run.hosts.size(),
                  run.settings.warmup, iters.c_str(), run.settings.check ? "on" : "off");
     if (!run.versions.nccl_library.empty()) {
       out_ << printf_text("# NCCL %s (built with %s), CUDA runtime %s, driver %s\n", run.versions.nccl_library.c_str(),
@@ -214,10 +216,10 @@ class TerminalTable final : public ResultSink {
 
 std::unique_ptr<ResultSink> make_terminal_table(std::ostream& out) { return std::make_unique<TerminalTable>(out); }
 
-std::string one_rank_busbw_note(const std::string& engine) {
+std::string one_rank_busbw_note(std::optional<EngineKind> engine) {
   // busbw = algbw x nccl-tests' factor for n ranks: (n-1)/n and 2(n-1)/n are 0 at n = 1,
   // and the factor-1 collectives keep busbw = algbw, as nccl-tests prints them.
-  const std::string alone = engine == "nccl" ? "one GPU" : "one process";
+  const std::string alone = engine == EngineKind::nccl ? "one GPU" : "one process";
   return "one rank: busbw is 0 by definition for all_gather, reduce_scatter, all_reduce and alltoall (factor "
          "(n-1)/n) and equals algbw for broadcast, reduce and sendrecv (factor 1); nothing crosses a link, so "
          "algbw and time are what " + alone + " shows alone (an in-place call may move nothing). For a real busbw "

@@ -3,6 +3,7 @@
 #include <ostream>
 #include <string>
 
+#include "core/run_options.hpp"
 #include "results/result_sink.hpp"
 
 namespace ncclsweep {
@@ -14,6 +15,6 @@ std::unique_ptr<ResultSink> make_terminal_table(std::ostream& out);
 
 // Why every busbw of a one-rank run is 0: said as a run note (the table's header, run.json,
 // summary.md) and again in the table's closing summary.
-std::string one_rank_busbw_note(const std::string& engine);
+std::string one_rank_busbw_note(std::optional<EngineKind> engine);
 
 }  // namespace ncclsweep

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/run_options.hpp"
 #include "core/buffer_footprint.hpp"
 #include "core/call_modes.hpp"
 #include "core/collective.hpp"
@@ -276,7 +277,7 @@ struct Versions {
 };
 
 struct RunSettings {
-  std::string engine;
+  std::optional<EngineKind> engine;  // empty: a run.json that named none
   int warmup = 0;
   int iters = 0;
   bool check = true;

@@ -302,6 +302,21 @@ void from_json(const json& j, MeasurementRecord& r) {
   if (const auto it = j.find("under_compute"); it != j.end() && !it->is_null()) r.under_compute = it->get<UnderCompute>();
 }
 
+void to_json(json& j, const RunSettings& s) {
+  j = {{"engine", s.engine ? std::string(name_of(*s.engine)) : std::string()},
+       {"warmup", s.warmup},
+       {"iters", s.iters},
+       {"check", s.check}};
+}
+
+void from_json(const json& j, RunSettings& s) {
+  const std::string engine = j.at("engine").get<std::string>();
+  s.engine = engine.empty() ? std::nullopt : std::optional(kEngineNames.parse(engine));
+  j.at("warmup").get_to(s.warmup);
+  j.at("iters").get_to(s.iters);
+  j.at("check").get_to(s.check);
+}
+
 void to_json(json& j, const RunDocument& d) {
   j = json{{"schema_version", d.schema_version},
            {"name", d.name},

@@ -12,7 +12,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TimeStatsUs, min, avg, max)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankEntry, rank, host, local_rank, gpu_index, gpu_name, pci_bus_id, environment)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Versions, ncclsweep, git_sha, driver, cuda_runtime, nccl_header, nccl_library, mpi)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Straggler, rank, host, gpu_index, slower_in, measurements, median_excess)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunSettings, engine, warmup, iters, check)
+// The engine by its name ("" for none); an unknown name is refused with the valid ones.
+void to_json(nlohmann::json& j, const RunSettings& s);
+void from_json(const nlohmann::json& j, RunSettings& s);
 // kind and status by their names (core/setting_kind.hpp); older run.json spellings still read.
 void to_json(nlohmann::json& j, const SettingOutcome& s);
 void from_json(const nlohmann::json& j, SettingOutcome& s);

@@ -26,14 +26,14 @@ RunDocument start_run_document(const LaunchRequest& request, const RunStart& sta
   run.versions = {NCCLSWEEP_VERSION,           NCCLSWEEP_GIT_SHA,          device.driver_version,
                   device.cuda_runtime_version, device.nccl_header_version, device.nccl_library_version,
                   start.mpi_library_version};
-  run.settings = {engine_name(spec), spec.warmup, spec.iters, spec.check};
+  run.settings = {spec.engine, spec.warmup, spec.iters, spec.check};
   run.hosts = distinct_hosts(start.ranks);
   run.ranks = start.ranks;
   run.notes = request.plan.notes;
   run.workload = request.workload;
   run.baseline = request.baseline_point;
   if (!start.shared_gpu_conflict.empty()) run.notes.push_back("--allow-shared-gpu: " + start.shared_gpu_conflict);
-  if (start.ranks.size() == 1) run.notes.push_back(one_rank_busbw_note(engine_name(spec)));
+  if (start.ranks.size() == 1) run.notes.push_back(one_rank_busbw_note(spec.engine));
   if (!request.resume_dir.empty()) {
     // One document for the whole run: the earlier invocation's start and records stay.
     const RecordedMeasurements& recorded = earlier.recorded;

@@ -105,8 +105,7 @@ std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request
   // --reference: read on rank 0, which judges; every rank stops on a bad one.
   if (ranks.rank() == 0 && !request.reference_dir.empty()) {
     try {
-      setup.reference = load_reference(request.reference_dir, setup.layout, request.options,
-                                       std::string(name_of(request.engine)));
+      setup.reference = load_reference(request.reference_dir, setup.layout, request.options, request.engine);
     } catch (const UsageError& e) {
       error = e.message();
     }
@@ -143,7 +142,7 @@ int finish_on_leader(const LocateRequest& request, const LocateSetup& setup, con
                               : default_results_dir(request.results_root, "locate", compact_utc(start)).string();
   LocateDocument document;
   document.version = std::string(NCCLSWEEP_VERSION) + " (" + NCCLSWEEP_GIT_SHA + ")";
-  document.engine = name_of(request.engine);
+  document.engine = request.engine;
   document.start_time = iso_utc(start);
   document.end_time = iso_utc(std::chrono::system_clock::now());
   document.command_line = request.command_line;

@@ -91,7 +91,8 @@ std::vector<std::string> resume_changes(const RunDocument& earlier, const RunSet
   for (const RankEntry& r : earlier.ranks) was_hosts += (was_hosts.empty() ? "" : ",") + r.host;
   for (const std::string& h : rank_hosts) now_hosts += (now_hosts.empty() ? "" : ",") + h;
   if (earlier.ranks.size() == rank_hosts.size()) differ("rank hosts", was_hosts, now_hosts);
-  differ("engine", earlier.settings.engine, now.engine);
+  const auto engine = [](std::optional<EngineKind> e) { return e ? std::string(name_of(*e)) : std::string("none"); };
+  differ("engine", engine(earlier.settings.engine), engine(now.engine));
   differ("warmup", number(earlier.settings.warmup), number(now.warmup));
   differ("iters", number(earlier.settings.iters), number(now.iters));
   differ("check", number(int{earlier.settings.check}), number(int{now.check}));

@@ -33,7 +33,7 @@ bool begin_run(LaunchState& state, const DeviceDescription& device) {
     for (const RankEntry& r : start.ranks) rank_hosts.push_back(r.host);
     start.fingerprint = run_fingerprint(request.spec, request.groups, rank_hosts);
     if (!request.resume_dir.empty()) {
-      const RunSettings now{engine_name(request.spec), request.spec.warmup, request.spec.iters, request.spec.check};
+      const RunSettings now{request.spec.engine, request.spec.warmup, request.spec.iters, request.spec.check};
       refusal = resume_refusal(state.results_dir, state.earlier.document.fingerprint, start.fingerprint, request.force,
                                resume_changes(state.earlier.document, now, rank_hosts));
       if (refusal.empty() && !request.force) {

@@ -59,9 +59,10 @@ Plan plan_on_leader(const SoakRequest& request, const std::vector<std::string>& 
                            " rank(s) on other hosts than this launch's " + std::to_string(hosts.size()),
                        "resume on the same allocation (the same hosts, ranks per host), or start a new soak");
     }
-    if (earlier.document.engine != name_of(request.engine)) {
-      throw UsageError("cannot resume " + p.dir + ": it used the " + earlier.document.engine + " engine",
-                       "resume with --engine " + earlier.document.engine);
+    if (earlier.document.engine != request.engine) {
+      const std::string earlier_engine(name_of(earlier.document.engine));
+      throw UsageError("cannot resume " + p.dir + ": it used the " + earlier_engine + " engine",
+                       "resume with --engine " + earlier_engine);
     }
     cut_to_complete_windows(p.dir, earlier);
     p.document = earlier.document;
@@ -76,7 +77,7 @@ Plan plan_on_leader(const SoakRequest& request, const std::vector<std::string>& 
                                         : default_results_dir(request.results_root, "soak", compact_utc(start)).string();
     create_soak_results(p.dir);
     p.document.options = request.options.value();
-    p.document.engine = name_of(request.engine);
+    p.document.engine = request.engine;
     p.document.rank_hosts = hosts;
     p.document.fault = request.fault;
     p.document.metrics_file = request.metrics_file;

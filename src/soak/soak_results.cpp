@@ -100,7 +100,7 @@ void write_soak_document(const fs::path& dir, const SoakDocument& d, const std::
   const nlohmann::json j{{"kind", "soak"},
                          {"schema", kSchema},
                          {"version", d.version},
-                         {"engine", d.engine},
+                         {"engine", std::string(name_of(d.engine))},
                          {"command_line", d.command_line},
                          {"rank_hosts", d.rank_hosts},
                          {"options", options_json(d.options)},
@@ -139,7 +139,7 @@ SoakResults read_soak_results(const fs::path& dir) {
     }
     SoakDocument& d = results.document;
     d.version = j.at("version").get<std::string>();
-    d.engine = j.at("engine").get<std::string>();
+    d.engine = kEngineNames.parse(j.at("engine").get<std::string>());
     d.command_line = j.at("command_line").get<std::vector<std::string>>();
     d.rank_hosts = j.at("rank_hosts").get<std::vector<std::string>>();
     d.options = options_from(j.at("options"));
@@ -221,7 +221,7 @@ void print_timeline_svg(std::ostream& out, const SoakDocument& document, const s
   out << printf_text("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", width, height);
   out << "<title>ncclsweep soak timeline</title>\n";
   out << printf_text("<text x=\"%.0f\" y=\"20\" font-size=\"15\">soak: %zu window(s), %zu host(s), %s engine</text>\n", left,
-                     windows.size(), hosts.size(), xml_escape(document.engine).c_str());
+                     windows.size(), hosts.size(), std::string(name_of(document.engine)).c_str());
   // One panel: lines of (window mid time, value), a y axis from 0 to the top value.
   const auto draw_panel = [&](int index, const std::string& title, const std::string& unit,
                               const std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>>& lines,

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run_options.hpp"
 #include "soak/soak_runner.hpp"
 #include "soak/soak_verdicts.hpp"
 #include "soak/soak_window.hpp"
@@ -23,7 +24,7 @@ struct LaunchEntry {
 
 struct SoakDocument {
   std::string version;
-  std::string engine;
+  EngineKind engine = EngineKind::mpi;
   std::vector<std::string> command_line;
   std::vector<std::string> rank_hosts;  // every rank's host, in rank order
   SoakOptions options;

@@ -41,7 +41,7 @@ RunDocument run_of(std::vector<MeasurementRecord> records) {
   RunDocument run;
   run.name = "enums";
   run.status = RunStatus::complete;
-  run.settings.engine = "mpi";
+  run.settings.engine = EngineKind::mpi;
   run.records = std::move(records);
   return run;
 }
@@ -353,4 +353,21 @@ TEST_CASE("search.json holds its method, band collectives and fates by name, and
     bad["method"] = "anneal";
     CHECK_THAT(usage_error_text([&] { (void)bad.get<SearchSummary>(); }), ContainsSubstring("racing"));
   }
+}
+
+TEST_CASE("run.json names its engine, reads it back, keeps none as none and refuses an unknown one") {
+  for (const auto& [engine, name] : kEngineNames.entries()) {
+    RunDocument run = run_of({plain_record(1024)});
+    run.settings.engine = engine;
+    const nlohmann::json j = run;
+    CHECK(j.at("settings").at("engine") == name);
+    CHECK(round_trip(run).settings.engine == engine);
+    CHECK_THAT(printed(run, "table"), ContainsSubstring("engine " + std::string(name)));
+  }
+  RunDocument none = run_of({plain_record(1024)});
+  none.settings.engine = std::nullopt;
+  CHECK_FALSE(round_trip(none).settings.engine.has_value());
+  nlohmann::json bad = none;
+  bad["settings"]["engine"] = "gloo";
+  CHECK_THAT(usage_error_text([&] { (void)bad.get<RunDocument>(); }), ContainsSubstring("unknown engine 'gloo'"));
 }

@@ -115,13 +115,13 @@ TEST_CASE("a refused resume says what changed, not only two fingerprints") {
   RunDocument earlier;
   earlier.ranks.resize(4);
   for (auto& r : earlier.ranks) r.host = "a";
-  earlier.settings = {"mpi", 5, 400, true};
-  const auto changes = resume_changes(earlier, RunSettings{"mpi", 5, 401, true}, {"a", "a"});
+  earlier.settings = {EngineKind::mpi, 5, 400, true};
+  const auto changes = resume_changes(earlier, RunSettings{EngineKind::mpi, 5, 401, true}, {"a", "a"});
   REQUIRE(changes.size() == 2);
   CHECK(changes[0] == "ranks 4 -> 2");
   CHECK(changes[1] == "iters 400 -> 401");
   CHECK_THAT(resume_refusal("d", "aa", "bb", false, changes), ContainsSubstring("started: ranks 4 -> 2, iters 400 -> 401"));
-  CHECK(resume_changes(earlier, RunSettings{"mpi", 5, 400, true}, {"a", "a", "a", "a"}).empty());
+  CHECK(resume_changes(earlier, RunSettings{EngineKind::mpi, 5, 400, true}, {"a", "a", "a", "a"}).empty());
 }
 
 TEST_CASE("the resumed keys survive the trip through one text, each field of them") {

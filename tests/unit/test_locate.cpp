@@ -629,22 +629,22 @@ TEST_CASE("an earlier locate is a reference only with the same ranks per host an
   const std::string data = NCCLSWEEP_TEST_DATA;
   LocateOptions options;
   options.sizes = {256 << 10};
-  const ReferenceFigures fast = load_reference(data + "/locate/reference-fast", uniform_layout(4, 2), options, "mpi");
+  const ReferenceFigures fast = load_reference(data + "/locate/reference-fast", uniform_layout(4, 2), options, EngineKind::mpi);
   REQUIRE(fast.find(LocatePhase::host, "sendrecv 256 KiB") != nullptr);
   CHECK(fast.find(LocatePhase::host, "sendrecv 256 KiB")->median == Approx(1000));
   CHECK(fast.find(LocatePhase::pairs, "all_gather 256 KiB")->median == Approx(1000));
   // Another host count is fine: the references are per test, not per host.
-  CHECK_NOTHROW(load_reference(data + "/locate/reference-fast", uniform_layout(6, 2), options, "mpi"));
+  CHECK_NOTHROW(load_reference(data + "/locate/reference-fast", uniform_layout(6, 2), options, EngineKind::mpi));
   CHECK_THAT(usage_error_text([&] {
-               load_reference(data + "/locate/reference-3-per-host", uniform_layout(4, 2), options, "mpi");
+               load_reference(data + "/locate/reference-3-per-host", uniform_layout(4, 2), options, EngineKind::mpi);
              }),
              ContainsSubstring("it has 3 rank(s) per host, this launch 2"));
-  CHECK_THAT(usage_error_text([&] { load_reference(data + "/locate/reference-fast", uniform_layout(4, 2), options, "nccl"); }),
+  CHECK_THAT(usage_error_text([&] { load_reference(data + "/locate/reference-fast", uniform_layout(4, 2), options, EngineKind::nccl); }),
              ContainsSubstring("measured with the mpi engine, this launch uses nccl"));
   options.sizes = {1 << 20};
-  CHECK_THAT(usage_error_text([&] { load_reference(data + "/locate/reference-fast", uniform_layout(4, 2), options, "mpi"); }),
+  CHECK_THAT(usage_error_text([&] { load_reference(data + "/locate/reference-fast", uniform_layout(4, 2), options, EngineKind::mpi); }),
              ContainsSubstring("it has no figure for host all_reduce 1 MiB"));
-  CHECK_THAT(usage_error_text([&] { load_reference(data + "/locate/none-here", uniform_layout(4, 2), options, "mpi"); }),
+  CHECK_THAT(usage_error_text([&] { load_reference(data + "/locate/none-here", uniform_layout(4, 2), options, EngineKind::mpi); }),
              ContainsSubstring("no such directory"));
 }
 

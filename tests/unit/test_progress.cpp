@@ -117,7 +117,7 @@ TEST_CASE("lines mode: a single-point run says how far it is after every measure
                                        progress_plan(plan_measurements(spec, 2), spec, {}), ProgressMode::lines,
                                        progress_out);
   RunDocument run;
-  run.settings.engine = "mpi";
+  run.settings.engine = EngineKind::mpi;
   display->begin(run);
   for (Bytes size : {Bytes{1} << 20, Bytes{4} << 20}) {
     MeasurementRecord out_of_place;

@@ -38,7 +38,7 @@ RunDocument run_with(std::vector<MeasurementRecord> records) {
   run.status = RunStatus::complete;
   run.start_time = "2026-11-29T18:00:00Z";
   run.end_time = "2026-11-29T18:01:00Z";
-  run.settings = {"nccl", 5, 20, true};
+  run.settings = {EngineKind::nccl, 5, 20, true};
   run.versions.nccl_library = "2.28.3";
   run.hosts = {"gpu-node-17"};
   for (int rank = 0; rank < 2; ++rank) {

@@ -19,7 +19,7 @@ RunDocument sample_run() {
   run.start_time = "2026-11-29T18:00:00Z";
   run.end_time = "2026-11-29T18:00:05Z";
   run.versions = {"0.1.0", "abc123", "13.0", "13.0", "2.28.9", "2.28.3", "Open MPI v4.1.4"};
-  run.settings = {"nccl", 5, 20, true};
+  run.settings = {EngineKind::nccl, 5, 20, true};
   run.hosts = {"node1"};
   run.ranks = {RankEntry{0, "node1", 0, 0, "NVIDIA H200", "0000:00:06.0", {{"NCCL_PROTO", "Simple"}}}};
   run.notes = {"rounded"};
