@@ -1,20 +1,14 @@
 // `ncclsweep sizes`: the collective sizes a training job sends, derived from a model
 // and its layout or imported from a real job's NCCL logs, torch traces or Inspector
 // output. Runs without MPI or a GPU.
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/command.hpp"
 #include "cli/data_dir.hpp"
-#include "core/errors.hpp"
-#include "importers/importers.hpp"
-#include "workload/derivation.hpp"
-#include "workload/sizes_output.hpp"
-#include "workload/workload.hpp"
+#include "importers/sizes_source.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -54,52 +48,35 @@ const FieldFlag kFieldFlags[] = {
 };
 
 struct SizesArgs {
-  std::string workload, nccl_log, torch_trace, inspector, models_dir;
-  std::string format = "table";
-  int iterations = 0;
+  SizesRequest request;
+  std::string models_dir;
   std::vector<std::string> field_values = std::vector<std::string>(std::size(kFieldFlags));
 };
-
-CommProfile profile_of(const SizesArgs& args) {
-  WorkloadOverrides overrides;
-  for (std::size_t i = 0; i < std::size(kFieldFlags); ++i) {
-    if (!args.field_values[i].empty()) overrides[kFieldFlags[i].field] = args.field_values[i];
-  }
-  const int imports = !args.nccl_log.empty() + !args.torch_trace.empty() + !args.inspector.empty();
-  const bool derive = !args.workload.empty() || !overrides.empty();
-  if (imports + (derive ? 1 : 0) != 1) {
-    throw UsageError("give exactly one source of sizes",
-                     "--workload FILE and/or --model NAME with layout flags, or one of --from-nccl-log, "
-                     "--from-torch-trace, --from-inspector");
-  }
-  if (!args.nccl_log.empty()) return import_nccl_log(args.nccl_log, args.iterations);
-  if (!args.torch_trace.empty()) return import_torch_trace(args.torch_trace, args.iterations);
-  if (!args.inspector.empty()) return import_inspector(args.inspector, args.iterations);
-  return derive_collectives(load_workload(args.workload, overrides, models_directory(args.models_dir)));
-}
 
 }  // namespace
 
 void add_sizes_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<SizesArgs>();
   auto* sizes = app.add_subcommand("sizes", "List the collective sizes a training job sends (no GPU needed)");
-  sizes->add_option("--workload", args->workload, "workload file (configs/workloads/*.yaml); flags override its fields");
+  sizes->add_option("--workload", args->request.workload, "workload file (configs/workloads/*.yaml); flags override its fields");
   for (std::size_t i = 0; i < std::size(kFieldFlags); ++i) {
     sizes->add_option(kFieldFlags[i].flag, args->field_values[i], kFieldFlags[i].help);
   }
   sizes->add_option("--models-dir", args->models_dir, "model catalog directory (default configs/models)");
-  sizes->add_option("--from-nccl-log", args->nccl_log, "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL logs, a quoted glob");
-  sizes->add_option("--from-torch-trace", args->torch_trace, "torch.profiler chrome trace(s), plain or .gz, a quoted glob");
-  sizes->add_option("--from-inspector", args->inspector, "NCCL Inspector plugin output, a quoted glob");
+  sizes->add_option("--from-nccl-log", args->request.nccl_log, "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL logs, a quoted glob");
+  sizes->add_option("--from-torch-trace", args->request.torch_trace, "torch.profiler chrome trace(s), plain or .gz, a quoted glob");
+  sizes->add_option("--from-inspector", args->request.inspector, "NCCL Inspector plugin output, a quoted glob");
   // As `iterations:` in a sweep file: 1 to 1000000 when given (0 would divide by nothing).
-  sizes->add_option("--iterations", args->iterations, "iterations the imported files cover (divides the calls)")
+  sizes->add_option("--iterations", args->request.iterations, "iterations the imported files cover (divides the calls)")
       ->check(CLI::Range(1, 1000000));
-  sizes->add_option("--format", args->format, "table | yaml (a sizes: block for a sweep file) | json");
+  add_choice(*sizes, "--format", args->request.format, kSizesFormatNames, "table | yaml (a sizes: block for a sweep file) | json");
   sizes->callback([args, &chosen] {
     chosen = [args](CommandContext&) {
-      const auto format = parse_sizes_format(args->format);
-      std::fputs(format_sizes(profile_of(*args), format).c_str(), stdout);
-      return static_cast<int>(kExitOk);
+      for (std::size_t i = 0; i < std::size(kFieldFlags); ++i) {
+        if (!args->field_values[i].empty()) args->request.overrides[kFieldFlags[i].field] = args->field_values[i];
+      }
+      args->request.models_dir = models_directory(args->models_dir);
+      return run_sizes_command(args->request, std::cout);
     };
   });
 }

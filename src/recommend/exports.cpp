@@ -135,13 +135,6 @@ TunerExport tuner_export(const Recommendation& rec) {
   return out;
 }
 
-EnvStyle parse_env_style(const std::string& name) {
-  if (name == "plain") return EnvStyle::plain;
-  if (name == "export") return EnvStyle::export_block;
-  if (name == "container") return EnvStyle::container;
-  throw UsageError("unknown --env-style '" + name + "'", "use plain (KEY=VALUE lines), export (an sbatch export block) or container (a comma list)");
-}
-
 std::string format_recommend_table(const Recommendation& rec) {
   std::ostringstream out;
   out << "recommend: " << runs_text(rec) << ", " << rec.ranks << " ranks on " << rec.nodes << " node(s); baseline '"

@@ -27,7 +27,8 @@ struct TunerExport {
 TunerExport tuner_export(const Recommendation& rec);
 
 enum class EnvStyle { plain, export_block, container };
-EnvStyle parse_env_style(const std::string& name);  // plain | export | container; UsageError otherwise
+inline constexpr NameTable<EnvStyle, 3> kEnvStyleNames{
+    "--env-style", {{{EnvStyle::plain, "plain"}, {EnvStyle::export_block, "export"}, {EnvStyle::container, "container"}}}};
 
 std::string format_recommend_table(const Recommendation& rec);
 std::string format_env(const Recommendation& rec, EnvStyle style);

@@ -120,13 +120,6 @@ std::string json_text(const CommProfile& profile, const std::vector<HistogramRow
 
 }  // namespace
 
-SizesFormat parse_sizes_format(const std::string& text) {
-  if (text == "table") return SizesFormat::table;
-  if (text == "yaml") return SizesFormat::yaml;
-  if (text == "json") return SizesFormat::json;
-  throw UsageError("unknown format '" + text + "'", "use table, yaml or json");
-}
-
 std::string format_sizes(const CommProfile& profile, SizesFormat format) {
   const auto rows = histogram(profile);
   switch (format) {

@@ -48,8 +48,8 @@ expect_usage_error() {
   [ "$status" -eq 2 ] || fail "$* exited $status, expected 2"
   grep -qF -- "$needle" <<<"$err" || fail "$*: message lacks '$needle': $err"
 }
-expect_usage_error "unknown --format 'csv'" recommend "$data/mixed" --format csv
-expect_usage_error "unknown --env-style 'docker'" recommend "$data/mixed" --format env --env-style docker
+expect_usage_error "--format: 'csv' is not one of table, env, nccl-tuner, yaml, json" recommend "$data/mixed" --format csv
+expect_usage_error "--env-style: 'docker' is not one of plain, export, container" recommend "$data/mixed" --format env --env-style docker
 expect_usage_error "names no point" recommend "$data/mixed" --baseline nope
 expect_usage_error "recommend from runs at one scale" recommend "$data/mixed" "$data/qps-grid"
 expect_usage_error "cannot read $data/none" recommend "$data/none"

@@ -85,5 +85,5 @@ TEST_CASE("the yaml format lists each call NCCL sends, merged by shape, and note
   CHECK_THAT(text, !ContainsSubstring("bytes: 99,"));
   p.uses = {use("all_gather", 99, 1, false)};
   CHECK_THAT(format_sizes(p, SizesFormat::yaml), ContainsSubstring("  calls: []"));
-  CHECK_THAT(usage_error_text([] { parse_sizes_format("xml"); }), ContainsSubstring("use table, yaml or json"));
+  CHECK_THAT(usage_error_text([] { kSizesFormatNames.parse("xml"); }), ContainsSubstring("table, yaml, json"));
 }
