@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "core/table_or_json.hpp"
 #include "runtime/doctor_launch.hpp"
 #include "runtime/mpi_session.hpp"
 
@@ -12,13 +13,13 @@ namespace ncclsweep {
 namespace {
 
 struct DoctorArgs {
-  std::string format = "table";
+  TableOrJson format = TableOrJson::table;
   bool no_gpu_tools = false;
 };
 
 int run_doctor(const DoctorArgs& args, CommandContext& context) {
   MpiSession session(&context.argc, &context.argv);
-  return run_doctor_launch(session, {args.format == "json", args.no_gpu_tools}, context.envp, std::cout);
+  return run_doctor_launch(session, {args.format == TableOrJson::json, args.no_gpu_tools}, context.envp, std::cout);
 }
 
 }  // namespace
@@ -27,9 +28,7 @@ void add_doctor_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<DoctorArgs>();
   CLI::App* doctor = app.add_subcommand(
       "doctor", "Preflight checks on every rank (launch like run); exit 1 on an error-level finding");
-  doctor->add_option("--format", args->format, "table or json")
-      ->check(CLI::IsMember({"table", "json"}))
-      ->capture_default_str();
+  add_choice(*doctor, "--format", args->format, kTableOrJsonNames, "table or json");
   doctor->add_flag("--no-gpu-tools", args->no_gpu_tools, "Skip NVML and nvidia-smi (clocks, power, ECC, PCIe, NVLink)");
   doctor->callback(
       [args, &chosen] { chosen = [args](CommandContext& context) { return run_doctor(*args, context); }; });

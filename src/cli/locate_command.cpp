@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "core/table_or_json.hpp"
 #include "core/run_options.hpp"
 #include "core/errors.hpp"
 #include "core/failure_report.hpp"
@@ -22,7 +23,7 @@ using namespace locate;
 
 struct LocateArgs {
   std::string phases = "host,pairs";
-  std::string pairs = "all";
+  locate::PairSchedule pairs = locate::PairSchedule::all;
   bool by_rail = false;
   std::string sizes = "64M,256M";
   int warmup = 2;
@@ -31,7 +32,7 @@ struct LocateArgs {
   int passes = 1;
   double threshold = 0.9;
   std::optional<EngineKind> engine;
-  std::string format = "table";
+  TableOrJson format = TableOrJson::table;
   std::string output;
   std::string results_root = "results";
   std::string svg;
@@ -86,7 +87,7 @@ int run_located(const LocateArgs& args, CommandContext& context) {
   request.output_dir = args.output;
   request.results_root = args.results_root;
   request.svg_path = args.svg;
-  request.json = args.format == "json";
+  request.json = args.format == TableOrJson::json;
   request.command_line = {context.argv, context.argv + context.argc};
   return run_locate_launch(session, request);
 }
@@ -99,9 +100,8 @@ void add_locate_command(CLI::App& app, CommandAction& chosen) {
       "locate", "Find slow hosts, GPUs and links in one launch (exit 1 when anything is slow; docs/locate.md)");
   cmd->add_option("--phases", args->phases, "Comma list: host (each host alone), pairs (hosts two by two), rails")
       ->capture_default_str();
-  cmd->add_option("--pairs", args->pairs, "all: every pair of hosts (H-1 rounds); ring: each host with its two neighbours")
-      ->check(one_of({"all", "ring"}))
-      ->capture_default_str();
+  add_choice(*cmd, "--pairs", args->pairs, locate::kPairScheduleNames,
+             "all: every pair of hosts (H-1 rounds); ring: each host with its two neighbours");
   cmd->add_flag("--by-rail", args->by_rail, "Also pair local rank i of one host with local rank i of the other (one NIC rail at a time)");
   cmd->add_option("--sizes", args->sizes, "Total sizes per test (a few large ones)")->capture_default_str();
   cmd->add_option("--warmup", args->warmup, "Untimed calls per test after each split")->check(finite_range(0, 1000))->capture_default_str();
@@ -120,9 +120,7 @@ void add_locate_command(CLI::App& app, CommandAction& chosen) {
       ->check(finite_range(0.01, 1.0))
       ->capture_default_str();
   add_choice(*cmd, "--engine", args->engine, kEngineNames, "nccl (GPU; the default when built) or mpi (host buffers)");
-  cmd->add_option("--format,-f", args->format, "table or json (stdout)")
-      ->check(one_of({"table", "json"}))
-      ->capture_default_str();
+  add_choice(*cmd, "--format,-f", args->format, kTableOrJsonNames, "table or json (stdout)");
   cmd->add_option("-o,--output", args->output, "Results directory (default: RESULTS_ROOT/locate/<UTC start>)");
   cmd->add_option("--results-root", args->results_root, "Where default results directories go")->capture_default_str();
   cmd->add_option("--svg", args->svg, "Also write the host x host heat map to this SVG file");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "core/table_or_json.hpp"
 #include "core/run_options.hpp"
 #include "cli/data_dir.hpp"
 #include "cli/sweep_context.hpp"
@@ -16,7 +17,7 @@ namespace {
 
 struct PlanArgs {
   std::string sweep_file;
-  std::string format = "table";
+  TableOrJson format = TableOrJson::table;
   std::vector<std::string> env_axes;
   std::vector<std::string> config_axes;
   bool allow_unknown_values = false;  // values the NCCL tables do not know pass (a newer NCCL)
@@ -35,7 +36,7 @@ int run_plan(const PlanArgs& args) {
       sweep_plan_options(args.isolation, args.engine,
                          args.env_axes, args.config_axes, args.allow_unknown_values, flags.version_note);
   flags.sweep_file = args.sweep_file;
-  flags.json = args.format == "json";
+  flags.json = args.format == TableOrJson::json;
   flags.groups = args.groups;
   flags.models_dir = models_directory(args.models_dir);
   flags.ranks = args.ranks;
@@ -50,7 +51,7 @@ void add_plan_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<PlanArgs>();
   CLI::App* plan = app.add_subcommand("plan", "Validate a sweep file and print its points, isolation groups and a rough run time (no MPI, no GPU)");
   plan->add_option("sweep", args->sweep_file, "Sweep file (docs/sweep-files.md)")->required();
-  plan->add_option("--format", args->format, "table or json")->check(one_of({"table", "json"}))->capture_default_str();
+  add_choice(*plan, "--format", args->format, kTableOrJsonNames, "table or json");
   plan->add_option("--env", args->env_axes, "VAR=v1,v2: add or replace an env axis (repeatable)")
       ->allow_extra_args(false);
   plan->add_option("--config", args->config_axes, "field=v1,v2: add or replace a config axis (repeatable)")

@@ -7,6 +7,7 @@
 #include "core/errors.hpp"
 #include "core/failure_report.hpp"
 #include "core/list_text.hpp"
+#include "core/table_or_json.hpp"
 #include "core/units.hpp"
 #include "runtime/engine_registry.hpp"
 #include "runtime/mpi_session.hpp"
@@ -29,7 +30,7 @@ struct SoakArgs {
   double threshold = 0.9;
   int baseline_windows = 3;
   std::optional<EngineKind> engine;
-  std::string format = "table";
+  TableOrJson format = TableOrJson::table;
   std::string output;
   std::string results_root = "results";
   std::string resume;        // --resume DIR
@@ -74,7 +75,7 @@ int run_soaked(const SoakArgs& args, CommandContext& context) {
   request.results_root = args.results_root;
   request.resume_dir = args.resume;
   request.metrics_file = args.metrics_file;
-  request.json = args.format == "json";
+  request.json = args.format == TableOrJson::json;
   request.command_line = {context.argv, context.argv + context.argc};
   return run_soak_launch(session, request);
 }
@@ -109,7 +110,7 @@ void add_soak_command(CLI::App& app, CommandAction& chosen) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   add_choice(*cmd, "--engine", args->engine, kEngineNames, "nccl (GPU; the default when built) or mpi (host buffers)");
-  cmd->add_option("--format,-f", args->format, "table or json (stdout)")->check(one_of({"table", "json"}))->capture_default_str();
+  add_choice(*cmd, "--format,-f", args->format, kTableOrJsonNames, "table or json (stdout)");
   cmd->add_option("-o,--output", args->output, "Results directory (default: RESULTS_ROOT/soak/<UTC start>)");
   cmd->add_option("--results-root", args->results_root, "Where default results directories go")->capture_default_str();
   cmd->add_option("--resume", args->resume, "Continue the timeline of this soak's results directory (its options)");

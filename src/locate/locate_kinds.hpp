@@ -15,6 +15,13 @@ inline constexpr NameTable<LocatePhase, 4> kLocatePhaseNames{"locate phase",
                                                                {LocatePhase::rails, "rails"}}}};
 constexpr std::string_view name_of(LocatePhase phase) { return kLocatePhaseNames.name(phase); }
 
+// Which pairs of hosts the pairs phase measures: all of them (H-1 rounds of the round
+// robin), or each host with its two neighbours (two rounds, three when odd).
+enum class PairSchedule { all, ring };
+inline constexpr NameTable<PairSchedule, 2> kPairScheduleNames{
+    "--pairs", {{{PairSchedule::all, "all"}, {PairSchedule::ring, "ring"}}}};
+constexpr std::string_view name_of(PairSchedule schedule) { return kPairScheduleNames.name(schedule); }
+
 // What a finding names, in the order findings are listed.
 enum class FindingKind { host, nic, link, rail, gpu, gpu_link };
 inline constexpr NameTable<FindingKind, 6> kFindingKindNames{"finding kind",

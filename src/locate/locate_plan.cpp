@@ -55,7 +55,7 @@ std::vector<Step> plan_steps(const HostLayout& layout, const LocateOptions& opti
     for (Step& step : gpu_pair_steps(layout)) steps.push_back(std::move(step));
   }
   if (!options.pairs_phase) return steps;
-  const auto rounds = options.pairs == "ring" ? ring_rounds(layout.host_count()) : round_robin(layout.host_count());
+  const auto rounds = options.pairs == PairSchedule::ring ? ring_rounds(layout.host_count()) : round_robin(layout.host_count());
   for (std::size_t r = 0; r < rounds.size(); ++r) steps.push_back(pairs_step(layout, rounds[r], static_cast<int>(r) + 1));
   if (options.by_rail) {
     for (std::size_t r = 0; r < rounds.size(); ++r) steps.push_back(rails_step(layout, rounds[r], static_cast<int>(r) + 1));
@@ -116,7 +116,7 @@ std::vector<StepShape> step_shapes(const std::vector<int>& host_sizes, const Loc
   std::sort(sorted.rbegin(), sorted.rend());
   const int two_largest = sorted.size() >= 2 ? sorted[0] + sorted[1] : 0;
   const int smallest = sorted.empty() ? 0 : sorted.back();
-  const std::vector<long long> rounds = options.pairs == "ring" ? ring_round_pairs(hosts) : round_robin_pairs(hosts);
+  const std::vector<long long> rounds = options.pairs == PairSchedule::ring ? ring_round_pairs(hosts) : round_robin_pairs(hosts);
   for (const long long pairs : rounds) shapes.push_back({LocatePhase::pairs, pairs, two_largest});
   if (options.by_rail) {
     // A rail both hosts have is one measured pair of ranks; uniform hosts have them all.

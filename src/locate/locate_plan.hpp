@@ -14,7 +14,7 @@ struct LocateOptions {
   bool host_phase = true;
   bool pairs_phase = true;
   bool by_rail = false;
-  std::string pairs = "all";  // all: the full round robin | ring: two rounds with neighbours
+  PairSchedule pairs = PairSchedule::all;
   std::vector<Bytes> sizes;   // total sizes (nccl-tests convention)
   int warmup = 2;             // untimed calls per test and group, after each split
   int iters = 10;             // timed calls per repeat

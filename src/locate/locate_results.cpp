@@ -27,7 +27,7 @@ namespace {
 
 json options_json(const LocateOptions& o) {
   return {{"host_phase", o.host_phase}, {"pairs_phase", o.pairs_phase}, {"by_rail", o.by_rail},
-          {"pairs", o.pairs},           {"sizes", o.sizes},             {"warmup", o.warmup},
+          {"pairs", std::string(name_of(o.pairs))},           {"sizes", o.sizes},             {"warmup", o.warmup},
           {"iters", o.iters},           {"repeats", o.repeats},         {"passes", o.passes},
           {"threshold", o.threshold}};
 }
@@ -37,7 +37,7 @@ LocateOptions options_from(const json& j) {
   o.host_phase = j.at("host_phase").get<bool>();
   o.pairs_phase = j.at("pairs_phase").get<bool>();
   o.by_rail = j.at("by_rail").get<bool>();
-  o.pairs = j.at("pairs").get<std::string>();
+  o.pairs = kPairScheduleNames.parse(j.at("pairs").get<std::string>());
   o.sizes = j.at("sizes").get<std::vector<Bytes>>();
   o.warmup = j.at("warmup").get<int>();
   o.iters = j.at("iters").get<int>();

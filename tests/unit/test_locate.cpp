@@ -1,15 +1,19 @@
 // ncclsweep locate's pure parts: the tournament, the splits, the verdicts, the testing
 // aid's text, the time estimate and the records' round trip.
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "catch_compat.hpp"
+#include "read_file.hpp"
 #include "core/collective.hpp"
 #include "locate/locate_fault.hpp"
 #include "locate/locate_plan.hpp"
 #include "locate/locate_reference.hpp"
+#include "locate/locate_results.hpp"
 #include "locate/measurement.hpp"
 #include "locate/tournament.hpp"
 #include "locate/verdicts.hpp"
@@ -370,7 +374,7 @@ TEST_CASE("the time estimate counts H-1 rounds and grows with them") {
   // Host: 3 tests; gpus: 8 neighbour pairs per host, 1 test; pairs: 32 disjoint pairs
   // per round, 2 tests; 3 repeats each.
   CHECK(e64.measurements == 64 * 3 * 3 + 64 * 8 * 1 * 3 + 63 * 32 * 2 * 3);
-  options.pairs = "ring";
+  options.pairs = PairSchedule::ring;
   const LocateEstimate ring = estimate_locate(std::vector<int>(64, 8), options, 100e9);
   CHECK(ring.rounds == 2);
   CHECK(ring.steps == 1 + 2 + 2);
@@ -383,13 +387,13 @@ TEST_CASE("the time estimate counts H-1 rounds and grows with them") {
 TEST_CASE("the estimate counts what plan_steps would build, without building it") {
   LocateOptions options;
   options.sizes = {1 << 20};
-  for (const std::string pairs : {"all", "ring"}) {
+  for (const PairSchedule pairs : {PairSchedule::all, PairSchedule::ring}) {
     for (const bool rails : {false, true}) {
       options.pairs = pairs;
       options.by_rail = rails;
       for (int hosts = 1; hosts <= 7; ++hosts) {
         for (int per_host = 1; per_host <= 4; ++per_host) {
-          INFO(pairs << " rails " << rails << " " << hosts << " x " << per_host);
+          INFO(name_of(pairs) << " rails " << rails << " " << hosts << " x " << per_host);
           const HostLayout layout = uniform_layout(hosts, per_host);
           long long measured = 0;
           int steps = 0;
@@ -417,7 +421,7 @@ TEST_CASE("the estimate counts what plan_steps would build, without building it"
     CHECK(ring_round_pairs(hosts) == counted(ring_rounds(hosts)));
   }
   // The largest allocation the options allow: 10^5 hosts of 1024 ranks, every pair of hosts.
-  options.pairs = "all";
+  options.pairs = PairSchedule::all;
   options.by_rail = false;
   const LocateEstimate huge = estimate_locate(std::vector<int>(100000, 1024), options, 100e9);
   CHECK(huge.rounds == 99999 * options.passes);
@@ -675,4 +679,26 @@ TEST_CASE("a slow GPU pair within a host is named as a gpu-link, a slow GPU as a
   CHECK(gpu.findings[0].ranks == std::vector<int>{5});
   // All pairs alike within the noise: nothing.
   CHECK(judge(layout, gpu_pairs(layout, [](int, int a, int) { return 10.0 - 0.1 * a; }), 0.8).findings.empty());
+}
+
+TEST_CASE("locate's run.json names its pair schedule and reads it back; an unknown one is refused") {
+  const auto root = std::filesystem::temp_directory_path() / "ncclsweep-locate-pairs";
+  std::filesystem::remove_all(root);
+  for (const auto& [schedule, name] : kPairScheduleNames.entries()) {
+    LocateDocument document;
+    document.rank_hosts = {"h0", "h1"};
+    document.options.pairs = schedule;
+    document.options.sizes = {1 << 20};
+    const auto dir = root / std::string(name);
+    write_locate_results(dir, document, {}, Verdicts{});
+    const nlohmann::json j = nlohmann::json::parse(read_file(dir / "run.json"));
+    CHECK(j.at("options").at("pairs") == name);
+    CHECK(read_locate_results(dir).document.options.pairs == schedule);
+  }
+  const auto dir = root / "all";
+  nlohmann::json j = nlohmann::json::parse(read_file(dir / "run.json"));
+  j["options"]["pairs"] = "mesh";
+  std::ofstream(dir / "run.json") << j.dump();
+  CHECK_THAT(usage_error_text([&] { (void)read_locate_results(dir); }), ContainsSubstring("'mesh'"));
+  std::filesystem::remove_all(root);
 }
