@@ -60,12 +60,7 @@ LocateOptions options_from(const LocateArgs& args) {
 }
 
 int dry_run(const LocateArgs& args) {
-  if (args.hosts < 1 || args.ranks_per_host < 1) {
-    throw UsageError("locate --dry-run needs the allocation: --hosts N and --ranks-per-host G",
-                     "e.g. ncclsweep locate --dry-run --hosts 64 --ranks-per-host 8");
-  }
-  std::cout << estimate_text(args.hosts, args.ranks_per_host, options_from(args), args.busbw_gbps);
-  return kExitOk;
+  return run_locate_dry_run(args.hosts, args.ranks_per_host, options_from(args), args.busbw_gbps, std::cout);
 }
 
 int run_located(const LocateArgs& args, CommandContext& context) {

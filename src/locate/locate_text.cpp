@@ -1,7 +1,9 @@
 #include "locate/locate_text.hpp"
 
+#include <ostream>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "core/printf_text.hpp"
 
 namespace ncclsweep::locate {
@@ -23,6 +25,16 @@ std::string estimate_text(int hosts, int ranks_per_host, const LocateOptions& op
          seconds_text(e.collectives_s) + ", coordination " + seconds_text(e.coordination_s) + "; per pairs round " +
          seconds_text(e.per_round_s) + "; total " + seconds_text(e.total_s()) + "\n" +
          printf_text("#   (model: %.0f GB/s bus bandwidth and the per-rank costs of docs/scale.md)\n", busbw_gbps);
+}
+
+int run_locate_dry_run(int hosts, int ranks_per_host, const LocateOptions& options, double busbw_gbps,
+                       std::ostream& out) {
+  if (hosts < 1 || ranks_per_host < 1) {
+    throw UsageError("locate --dry-run needs the allocation: --hosts N and --ranks-per-host G",
+                     "e.g. ncclsweep locate --dry-run --hosts 64 --ranks-per-host 8");
+  }
+  out << estimate_text(hosts, ranks_per_host, options, busbw_gbps);
+  return kExitOk;
 }
 
 std::string step_text(const StepTime& t, int index, int total, int passes) {

@@ -1,6 +1,7 @@
 #pragma once
 // The lines locate prints besides its findings: durations, the --dry-run estimate and
 // the progress of a launch.
+#include <iosfwd>
 #include <string>
 
 #include "locate/host_layout.hpp"
@@ -15,6 +16,11 @@ std::string seconds_text(double seconds);
 // --dry-run: the steps, rounds and measurements of `hosts` x `ranks_per_host`, and their
 // time under the model of docs/scale.md at `busbw_gbps`. Three "# " lines.
 std::string estimate_text(int hosts, int ranks_per_host, const LocateOptions& options, double busbw_gbps);
+
+// `locate --dry-run`: the estimate for an allocation on `out`, without a launch. Throws
+// UsageError when the allocation is not given (`hosts` or `ranks_per_host` below 1).
+int run_locate_dry_run(int hosts, int ranks_per_host, const LocateOptions& options, double busbw_gbps,
+                       std::ostream& out);
 
 // "# step 3/7: pairs round 2 took 0.5 s", over `passes` passes.
 std::string step_text(const StepTime& time, int index, int total, int passes);
