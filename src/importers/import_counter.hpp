@@ -11,8 +11,9 @@ namespace ncclsweep {
 
 class ImportCounter {
  public:
-  // One call by `rank` (any string naming one process/GPU).
-  void add(const std::string& collective, Bytes bytes, const std::string& dtype, const std::string& op,
+  // One call by `rank` (any string naming one process/GPU); `dtype` nullptr when the
+  // file does not say.
+  void add(const CollectiveKind& collective, Bytes bytes, const DataType* dtype, std::optional<ReduceOp> op,
            int group_size, const std::string& rank);
   void merge(const ImportCounter& other);  // `other`'s calls added to these
   bool empty() const { return calls_.empty(); }
@@ -22,8 +23,12 @@ class ImportCounter {
   CommProfile profile(const std::string& source, const std::string& what, int iterations) const;
 
  private:
-  using Key = std::tuple<std::string, Bytes, std::string, std::string, int>;
+  // By names, so the profile lists its uses in the same order on every machine.
+  using Key = std::tuple<std::string_view, Bytes, std::string_view, std::string_view, int>;
   struct Seen {
+    const CollectiveKind* collective = nullptr;
+    const DataType* dtype = nullptr;
+    std::optional<ReduceOp> op;
     long long calls = 0;
     std::set<std::string> ranks;
   };

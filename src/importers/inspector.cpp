@@ -65,7 +65,7 @@ CommProfile import_inspector(const std::string& pattern, int iterations) {
         const auto& meta = object["metadata"];
         rank = meta.value("hostname", file) + ":" + std::to_string(meta.value("pid", 0));
       }
-      counter.add(std::string(kind->name), total, "", "", ranks, rank);
+      counter.add(*kind, total, nullptr, std::nullopt, ranks, rank);
     }
   }
   if (counter.empty()) {

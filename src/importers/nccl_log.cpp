@@ -73,6 +73,7 @@ CommProfile import_nccl_log(const std::string& pattern, int iterations) {
   const auto files = expand_pattern(pattern, "NCCL logs");
   ImportCounter counter;
   std::map<std::string, long> skipped;
+  long custom_ops = 0;
   for (const auto& file : files) {
     for_each_text_line(file, kJobLogInput, [&](std::string_view line, int line_number) {
       while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
@@ -89,11 +90,12 @@ CommProfile import_nccl_log(const std::string& pattern, int iterations) {
       if (f.nranks < 1) throw UsageError("COLL line without [nranks=N]", "use NCCL 2.19 or later logs", {where});
       const auto count = static_cast<std::uint64_t>(number(f, "count", where));
       const long op_id = kind->reduces ? number(f, "op", where) : -1;
-      // Ids past avg are NCCL's custom (pre-multiplied sum) operators.
-      const std::string op = op_id < 0 ? "" : op_id < kReduceOpCount ? std::string(name_of(static_cast<ReduceOp>(op_id)))
-                                                                     : "custom" + std::to_string(op_id);
-      counter.add(std::string(kind->name), total_bytes(*kind, count, f.nranks, type->bytes), std::string(type->name), op,
-                  f.nranks, f.rank);
+      // Ids past avg are NCCL's custom operators (ncclRedOpCreatePreMulSum): a sum of
+      // scaled inputs, measured as a sum.
+      std::optional<ReduceOp> op;
+      if (op_id >= 0) op = op_id < kReduceOpCount ? static_cast<ReduceOp>(op_id) : ReduceOp::sum;
+      if (op_id >= kReduceOpCount) ++custom_ops;
+      counter.add(*kind, total_bytes(*kind, count, f.nranks, type->bytes), type, op, f.nranks, f.rank);
     });
   }
   if (counter.empty()) {
@@ -103,6 +105,10 @@ CommProfile import_nccl_log(const std::string& pattern, int iterations) {
                      {files.front()});
   }
   auto profile = counter.profile(pattern + " (" + std::to_string(files.size()) + " files)", "NCCL COLL lines", iterations);
+  if (custom_ops > 0) {
+    profile.notes.push_back(std::to_string(custom_ops) + " call(s) with a custom reduction operator (a pre-multiplied "
+                            "sum, ncclRedOpCreatePreMulSum) counted as sum");
+  }
   for (const auto& [name, n] : skipped) {
     profile.notes.push_back("skipped " + std::to_string(n) + " " + name + " lines" +
                             (name == "Recv" ? " (the receiving end of Sends, which are counted)" : " (not a collective ncclsweep measures)"));

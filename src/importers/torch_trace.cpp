@@ -113,7 +113,8 @@ void count_event(const TraceEvent& e, const std::string& file, TraceCounts& coun
     }
     const Bytes bytes = static_cast<Bytes>(elements) * data_type(dtype->second).bytes;
     (cpu ? counts.cpu : counts.kernels)
-        .add(known->second.collective, bytes, dtype->second, "", static_cast<int>(group_size), file);
+        .add(collective(known->second.collective), bytes, &data_type(dtype->second), std::nullopt,
+             static_cast<int>(group_size), file);
   } catch (const UsageError& error) {
     if (cpu) throw;
     if (!counts.kernel_error) counts.kernel_error = error;

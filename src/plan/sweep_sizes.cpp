@@ -130,7 +130,7 @@ WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<C
   bool fell_back = false;
   for (const CommUse& use : input.profile.uses) {
     if (!use.via_nccl) {
-      out.notes.push_back("not measured (outside NCCL): " + use.collective + " " + std::to_string(use.bytes) + " B, " +
+      out.notes.push_back("not measured (outside NCCL): " + std::string(use.collective->name) + " " + std::to_string(use.bytes) + " B, " +
                           use.origin);
       continue;
     }
@@ -139,9 +139,9 @@ WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<C
       fell_back = true;
       group = CommSplit{};
     }
-    const DataType* dtype = use.dtype.empty() ? fallback_dtypes.front() : &data_type(use.dtype);
-    const CollectiveKind& coll = collective(use.collective);
-    const ReduceOp op = use.op.empty() || !coll.reduces ? ReduceOp::sum : reduce_op(use.op);
+    const DataType* dtype = use.dtype != nullptr ? use.dtype : fallback_dtypes.front();
+    const CollectiveKind& coll = *use.collective;
+    const ReduceOp op = use.op && coll.reduces ? *use.op : ReduceOp::sum;
     SizedCall call{&coll, dtype, op, use.bytes, *group};
     const auto same = [&](const SizedCall& c) {
       return std::tie(c.kind, c.dtype, c.op, c.bytes, c.split.size, c.split.stride) ==

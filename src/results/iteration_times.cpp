@@ -15,7 +15,7 @@ std::vector<PointIterationTime> weigh_points(const RunDocument& run) {
   if (!run.workload) return out;
   std::vector<HistogramRow> rows;
   for (const WorkloadCall& c : run.workload->calls) {
-    rows.push_back({std::string(c.collective->name), c.bytes, std::string(c.dtype->name), "", c.communicator_ranks, std::string(name_of(c.communicator)), c.calls, 0, true, {c.origin}});
+    rows.push_back({c.collective, c.bytes, c.dtype, std::nullopt, c.communicator_ranks, std::string(name_of(c.communicator)), c.calls, 0, true, {c.origin}});
   }
   std::vector<std::string> points;
   for (const auto& p : run.points) points.push_back(p.label);
@@ -35,7 +35,7 @@ std::vector<PointIterationTime> weigh_points(const RunDocument& run) {
       const MeasurementKey& k = m.key;
       if (k.point != point || k.placement != Placement::out_of_place || conditions_of(k) != chosen) continue;
       // The requested size: the measured one differs by less than an element per rank.
-      table.push_back({std::string(k.collective->name), k.requested_bytes ? k.requested_bytes : k.size_bytes,
+      table.push_back({k.collective, k.requested_bytes ? k.requested_bytes : k.size_bytes,
                        k.communicator.ranks, m.time_us.median * 1e-6});
       if (m.under_compute) {
         exposed.push_back({table.back().collective, table.back().bytes, table.back().group_size,

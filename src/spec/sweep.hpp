@@ -41,10 +41,10 @@ struct PartialPoint {
 // One entry of sizes: {calls: [...]}: a call the job sends, as `ncclsweep sizes --format
 // yaml` writes it. Names are checked here; plan turns it into the workload's form.
 struct ListedCall {
-  std::string collective;  // ncclsweep's name
-  Bytes bytes = 0;         // total size, nccl-tests convention
-  std::string dtype;       // empty: the sweep's first dtype
-  std::string op;          // empty: sum
+  const CollectiveKind* collective = nullptr;
+  Bytes bytes = 0;                  // total size, nccl-tests convention
+  const DataType* dtype = nullptr;  // nullptr: the sweep's first dtype
+  std::optional<ReduceOp> op;       // none: sum
   std::string group;       // dp, tp, cp, ep, pp, dp-cp, edp; empty: unknown (a log's communicator)
   int group_size = 0;      // ranks of its communicator; 0: the world
   int group_stride = 0;    // rank spacing inside the group (with `group`)

@@ -243,15 +243,14 @@ class Reader {
         const std::string key = scalar(entry.first, "call keys");
         const YAML::Node& v = entry.second;
         if (key == "collective") {
-          call.collective = std::string(parsed(v, [&] { return &collective(scalar(v, key)); })->name);
+          call.collective = parsed(v, [&] { return &collective(scalar(v, key)); });
         } else if (key == "bytes") {
           call.bytes = parsed(v, [&] { return parse_size(scalar(v, key)); });
           if (call.bytes == 0) fail(v, "a call of 0 bytes", "write its size, e.g. bytes: 64M");
         } else if (key == "dtype") {
-          call.dtype = std::string(parsed(v, [&] { return &data_type(scalar(v, key)); })->name);
+          call.dtype = parsed(v, [&] { return &data_type(scalar(v, key)); });
         } else if (key == "op") {
-          call.op = scalar(v, key);
-          parsed(v, [&] { return reduce_op(call.op); });
+          call.op = parsed(v, [&] { return reduce_op(scalar(v, key)); });
         } else if (key == "group") {
           call.group = scalar(v, key);
           if (const auto kind = kCommunicatorKindNames.find(call.group); !kind || !is_parallel(*kind)) fail(v, "unknown group '" + call.group + "'", "use dp, tp, cp, ep, pp, dp-cp or edp, or leave group out");
@@ -270,7 +269,7 @@ class Reader {
           fail(entry.first, "unknown call key '" + key + "'" + did_you_mean(key, keys), form);
         }
       }
-      if (call.collective.empty()) fail(item, "a sizes call names no collective", form);
+      if (call.collective == nullptr) fail(item, "a sizes call names no collective", form);
       if (call.bytes == 0) fail(item, "a sizes call has no bytes", form);
       if (!call.group.empty() && (call.group_size == 0 || call.group_stride == 0)) {
         fail(item, "group " + call.group + " needs group_size and group_stride", "write both, as ncclsweep sizes --format yaml does");

@@ -10,16 +10,22 @@ namespace {
 
 std::int64_t bytes_of(const std::string& dtype) { return static_cast<std::int64_t>(data_type(dtype).bytes); }
 
+// One use, its collective, dtype and op looked up once here ("" op: none).
+CommUse use_of(std::string_view collective_name, std::int64_t bytes, const std::string& dtype, std::string_view op,
+               const ParallelGroup& group, double calls, std::string origin, bool via_nccl) {
+  return {&collective(collective_name), static_cast<Bytes>(bytes), &data_type(dtype),
+          op.empty() ? std::nullopt : std::optional(reduce_op(op)), group, calls, std::move(origin), via_nccl};
+}
+
 struct Context {
   const Workload& w;
   CommProfile& out;
   std::int64_t m;  // micro-batches per iteration
-  void add(std::string collective, std::int64_t bytes, std::string dtype, std::string op, ParallelKind kind,
-           double calls, std::string origin, bool via_nccl = true) {
+  void add(std::string_view collective_name, std::int64_t bytes, const std::string& dtype, std::string_view op,
+           ParallelKind kind, double calls, std::string origin, bool via_nccl = true) {
     const auto group = group_of(kind, w.layout);
     if (group.size < 2 || calls <= 0 || bytes <= 0) return;
-    out.uses.push_back({std::move(collective), static_cast<Bytes>(bytes), std::move(dtype), std::move(op), group,
-                        calls, std::move(origin), via_nccl});
+    out.uses.push_back(use_of(collective_name, bytes, dtype, op, group, calls, std::move(origin), via_nccl));
   }
 };
 
@@ -100,10 +106,10 @@ void fsdp_data_parallel(Context& c) {
   units.push_back({padded(root), 1, "root (embedding, final norm, output)", 1});  // root is not resharded after forward
   const auto m = static_cast<double>(c.m);
   for (const auto& u : units) {
-    auto push = [&](std::string coll, std::int64_t bytes, const std::string& dtype, std::string op, ParallelGroup g,
-                    double calls, std::string origin) {
+    auto push = [&](std::string_view coll, std::int64_t bytes, const std::string& dtype, std::string_view op,
+                    ParallelGroup g, double calls, std::string origin) {
       if (g.size < 2) return;
-      c.out.uses.push_back({std::move(coll), static_cast<Bytes>(bytes), dtype, std::move(op), g, calls, std::move(origin), true});
+      c.out.uses.push_back(use_of(coll, bytes, dtype, op, g, calls, std::move(origin), true));
     };
     const std::string per = " per micro-batch";
     push("all_gather", u.elements * bytes_of(w.param_dtype), w.param_dtype, "", shard_group, u.gathers * u.count * m,

@@ -9,9 +9,10 @@
 namespace ncclsweep {
 
 struct HistogramRow {
-  std::string collective;
+  const CollectiveKind* collective = nullptr;
   Bytes bytes = 0;
-  std::string dtype, op;
+  const DataType* dtype = nullptr;  // nullptr: not known
+  std::optional<ReduceOp> op;
   int group_size = 0;
   std::string group;      // "dp-cp", "tp", ... or "" when mixed or unknown
   double calls = 0;
@@ -28,7 +29,7 @@ std::vector<Bytes> distinct_sizes(const std::vector<HistogramRow>& rows);
 
 // A measured time: collective at a total size on a group of group_size ranks (0: any).
 struct MeasuredTime {
-  std::string collective;
+  const CollectiveKind* collective = nullptr;
   Bytes bytes = 0;
   int group_size = 0;
   double seconds = 0;

@@ -18,6 +18,11 @@ std::string calls_text(double calls) {
   return buffer;
 }
 
+// Names in the files: "" where the source did not say (JSON), "-" in the table.
+std::string name_or_empty(const DataType* dtype) { return dtype != nullptr ? std::string(dtype->name) : std::string(); }
+std::string name_or_empty(std::optional<ReduceOp> op) { return op ? std::string(name_of(*op)) : std::string(); }
+std::string name_or_dash(const std::string& name) { return name.empty() ? "-" : name; }
+
 std::string group_text(const std::string& kind, int size) { return (kind.empty() ? "group" : kind) + " " + std::to_string(size); }
 
 std::string table(const CommProfile& profile, const std::vector<HistogramRow>& rows) {
@@ -27,9 +32,10 @@ std::string table(const CommProfile& profile, const std::vector<HistogramRow>& r
                 "size", "dtype", "op", "calls", "share", "origin");
   out += line;
   for (const auto& r : rows) {
-    std::snprintf(line, sizeof line, "%-15s %-10s %14llu %10s %-9s %-5s %10s %5.1f%%  %s%s\n", r.collective.c_str(),
+    std::snprintf(line, sizeof line, "%-15s %-10s %14llu %10s %-9s %-5s %10s %5.1f%%  %s%s\n", std::string(r.collective->name).c_str(),
                   group_text(r.group, r.group_size).c_str(), static_cast<unsigned long long>(r.bytes),
-                  format_bytes(r.bytes).c_str(), r.dtype.empty() ? "-" : r.dtype.c_str(), r.op.empty() ? "-" : r.op.c_str(),
+                  format_bytes(r.bytes).c_str(), name_or_dash(name_or_empty(r.dtype)).c_str(),
+                  name_or_dash(name_or_empty(r.op)).c_str(),
                   calls_text(r.calls).c_str(), 100.0 * r.share_of_bytes, r.via_nccl ? "" : "[not NCCL] ",
                   r.origins.front().c_str());
     out += line;
@@ -76,12 +82,12 @@ std::string yaml(const CommProfile& profile) {
   std::string listed;
   for (const CommUse& u : merged) {
     if (!u.via_nccl) {
-      out += "# not measured (sent outside NCCL): " + u.collective + " " + std::to_string(u.bytes) + " B, " + u.origin + "\n";
+      out += "# not measured (sent outside NCCL): " + std::string(u.collective->name) + " " + std::to_string(u.bytes) + " B, " + u.origin + "\n";
       continue;
     }
-    listed += "    - {collective: " + u.collective + ", bytes: " + std::to_string(u.bytes);
-    if (!u.dtype.empty()) listed += ", dtype: " + u.dtype;
-    if (!u.op.empty()) listed += ", op: " + u.op;
+    listed += "    - {collective: " + std::string(u.collective->name) + ", bytes: " + std::to_string(u.bytes);
+    if (u.dtype != nullptr) listed += ", dtype: " + std::string(u.dtype->name);
+    if (u.op) listed += ", op: " + std::string(name_of(*u.op));
     if (u.group.kind != ParallelKind::unknown) listed += ", group: " + name_of(u.group.kind);
     if (u.group.size > 0) listed += ", group_size: " + std::to_string(u.group.size);
     if (u.group.kind != ParallelKind::unknown && u.group.stride > 0) listed += ", group_stride: " + std::to_string(u.group.stride);
@@ -102,14 +108,16 @@ std::string json_text(const CommProfile& profile, const std::vector<HistogramRow
   j["per_iteration"] = profile.per_iteration;
   auto& uses = j["collectives"] = nlohmann::ordered_json::array();
   for (const auto& u : profile.uses) {
-    uses.push_back({{"collective", u.collective}, {"bytes", u.bytes}, {"dtype", u.dtype}, {"op", u.op},
+    uses.push_back({{"collective", std::string(u.collective->name)}, {"bytes", u.bytes}, {"dtype", name_or_empty(u.dtype)},
+                    {"op", name_or_empty(u.op)},
                     {"group", {{"kind", u.group.kind == ParallelKind::unknown ? "" : name_of(u.group.kind)},
                                {"size", u.group.size}, {"stride", u.group.stride}}},
                     {"calls", u.calls}, {"origin", u.origin}, {"via_nccl", u.via_nccl}});
   }
   auto& hist = j["histogram"] = nlohmann::ordered_json::array();
   for (const auto& r : rows) {
-    hist.push_back({{"collective", r.collective}, {"bytes", r.bytes}, {"dtype", r.dtype}, {"op", r.op},
+    hist.push_back({{"collective", std::string(r.collective->name)}, {"bytes", r.bytes}, {"dtype", name_or_empty(r.dtype)},
+                    {"op", name_or_empty(r.op)},
                     {"group_size", r.group_size}, {"group", r.group}, {"calls", r.calls},
                     {"share_of_bytes", r.share_of_bytes}, {"via_nccl", r.via_nccl}, {"origins", r.origins}});
   }

@@ -201,7 +201,7 @@ TEST_CASE("sizes --format yaml lists each collective at its own sizes, and a swe
     CHECK(from_yaml.notes == direct.notes);
   }
   // Not the cross product: no collective is listed at another's size.
-  std::set<std::pair<std::string, Bytes>> sent, listed_pairs;
+  std::set<std::pair<const CollectiveKind*, Bytes>> sent, listed_pairs;
   for (const CommUse& u : input.profile.uses) sent.insert({u.collective, u.bytes});
   for (const ListedCall& c : listed.sizes_from->calls) listed_pairs.insert({c.collective, c.bytes});
   CHECK(listed_pairs == sent);
@@ -210,7 +210,8 @@ TEST_CASE("sizes --format yaml lists each collective at its own sizes, and a swe
   CommProfile trace;
   trace.source = "t.json";
   trace.per_iteration = false;
-  trace.uses = {CommUse{"all_gather", 4096, "bfloat16", "", {ParallelKind::unknown, 2, 0}, 7, "torch trace: 7 calls by 1 ranks"}};
+  trace.uses = {CommUse{&collective("all_gather"), 4096, &data_type("bfloat16"), std::nullopt, {ParallelKind::unknown, 2, 0}, 7,
+                        "torch trace: 7 calls by 1 ranks"}};
   const Sweep whole = sweep_of_sizes_yaml(trace);
   REQUIRE(whole.sizes_from);
   CHECK_FALSE(whole.sizes_from->per_iteration);

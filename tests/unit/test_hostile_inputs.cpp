@@ -121,7 +121,7 @@ TEST_CASE("a torch trace is streamed: millions of tiny events, and the one call 
   gzip_to(dir.path / "trace.json.gz", trace);
   const CommProfile profile = import_torch_trace((dir.path / "trace.json.gz").string(), 1);
   REQUIRE(profile.uses.size() == 1);
-  CHECK(profile.uses[0].collective == "all_reduce");
+  CHECK(profile.uses[0].collective == &collective("all_reduce"));
   CHECK(profile.uses[0].bytes == 4096);
   CHECK(profile.uses[0].group.size == 8);
   spit(dir.path / "cut.json", trace.substr(0, trace.size() / 2));

@@ -18,6 +18,6 @@ inline std::string temp_file(const std::string& name, const std::string& content
 }
 
 inline const ncclsweep::CommUse* row_of(const ncclsweep::CommProfile& p, const std::string& collective) {
-  for (const auto& u : p.uses) if (u.collective == collective) return &u;
+  for (const auto& u : p.uses) if (u.collective->name == collective) return &u;
   return nullptr;
 }

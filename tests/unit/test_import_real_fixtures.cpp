@@ -68,5 +68,5 @@ TEST_CASE("real FSDP2 fixture: the log importer counts every COLL line of both r
   // calls are per rank per step: times 2 ranks and the steps gives the lines back.
   CHECK(row_of(log, "all_gather")->calls * 2 * steps == Approx(all_gather_lines));
   CHECK(row_of(log, "reduce_scatter")->calls * 2 * steps == Approx(reduce_scatter_lines));
-  CHECK(row_of(log, "reduce_scatter")->op == "avg");  // FSDP2's fp32 gradient average
+  CHECK(row_of(log, "reduce_scatter")->op == ncclsweep::ReduceOp::avg);  // FSDP2's fp32 gradient average
 }

@@ -32,7 +32,7 @@ TEST_CASE("torch traces: sizes from Out nelems for all-gather, In nelems otherwi
   const auto* ag = row_of(plain, "all_gather");
   REQUIRE(ag != nullptr);
   CHECK(ag->bytes == 12596224ull * 2);  // Out msg nelems x BFloat16
-  CHECK(ag->dtype == "bfloat16");
+  CHECK(ag->dtype == &ncclsweep::data_type("bfloat16"));
   CHECK(row_of(plain, "reduce_scatter")->bytes == 12596224ull * 4);  // In msg nelems x Float
   CHECK(plain.per_iteration);
   const auto zipped = import_torch_trace(kFixtures + "/torch_trace.json.gz", 0);

@@ -27,7 +27,7 @@ std::string tiny_model() {
 std::vector<CommUse> find(const CommProfile& p, const std::string& collective, const std::string& origin_part) {
   std::vector<CommUse> out;
   for (const auto& u : p.uses) {
-    if (u.collective == collective && u.origin.find(origin_part) != std::string::npos) out.push_back(u);
+    if (u.collective->name == collective && u.origin.find(origin_part) != std::string::npos) out.push_back(u);
   }
   return out;
 }
@@ -50,11 +50,11 @@ TEST_CASE("Llama 3 8B under FSDP on 64 ranks: per block bf16 AllGather 436,224,0
   REQUIRE(gathers.size() == 1);
   REQUIRE(scatters.size() == 1);
   CHECK(gathers[0].bytes == 436'224'000);
-  CHECK(gathers[0].dtype == "bfloat16");
+  CHECK(gathers[0].dtype == &data_type("bfloat16"));
   CHECK(gathers[0].calls == 64);  // 32 blocks, forward and backward, 1 micro-batch
   CHECK(gathers[0].group.size == 64);
   CHECK(scatters[0].bytes == 872'448'000);
-  CHECK(scatters[0].dtype == "float32");
+  CHECK(scatters[0].dtype == &data_type("float32"));
   CHECK(scatters[0].calls == 32);
 }
 

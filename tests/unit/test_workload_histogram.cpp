@@ -8,12 +8,13 @@ using namespace ncclsweep;
 namespace {
 
 CommUse use(const std::string& collective, Bytes bytes, double calls, bool via_nccl = true, int group = 8) {
-  return {collective, bytes, "bfloat16", "", ParallelGroup{ParallelKind::dp, group, 1}, calls, collective + " origin", via_nccl};
+  return {&ncclsweep::collective(collective), bytes, &data_type("bfloat16"), std::nullopt, ParallelGroup{ParallelKind::dp, group, 1},
+          calls, collective + " origin", via_nccl};
 }
 
 HistogramRow row(const std::string& collective, Bytes bytes, double calls, int group = 8) {
   HistogramRow r;
-  r.collective = collective;
+  r.collective = &ncclsweep::collective(collective);
   r.bytes = bytes;
   r.calls = calls;
   r.group_size = group;
@@ -29,7 +30,7 @@ TEST_CASE("the histogram merges equal keys and shares bytes among NCCL rows") {
   const auto rows = histogram(p);
   REQUIRE(rows.size() == 4);
   // all_gather 1000 on 8 ranks: 5 calls, 5000 B; reduce_scatter 4000 B; all_gather 1000 on 4: 1000 B.
-  CHECK(rows[0].collective == "all_gather");
+  CHECK(rows[0].collective == &collective("all_gather"));
   CHECK(rows[0].calls == 5);
   CHECK(rows[0].origins.size() == 2);
   CHECK(rows[0].share_of_bytes == Approx(5000.0 / 10000));
@@ -41,8 +42,8 @@ TEST_CASE("the histogram merges equal keys and shares bytes among NCCL rows") {
 }
 
 TEST_CASE("time per iteration: measured, interpolated log-linearly, or missing") {
-  const std::vector<MeasuredTime> table = {{"all_gather", 1000, 0, 1e-3}, {"all_gather", 4000, 0, 4e-3},
-                                           {"all_gather", 16000, 0, 10e-3}, {"reduce_scatter", 2000, 8, 2e-3}};
+  const std::vector<MeasuredTime> table = {{&collective("all_gather"), 1000, 0, 1e-3}, {&collective("all_gather"), 4000, 0, 4e-3},
+                                           {&collective("all_gather"), 16000, 0, 10e-3}, {&collective("reduce_scatter"), 2000, 8, 2e-3}};
   const std::vector<HistogramRow> rows = {row("all_gather", 4000, 3), row("all_gather", 2000, 10),
                                           row("all_gather", 8000, 1)};
   const auto t = iteration_time(rows, table);
@@ -60,8 +61,8 @@ TEST_CASE("time per iteration: measured, interpolated log-linearly, or missing")
 }
 
 TEST_CASE("no extrapolation, and a measurement on another group size does not count") {
-  const std::vector<MeasuredTime> table = {{"all_gather", 1000, 0, 1e-3}, {"all_gather", 4000, 0, 4e-3},
-                                           {"reduce_scatter", 2000, 8, 2e-3}};
+  const std::vector<MeasuredTime> table = {{&collective("all_gather"), 1000, 0, 1e-3}, {&collective("all_gather"), 4000, 0, 4e-3},
+                                           {&collective("reduce_scatter"), 2000, 8, 2e-3}};
   const auto t = iteration_time({row("all_gather", 8000, 1), row("reduce_scatter", 2000, 2, 4)}, table);
   CHECK(t.rows[0].source == TimeSource::missing);
   CHECK(t.rows[1].source == TimeSource::missing);
