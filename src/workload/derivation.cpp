@@ -49,7 +49,7 @@ std::vector<Param> chunk_params(const Workload& w, int chunk) {
 void megatron_data_parallel(Context& c) {
   const auto& w = c.w;
   const auto& l = w.layout;
-  const bool distopt = w.dp_style == "megatron";
+  const bool distopt = w.dp_style == DpStyle::megatron;
   for (int v = 0; v < l.vp; ++v) {
     const auto params = chunk_params(w, v * l.pp + w.pipeline_rank);
     for (const bool expert : {false, true}) {
@@ -84,7 +84,7 @@ void megatron_data_parallel(Context& c) {
 void fsdp_data_parallel(Context& c) {
   const auto& w = c.w;
   const auto& l = w.layout;
-  const int shard = w.dp_style == "hsdp" ? w.hsdp_shard_size : l.dp;
+  const int shard = w.dp_style == DpStyle::hsdp ? w.hsdp_shard_size : l.dp;
   const ParallelGroup shard_group{ParallelKind::dp, shard, l.tp};
   const ParallelGroup replicate_group{ParallelKind::dp, l.dp / shard, l.tp * shard};
   auto padded = [&](const std::vector<Param>& params) {
@@ -116,7 +116,7 @@ void fsdp_data_parallel(Context& c) {
          "FSDP param all-gather, " + u.name + (u.gathers == 2 ? ", forward and backward" : ", forward") + per);
     push("reduce_scatter", u.elements * bytes_of(w.grad_dtype), w.grad_dtype, "avg", shard_group, u.count * m,
          "FSDP grad reduce-scatter, " + u.name + per);
-    if (w.dp_style == "hsdp") {
+    if (w.dp_style == DpStyle::hsdp) {
       push("all_reduce", u.elements / shard * bytes_of(w.grad_dtype), w.grad_dtype, "avg", replicate_group, u.count * m,
            "HSDP grad all-reduce over replicas, " + u.name + per);
     }
@@ -191,8 +191,8 @@ void activations(Context& c) {
   if (r.moe_layers > 0) {
     const std::int64_t routed = tokens / l.tp * model.moe.topk;  // token copies leaving this rank
     const std::int64_t dispatch_token = w.moe_fp8_dispatch ? model.hidden + model.hidden / 128 * 4 : model.hidden * bytes_of(act);
-    const bool ep_nccl = w.moe_dispatcher == "alltoall";
-    const std::string via = ep_nccl ? "" : " [" + w.moe_dispatcher + " dispatcher, not NCCL]";
+    const bool ep_nccl = w.moe_dispatcher == MoeDispatcher::alltoall;
+    const std::string via = ep_nccl ? "" : " [" + std::string(kMoeDispatcherNames.name(w.moe_dispatcher)) + " dispatcher, not NCCL]";
     const std::string per = " per MoE layer (" + std::to_string(r.moe_layers) + " x " + std::to_string(c.m) + " micro-batches)";
     c.add("alltoall", routed * dispatch_token, w.moe_fp8_dispatch ? "fp8_e4m3" : act, "", ParallelKind::ep, r.moe_layers * m,
           "EP dispatch, forward" + per + via, ep_nccl);
@@ -215,7 +215,7 @@ CommProfile derive_collectives(const Workload& w) {
   out.basis = "per rank (pipeline stage " + std::to_string(w.pipeline_rank) + ") per iteration, " +
               std::to_string(w.micro_batches()) + " micro-batches";
   Context c{w, out, w.micro_batches()};
-  if (w.dp_style == "fsdp" || w.dp_style == "hsdp") {
+  if (w.dp_style == DpStyle::fsdp || w.dp_style == DpStyle::hsdp) {
     fsdp_data_parallel(c);
   } else {
     megatron_data_parallel(c);

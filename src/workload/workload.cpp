@@ -21,15 +21,14 @@ std::string checked_dtype(const YamlFields& f, const std::string& key, const std
   }
 }
 
-std::string one_of(const YamlFields& f, const std::string& key, const std::string& fallback,
-                   const std::set<std::string>& allowed) {
-  const auto value = f.text(key, fallback);
-  if (allowed.count(value) == 0) {
-    std::string names;
-    for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a;
-    throw UsageError(key + " '" + value + "' is not known", "use one of: " + names, f.where(key));
-  }
-  return value;
+// A field naming one of a table's values, refused at its place with the valid names.
+template <typename Enum, std::size_t N>
+Enum one_of(const YamlFields& f, const std::string& key, Enum fallback, const NameTable<Enum, N>& table) {
+  const std::string value = f.text(key, std::string(table.name(fallback)));
+  if (const auto found = table.find(value)) return *found;
+  std::string names;
+  for (const auto& name : table.names()) names += (names.empty() ? "" : ", ") + name;
+  throw UsageError(key + " '" + value + "' is not known", "use one of: " + names, f.where(key));
 }
 
 void check(bool ok, const Workload& w, const std::string& what, const std::string& fix) {
@@ -82,7 +81,7 @@ Workload load_workload(const std::string& path, const WorkloadOverrides& overrid
   w.seq = f.integer("seq", w.seq);
   w.micro_batch = f.integer("micro_batch", w.micro_batch);
   w.global_batch = f.integer("global_batch", w.micro_batch * l.dp);
-  w.dp_style = one_of(f, "dp_style", w.dp_style, {"megatron", "ddp", "fsdp", "hsdp"});
+  w.dp_style = one_of(f, "dp_style", w.dp_style, kDpStyleNames);
   w.bucket_size = f.integer("bucket_size", 0);
   w.overlap_grad_reduce = f.boolean("overlap_grad_reduce", w.overlap_grad_reduce);
   w.param_dtype = checked_dtype(f, "param_dtype", w.param_dtype);
@@ -90,7 +89,7 @@ Workload load_workload(const std::string& path, const WorkloadOverrides& overrid
   w.activation_dtype = checked_dtype(f, "activation_dtype", w.activation_dtype);
   w.sequence_parallel = f.boolean("sequence_parallel", w.sequence_parallel);
   w.tp_comm_overlap = f.boolean("tp_comm_overlap", w.tp_comm_overlap);
-  w.moe_dispatcher = one_of(f, "moe_dispatcher", w.moe_dispatcher, {"alltoall", "deepep", "hybridep"});
+  w.moe_dispatcher = one_of(f, "moe_dispatcher", w.moe_dispatcher, kMoeDispatcherNames);
   w.moe_fp8_dispatch = f.boolean("moe_fp8_dispatch", w.moe_fp8_dispatch);
   w.hsdp_shard_size = static_cast<int>(f.integer("hsdp_shard_size", 0));
   w.fsdp_reshard_after_forward = f.boolean("fsdp_reshard_after_forward", w.fsdp_reshard_after_forward);
@@ -109,10 +108,10 @@ Workload load_workload(const std::string& path, const WorkloadOverrides& overrid
   check(m.moe.experts > 0 || l.ep == 1, w, "ep > 1 on a model without experts", "set ep: 1");
   check(m.layers >= static_cast<std::int64_t>(l.pp) * l.vp, w, "fewer layers than pipeline chunks (pp*vp)", {});
   check(l.vp == 1 || l.pp > 1, w, "vp > 1 needs pp > 1", {});
-  if (w.dp_style == "fsdp" || w.dp_style == "hsdp") {
+  if (w.dp_style == DpStyle::fsdp || w.dp_style == DpStyle::hsdp) {
     check(l.pp == 1 && l.cp == 1 && l.ep == 1, w, "fsdp and hsdp are modelled with pp = cp = ep = 1 only", {});
   }
-  if (w.dp_style == "hsdp") {
+  if (w.dp_style == DpStyle::hsdp) {
     check(w.hsdp_shard_size > 1 && l.dp % w.hsdp_shard_size == 0, w,
           "hsdp needs hsdp_shard_size > 1 dividing dp", "set hsdp_shard_size (e.g. the GPUs of one node)");
   }

@@ -5,10 +5,23 @@
 #include <map>
 #include <string>
 
+#include "core/name_table.hpp"
 #include "workload/layout.hpp"
 #include "workload/model.hpp"
 
 namespace ncclsweep {
+
+// How data parallelism moves gradients and parameters: megatron (the distributed
+// optimizer), ddp, fsdp, hsdp (fsdp within a shard group, replicated across).
+enum class DpStyle { megatron, ddp, fsdp, hsdp };
+inline constexpr NameTable<DpStyle, 4> kDpStyleNames{
+    "dp_style", {{{DpStyle::megatron, "megatron"}, {DpStyle::ddp, "ddp"}, {DpStyle::fsdp, "fsdp"}, {DpStyle::hsdp, "hsdp"}}}};
+
+// What carries the MoE token exchange: NCCL's alltoall, or DeepEP / HybridEP (not NCCL).
+enum class MoeDispatcher { alltoall, deepep, hybridep };
+inline constexpr NameTable<MoeDispatcher, 3> kMoeDispatcherNames{
+    "moe_dispatcher",
+    {{{MoeDispatcher::alltoall, "alltoall"}, {MoeDispatcher::deepep, "deepep"}, {MoeDispatcher::hybridep, "hybridep"}}}};
 
 struct Workload {
   std::string name;
@@ -20,7 +33,7 @@ struct Workload {
   std::int64_t seq = 4096;
   std::int64_t micro_batch = 1;
   std::int64_t global_batch = 0;      // 0: dp * micro_batch (one micro-batch per iteration)
-  std::string dp_style = "megatron";  // megatron (distributed optimizer) | ddp | fsdp | hsdp
+  DpStyle dp_style = DpStyle::megatron;
   std::int64_t bucket_size = 0;       // elements; 0: Megatron's max(40M, 1M * dp*cp)
   bool overlap_grad_reduce = true;    // false: one bucket per buffer
   std::string param_dtype = "bfloat16";       // parameter all-gather
@@ -28,7 +41,7 @@ struct Workload {
   std::string activation_dtype = "bfloat16";  // tp, cp, pp, ep activations
   bool sequence_parallel = true;      // with tp > 1
   bool tp_comm_overlap = false;       // TP collectives run in TE userbuffers, not NCCL
-  std::string moe_dispatcher = "alltoall";  // alltoall (NCCL) | deepep | hybridep (not NCCL)
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
   bool moe_fp8_dispatch = false;
   int hsdp_shard_size = 0;            // hsdp: ranks one parameter is sharded over
   bool fsdp_reshard_after_forward = true;

@@ -206,3 +206,20 @@ TEST_CASE("plain DDP all-reduces each bucket once; FSDP without reshard gathers 
   REQUIRE(ag.size() == 1);
   CHECK(ag[0].calls == 4 * 3);  // 4 blocks, once each, 3 micro-batches
 }
+
+TEST_CASE("every dp_style and moe_dispatcher is read by its name; an unknown one is refused with the valid ones") {
+  const auto model = tiny_model();
+  for (const auto& [style, name] : kDpStyleNames.entries()) {
+    WorkloadOverrides fields{{"model", model}, {"dp", "4"}, {"dp_style", std::string(name)}};
+    if (style == DpStyle::hsdp) fields["hsdp_shard_size"] = "2";
+    CHECK(load_workload({}, fields, kModels).dp_style == style);
+  }
+  for (const auto& [dispatcher, name] : kMoeDispatcherNames.entries()) {
+    CHECK(load_workload({}, {{"model", model}, {"dp", "4"}, {"moe_dispatcher", std::string(name)}}, kModels).moe_dispatcher ==
+          dispatcher);
+  }
+  const std::string refused =
+      usage_error_text([&] { (void)load_workload({}, {{"model", model}, {"dp", "4"}, {"dp_style", "zero3"}}, kModels); });
+  CHECK_THAT(refused, ContainsSubstring("dp_style 'zero3' is not known"));
+  CHECK_THAT(refused, ContainsSubstring("megatron, ddp, fsdp, hsdp"));
+}
