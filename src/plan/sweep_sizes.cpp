@@ -19,13 +19,6 @@ std::string resolve_path(const std::string& path, const std::string& sweep_file)
   return fs::exists(beside) ? beside.string() : path;
 }
 
-ParallelKind group_kind_named(const std::string& name) {
-  for (const ParallelKind kind : {ParallelKind::tp, ParallelKind::cp, ParallelKind::ep, ParallelKind::dp, ParallelKind::pp,
-                               ParallelKind::dp_cp, ParallelKind::edp}) {
-    if (name_of(kind) == name) return kind;
-  }
-  return ParallelKind::unknown;
-}
 
 // Where one use runs, or nullopt for "the world, with a note".
 std::optional<CommSplit> own_group(const CommUse& use, const SizesInput& input, int ranks) {
@@ -33,7 +26,7 @@ std::optional<CommSplit> own_group(const CommUse& use, const SizesInput& input, 
   if (input.profile.layout_ranks != ranks || use.group.kind == ParallelKind::unknown || use.group.size < 2) {
     return std::nullopt;
   }
-  return CommSplit{kCommunicatorKindNames.parse(name_of(use.group.kind)), use.group.size, use.group.stride};
+  return CommSplit{*communicator_kind_of(use.group.kind), use.group.size, use.group.stride};
 }
 
 // The group of that kind: from the layout, or as a listed call gives it.
@@ -59,7 +52,7 @@ CommProfile listed_calls_profile(const SizesSource& source, const std::string& s
     use.bytes = c.bytes;
     use.dtype = c.dtype;
     use.op = c.op;
-    use.group = {group_kind_named(c.group), c.group_size, c.group_stride};
+    use.group = {c.group ? parallel_kind_of(*c.group) : ParallelKind::unknown, c.group_size, c.group_stride};
     use.calls = c.calls;
     use.origin = c.origin.empty() ? "listed at " + c.where.str() : c.origin;
     profile.uses.push_back(std::move(use));
@@ -115,7 +108,7 @@ WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<C
   } else if (groups->kind == CommunicatorKind::world) {
     forced = CommSplit{};
   } else if (is_parallel(groups->kind)) {
-    const std::optional<ParallelGroup> named = group_named(input, group_kind_named(kind));
+    const std::optional<ParallelGroup> named = group_named(input, parallel_kind_of(groups->kind));
     if (input.profile.layout_ranks != ranks || !named) {
       throw UsageError("groups " + kind + " needs a workload layout of " + std::to_string(ranks) + " ranks" +
                            (input.profile.layout_ranks > 0 ? " (its layout has " + std::to_string(input.profile.layout_ranks) + ")" : "") +

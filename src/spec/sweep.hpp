@@ -45,7 +45,7 @@ struct ListedCall {
   Bytes bytes = 0;                  // total size, nccl-tests convention
   const DataType* dtype = nullptr;  // nullptr: the sweep's first dtype
   std::optional<ReduceOp> op;       // none: sum
-  std::string group;       // dp, tp, cp, ep, pp, dp-cp, edp; empty: unknown (a log's communicator)
+  std::optional<CommunicatorKind> group;  // dp, tp, cp, ep, pp, dp-cp, edp; none: unknown (a log's communicator)
   int group_size = 0;      // ranks of its communicator; 0: the world
   int group_stride = 0;    // rank spacing inside the group (with `group`)
   double calls = 1;        // per rank, per iteration (or over the input: SizesSource::per_iteration)

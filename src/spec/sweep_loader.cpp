@@ -252,8 +252,11 @@ class Reader {
         } else if (key == "op") {
           call.op = parsed(v, [&] { return reduce_op(scalar(v, key)); });
         } else if (key == "group") {
-          call.group = scalar(v, key);
-          if (const auto kind = kCommunicatorKindNames.find(call.group); !kind || !is_parallel(*kind)) fail(v, "unknown group '" + call.group + "'", "use dp, tp, cp, ep, pp, dp-cp or edp, or leave group out");
+          const std::string group = scalar(v, key);
+          call.group = kCommunicatorKindNames.find(group);
+          if (!call.group || !is_parallel(*call.group)) {
+            fail(v, "unknown group '" + group + "'", "use dp, tp, cp, ep, pp, dp-cp or edp, or leave group out");
+          }
         } else if (key == "group_size") {
           call.group_size = static_cast<int>(integer(v, key, 1, 1 << 24, 8));
         } else if (key == "group_stride") {
@@ -271,8 +274,8 @@ class Reader {
       }
       if (call.collective == nullptr) fail(item, "a sizes call names no collective", form);
       if (call.bytes == 0) fail(item, "a sizes call has no bytes", form);
-      if (!call.group.empty() && (call.group_size == 0 || call.group_stride == 0)) {
-        fail(item, "group " + call.group + " needs group_size and group_stride", "write both, as ncclsweep sizes --format yaml does");
+      if (call.group && (call.group_size == 0 || call.group_stride == 0)) {
+        fail(item, "group " + std::string(name_of(*call.group)) + " needs group_size and group_stride", "write both, as ncclsweep sizes --format yaml does");
       }
       out.push_back(std::move(call));
     }

@@ -66,6 +66,30 @@ ParallelGroup span(ParallelKind kind, const std::vector<Dimension>& dims, const 
 
 }  // namespace
 
+namespace {
+
+constexpr std::pair<ParallelKind, CommunicatorKind> kGroupKinds[] = {
+    {ParallelKind::tp, CommunicatorKind::tp}, {ParallelKind::cp, CommunicatorKind::cp},
+    {ParallelKind::ep, CommunicatorKind::ep}, {ParallelKind::dp, CommunicatorKind::dp},
+    {ParallelKind::pp, CommunicatorKind::pp}, {ParallelKind::dp_cp, CommunicatorKind::dp_cp},
+    {ParallelKind::edp, CommunicatorKind::edp}};
+
+}  // namespace
+
+std::optional<CommunicatorKind> communicator_kind_of(ParallelKind kind) {
+  for (const auto& [parallel, communicator] : kGroupKinds) {
+    if (parallel == kind) return communicator;
+  }
+  return std::nullopt;
+}
+
+ParallelKind parallel_kind_of(CommunicatorKind kind) {
+  for (const auto& [parallel, communicator] : kGroupKinds) {
+    if (communicator == kind) return parallel;
+  }
+  return ParallelKind::unknown;
+}
+
 std::string name_of(ParallelKind kind) {
   switch (kind) {
     case ParallelKind::tp: return "tp";

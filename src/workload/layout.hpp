@@ -2,8 +2,11 @@
 // A training job's parallel layout (tp, cp, ep, dp, pp, vp) and the communicator
 // groups it implies. Ranks are numbered in mixed radix over the layout's order,
 // innermost dimension first (Megatron-Core's default order "tp-cp-ep-dp-pp").
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "core/communicator_kind.hpp"
 
 namespace ncclsweep {
 
@@ -12,6 +15,12 @@ namespace ncclsweep {
 // data-parallel group (the ranks holding the same experts).
 enum class ParallelKind { tp, cp, ep, dp, pp, dp_cp, edp, unknown };
 std::string name_of(ParallelKind kind);  // "tp", ..., "dp-cp", "edp", "?"
+
+// The same groups as communicator kinds (core/communicator_kind.hpp), which name them in
+// sweep files and records: dp <-> CommunicatorKind::dp, ...; unknown has none.
+std::optional<CommunicatorKind> communicator_kind_of(ParallelKind kind);
+// ParallelKind::unknown for a kind that is no parallel group (world, intra-node, ...).
+ParallelKind parallel_kind_of(CommunicatorKind kind);
 
 // One communicator group: its members are `size` ranks spaced `stride` apart, starting
 // at the rank whose own coordinate in the group is 0. Every group of a layout is such

@@ -405,3 +405,18 @@ TEST_CASE("records and workload calls write the split's names and still read the
   CHECK(call.communicator_ranks == 4);
   CHECK(nlohmann::json(call).at("communicator_ranks") == 4);
 }
+
+TEST_CASE("every parallel group kind maps to its communicator kind and back; plain kinds map to none") {
+  int mapped = 0;
+  for (const auto& [kind, name] : kCommunicatorKindNames.entries()) {
+    INFO(name);
+    const ParallelKind parallel = parallel_kind_of(kind);
+    CHECK((parallel != ParallelKind::unknown) == is_parallel(kind));
+    if (parallel == ParallelKind::unknown) continue;
+    ++mapped;
+    CHECK(communicator_kind_of(parallel) == kind);
+    CHECK(name_of(parallel) == name);  // one spelling in workloads and sweep files
+  }
+  CHECK(mapped == 7);
+  CHECK_FALSE(communicator_kind_of(ParallelKind::unknown).has_value());
+}
