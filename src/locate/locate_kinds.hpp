@@ -19,7 +19,7 @@ constexpr std::string_view name_of(LocatePhase phase) { return kLocatePhaseNames
 // robin), or each host with its two neighbours (two rounds, three when odd).
 enum class PairSchedule { all, ring };
 inline constexpr NameTable<PairSchedule, 2> kPairScheduleNames{
-    "--pairs", {{{PairSchedule::all, "all"}, {PairSchedule::ring, "ring"}}}};
+    "pair schedule", {{{PairSchedule::all, "all"}, {PairSchedule::ring, "ring"}}}};
 constexpr std::string_view name_of(PairSchedule schedule) { return kPairScheduleNames.name(schedule); }
 
 // What a finding names, in the order findings are listed.

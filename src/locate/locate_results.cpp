@@ -127,11 +127,12 @@ bool is_locate_results(const fs::path& dir) {
   return run.is_object() && run.value("kind", "") == "locate";
 }
 
-LocateResults read_locate_results(const fs::path& dir) {
-  LocateResults r;
+namespace {
+
+// run.json's fields; a name this ncclsweep does not know (an engine, a phase, a pair
+// schedule) is refused naming the file.
+void read_document(const json& run, const fs::path& path, LocateDocument& d) {
   try {
-    const json run = json::parse(read_input_file((dir / "run.json").string(), kResultsFileInput));
-    LocateDocument& d = r.document;
     d.version = run.at("version").get<std::string>();
     d.engine = kEngineNames.parse(run.at("engine").get<std::string>());
     d.split_mode = run.value("split", "");
@@ -147,6 +148,18 @@ LocateResults read_locate_results(const fs::path& dir) {
       d.steps.push_back({kLocatePhaseNames.parse(s.at("phase").get<std::string>()), s.at("round").get<int>(), s.value("pass", 1),
                          s.at("seconds").get<double>()});
     }
+  } catch (const UsageError& e) {
+    throw UsageError(path.string() + ": " + e.what(), e.fix());
+  }
+}
+
+}  // namespace
+
+LocateResults read_locate_results(const fs::path& dir) {
+  LocateResults r;
+  try {
+    const json run = json::parse(read_input_file((dir / "run.json").string(), kResultsFileInput));
+    read_document(run, dir / "run.json", r.document);
     std::istringstream records(read_input_file((dir / "records.jsonl").string(), kResultsFileInput));
     std::string line;
     int number = 0;

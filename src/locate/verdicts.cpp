@@ -163,15 +163,18 @@ class ConsistentPairs {
     return median_of(ratios);
   }
   // What a pair finding says of its two nodes' other partners: fine with them, or which
-  // of them a node leans low with as well ("h2 is also slow with h0, h1").
+  // of them a node leans low with as well ("h2 is also slow with h0, h1"). A partner
+  // already named slow itself (`named`) explains its own pairs and is left out.
   std::string others_text(const HostPair& pair, const std::function<std::string(int)>& name,
-                          const std::string& fine) const {
+                          const std::function<bool(int)>& named, const std::string& fine) const {
     std::string text;
     for (const int node : {pair.a, pair.b}) {
       std::string also;
       for (const auto& [other, t] : pairs_) {
         if (other == pair || (other.a != node && other.b != node) || !pair_leans_low(other)) continue;
-        also += (also.empty() ? "" : ", ") + name(other.a == node ? other.b : other.a);
+        const int partner = other.a == node ? other.b : other.a;
+        if (named(partner)) continue;
+        also += (also.empty() ? "" : ", ") + name(partner);
       }
       if (!also.empty()) text += (text.empty() ? "" : "; ") + name(node) + " is also slow with " + also;
     }
@@ -363,6 +366,10 @@ void judge_host_pairs(const HostLayout& layout, const TestFigures& tests, Locate
     found.add(found.at(node_kind, {host}, rail, {}, ranks), consistent.node_ratio(host),
               consistent.node_evidence(host, where, name, ref_name));
   }
+  // A host (or, on a rail, its NIC) already named: its own pairs are its evidence.
+  const auto slow_host = [&](int host) {
+    return found.has(FindingKind::host, {host}) || (rail >= 0 && found.has(FindingKind::nic, {host}, rail));
+  };
   for (const HostPair& pair : consistent.low_pairs()) {
     // A pair of a slow host (or NIC, or a link already named) is explained by that.
     if (found.has(FindingKind::host, {pair.a}) || found.has(FindingKind::host, {pair.b})) continue;
@@ -377,8 +384,9 @@ void judge_host_pairs(const HostLayout& layout, const TestFigures& tests, Locate
     }
     found.add(found.at(pair_kind, {pair.a, pair.b}, rail, {}, ranks), consistent.low_ratio(pair),
               consistent.pair_evidence(pair, where, ref_name,
-                                       consistent.others_text(pair, name, name(pair.a) + " and " + name(pair.b) +
-                                                                              " are fine with their other partners")));
+                                       consistent.others_text(pair, name, slow_host,
+                                                              name(pair.a) + " and " + name(pair.b) +
+                                                                  " are fine with their other partners")));
   }
 }
 
@@ -420,13 +428,15 @@ void judge_gpu_pairs(const HostLayout& layout, const std::vector<Measurement>& m
       found.add(found.at(FindingKind::gpu, {host}, -1, {gpu}, {rank_of(gpu)}), consistent.node_ratio(gpu),
                 consistent.node_evidence(gpu, " within " + host_name, name, ref_name));
     }
+    const auto slow_gpu = [&](int gpu) { return slow_gpus.count(gpu) > 0; };
     for (const HostPair& pair : consistent.low_pairs()) {
-      if (slow_gpus.count(pair.a) > 0 || slow_gpus.count(pair.b) > 0) continue;  // the GPU explains it
+      if (slow_gpu(pair.a) || slow_gpu(pair.b)) continue;  // the GPU explains it
       found.add(found.at(FindingKind::gpu_link, {host}, -1, {pair.a, pair.b}, {rank_of(pair.a), rank_of(pair.b)}),
                 consistent.low_ratio(pair),
                 consistent.pair_evidence(pair, " within " + host_name, ref_name,
-                                         consistent.others_text(pair, name, name(pair.a) + " and " + name(pair.b) +
-                                                                                " are fine with their other neighbours")));
+                                         consistent.others_text(pair, name, slow_gpu,
+                                                                name(pair.a) + " and " + name(pair.b) +
+                                                                    " are fine with their other neighbours")));
     }
   }
 }

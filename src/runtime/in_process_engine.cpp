@@ -17,8 +17,8 @@ std::vector<std::string> rank_hosts(RankGroup& ranks) {
       .get<std::vector<std::string>>();
 }
 
-SplitMode split_mode(const std::string& engine_name, const Engine& engine) {
-  if (engine_name != "nccl") return {{}, "MPI_Comm_split"};
+SplitMode split_mode(EngineKind kind, const Engine& engine) {
+  if (kind != EngineKind::nccl) return {{}, "MPI_Comm_split"};
 #if defined(NCCLSWEEP_NCCL_VERSION_CODE) && NCCLSWEEP_NCCL_VERSION_CODE >= 21800
   const std::string library = engine.device().nccl_library_version;
   if (nccl_version_code(library) < 21800) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run_options.hpp"
 #include "engine/engine.hpp"
 #include "runtime/rank_group.hpp"
 
@@ -23,7 +24,7 @@ struct SplitMode {
   std::vector<ConfigSetting> world_config;
   std::string description;  // run.json "split"
 };
-SplitMode split_mode(const std::string& engine_name, const Engine& engine);
+SplitMode split_mode(EngineKind kind, const Engine& engine);
 
 // Collective: false on every rank when `message` is empty on every rank; otherwise rank 0
 // prints it (or, when only other ranks refused, that another rank did) and every rank

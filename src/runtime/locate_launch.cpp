@@ -30,8 +30,8 @@ using namespace locate;
 
 // The nccl engine needs a GPU per rank: two ranks on one GPU measure nothing of the GPU.
 // Collective; the same reason (or none) on every rank.
-std::string shared_gpu_reason(RankGroup& ranks, const Engine& engine) {
-  if (engine.name() != "nccl") return "";
+std::string shared_gpu_reason(RankGroup& ranks, EngineKind kind, const Engine& engine) {
+  if (kind != EngineKind::nccl) return "";
   const std::vector<std::string> keys = ranks.gather(ranks.host() + " " + engine.device().pci_bus_id);
   std::string reason;
   if (ranks.rank() == 0) {
@@ -117,7 +117,7 @@ std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request
     error = e.message();
   }
   if (refused_on_every_rank(ranks, error)) return std::nullopt;
-  if (refused_on_every_rank(ranks, shared_gpu_reason(ranks, *setup.engine))) return std::nullopt;
+  if (refused_on_every_rank(ranks, shared_gpu_reason(ranks, request.engine, *setup.engine))) return std::nullopt;
   const HostLayout& layout = setup.layout;
   if (request.options.pairs_phase && layout.host_count() < 2) {
     setup.notes.push_back("one host only: the pairs phase has no pairs (give each GPU its own host name with "
@@ -203,7 +203,7 @@ int run_locate_launch(RankGroup& ranks, const LocateRequest& request, const Laun
     for (const std::string& note : setup->notes) progress << "# note: " << note << "\n";
     if (setup->fault.active()) progress << "# testing aid: --inject-fault " << request.fault << "\n";
   }
-  const SplitMode split = split_mode(std::string(name_of(request.engine)), *setup->engine);
+  const SplitMode split = split_mode(request.engine, *setup->engine);
   if (leader) progress << "# splits: " << split.description << std::endl;
   LocateRun run;
   try {

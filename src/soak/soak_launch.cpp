@@ -183,7 +183,7 @@ int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchSe
   };
   try {
     if (leader) write_soak_document(plan.dir, plan.document, plan.windows);
-    const SplitMode split = split_mode(std::string(name_of(request.engine)), *engine);
+    const SplitMode split = split_mode(request.engine, *engine);
     engine->connect(split.world_config);
     std::unique_ptr<WindowSampler> sampler = make_engine_sampler(*engine);
     end = run_soak(*engine, ranks, layout, plan.document.options, *sampler, fault, plan.start,

@@ -139,7 +139,11 @@ SoakResults read_soak_results(const fs::path& dir) {
     }
     SoakDocument& d = results.document;
     d.version = j.at("version").get<std::string>();
-    d.engine = kEngineNames.parse(j.at("engine").get<std::string>());
+    try {
+      d.engine = kEngineNames.parse(j.at("engine").get<std::string>());
+    } catch (const UsageError& e) {  // an engine this ncclsweep does not know
+      throw UsageError(run.string() + ": " + e.what(), e.fix());
+    }
     d.command_line = j.at("command_line").get<std::vector<std::string>>();
     d.rank_hosts = j.at("rank_hosts").get<std::vector<std::string>>();
     d.options = options_from(j.at("options"));

@@ -279,6 +279,25 @@ TEST_CASE("a link's evidence names the other partners its hosts are slow with to
   CHECK_THAT(v.findings[1].evidence.front(), ContainsSubstring("host0 is also slow with host2"));
 }
 
+TEST_CASE("a link's evidence leaves out a partner already named as a slow host") {
+  // h3 is slow with everyone and named; h0-h2 is a slow link. That h0 and h2 are slow with
+  // h3 too is h3's doing: the link's hosts are fine with their other partners.
+  const HostLayout layout = uniform_layout(6, 2);
+  const Verdicts v = judge(layout, synthetic(layout, [](const std::vector<int>& h) {
+                             if (touches(h, 3)) return 3.0;
+                             return h == std::vector<int>{0, 2} ? 4.0 : 10.0;
+                           }), 0.8);
+  REQUIRE(v.findings.size() == 2);
+  CHECK(v.findings[0].kind == FindingKind::host);
+  CHECK(v.findings[0].hosts == std::vector<int>{3});
+  CHECK(v.findings[1].kind == FindingKind::link);
+  CHECK(v.findings[1].hosts == std::vector<int>{0, 2});
+  for (const std::string& line : v.findings[1].evidence) {
+    CHECK_THAT(line, !ContainsSubstring("also slow with host3"));
+    CHECK_THAT(line, ContainsSubstring("host0 and host2 are fine with their other partners"));
+  }
+}
+
 TEST_CASE("healthy hosts within the noise are not named") {
   const HostLayout layout = uniform_layout(6, 2);
   // Up to 18% apart, below a 0.8 threshold never.
@@ -699,6 +718,12 @@ TEST_CASE("locate's run.json names its pair schedule and reads it back; an unkno
   nlohmann::json j = nlohmann::json::parse(read_file(dir / "run.json"));
   j["options"]["pairs"] = "mesh";
   std::ofstream(dir / "run.json") << j.dump();
-  CHECK_THAT(usage_error_text([&] { (void)read_locate_results(dir); }), ContainsSubstring("'mesh'"));
+  const std::string refused = usage_error_text([&] { (void)read_locate_results(dir); });
+  CHECK_THAT(refused, ContainsSubstring((dir / "run.json").string() + ": unknown pair schedule 'mesh'"));
+  j["options"]["pairs"] = "all";
+  j["engine"] = "gloo";
+  std::ofstream(dir / "run.json") << j.dump();
+  CHECK_THAT(usage_error_text([&] { (void)read_locate_results(dir); }),
+             ContainsSubstring((dir / "run.json").string() + ": unknown engine 'gloo'"));
   std::filesystem::remove_all(root);
 }

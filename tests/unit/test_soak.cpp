@@ -1,6 +1,8 @@
 // soak's pure parts: the change-point statistics, the verdicts over fake windows, the
 // window record, the signals' encoding, metrics text, durations and the fault schedule.
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <regex>
 #include <sstream>
@@ -370,4 +372,19 @@ TEST_CASE("recorded H200 soak: nothing as recorded; a clock cap with a 20% sag f
   CHECK(busbw_drift);
   CHECK(clock_drift);
   CHECK(throttled);
+}
+
+TEST_CASE("a soak's run.json with an engine this ncclsweep does not know is refused naming the file") {
+  const auto dir = std::filesystem::temp_directory_path() / "ncclsweep-soak-engine";
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(NCCLSWEEP_TEST_DATA "/real/h200-soak-3m", dir, std::filesystem::copy_options::recursive);
+  std::ifstream in(dir / "run.json");
+  nlohmann::json run = nlohmann::json::parse(in);
+  in.close();
+  CHECK(read_soak_results(dir).document.engine == EngineKind::nccl);
+  run["engine"] = "gloo";
+  std::ofstream(dir / "run.json") << run.dump();
+  CHECK_THAT(usage_error_text([&] { (void)read_soak_results(dir); }),
+             ContainsSubstring((dir / "run.json").string() + ": unknown engine 'gloo'"));
+  std::filesystem::remove_all(dir);
 }
