@@ -1,13 +1,20 @@
 #include "importers/import_counter.hpp"
 
+#include <tuple>
+
 namespace ncclsweep {
+
+bool ImportCounter::ByNames::operator()(const Call& a, const Call& b) const {
+  const auto names = [](const Call& c) {
+    return std::tuple{c.collective->name, c.bytes, c.dtype != nullptr ? c.dtype->name : "", c.op ? name_of(*c.op) : "",
+                      c.group_size};
+  };
+  return names(a) < names(b);
+}
 
 void ImportCounter::add(const CollectiveKind& collective, Bytes bytes, const DataType* dtype, std::optional<ReduceOp> op,
                         int group_size, const std::string& rank) {
-  auto& seen = calls_[{collective.name, bytes, dtype != nullptr ? dtype->name : "", op ? name_of(*op) : "", group_size}];
-  seen.collective = &collective;
-  seen.dtype = dtype;
-  seen.op = op;
+  auto& seen = calls_[{&collective, bytes, dtype, op, group_size}];
   ++seen.calls;
   seen.ranks.insert(rank);
   all_ranks_.insert(rank);
@@ -16,9 +23,6 @@ void ImportCounter::add(const CollectiveKind& collective, Bytes bytes, const Dat
 void ImportCounter::merge(const ImportCounter& other) {
   for (const auto& [key, seen] : other.calls_) {
     auto& mine = calls_[key];
-    mine.collective = seen.collective;
-    mine.dtype = seen.dtype;
-    mine.op = seen.op;
     mine.calls += seen.calls;
     mine.ranks.insert(seen.ranks.begin(), seen.ranks.end());
   }
@@ -32,11 +36,11 @@ CommProfile ImportCounter::profile(const std::string& source, const std::string&
   out.basis = iterations > 0 ? "per rank per iteration (" + std::to_string(iterations) + " iterations)"
                              : "per rank over the whole input (iterations cannot be told apart; pass --iterations N "
                                "to divide)";
-  for (const auto& [key, seen] : calls_) {
-    const auto& [name, bytes, dtype_name, op_name, group_size] = key;
+  for (const auto& [call, seen] : calls_) {
     double calls = static_cast<double>(seen.calls) / static_cast<double>(seen.ranks.size());
     if (iterations > 0) calls /= iterations;
-    out.uses.push_back({seen.collective, bytes, seen.dtype, seen.op, ParallelGroup{ParallelKind::unknown, group_size, 0}, calls,
+    out.uses.push_back({call.collective, call.bytes, call.dtype, call.op, ParallelGroup{ParallelKind::unknown, call.group_size, 0},
+                        calls,
                         what + ": " + std::to_string(seen.calls) + " calls by " + std::to_string(seen.ranks.size()) +
                             " ranks",
                         true});

@@ -23,16 +23,22 @@ class ImportCounter {
   CommProfile profile(const std::string& source, const std::string& what, int iterations) const;
 
  private:
-  // By names, so the profile lists its uses in the same order on every machine.
-  using Key = std::tuple<std::string_view, Bytes, std::string_view, std::string_view, int>;
-  struct Seen {
+  struct Call {
     const CollectiveKind* collective = nullptr;
+    Bytes bytes = 0;
     const DataType* dtype = nullptr;
     std::optional<ReduceOp> op;
+    int group_size = 0;
+  };
+  // By names, so the profile lists its uses in the same order on every machine.
+  struct ByNames {
+    bool operator()(const Call& a, const Call& b) const;
+  };
+  struct Seen {
     long long calls = 0;
     std::set<std::string> ranks;
   };
-  std::map<Key, Seen> calls_;
+  std::map<Call, Seen, ByNames> calls_;
   std::set<std::string> all_ranks_;
 };
 
