@@ -56,13 +56,16 @@ struct SearchSummary {
 };
 
 // Enums and collectives by their names; an unknown name is refused with the valid ones.
-void to_json(nlohmann::json& j, const SearchPointBand& b);
-void from_json(const nlohmann::json& j, SearchPointBand& b);
+void to_json(nlohmann::json& j, FateState state);
+void from_json(const nlohmann::json& j, FateState& state);
+void to_json(nlohmann::json& j, SearchMethod method);
+void from_json(const nlohmann::json& j, SearchMethod& method);
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchPointBand, band, state, round, by, gain)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchPointFate, point, rounds, bands)
 void to_json(nlohmann::json& j, const SearchBandSummary& b);
 void from_json(const nlohmann::json& j, SearchBandSummary& b);
-void to_json(nlohmann::json& j, const SearchSummary& s);
-void from_json(const nlohmann::json& j, SearchSummary& s);
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchSummary, method, confidence, budget_share, baseline, rounds,
+                                                measurements, grid_measurements, bands, points, notes)
 
 // The file's name in a results directory.
 inline constexpr const char* kSearchFileName = "search.json";
