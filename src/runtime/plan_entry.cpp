@@ -41,10 +41,8 @@ int run_plan_command(const PlanFlags& flags, std::ostream& out) {
   SweepPlan plan = plan_sweep(sweep, flags.plan_options);
   plan.notes.push_back(flags.version_note);
   const EngineKind engine = check_engine(sweep, plan, flags);
-  std::optional<CommSplitRequest> groups = sweep.communicators;
-  if (!flags.groups.empty()) groups = parse_comm_split_request(flags.groups, {"--groups", 0, 0});
   const std::optional<PlannedWorkload> workload =
-      plan_workload_preview(sweep, groups, flags.sweep_file, flags.models_dir);
+      plan_workload_preview(sweep, requested_groups(&sweep, flags.groups), flags.sweep_file, flags.models_dir);
   if (!plan.measurements.engine) plan.measurements.engine = engine;
 
   std::vector<MeasurementRecord> reference;

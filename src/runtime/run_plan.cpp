@@ -95,9 +95,7 @@ void check_worker_plan_size(const MeasurementPlan& plan) {
 // Groups and workload-derived sizes: what they make of the spec on this many ranks.
 void plan_groups(const RunFlags& flags, const Sweep* sweep, const RankLayout& layout, LaunchRequest& request,
                  std::vector<std::string>& notes) {
-  std::optional<CommSplitRequest> groups;
-  if (sweep) groups = sweep->communicators;
-  if (!flags.groups.empty()) groups = parse_comm_split_request(flags.groups, {"--groups", 0, 0});
+  const std::optional<CommSplitRequest> groups = requested_groups(sweep, flags.groups);
   if (sweep && sweep->sizes_from && !flags.measurements.sizes) {
     const SizesInput input = load_sizes_source(*sweep->sizes_from, flags.sweep_file, flags.models_dir);
     WorkloadCalls calls = plan_workload_calls(input, groups, request.spec.dtypes, layout.ranks, layout.per_node);

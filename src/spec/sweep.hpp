@@ -124,4 +124,11 @@ SweepAxis parse_axis_argument(const std::string& text, const std::string& option
 // Adds the axis, or replaces the one of the same name.
 void set_axis(std::vector<SweepAxis>& axes, SweepAxis axis);
 
+// The groups a run or plan uses: --groups (`groups_flag`, "" when not given) over the
+// sweep file's `groups:` (none without a sweep file).
+inline std::optional<CommSplitRequest> requested_groups(const Sweep* sweep, const std::string& groups_flag) {
+  if (!groups_flag.empty()) return parse_comm_split_request(groups_flag, {"--groups", 0, 0});
+  return sweep != nullptr ? sweep->communicators : std::nullopt;
+}
+
 }  // namespace ncclsweep
