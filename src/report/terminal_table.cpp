@@ -16,8 +16,6 @@
 namespace ncclsweep {
 namespace {
 
-std::string engine_text(std::optional<EngineKind> engine) { return engine ? std::string(name_of(*engine)) : "unknown"; }
-
 class TerminalTable final : public ResultSink {
  public:
   explicit TerminalTable(std::ostream& out) : out_(out) {}
@@ -26,7 +24,7 @@ class TerminalTable final : public ResultSink {
     // iters 0: the noise-based stop picks the count per size (each record's iters).
     const std::string iters = run.settings.iters > 0 ? std::to_string(run.settings.iters) : "noise-based";
     out_ << printf_text("# ncclsweep %s: engine %s, %zu ranks on %zu host(s), warmup %d, iters %s, check %s\n",
-                 run.versions.ncclsweep.c_str(), engine_text(run.settings.engine).c_str(), run.ranks.size(), run.hosts.size(),
+                 run.versions.ncclsweep.c_str(), std::string(engine_text(run.settings.engine)).c_str(), run.ranks.size(), run.hosts.size(),
                  run.settings.warmup, iters.c_str(), run.settings.check ? "on" : "off");
     if (!run.versions.nccl_library.empty()) {
       out_ << printf_text("# NCCL %s (built with %s), CUDA runtime %s, driver %s\n", run.versions.nccl_library.c_str(),

@@ -91,8 +91,7 @@ std::vector<std::string> resume_changes(const RunDocument& earlier, const RunSet
   for (const RankEntry& r : earlier.ranks) was_hosts += (was_hosts.empty() ? "" : ",") + r.host;
   for (const std::string& h : rank_hosts) now_hosts += (now_hosts.empty() ? "" : ",") + h;
   if (earlier.ranks.size() == rank_hosts.size()) differ("rank hosts", was_hosts, now_hosts);
-  const auto engine = [](std::optional<EngineKind> e) { return e ? std::string(name_of(*e)) : std::string("none"); };
-  differ("engine", engine(earlier.settings.engine), engine(now.engine));
+  differ("engine", std::string(engine_text(earlier.settings.engine)), std::string(engine_text(now.engine)));
   differ("warmup", number(earlier.settings.warmup), number(now.warmup));
   differ("iters", number(earlier.settings.iters), number(now.iters));
   differ("check", number(int{earlier.settings.check}), number(int{now.check}));
