@@ -51,6 +51,20 @@ CLI::Option* add_choice(CLI::App& app, const std::string& flag, Enum& value, con
       ->default_str(std::string(table.name(value)));
 }
 
+// The same, taking only `allowed` of the table's values (compare's --format: the formats
+// a comparison prints in), so the check lists and suggests just those.
+template <typename Enum, std::size_t N>
+CLI::Option* add_choice(CLI::App& app, const std::string& flag, Enum& value, const NameTable<Enum, N>& table,
+                        const std::vector<Enum>& allowed, const std::string& help) {
+  std::vector<std::string> names;
+  for (const Enum v : allowed) names.emplace_back(table.name(v));
+  return app
+      .add_option_function<std::string>(
+          flag, [&value, &table](const std::string& name) { value = table.parse(name); }, help)
+      ->check(one_of(std::move(names)))
+      ->default_str(std::string(table.name(value)));
+}
+
 // The same for an optional value: unset unless the flag is given.
 template <typename Enum, std::size_t N>
 CLI::Option* add_choice(CLI::App& app, const std::string& flag, std::optional<Enum>& value,

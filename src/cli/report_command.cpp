@@ -11,12 +11,15 @@
 #include "cli/data_dir.hpp"
 #include "inspect/compare_entry.hpp"
 #include "inspect/report_entry.hpp"
+#include "report/printers.hpp"
 
 namespace ncclsweep {
 namespace {
 
-void add_output_options(CLI::App* command, OutputTarget& target, const std::string& formats) {
-  command->add_option("--format,-f", target.format, formats)->capture_default_str();
+// --format takes `formats`; the rest is the same for both commands.
+void add_output_options(CLI::App* command, OutputTarget& target, const std::vector<ReportFormat>& formats,
+                        const std::string& help) {
+  add_choice(*command, "--format,-f", target.format, kReportFormatNames, formats, help);
   command->add_option("-o,--output", target.path, "Write to this file instead of stdout");
   command->add_option("--systems", target.systems_dir,
                       "Directory of system link peaks (default configs/systems, where the models are found)");
@@ -38,7 +41,9 @@ void add_report_command(CLI::App& app, CommandAction& chosen) {
                      "ncclsweep results directory, nccl-tests text output or -J JSON; several: one SVG overlays them "
                      "(--format svg), tables print one after another")
       ->required();
-  add_output_options(report, args->output, "table, md, csv, json, svg or prom (Prometheus text)");
+  std::vector<ReportFormat> every_format;  // report prints in each, for some input
+  for (const auto& [format, name] : kReportFormatNames.entries()) every_format.push_back(format);
+  add_output_options(report, args->output, every_format, "table, md, csv, json, svg or prom (Prometheus text)");
   add_choice(*report, "--nodes", args->nodes, kExtraViewNames,
              "Per-node view and slow groups' hosts: auto (after a table or md report of a run on several hosts), "
              "only (just that view, any format), off");
@@ -81,7 +86,7 @@ void add_compare_command(CLI::App& app, CommandAction& chosen) {
                       "A row whose noise band exceeds this share of its busbw is unresolved, not judged same")
       ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();
-  add_output_options(compare, args->output, "table, md, json or svg");
+  add_output_options(compare, args->output, comparison_formats(), format_choices(comparison_formats()));
   compare->callback([args, &chosen] {
     chosen = [args](CommandContext&) {
       settle_output(args->output, args->to_terminal);

@@ -18,8 +18,8 @@ int compare_probe_runs(const CompareFlags& flags, std::ostream& out) {
                      "compare a probe run with a probe run (ncclsweep probe), and sweep results with sweep results");
   }
   // Only a table exists for probe figures: a JSON or SVG request must not get one silently.
-  if (flags.output.format != "table") {
-    throw UsageError("a probe comparison prints only as a table, not --format " + flags.output.format,
+  if (flags.output.format != ReportFormat::table) {
+    throw UsageError("a probe comparison prints only as a table, not --format " + std::string(name_of(flags.output.format)),
                      "drop --format (records.jsonl of each probe run holds the figures as JSON)");
   }
   const auto new_run = probe::read_probe_document(flags.new_input);

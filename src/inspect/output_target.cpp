@@ -12,7 +12,7 @@ namespace ncclsweep {
 PrintStyle style_for(const OutputTarget& target, const SideIdentity& id, bool to_terminal) {
   PrintStyle style;
   const char* no_colour = std::getenv("NO_COLOR");
-  style.colour = target.format == "table" && target.path.empty() && to_terminal && (!no_colour || !*no_colour);
+  style.colour = target.format == ReportFormat::table && target.path.empty() && to_terminal && (!no_colour || !*no_colour);
   // A link peak bounds busbw only within one node; across nodes the network does.
   if (id.hosts <= 1) {
     if (const auto link = find_system_link(target.systems_dir, id.gpu)) {

@@ -6,12 +6,13 @@
 #include <string>
 
 #include "compare/side.hpp"
+#include "core/report_format.hpp"
 #include "report/printers.hpp"
 
 namespace ncclsweep {
 
 struct OutputTarget {
-  std::string format = "table";
+  ReportFormat format = ReportFormat::table;
   std::string path;         // -o; empty: the stream the command was given
   std::string systems_dir;  // the system link peaks (resolved by the CLI)
 };

@@ -33,7 +33,7 @@ void print_one_report(const ReportFlags& flags, const std::string& input, std::o
   }
   const bool is_run = std::filesystem::is_directory(input) &&
                       std::filesystem::exists(std::filesystem::path(input) / "run.json");
-  const auto& format = flags.output.format;
+  const ReportFormat format = flags.output.format;
   if (flags.nodes == ExtraView::only) {
     if (!is_run) {
       throw UsageError("--nodes only needs an ncclsweep results directory; " + input + " is not one",
@@ -44,7 +44,7 @@ void print_one_report(const ReportFlags& flags, const std::string& input, std::o
     return;
   }
   // Prometheus text for dashboards (docs/soak.md, "Metrics"): per measurement.
-  if (format == "prom") {
+  if (format == ReportFormat::prom) {
     if (!is_run) {
       throw UsageError("--format prom needs an ncclsweep results directory; " + input + " is not one",
                        "give a run, locate or soak results directory");
@@ -67,15 +67,15 @@ void print_one_report(const ReportFlags& flags, const std::string& input, std::o
     return;
   }
   std::optional<RunDocument> run;
-  if (is_run && format != "svg") run = read_run_document(input);  // svg plots it as any run
+  if (is_run && format != ReportFormat::svg) run = read_run_document(input);  // svg plots it as any run
   // After a table or Markdown report only: CSV and JSON stay one table / document.
   std::optional<NodeReport> nodes;
-  if (run && flags.nodes == ExtraView::automatic && (format == "table" || format == "md") && node_report_by_default(*run)) {
+  if (run && flags.nodes == ExtraView::automatic && (format == ReportFormat::table || format == ReportFormat::md) && node_report_by_default(*run)) {
     nodes = build_node_report(*run, flags.slow_threshold);
   }
   // The under-compute view after a table or Markdown report, as the per-node view.
   std::optional<OverlapReport> overlap;
-  if (run && flags.compute == ExtraView::automatic && (format == "table" || format == "md") && has_under_compute(*run)) {
+  if (run && flags.compute == ExtraView::automatic && (format == ReportFormat::table || format == ReportFormat::md) && has_under_compute(*run)) {
     overlap = build_overlap_report(*run);
   }
   const auto print_nodes = [&](std::ostream& to) {
@@ -99,8 +99,8 @@ void print_one_report(const ReportFlags& flags, const std::string& input, std::o
 // Several inputs: one SVG overlays their busbw curves; a table or Markdown report prints
 // each in turn under its name. CSV, JSON and Prometheus text stay one document per input.
 void print_several_reports(const ReportFlags& flags, std::ostream& out) {
-  const std::string& format = flags.output.format;
-  if (format == "svg") {
+  const ReportFormat format = flags.output.format;
+  if (format == ReportFormat::svg) {
     std::vector<Side> sides;
     for (const auto& input : flags.inputs) {
       if (std::filesystem::is_directory(input) && (soak::is_soak_results(input) || locate::is_locate_results(input))) {
@@ -117,14 +117,15 @@ void print_several_reports(const ReportFlags& flags, std::ostream& out) {
     print_sides_svg(sides, style, out);
     return;
   }
-  if (format != "table" && format != "md") {
-    if (format != "prom") (void)side_printer(format);  // an unknown format is named as such
-    throw UsageError("--format " + format + " takes one input, and " + std::to_string(flags.inputs.size()) + " were given",
-                     "give one input per --format " + format + " report, or --format svg to overlay them");
+  if (format != ReportFormat::table && format != ReportFormat::md) {
+    const std::string name(name_of(format));
+    throw UsageError("--format " + name + " takes one input, and " + std::to_string(flags.inputs.size()) + " were given",
+                     "give one input per --format " + name + " report, or --format svg to overlay them");
   }
   for (std::size_t i = 0; i < flags.inputs.size(); ++i) {
     if (i) out << "\n";
-    out << (format == "md" ? "## " : "== ") << flags.inputs[i] << (format == "md" ? "\n\n" : " ==\n");
+    const bool markdown = format == ReportFormat::md;
+    out << (markdown ? "## " : "== ") << flags.inputs[i] << (markdown ? "\n\n" : " ==\n");
     print_one_report(flags, flags.inputs[i], out);
   }
 }

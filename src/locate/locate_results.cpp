@@ -356,27 +356,32 @@ void print_locate_prometheus(std::ostream& out, const HostLayout& layout, const 
   out << prom.text();
 }
 
-void print_locate_report(const fs::path& dir, const std::string& format, std::ostream& out) {
+void print_locate_report(const fs::path& dir, ReportFormat format, std::ostream& out) {
   const LocateResults results = read_locate_results(dir);
   const HostLayout layout = layout_from_hosts(results.document.rank_hosts);
   const double threshold = results.document.options.threshold;
   const Verdicts verdicts = judge(layout, results.measurements, threshold,
                                   results.document.reference ? &*results.document.reference : nullptr);
-  if (format == "table" || format == "md") {
-    print_findings_table(out, layout, verdicts, format == "md");
-  } else if (format == "json") {
-    out << verdicts_json(layout, verdicts, threshold,
-                         results.document.reference ? results.document.reference->source : std::string())
-               .dump(2)
-        << "\n";
-  } else if (format == "svg") {
-    print_heat_map_svg(out, layout, verdicts, threshold);
-  } else if (format == "csv") {
-    print_records_csv(out, layout, results.measurements);
-  } else if (format == "prom") {
-    print_locate_prometheus(out, layout, results.measurements, verdicts);
-  } else {
-    throw UsageError("unknown format '" + format + "' for a locate's results", "use table, md, csv, json, prom or svg");
+  switch (format) {
+    case ReportFormat::table:
+    case ReportFormat::md:
+      print_findings_table(out, layout, verdicts, format == ReportFormat::md);
+      return;
+    case ReportFormat::json:
+      out << verdicts_json(layout, verdicts, threshold,
+                           results.document.reference ? results.document.reference->source : std::string())
+                 .dump(2)
+          << "\n";
+      return;
+    case ReportFormat::svg:
+      print_heat_map_svg(out, layout, verdicts, threshold);
+      return;
+    case ReportFormat::csv:
+      print_records_csv(out, layout, results.measurements);
+      return;
+    case ReportFormat::prom:
+      print_locate_prometheus(out, layout, results.measurements, verdicts);
+      return;
   }
 }
 

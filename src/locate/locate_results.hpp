@@ -11,6 +11,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/report_format.hpp"
 #include "core/run_options.hpp"
 #include "locate/locate_plan.hpp"
 #include "locate/phase_runner.hpp"
@@ -60,6 +61,6 @@ void print_locate_prometheus(std::ostream& out, const HostLayout& layout, const 
                              const Verdicts& verdicts);
 
 // `ncclsweep report DIR --format table|md|csv|json|prom|svg` for a locate's directory.
-void print_locate_report(const std::filesystem::path& dir, const std::string& format, std::ostream& out);
+void print_locate_report(const std::filesystem::path& dir, ReportFormat format, std::ostream& out);
 
 }  // namespace ncclsweep::locate

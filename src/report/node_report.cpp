@@ -172,12 +172,17 @@ std::string slow_group_line(const SlowGroup& group, double threshold) {
          std::to_string(group.slower_in) + ")";
 }
 
-void print_node_report(const NodeReport& report, std::string_view format, std::ostream& out) {
-  if (format == "table") return print_text(report, out, false);
-  if (format == "md") return print_text(report, out, true);
-  if (format == "csv") return print_csv(report, out);
-  if (format == "json") return print_json(report, out);
-  throw UsageError("the per-node view has no format '" + std::string(format) + "'", "use table, md, csv or json");
+void print_node_report(const NodeReport& report, ReportFormat format, std::ostream& out) {
+  switch (format) {
+    case ReportFormat::table: return print_text(report, out, false);
+    case ReportFormat::md: return print_text(report, out, true);
+    case ReportFormat::csv: return print_csv(report, out);
+    case ReportFormat::json: return print_json(report, out);
+    case ReportFormat::svg:
+    case ReportFormat::prom: break;
+  }
+  throw unsupported_format(format, "the per-node view",
+                           {ReportFormat::table, ReportFormat::md, ReportFormat::csv, ReportFormat::json});
 }
 
 }  // namespace ncclsweep

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/report_format.hpp"
 #include "results/node_timing.hpp"
 #include "results/record.hpp"
 #include "results/slow_groups.hpp"
@@ -31,6 +32,6 @@ bool node_report_by_default(const RunDocument& run);
 std::string slow_group_line(const SlowGroup& group, double threshold);
 
 // table | md | csv | json. Throws UsageError naming the valid formats.
-void print_node_report(const NodeReport& report, std::string_view format, std::ostream& out);
+void print_node_report(const NodeReport& report, ReportFormat format, std::ostream& out);
 
 }  // namespace ncclsweep

@@ -218,13 +218,17 @@ OverlapReport build_overlap_report(const RunDocument& run) {
   return report;
 }
 
-void print_overlap_report(const OverlapReport& report, std::string_view format, std::ostream& out) {
-  if (format == "table") return print_text(report, out, false);
-  if (format == "md") return print_text(report, out, true);
-  if (format == "csv") return print_csv(report, out);
-  if (format == "json") return print_json(report, out);
-  if (format == "svg") return print_svg(report, out);
-  throw UsageError("unknown format '" + std::string(format) + "'", "use --format with one of: table, md, csv, json, svg");
+void print_overlap_report(const OverlapReport& report, ReportFormat format, std::ostream& out) {
+  switch (format) {
+    case ReportFormat::table: return print_text(report, out, false);
+    case ReportFormat::md: return print_text(report, out, true);
+    case ReportFormat::csv: return print_csv(report, out);
+    case ReportFormat::json: return print_json(report, out);
+    case ReportFormat::svg: return print_svg(report, out);
+    case ReportFormat::prom: break;
+  }
+  throw unsupported_format(format, "the under-compute view",
+                           {ReportFormat::table, ReportFormat::md, ReportFormat::csv, ReportFormat::json, ReportFormat::svg});
 }
 
 }  // namespace ncclsweep

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/report_format.hpp"
 #include "results/record.hpp"
 
 namespace ncclsweep {
@@ -46,7 +47,7 @@ bool has_under_compute(const RunDocument& run);
 OverlapReport build_overlap_report(const RunDocument& run);
 
 // table | md | csv | json | svg. Throws UsageError naming the valid formats.
-void print_overlap_report(const OverlapReport& report, std::string_view format, std::ostream& out);
+void print_overlap_report(const OverlapReport& report, ReportFormat format, std::ostream& out);
 
 // What a run under compute must say about itself (the run's notes and the report's):
 // the mpi engine's load is a CPU analogue; one rank's collective is a copy or nothing.

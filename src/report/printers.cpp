@@ -8,34 +8,48 @@
 namespace ncclsweep {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, SidePrinter>, 5> kSidePrinters{{
-    {"table", print_side_table},
-    {"md", print_side_markdown},
-    {"csv", print_side_csv},
-    {"json", print_side_json},
-    {"svg", print_side_svg},
+constexpr std::array<std::pair<ReportFormat, SidePrinter>, 5> kSidePrinters{{
+    {ReportFormat::table, print_side_table},
+    {ReportFormat::md, print_side_markdown},
+    {ReportFormat::csv, print_side_csv},
+    {ReportFormat::json, print_side_json},
+    {ReportFormat::svg, print_side_svg},
 }};
-constexpr std::array<std::pair<std::string_view, ComparisonPrinter>, 4> kComparisonPrinters{{
-    {"table", print_comparison_table},
-    {"md", print_comparison_markdown},
-    {"json", print_comparison_json},
-    {"svg", print_comparison_svg},
+constexpr std::array<std::pair<ReportFormat, ComparisonPrinter>, 4> kComparisonPrinters{{
+    {ReportFormat::table, print_comparison_table},
+    {ReportFormat::md, print_comparison_markdown},
+    {ReportFormat::json, print_comparison_json},
+    {ReportFormat::svg, print_comparison_svg},
 }};
 
-template <typename Table>
-auto find_printer(const Table& table, std::string_view format) {
-  std::string names;
-  for (const auto& [name, printer] : table) {
-    if (name == format) return printer;
-    names += (names.empty() ? "" : ", ") + std::string(name);
-  }
-  throw UsageError("unknown format '" + std::string(format) + "'", "use --format with one of: " + names);
+// The formats a printer table has, in its order: what an unsupported format's message lists.
+template <typename Printer, std::size_t N>
+constexpr std::array<ReportFormat, N> formats_of(const std::array<std::pair<ReportFormat, Printer>, N>& table) {
+  std::array<ReportFormat, N> formats{};
+  for (std::size_t i = 0; i < N; ++i) formats[i] = table[i].first;
+  return formats;
 }
 
 }  // namespace
 
-SidePrinter side_printer(std::string_view format) { return find_printer(kSidePrinters, format); }
-ComparisonPrinter comparison_printer(std::string_view format) { return find_printer(kComparisonPrinters, format); }
+SidePrinter side_printer(ReportFormat format) {
+  for (const auto& [f, printer] : kSidePrinters) {
+    if (f == format) return printer;
+  }
+  throw unsupported_format(format, "a run's or nccl-tests output's busbw report", formats_of(kSidePrinters));
+}
+
+ComparisonPrinter comparison_printer(ReportFormat format) {
+  for (const auto& [f, printer] : kComparisonPrinters) {
+    if (f == format) return printer;
+  }
+  throw unsupported_format(format, "a comparison", formats_of(kComparisonPrinters));
+}
+
+std::vector<ReportFormat> comparison_formats() {
+  const auto formats = formats_of(kComparisonPrinters);
+  return {formats.begin(), formats.end()};
+}
 
 std::string identity_line(const SideIdentity& id) {
   std::string s = id.source;

@@ -1,15 +1,17 @@
 #pragma once
-// Report and comparison printers behind one small interface: a format name picks a
-// function that writes the whole document to a stream. A new format is one new file
-// and one line in printers.cpp.
+// Report and comparison printers behind one small interface: a --format value picks a
+// function that writes the whole document to a stream. A new format is one new file,
+// one value in core/report_format.hpp and one line in printers.cpp.
 #include <optional>
 #include <ostream>
 #include <string>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "compare/comparison.hpp"
 #include "compare/side.hpp"
+#include "core/report_format.hpp"
 
 namespace ncclsweep {
 
@@ -23,9 +25,11 @@ using SidePrinter = void (*)(const Side&, const PrintStyle&, std::ostream&);
 using ComparisonPrinter = void (*)(const Comparison&, const PrintStyle&, std::ostream&);
 
 // table | md | csv | json | svg. Throws UsageError naming the valid formats.
-SidePrinter side_printer(std::string_view format);
+SidePrinter side_printer(ReportFormat format);
 // table | md | json | svg. Throws UsageError naming the valid formats.
-ComparisonPrinter comparison_printer(std::string_view format);
+ComparisonPrinter comparison_printer(ReportFormat format);
+// The formats comparison_printer has: what `compare --format` takes.
+std::vector<ReportFormat> comparison_formats();
 
 void print_side_table(const Side& side, const PrintStyle& style, std::ostream& out);
 void print_side_markdown(const Side& side, const PrintStyle& style, std::ostream& out);

@@ -319,12 +319,16 @@ void print_json(const SweepReport& report, std::ostream& out) {
 
 }  // namespace
 
-void print_sweep_report(const SweepReport& report, std::string_view format, std::ostream& out) {
-  if (format == "table") return print_table(report, out, false);
-  if (format == "md") return print_table(report, out, true);
-  if (format == "csv") return print_csv(report, out);
-  if (format == "json") return print_json(report, out);
-  throw UsageError("a sweep report has no format '" + std::string(format) + "'", "use table, md, csv or json");
+void print_sweep_report(const SweepReport& report, ReportFormat format, std::ostream& out) {
+  switch (format) {
+    case ReportFormat::table: return print_table(report, out, false);
+    case ReportFormat::md: return print_table(report, out, true);
+    case ReportFormat::csv: return print_csv(report, out);
+    case ReportFormat::json: return print_json(report, out);
+    case ReportFormat::svg:
+    case ReportFormat::prom: break;
+  }
+  throw unsupported_format(format, "a sweep report", {ReportFormat::table, ReportFormat::md, ReportFormat::csv, ReportFormat::json});
 }
 
 std::string iteration_summary_text(const RunDocument& run, const std::string& baseline_point) {

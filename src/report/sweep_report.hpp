@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/report_format.hpp"
 #include "results/record.hpp"
 
 namespace ncclsweep {
@@ -45,7 +46,7 @@ std::vector<std::string> size_bands(const std::vector<Bytes>& sizes,
                                     const std::vector<std::string>& labels, std::size_t baseline, double noise);
 
 // table | md | csv | json. Throws UsageError naming the valid formats.
-void print_sweep_report(const SweepReport& report, std::string_view format, std::ostream& out);
+void print_sweep_report(const SweepReport& report, ReportFormat format, std::ostream& out);
 
 // The ranking by time per iteration with the change against the baseline in ms and %:
 // '#'-prefixed lines for the terminal, or a Markdown section. Empty without a workload.

@@ -1,6 +1,7 @@
 #include "soak/soak_results.hpp"
 
 #include <algorithm>
+#include <array>
 #include <fstream>
 #include <set>
 
@@ -304,26 +305,37 @@ void print_timeline_svg(std::ostream& out, const SoakDocument& document, const s
   out << "</svg>\n";
 }
 
-void print_soak_report(const fs::path& dir, const std::string& format, std::ostream& out) {
+void print_soak_report(const fs::path& dir, ReportFormat format, std::ostream& out) {
+  // Checked before reading: a format a soak has not is named at once.
+  constexpr std::array kSoakFormats{ReportFormat::table, ReportFormat::json, ReportFormat::prom, ReportFormat::svg};
+  if (std::find(kSoakFormats.begin(), kSoakFormats.end(), format) == kSoakFormats.end()) {
+    throw unsupported_format(format, "a soak's results", kSoakFormats);
+  }
   const SoakResults results = read_soak_results(dir);
   const SoakVerdicts verdicts = judge_document(results.document, results.windows);
   const std::vector<std::string> hosts = host_names(results.document);
-  if (format == "prom") {
-    out << soak_metrics(results.windows, hosts, verdicts);
-  } else if (format == "json") {
-    nlohmann::json j = verdicts_json(hosts, verdicts);
-    j["windows"] = results.windows.size();
-    j["hosts"] = hosts;
-    out << j.dump(2) << "\n";
-  } else if (format == "svg") {
-    print_timeline_svg(out, results.document, results.windows, verdicts);
-  } else if (format == "table") {
-    out << printf_text("# soak: %zu window(s) of %.0f s, %zu host(s), %zu launch(es)\n", results.windows.size(),
-                       results.document.options.window_s, hosts.size(), results.document.launches.size());
-    print_verdicts_table(out, hosts, verdicts);
-  } else {
-    throw UsageError("a soak's results print as table, json, prom or svg, not '" + format + "'",
-                     "use --format table, json, prom or svg");
+  switch (format) {
+    case ReportFormat::prom:
+      out << soak_metrics(results.windows, hosts, verdicts);
+      return;
+    case ReportFormat::json: {
+      nlohmann::json j = verdicts_json(hosts, verdicts);
+      j["windows"] = results.windows.size();
+      j["hosts"] = hosts;
+      out << j.dump(2) << "\n";
+      return;
+    }
+    case ReportFormat::svg:
+      print_timeline_svg(out, results.document, results.windows, verdicts);
+      return;
+    case ReportFormat::md:
+    case ReportFormat::csv:
+      return;  // refused above
+    case ReportFormat::table:
+      out << printf_text("# soak: %zu window(s) of %.0f s, %zu host(s), %zu launch(es)\n", results.windows.size(),
+                         results.document.options.window_s, hosts.size(), results.document.launches.size());
+      print_verdicts_table(out, hosts, verdicts);
+      return;
   }
 }
 

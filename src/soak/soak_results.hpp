@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/report_format.hpp"
 #include "core/run_options.hpp"
 #include "soak/soak_runner.hpp"
 #include "soak/soak_verdicts.hpp"
@@ -71,6 +72,6 @@ void print_timeline_svg(std::ostream& out, const SoakDocument& document, const s
                         const SoakVerdicts& verdicts);
 
 // `ncclsweep report DIR --format table|json|prom|svg` for a soak's directory.
-void print_soak_report(const std::filesystem::path& dir, const std::string& format, std::ostream& out);
+void print_soak_report(const std::filesystem::path& dir, ReportFormat format, std::ostream& out);
 
 }  // namespace ncclsweep::soak

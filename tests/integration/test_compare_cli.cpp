@@ -143,7 +143,7 @@ TEST_CASE("compare: bad input and nothing comparable exit 2 with a reason") {
       {{"compare", (dir / "binary.bin").string(), all_gather}, "binary file"},
       {{"compare", (dir / "newer").string(), all_gather}, "schema version 99 is newer"},
       {{"compare", (kNcclTestsData / "truncated.txt").string(), all_gather}, "truncated"},
-      {{"compare", all_gather, all_gather, "--format", "csv"}, "unknown format 'csv'"},
+      {{"compare", all_gather, all_gather, "--format", "csv"}, "'csv' is not one of table, md, json, svg"},
   };
   for (const auto& [args, message] : cases) {
     const Launch run = run_ncclsweep(args);

@@ -50,7 +50,7 @@ RunDocument round_trip(const RunDocument& run) { return nlohmann::json(run).get<
 
 std::string printed(const RunDocument& run, std::string_view format) {
   std::ostringstream out;
-  side_printer(format)(side_from_run(run, "run.json"), PrintStyle{}, out);
+  side_printer(kReportFormatNames.parse(format))(side_from_run(run, "run.json"), PrintStyle{}, out);
   return out.str();
 }
 
@@ -218,8 +218,8 @@ TEST_CASE("every point and run status survives run.json and the sweep report pri
   }
   const SweepReport report = build_sweep_report(run);
   std::ostringstream table, json;
-  print_sweep_report(report, "table", table);
-  print_sweep_report(report, "json", json);
+  print_sweep_report(report, ReportFormat::table, table);
+  print_sweep_report(report, ReportFormat::json, json);
   for (const auto& [status, name] : kPointStatusNames.entries()) {
     INFO(name);
     CHECK_THAT(table.str(), ContainsSubstring("P-" + std::string(name) + "  [" + std::string(name)));

@@ -294,7 +294,7 @@ TEST_CASE("time per iteration weighs each point's measured times by calls, inter
   const std::string md = iteration_summary_markdown(run, "A");
   CHECK_THAT(md, ContainsSubstring("Collective time over the whole input") && ContainsSubstring("| ms/input |"));
   std::ostringstream table;
-  print_sweep_report(build_sweep_report(run), "table", table);
+  print_sweep_report(build_sweep_report(run), ReportFormat::table, table);
   CHECK_THAT(table.str(), ContainsSubstring("collective time over the whole input (w.yaml)"));
   // run.json keeps the flag; one written before it reads as per iteration.
   const nlohmann::json saved = *run.workload;

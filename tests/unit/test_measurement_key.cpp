@@ -157,7 +157,7 @@ TEST_CASE("the sweep report has a block per mode and the median of each point's 
   CHECK(titles.count("all_reduce float32 sum") == 1);  // the default modes keep the plain title
   for (const char* format : {"table", "md", "csv", "json"}) {
     std::ostringstream out;
-    print_sweep_report(report, format, out);
+    print_sweep_report(report, kReportFormatNames.parse(format), out);
     INFO(format << "\n" << out.str());
     CHECK(occurrences(out.str(), "launch graph") >= 2);
   }
@@ -210,7 +210,7 @@ TEST_CASE("compare and the report of a run see every measurement as its own row"
   CHECK(busbw.size() == kMeasurements);
   for (const char* format : {"table", "md", "csv", "json"}) {
     std::ostringstream out;
-    side_printer(format)(side, PrintStyle{}, out);
+    side_printer(kReportFormatNames.parse(format))(side, PrintStyle{}, out);
     CHECK(occurrences(out.str(), "nccl-register") >= 4);
   }
 }

@@ -216,17 +216,17 @@ TEST_CASE("the node report prints the view in every format and refuses others") 
   CHECK(report.grouped_measurements == 3);
 
   std::ostringstream table;
-  print_node_report(report, "table", table);
+  print_node_report(report, ReportFormat::table, table);
   CHECK_THAT(table.str(), ContainsSubstring("node1"));
   CHECK_THAT(table.str(), ContainsSubstring("0-15 (16)"));
   CHECK_THAT(table.str(), ContainsSubstring("dp group 3 (ranks 3,11,19,27) spans hosts node0,node1"));
 
   std::ostringstream md;
-  print_node_report(report, "md", md);
+  print_node_report(report, ReportFormat::md, md);
   CHECK_THAT(md.str(), ContainsSubstring("| node0 | 0-15 (16) |"));
 
   std::ostringstream json_text;
-  print_node_report(report, "json", json_text);
+  print_node_report(report, ReportFormat::json, json_text);
   const auto j = nlohmann::json::parse(json_text.str());
   REQUIRE(j.at("nodes").size() == 2);
   CHECK(j.at("nodes")[1].at("ranks").size() == 16);
@@ -234,7 +234,7 @@ TEST_CASE("the node report prints the view in every format and refuses others") 
   CHECK(j.at("slow_groups")[0].at("ranks") == nlohmann::json({3, 11, 19, 27}));
 
   std::ostringstream csv;
-  print_node_report(report, "csv", csv);
+  print_node_report(report, ReportFormat::csv, csv);
   CHECK_THAT(csv.str(), ContainsSubstring("\nslow_group,dp group 3,\"3,11,19,27\",node0 node1,3,"));
-  CHECK_THAT(usage_error_text([&] { print_node_report(report, "svg", csv); }), ContainsSubstring("table, md, csv or json"));
+  CHECK_THAT(usage_error_text([&] { print_node_report(report, ReportFormat::svg, csv); }), ContainsSubstring("table, md, csv or json"));
 }

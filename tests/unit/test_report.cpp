@@ -202,7 +202,7 @@ TEST_CASE("compare's SVG draws NEW over REFERENCE with the threshold, a mark per
             compared(1 << 28, 0.5, 200, Verdict::unresolved, false),
             compared(1 << 28, 210, 200, Verdict::faster, false, "in_place")};
   std::ostringstream out;
-  comparison_printer("svg")(c, {}, out);
+  comparison_printer(ReportFormat::svg)(c, {}, out);
   const std::string svg = out.str();
   CHECK(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
   CHECK(svg.ends_with("</svg>\n"));
@@ -245,9 +245,30 @@ TEST_CASE("configs/systems matches the GPU model") {
   CHECK(!find_system_link("/nonexistent", "NVIDIA H200"));
 }
 
-TEST_CASE("an unknown format names the valid ones") {
-  CHECK_THAT(usage_error_text([] { side_printer("html"); }), ContainsSubstring("table, md, csv, json, svg"));
-  CHECK_THAT(usage_error_text([] { comparison_printer("csv"); }), ContainsSubstring("table, md, json, svg"));
+TEST_CASE("every --format either has a printer or is refused naming the ones that exist") {
+  // Each value by its name, as the flag parses it: a value added to the enum must land in
+  // one of the two lists of each printer table.
+  const std::set<std::string> side_formats{"table", "md", "csv", "json", "svg"};
+  const std::set<std::string> comparison_formats_named{"table", "md", "json", "svg"};
+  for (const auto& [format, name] : kReportFormatNames.entries()) {
+    INFO(name);
+    CHECK(kReportFormatNames.parse(name) == format);
+    if (side_formats.count(std::string(name))) {
+      CHECK(side_printer(format) != nullptr);
+    } else {
+      CHECK_THAT(usage_error_text([&] { side_printer(format); }),
+                 ContainsSubstring("no --format " + std::string(name)) && ContainsSubstring("table, md, csv, json or svg"));
+    }
+    if (comparison_formats_named.count(std::string(name))) {
+      CHECK(comparison_printer(format) != nullptr);
+    } else {
+      CHECK_THAT(usage_error_text([&] { comparison_printer(format); }),
+                 ContainsSubstring("no --format " + std::string(name)) && ContainsSubstring("table, md, json or svg"));
+    }
+  }
+  CHECK(comparison_formats() ==
+        std::vector<ReportFormat>{ReportFormat::table, ReportFormat::md, ReportFormat::json, ReportFormat::svg});
+  CHECK_THAT(usage_error_text([] { kReportFormatNames.parse("html"); }), ContainsSubstring("table, md, csv, json, svg, prom"));
 }
 
 TEST_CASE("several inputs overlay in one SVG: a colour per collective and placement, a line style per input") {
