@@ -109,7 +109,10 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
   note_identity("GPU", a.gpu, b.gpu, c.differences);
   note_identity("NCCL", a.nccl_version, b.nccl_version, c.differences);
   note_identity("CUDA runtime", a.cuda_version, b.cuda_version, c.differences);
-  note_identity("source", a.source + " (" + a.engine + ")", b.source + " (" + b.engine + ")", c.differences);
+  const auto source_text = [](const SideIdentity& id) {
+    return std::string(name_of(id.source)) + (id.engine ? " (engine " + std::string(name_of(*id.engine)) + ")" : "");
+  };
+  note_identity("source", source_text(a), source_text(b), c.differences);
   note_one_sided("collectives", values_of(new_side, [](const RowKey& k) { return std::string(k.collective->name); }),
                  values_of(reference, [](const RowKey& k) { return std::string(k.collective->name); }), c.differences);
   note_one_sided("dtypes", values_of(new_side, [](const RowKey& k) { return std::string(k.dtype->name); }),

@@ -53,9 +53,8 @@ Side import(const json& doc, const std::string& path) {
   }
   Side side;
   SideIdentity& id = side.identity;
-  id.source = "nccl-tests JSON";
+  id.source = SideSource::nccl_tests_json;
   id.path = path;
-  id.engine = "nccl-tests";
   const auto& args = doc.at("args");
   id.name = args.empty() ? "" : args.at(0).get<std::string>();
   const std::string collective = collective_from_program(id.name);

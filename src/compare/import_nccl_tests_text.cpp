@@ -99,7 +99,7 @@ struct TestBlock {
 
 class TextImporter {
  public:
-  explicit TextImporter(const std::string& path) { side_.identity = {"nccl-tests text", path, "", 0, 0, "", "", "", "nccl-tests"}; }
+  explicit TextImporter(const std::string& path) { side_.identity = {SideSource::nccl_tests_text, path, "", 0, 0, "", "", "", std::nullopt}; }
 
   void line(const std::string& text, int number) {
     const std::vector<std::string> words = split_words(text);

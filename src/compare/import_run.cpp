@@ -10,7 +10,7 @@ namespace ncclsweep {
 Side side_from_run(const RunDocument& run, const std::string& path) {
   Side side;
   SideIdentity& id = side.identity;
-  id.source = "ncclsweep run.json";
+  id.source = SideSource::ncclsweep_run;
   id.path = path;
   id.name = run.name;
   id.ranks = static_cast<int>(run.ranks.size());
@@ -21,7 +21,7 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
   if (gpus.size() > 1) id.gpu = "mixed: " + id.gpu;
   id.nccl_version = run.versions.nccl_library;
   id.cuda_version = run.versions.cuda_runtime;
-  id.engine = run.settings.engine ? std::string(name_of(*run.settings.engine)) : std::string();
+  id.engine = run.settings.engine;
   side.notes = run.notes;
   if (run.status != RunStatus::complete) {
     side.notes.push_back("run status is '" + std::string(name_of(run.status)) + "': rows may be missing");

@@ -21,7 +21,7 @@ bool operator<(const RowKey& a, const RowKey& b) {
           in_place_last(a) < in_place_last(b));
 }
 
-bool made_by_nccl_tests(const SideIdentity& side) { return side.engine == "nccl-tests"; }
+bool made_by_nccl_tests(const SideIdentity& side) { return side.source != SideSource::ncclsweep_run; }
 
 void normalise_rows(Side& side) {
   std::stable_sort(side.rows.begin(), side.rows.end(),

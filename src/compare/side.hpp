@@ -5,10 +5,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/collective.hpp"
 #include "core/dtype.hpp"
+#include "core/name_table.hpp"
+#include "core/run_options.hpp"
 #include "core/units.hpp"
 #include "results/measurement_key.hpp"
 
@@ -61,8 +64,16 @@ struct SideRow {
   std::optional<MeasurementKey> measurement;
 };
 
+// What made a side: its name is what reports print ("nccl-tests text (all_gather_perf)").
+enum class SideSource { ncclsweep_run, nccl_tests_text, nccl_tests_json };
+inline constexpr NameTable<SideSource, 3> kSideSourceNames{"side source",
+                                                           {{{SideSource::ncclsweep_run, "ncclsweep run.json"},
+                                                             {SideSource::nccl_tests_text, "nccl-tests text"},
+                                                             {SideSource::nccl_tests_json, "nccl-tests JSON"}}}};
+inline std::string_view name_of(SideSource source) { return kSideSourceNames.name(source); }
+
 struct SideIdentity {
-  std::string source;  // "ncclsweep run.json", "nccl-tests text", "nccl-tests JSON"
+  SideSource source = SideSource::ncclsweep_run;
   std::string path;
   std::string name;    // run name or nccl-tests program name
   int ranks = 0;
@@ -70,7 +81,7 @@ struct SideIdentity {
   std::string gpu;     // model name; "mixed: A, B" when ranks differ
   std::string nccl_version;
   std::string cuda_version;
-  std::string engine;  // ncclsweep engine, or "nccl-tests"
+  std::optional<EngineKind> engine;  // an ncclsweep run's engine; empty for nccl-tests (and runs that name none)
 };
 
 // Whether nccl-tests (text or -J JSON) made this side, so hints use its flags.

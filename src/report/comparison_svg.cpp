@@ -118,7 +118,7 @@ void print_comparison_svg(const Comparison& c, const PrintStyle&, std::ostream& 
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << height << "\" viewBox=\"0 0 "
       << kWidth << " " << height << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   out << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  const auto name = [](const SideIdentity& id) { return id.name.empty() ? id.source : id.name; };
+  const auto name = [](const SideIdentity& id) { return id.name.empty() ? std::string(name_of(id.source)) : id.name; };
   out << "<text x=\"" << kLeft << "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">"
       << xml_escape(fitted("busbw: " + name(c.new_side) + " (NEW) over " + name(c.reference) + " (REFERENCE)", 90)) << "</text>\n";
   for (std::size_t i = 0; i < header.size(); ++i) {

@@ -52,13 +52,13 @@ std::vector<ReportFormat> comparison_formats() {
 }
 
 std::string identity_line(const SideIdentity& id) {
-  std::string s = id.source;
+  std::string s(name_of(id.source));
   if (!id.name.empty()) s += " '" + id.name + "'";
   s += ": " + std::to_string(id.ranks) + " ranks on " + std::to_string(id.hosts) + " host(s)";
   if (!id.gpu.empty()) s += ", " + id.gpu;
   if (!id.nccl_version.empty()) s += ", NCCL " + id.nccl_version;
   if (!id.cuda_version.empty()) s += ", CUDA " + id.cuda_version;
-  if (!id.engine.empty() && id.engine != "nccl-tests") s += ", engine " + id.engine;
+  if (id.engine) s += ", engine " + std::string(name_of(*id.engine));
   return s;
 }
 

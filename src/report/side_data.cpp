@@ -30,7 +30,7 @@ void print_side_csv(const Side& side, const PrintStyle& style, std::ostream& out
          "link_peak_share\n";
   for (const SideRow& r : side.rows) {
     const MeasurementKey* k = r.measurement ? &*r.measurement : nullptr;
-    out << csv_field(id.source) << ',' << csv_field(id.name) << ',' << id.ranks << ',' << id.hosts << ','
+    out << csv_field(std::string(name_of(id.source))) << ',' << csv_field(id.name) << ',' << id.ranks << ',' << id.hosts << ','
         << csv_field(id.gpu) << ',' << csv_field(id.nccl_version) << ',' << collective_name(r.key) << ',' << dtype_name(r.key)
         << ',' << op_name(r.key) << ',' << r.root << ',' << r.key.size_bytes << ',' << r.count << ',' << name_of(r.key.placement)
         << ',' << csv_field(k ? k->point : r.key.point) << ',' << (k ? std::string(name_of(k->buffers)) : "") << ','
@@ -46,8 +46,16 @@ void print_side_csv(const Side& side, const PrintStyle& style, std::ostream& out
 }
 
 nlohmann::json identity_json(const SideIdentity& id) {
-  return {{"source", id.source}, {"path", id.path}, {"name", id.name}, {"ranks", id.ranks}, {"hosts", id.hosts},
-          {"gpu", id.gpu}, {"nccl_version", id.nccl_version}, {"cuda_version", id.cuda_version}, {"engine", id.engine}};
+  // engine: null for nccl-tests output, which says its tool in `source`.
+  return {{"source", name_of(id.source)},
+          {"path", id.path},
+          {"name", id.name},
+          {"ranks", id.ranks},
+          {"hosts", id.hosts},
+          {"gpu", id.gpu},
+          {"nccl_version", id.nccl_version},
+          {"cuda_version", id.cuda_version},
+          {"engine", id.engine ? nlohmann::json(name_of(*id.engine)) : nlohmann::json(nullptr)}};
 }
 
 nlohmann::json row_json(const SideRow& r) {

@@ -43,7 +43,7 @@ std::vector<Series> series_of(const Side& side, std::size_t input) {
   return out;
 }
 
-std::string name_of_side(const Side& side) { return side.identity.name.empty() ? side.identity.source : side.identity.name; }
+std::string name_of_side(const Side& side) { return side.identity.name.empty() ? std::string(name_of(side.identity.source)) : side.identity.name; }
 
 // Each input's name in the legend; two inputs of one name are told apart by their number.
 std::vector<std::string> input_names(std::span<const Side> sides) {

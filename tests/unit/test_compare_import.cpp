@@ -119,7 +119,8 @@ TEST_CASE("truncated nccl-tests text is refused with the line") {
 
 TEST_CASE("nccl-tests -J JSON (schema 3) imports results, ranks and per-iteration spread") {
   const Side side = load_side(kNcclTestsData / "all_gather-j.json");
-  CHECK(side.identity.source == "nccl-tests JSON");
+  CHECK(side.identity.source == SideSource::nccl_tests_json);
+  CHECK(!side.identity.engine);
   CHECK(side.identity.ranks == 2);
   CHECK(side.identity.nccl_version == "2.28.3");
   CHECK(side.identity.gpu == "NVIDIA H200");

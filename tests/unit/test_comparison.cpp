@@ -19,7 +19,7 @@ SideRow row(Bytes size, double busbw, const std::string& placement = "out_of_pla
 
 Side side(std::vector<SideRow> rows, int ranks = 8) {
   Side s;
-  s.identity = {"nccl-tests text", "x.txt", "all_gather_perf", ranks, 1, "NVIDIA H200", "2.28.3", "", "nccl-tests"};
+  s.identity = {SideSource::nccl_tests_text, "x.txt", "all_gather_perf", ranks, 1, "NVIDIA H200", "2.28.3", "", std::nullopt};
   s.rows = std::move(rows);
   normalise_rows(s);
   return s;

@@ -17,6 +17,7 @@
 #include "results/measurement_key.hpp"
 #include "results/record_json.hpp"
 #include "results/search_summary.hpp"
+#include "test_data.hpp"
 
 using namespace ncclsweep;
 
@@ -370,4 +371,37 @@ TEST_CASE("run.json names its engine, reads it back, keeps none as none and refu
   nlohmann::json bad = none;
   bad["settings"]["engine"] = "gloo";
   CHECK_THAT(usage_error_text([&] { (void)bad.get<RunDocument>(); }), ContainsSubstring("unknown engine 'gloo'"));
+}
+
+TEST_CASE("a side's source and engine are named in the report's JSON, CSV and identity line, and nccl-tests has no engine") {
+  const auto identity_of = [](const Side& side) {
+    std::ostringstream json;
+    side_printer(ReportFormat::json)(side, PrintStyle{}, json);
+    return nlohmann::json::parse(json.str()).at("identity");
+  };
+  for (const auto& [engine, name] : kEngineNames.entries()) {
+    RunDocument run = run_of({plain_record(1024)});
+    run.settings.engine = engine;
+    const Side side = side_from_run(round_trip(run), "run.json");
+    CHECK(side.identity.source == SideSource::ncclsweep_run);
+    const nlohmann::json identity = identity_of(side);
+    CHECK(identity.at("source") == "ncclsweep run.json");
+    CHECK(identity.at("engine") == name);
+    CHECK_THAT(identity_line(side.identity), ContainsSubstring("engine " + std::string(name)));
+  }
+  const std::vector<std::pair<std::string, SideSource>> nccl_tests{
+      {"nccl-tests-all_gather-np2.txt", SideSource::nccl_tests_text}, {"all_gather-j.json", SideSource::nccl_tests_json}};
+  for (const auto& [file, source] : nccl_tests) {
+    const Side side = load_side(kNcclTestsData / file);
+    INFO(file);
+    CHECK(side.identity.source == source);
+    CHECK(made_by_nccl_tests(side.identity));
+    const nlohmann::json identity = identity_of(side);
+    CHECK(kSideSourceNames.parse(identity.at("source").get<std::string>()) == source);
+    CHECK(identity.at("engine").is_null());
+    CHECK_THAT(identity_line(side.identity), !ContainsSubstring("engine"));
+    std::ostringstream csv;
+    side_printer(ReportFormat::csv)(side, PrintStyle{}, csv);
+    CHECK_THAT(csv.str(), ContainsSubstring("\n" + std::string(name_of(source)) + ","));
+  }
 }

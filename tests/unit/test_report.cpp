@@ -195,8 +195,8 @@ std::size_t count_of(const std::string& text, const std::string& needle) {
 
 TEST_CASE("compare's SVG draws NEW over REFERENCE with the threshold, a mark per verdict, and no text past the edge") {
   Comparison c;
-  c.new_side = {"ncclsweep run.json", "", std::string(300, 'n'), 2, 1, "NVIDIA H200", "2.28.9", "13.0", "mpi"};
-  c.reference = {"nccl-tests text", "", "all_gather_perf_mpi", 2, 1, "", "", "", "nccl-tests"};
+  c.new_side = {SideSource::ncclsweep_run, "", std::string(300, 'n'), 2, 1, "NVIDIA H200", "2.28.9", "13.0", EngineKind::mpi};
+  c.reference = {SideSource::nccl_tests_text, "", "all_gather_perf_mpi", 2, 1, "", "", "", std::nullopt};
   c.threshold = 0.9;
   c.rows = {compared(1 << 20, 10, 10, Verdict::same, false), compared(1 << 24, 50, 100, Verdict::slower, true),
             compared(1 << 28, 0.5, 200, Verdict::unresolved, false),
