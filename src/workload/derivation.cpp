@@ -8,12 +8,12 @@
 namespace ncclsweep {
 namespace {
 
-std::int64_t bytes_of(const std::string& dtype) { return static_cast<std::int64_t>(data_type(dtype).bytes); }
+std::int64_t bytes_of(const DataType* dtype) { return static_cast<std::int64_t>(dtype->bytes); }
 
-// One use, its collective, dtype and op looked up once here ("" op: none).
-CommUse use_of(std::string_view collective_name, std::int64_t bytes, const std::string& dtype, std::string_view op,
+// One use, its collective and op looked up once here ("" op: none).
+CommUse use_of(std::string_view collective_name, std::int64_t bytes, const DataType* dtype, std::string_view op,
                const ParallelGroup& group, double calls, std::string origin, bool via_nccl) {
-  return {&collective(collective_name), static_cast<Bytes>(bytes), &data_type(dtype),
+  return {&collective(collective_name), static_cast<Bytes>(bytes), dtype,
           op.empty() ? std::nullopt : std::optional(reduce_op(op)), group, calls, std::move(origin), via_nccl};
 }
 
@@ -21,7 +21,7 @@ struct Context {
   const Workload& w;
   CommProfile& out;
   std::int64_t m;  // micro-batches per iteration
-  void add(std::string_view collective_name, std::int64_t bytes, const std::string& dtype, std::string_view op,
+  void add(std::string_view collective_name, std::int64_t bytes, const DataType* dtype, std::string_view op,
            ParallelKind kind, double calls, std::string origin, bool via_nccl = true) {
     const auto group = group_of(kind, w.layout);
     if (group.size < 2 || calls <= 0 || bytes <= 0) return;
@@ -106,7 +106,7 @@ void fsdp_data_parallel(Context& c) {
   units.push_back({padded(root), 1, "root (embedding, final norm, output)", 1});  // root is not resharded after forward
   const auto m = static_cast<double>(c.m);
   for (const auto& u : units) {
-    auto push = [&](std::string_view coll, std::int64_t bytes, const std::string& dtype, std::string_view op,
+    auto push = [&](std::string_view coll, std::int64_t bytes, const DataType* dtype, std::string_view op,
                     ParallelGroup g, double calls, std::string origin) {
       if (g.size < 2) return;
       c.out.uses.push_back(use_of(coll, bytes, dtype, op, g, calls, std::move(origin), true));
@@ -146,7 +146,7 @@ void activations(Context& c) {
   const auto& model = w.model;
   const auto r = rank_layers(w);
   const auto m = static_cast<double>(c.m);
-  const std::string& act = w.activation_dtype;
+  const DataType* act = w.activation_dtype;
   const std::int64_t tokens = w.seq / l.cp * w.micro_batch;  // on this rank, before tp splits
   const std::int64_t tensor = tokens * model.hidden * bytes_of(act);
   // Tensor parallel: one communicating block for attention, one for a dense MLP or shared experts.
@@ -194,7 +194,7 @@ void activations(Context& c) {
     const bool ep_nccl = w.moe_dispatcher == MoeDispatcher::alltoall;
     const std::string via = ep_nccl ? "" : " [" + std::string(kMoeDispatcherNames.name(w.moe_dispatcher)) + " dispatcher, not NCCL]";
     const std::string per = " per MoE layer (" + std::to_string(r.moe_layers) + " x " + std::to_string(c.m) + " micro-batches)";
-    c.add("alltoall", routed * dispatch_token, w.moe_fp8_dispatch ? "fp8_e4m3" : act, "", ParallelKind::ep, r.moe_layers * m,
+    c.add("alltoall", routed * dispatch_token, w.moe_fp8_dispatch ? &data_type("fp8_e4m3") : act, "", ParallelKind::ep, r.moe_layers * m,
           "EP dispatch, forward" + per + via, ep_nccl);
     c.add("alltoall", routed * model.hidden * bytes_of(act), act, "", ParallelKind::ep, 3 * r.moe_layers * m,
           "EP combine forward, and dispatch and combine backward" + per + via, ep_nccl);

@@ -12,10 +12,10 @@ const std::set<std::string> kKeys = {
     "activation_dtype", "sequence_parallel", "tp_comm_overlap", "moe_dispatcher", "moe_fp8_dispatch",
     "hsdp_shard_size", "fsdp_reshard_after_forward"};
 
-std::string checked_dtype(const YamlFields& f, const std::string& key, const std::string& fallback) {
-  const auto text = f.text(key, fallback);
+const DataType* checked_dtype(const YamlFields& f, const std::string& key, const DataType* fallback) {
+  const auto text = f.text(key, std::string(fallback->name));
   try {
-    return std::string(data_type(text).name);
+    return &data_type(text);
   } catch (const UsageError& e) {
     throw UsageError(key + ": " + e.what(), e.fix(), f.where(key));
   }

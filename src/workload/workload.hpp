@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "core/dtype.hpp"
 #include "core/name_table.hpp"
 #include "workload/layout.hpp"
 #include "workload/model.hpp"
@@ -36,9 +37,10 @@ struct Workload {
   DpStyle dp_style = DpStyle::megatron;
   std::int64_t bucket_size = 0;       // elements; 0: Megatron's max(40M, 1M * dp*cp)
   bool overlap_grad_reduce = true;    // false: one bucket per buffer
-  std::string param_dtype = "bfloat16";       // parameter all-gather
-  std::string grad_dtype = "bfloat16";        // gradient reduce
-  std::string activation_dtype = "bfloat16";  // tp, cp, pp, ep activations
+  // Entries of the dtype table (core/dtype.hpp), never null.
+  const DataType* param_dtype = &data_type("bfloat16");       // parameter all-gather
+  const DataType* grad_dtype = &data_type("bfloat16");        // gradient reduce
+  const DataType* activation_dtype = &data_type("bfloat16");  // tp, cp, pp, ep activations
   bool sequence_parallel = true;      // with tp > 1
   bool tp_comm_overlap = false;       // TP collectives run in TE userbuffers, not NCCL
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
