@@ -6,9 +6,7 @@
 namespace ncclsweep {
 namespace {
 
-constexpr std::array<std::string_view, kThrottleReasons> kNames{"sw_power_cap", "hw_slowdown", "sw_thermal",
-                                                                "hw_thermal", "hw_power_brake"};
-// nvidia-smi's names for the same reasons, in the same order.
+// nvidia-smi's names for the reasons, in ThrottleReason's order.
 constexpr std::array<std::string_view, kThrottleReasons> kQueryNames{
     "clocks_throttle_reasons.sw_power_cap", "clocks_throttle_reasons.hw_slowdown",
     "clocks_throttle_reasons.sw_thermal_slowdown", "clocks_throttle_reasons.hw_thermal_slowdown",
@@ -29,14 +27,18 @@ std::optional<int> mhz(std::string_view field) {
 
 }  // namespace
 
-std::string_view name_of(ThrottleReason reason) { return kNames[static_cast<std::size_t>(reason)]; }
-
-std::vector<std::string> throttle_names(const std::array<bool, kThrottleReasons>& throttled) {
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < kThrottleReasons; ++i) {
-    if (throttled[i]) names.emplace_back(kNames[i]);
+std::vector<ThrottleReason> throttle_reasons(const ThrottleFlags& throttled) {
+  std::vector<ThrottleReason> reasons;
+  for (const auto& [reason, name] : kThrottleReasonNames.entries()) {
+    if (throttled[static_cast<std::size_t>(reason)]) reasons.push_back(reason);
   }
-  return names;
+  return reasons;
+}
+
+std::string throttle_text(const std::vector<ThrottleReason>& reasons) {
+  std::string text;
+  for (const ThrottleReason reason : reasons) text += (text.empty() ? "" : ",") + std::string(name_of(reason));
+  return text;
 }
 
 std::string clock_query_fields() {

@@ -9,22 +9,39 @@
 #include <string_view>
 #include <vector>
 
+#include "core/name_table.hpp"
+
 namespace ncclsweep {
 
 // NVML's clock event reasons that slow work down (idle, application clocks and sync boost
 // do not count).
+// The names are NVML's (nvmlClocksEventReason*, lower case), as records and soak windows
+// hold them.
 enum class ThrottleReason { sw_power_cap, hw_slowdown, sw_thermal, hw_thermal, hw_power_brake };
 inline constexpr std::size_t kThrottleReasons = 5;
-std::string_view name_of(ThrottleReason reason);  // "sw_power_cap", ...
+inline constexpr NameTable<ThrottleReason, kThrottleReasons> kThrottleReasonNames{
+    "throttle reason",
+    {{{ThrottleReason::sw_power_cap, "sw_power_cap"},
+      {ThrottleReason::hw_slowdown, "hw_slowdown"},
+      {ThrottleReason::sw_thermal, "sw_thermal"},
+      {ThrottleReason::hw_thermal, "hw_thermal"},
+      {ThrottleReason::hw_power_brake, "hw_power_brake"}}}};
+inline std::string_view name_of(ThrottleReason reason) { return kThrottleReasonNames.name(reason); }
+
+// One flag per reason, indexed by ThrottleReason: what a clock reader fills and ranks
+// reduce (an element-wise max).
+using ThrottleFlags = std::array<bool, kThrottleReasons>;
 
 struct GpuClocks {
   int sm_mhz = 0;
   int mem_mhz = 0;
-  std::array<bool, kThrottleReasons> throttled{};  // indexed by ThrottleReason
+  ThrottleFlags throttled{};
 };
 
-// Names of the reasons set in `throttled`, in enum order.
-std::vector<std::string> throttle_names(const std::array<bool, kThrottleReasons>& throttled);
+// The reasons set in `throttled`, in enum order.
+std::vector<ThrottleReason> throttle_reasons(const ThrottleFlags& throttled);
+// "sw_power_cap,hw_thermal": for messages and evidence.
+std::string throttle_text(const std::vector<ThrottleReason>& reasons);
 
 // The nvidia-smi query that read_clock_query parses (after "--query-gpu=").
 std::string clock_query_fields();

@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "core/gpu_clocks.hpp"
+
 namespace ncclsweep::doctor {
 namespace {
 
@@ -39,10 +41,8 @@ std::vector<std::string> throttle_reason_names(unsigned long long mask) {
   return names;
 }
 
-bool throttle_slows_work(const std::string& reason) {
-  return reason == "sw_power_cap" || reason == "hw_slowdown" || reason == "sw_thermal" || reason == "hw_thermal" ||
-         reason == "hw_power_brake";
-}
+// The reasons that slow work are the ones records keep (core/gpu_clocks.hpp): one list.
+bool throttle_slows_work(const std::string& reason) { return kThrottleReasonNames.find(reason).has_value(); }
 
 struct NvmlLibrary::Api {
   void* handle = nullptr;

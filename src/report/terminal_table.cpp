@@ -161,7 +161,7 @@ class TerminalTable final : public ResultSink {
   // One line: how many measurements ran with a throttled GPU, and why.
   void print_throttled(const RunDocument& run) {
     int throttled = 0, read = 0;
-    std::set<std::string> reasons;
+    std::set<ThrottleReason> reasons;  // in enum order
     for (const auto& r : run.records) {
       if (!r.clocks) continue;
       ++read;
@@ -171,7 +171,7 @@ class TerminalTable final : public ResultSink {
     }
     if (throttled == 0) return;
     std::string why;
-    for (const auto& reason : reasons) why += (why.empty() ? "" : ", ") + reason;
+    for (const ThrottleReason reason : reasons) why += (why.empty() ? "" : ", ") + std::string(name_of(reason));
     out_ << printf_text("# THROTTLED: %d of %d measurements ran with GPU clocks held down (%s); see records' clocks\n",
                  throttled, read, why.c_str());
   }

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/gpu_clocks.hpp"
 #include "core/run_options.hpp"
 #include "core/buffer_footprint.hpp"
 #include "core/call_modes.hpp"
@@ -48,7 +49,7 @@ struct IterationPercentilesUs {
 struct MeasurementClocks {
   int sm_mhz_before = 0, sm_mhz_after = 0;
   int mem_mhz_before = 0, mem_mhz_after = 0;
-  std::vector<std::string> throttle;  // empty: not throttled
+  std::vector<ThrottleReason> throttle;  // any rank's, in enum order; empty: not throttled
 };
 
 // The collective under compute and the compute under the collective (docs/overlap.md),

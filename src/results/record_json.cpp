@@ -87,9 +87,15 @@ void from_json(const json& j, PointIterationTime& t) {
 
 namespace {
 
+json throttle_json(const std::vector<ThrottleReason>& reasons) {
+  json names = json::array();
+  for (const ThrottleReason reason : reasons) names.push_back(name_of(reason));
+  return names;
+}
+
 json clocks_json(const MeasurementClocks& c) {
   return json{{"sm_mhz", {c.sm_mhz_before, c.sm_mhz_after}}, {"mem_mhz", {c.mem_mhz_before, c.mem_mhz_after}},
-              {"throttle", c.throttle}};
+              {"throttle", throttle_json(c.throttle)}};
 }
 
 MeasurementClocks clocks_from(const json& j) {
@@ -100,7 +106,9 @@ MeasurementClocks clocks_from(const json& j) {
   c.sm_mhz_after = sm[1];
   c.mem_mhz_before = mem[0];
   c.mem_mhz_after = mem[1];
-  j.at("throttle").get_to(c.throttle);
+  for (const std::string& name : j.at("throttle").get<std::vector<std::string>>()) {
+    c.throttle.push_back(kThrottleReasonNames.parse(name));
+  }
   return c;
 }
 

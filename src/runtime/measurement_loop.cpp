@@ -76,9 +76,9 @@ std::optional<MeasurementClocks> reduce_clocks(const std::optional<GpuClocks>& b
   std::vector<std::uint8_t> flags(kThrottleReasons);
   for (std::size_t i = 0; i < kThrottleReasons; ++i) flags[i] = before->throttled[i] || after->throttled[i];
   flags = ranks.max_codes(flags);
-  std::array<bool, kThrottleReasons> any{};
+  ThrottleFlags any{};
   for (std::size_t i = 0; i < kThrottleReasons; ++i) any[i] = flags[i] != 0;
-  return MeasurementClocks{int(-lowest[0]), int(-lowest[1]), int(-lowest[2]), int(-lowest[3]), throttle_names(any)};
+  return MeasurementClocks{int(-lowest[0]), int(-lowest[1]), int(-lowest[2]), int(-lowest[3]), throttle_reasons(any)};
 }
 
 // The collective's window under compute spans at least this many GEMMs alone, so the

@@ -36,11 +36,11 @@ std::string soak_metrics(const std::vector<SoakWindow>& windows, const std::vect
         if (s.gpu.temperature_c) {
           prom.gauge("ncclsweep_gpu_temperature_celsius", "GPU temperature in degrees C", labels, *s.gpu.temperature_c);
         }
-        for (std::size_t i = 0; i < kThrottleReasons; ++i) {
+        for (const auto& [throttle, name] : kThrottleReasonNames.entries()) {
           PromLabels reason = labels;
-          reason.emplace_back("reason", std::string(name_of(static_cast<ThrottleReason>(i))));
+          reason.emplace_back("reason", std::string(name));
           prom.gauge("ncclsweep_gpu_throttled", "1 while the GPU had this power or thermal throttle reason on", reason,
-                     s.gpu.throttled[i] ? 1 : 0);
+                     s.gpu.throttled[static_cast<std::size_t>(throttle)] ? 1 : 0);
         }
       }
       if (s.cpu.gap == Gap::none) {

@@ -157,8 +157,9 @@ void judge_throttling(const std::vector<SoakWindow>& windows, std::vector<Verdic
         v.evidence = "";
       }
       v.lowest_mhz = std::min(v.lowest_mhz, static_cast<double>(s.gpu.sm_mhz));
-      for (const std::string& reason : throttle_names(s.gpu.throttled)) {
-        if (v.evidence.find(reason) == std::string::npos) v.evidence += (v.evidence.empty() ? "" : ",") + reason;
+      for (const ThrottleReason reason : throttle_reasons(s.gpu.throttled)) {
+        const std::string name(name_of(reason));
+        if (v.evidence.find(name) == std::string::npos) v.evidence += (v.evidence.empty() ? "" : ",") + name;
       }
     }
   }

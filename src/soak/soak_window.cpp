@@ -44,7 +44,9 @@ nlohmann::json signals_json(const RankSignals& s) {
     gpu["mem_mhz"] = s.gpu.mem_mhz;
     gpu["power_w"] = s.gpu.power_w ? nlohmann::json(*s.gpu.power_w) : nlohmann::json(nullptr);
     gpu["temperature_c"] = s.gpu.temperature_c ? nlohmann::json(*s.gpu.temperature_c) : nlohmann::json(nullptr);
-    gpu["throttle_reasons"] = throttle_names(s.gpu.throttled);
+    nlohmann::json reasons = nlohmann::json::array();
+    for (const ThrottleReason reason : throttle_reasons(s.gpu.throttled)) reasons.push_back(name_of(reason));
+    gpu["throttle_reasons"] = reasons;
   }
   nlohmann::json cpu{{"gap", name_of(s.cpu.gap)}};
   if (s.cpu.gap == Gap::none) cpu["busy_core_mhz"] = s.cpu.busy_core_mhz;
@@ -63,9 +65,7 @@ RankSignals signals_from(const nlohmann::json& j) {
     if (!gpu.at("power_w").is_null()) s.gpu.power_w = gpu.at("power_w").get<double>();
     if (!gpu.at("temperature_c").is_null()) s.gpu.temperature_c = gpu.at("temperature_c").get<double>();
     for (const std::string& name : gpu.at("throttle_reasons").get<std::vector<std::string>>()) {
-      for (std::size_t i = 0; i < kThrottleReasons; ++i) {
-        if (name_of(static_cast<ThrottleReason>(i)) == name) s.gpu.throttled[i] = true;
-      }
+      s.gpu.throttled[static_cast<std::size_t>(kThrottleReasonNames.parse(name))] = true;
     }
   }
   const nlohmann::json& cpu = j.at("cpu");

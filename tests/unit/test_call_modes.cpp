@@ -81,14 +81,14 @@ TEST_CASE("records keep modes and clocks through JSON, and old records read as t
 
   r.buffers = BufferMode::nccl_register;
   r.launch = LaunchMode::graph;
-  r.clocks = MeasurementClocks{1980, 1755, 3201, 3201, {"sw_power_cap"}};
+  r.clocks = MeasurementClocks{1980, 1755, 3201, 3201, {ThrottleReason::sw_power_cap}};
   const MeasurementRecord back = nlohmann::json(r).get<MeasurementRecord>();
   CHECK(back.buffers == BufferMode::nccl_register);
   CHECK(back.launch == LaunchMode::graph);
   REQUIRE(back.clocks);
   CHECK(back.clocks->sm_mhz_before == 1980);
   CHECK(back.clocks->sm_mhz_after == 1755);
-  CHECK(back.clocks->throttle == std::vector<std::string>{"sw_power_cap"});
+  CHECK(back.clocks->throttle == std::vector<ThrottleReason>{ThrottleReason::sw_power_cap});
   // --resume tells modes apart; a record from before modes existed reads as the defaults.
   CHECK(key_of(back) != key_of(plain_back));
   CHECK(key_of(back) != key_of(plain_back));
@@ -101,7 +101,8 @@ TEST_CASE("nvidia-smi clock lines parse; other shapes are refused") {
   REQUIRE(clocks);
   CHECK(clocks->sm_mhz == 1980);
   CHECK(clocks->mem_mhz == 3201);
-  CHECK(throttle_names(clocks->throttled) == std::vector<std::string>{"hw_slowdown", "hw_power_brake"});
+  CHECK(throttle_reasons(clocks->throttled) ==
+        std::vector<ThrottleReason>{ThrottleReason::hw_slowdown, ThrottleReason::hw_power_brake});
   CHECK_FALSE(parse_clock_query("[N/A], 3201, Not Active, Not Active, Not Active, Not Active, Not Active"));
   CHECK_FALSE(parse_clock_query("1980, 3201"));
   CHECK_FALSE(parse_clock_query("1980, 3201, Not Active, Maybe, Not Active, Not Active, Not Active"));

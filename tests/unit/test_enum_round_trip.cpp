@@ -405,3 +405,20 @@ TEST_CASE("a side's source and engine are named in the report's JSON, CSV and id
     CHECK_THAT(csv.str(), ContainsSubstring("\n" + std::string(name_of(source)) + ","));
   }
 }
+
+TEST_CASE("every throttle reason survives run.json by its NVML name; an unknown one is refused") {
+  for (const auto& [reason, name] : kThrottleReasonNames.entries()) {
+    MeasurementRecord record = plain_record(1024);
+    record.clocks = MeasurementClocks{1980, 1500, 3201, 3201, {reason}};
+    const nlohmann::json j = record;
+    CHECK(j.at("clocks").at("throttle") == nlohmann::json::array({name}));
+    const auto back = j.get<MeasurementRecord>();
+    REQUIRE(back.clocks);
+    CHECK(back.clocks->throttle == std::vector<ThrottleReason>{reason});
+  }
+  MeasurementRecord record = plain_record(1024);
+  record.clocks = MeasurementClocks{1980, 1500, 3201, 3201, {}};
+  nlohmann::json bad = record;
+  bad["clocks"]["throttle"] = {"gpu_idle"};  // NVML's, but not a reason that slows work
+  CHECK_THAT(usage_error_text([&] { (void)bad.get<MeasurementRecord>(); }), ContainsSubstring("unknown throttle reason 'gpu_idle'"));
+}
