@@ -7,12 +7,16 @@
 #include "core/gpu_clocks.hpp"
 
 namespace ncclsweep::doctor {
-namespace {
 
 // The parts of nvml.h used here, declared by hand: the CI machine has no nvml.h, and the
 // ABI of these calls has been stable since NVML 5 (the _v2 names are the current ones).
+// The two types are outside the anonymous namespace because NvmlLibrary::Api, a class of
+// the header's, holds pointers to functions taking them.
 using nvmlReturn_t = int;
 using nvmlDevice_t = struct nvmlDevice_st*;
+
+namespace {
+
 constexpr nvmlReturn_t kSuccess = 0;
 constexpr int kClockSm = 1, kClockMem = 2;  // nvmlClockType_t
 constexpr int kTemperatureGpu = 0;          // nvmlTemperatureSensors_t
