@@ -69,13 +69,14 @@ void print_one_report(const ReportFlags& flags, const std::string& input, std::o
   std::optional<RunDocument> run;
   if (is_run && format != ReportFormat::svg) run = read_run_document(input);  // svg plots it as any run
   // After a table or Markdown report only: CSV and JSON stay one table / document.
+  const bool readable = format == ReportFormat::table || format == ReportFormat::md;
   std::optional<NodeReport> nodes;
-  if (run && flags.nodes == ExtraView::automatic && (format == ReportFormat::table || format == ReportFormat::md) && node_report_by_default(*run)) {
+  if (run && flags.nodes == ExtraView::automatic && readable && node_report_by_default(*run)) {
     nodes = build_node_report(*run, flags.slow_threshold);
   }
   // The under-compute view after a table or Markdown report, as the per-node view.
   std::optional<OverlapReport> overlap;
-  if (run && flags.compute == ExtraView::automatic && (format == ReportFormat::table || format == ReportFormat::md) && has_under_compute(*run)) {
+  if (run && flags.compute == ExtraView::automatic && readable && has_under_compute(*run)) {
     overlap = build_overlap_report(*run);
   }
   const auto print_nodes = [&](std::ostream& to) {
