@@ -35,12 +35,6 @@ std::vector<ThrottleReason> throttle_reasons(const ThrottleFlags& throttled) {
   return reasons;
 }
 
-std::string throttle_text(const std::vector<ThrottleReason>& reasons) {
-  std::string text;
-  for (const ThrottleReason reason : reasons) text += (text.empty() ? "" : ",") + std::string(name_of(reason));
-  return text;
-}
-
 std::string clock_query_fields() {
   std::string fields = "clocks.sm,clocks.mem";
   for (const std::string_view name : kQueryNames) fields += "," + std::string(name);

@@ -14,9 +14,8 @@
 namespace ncclsweep {
 
 // NVML's clock event reasons that slow work down (idle, application clocks and sync boost
-// do not count).
-// The names are NVML's (nvmlClocksEventReason*, lower case), as records and soak windows
-// hold them.
+// do not count), by NVML's names (nvmlClocksEventReason*, lower case), as records and
+// soak windows hold them.
 enum class ThrottleReason { sw_power_cap, hw_slowdown, sw_thermal, hw_thermal, hw_power_brake };
 inline constexpr std::size_t kThrottleReasons = 5;
 inline constexpr NameTable<ThrottleReason, kThrottleReasons> kThrottleReasonNames{
@@ -40,8 +39,6 @@ struct GpuClocks {
 
 // The reasons set in `throttled`, in enum order.
 std::vector<ThrottleReason> throttle_reasons(const ThrottleFlags& throttled);
-// "sw_power_cap,hw_thermal": for messages and evidence.
-std::string throttle_text(const std::vector<ThrottleReason>& reasons);
 
 // The nvidia-smi query that read_clock_query parses (after "--query-gpu=").
 std::string clock_query_fields();
