@@ -93,7 +93,11 @@ CommSplit resolve_plain_split(const CommSplitRequest& request, int ranks, int ra
     group.size = request.value;
   } else {  // intra-node or inter-node
     if (ranks_per_node < 1 || ranks % ranks_per_node != 0) {
-      return refuse("ranks are not placed in equal blocks per node", "launch the same number of ranks on every node");
+      // Unequal counts and a round-robin placement (rank r on node r % nodes) both end
+      // here: the groups are blocks of consecutive ranks, one block per node.
+      return refuse("ranks are not placed in equal blocks per node (each node's ranks consecutive, rank r on local rank r % N)",
+                    "launch the same number of ranks on every node, placed by slot: mpirun --map-by slot or ppr:N:node "
+                    "(not --map-by node), srun --distribution=block");
     }
     const int nodes = ranks / ranks_per_node;
     const bool intra = request.kind == CommunicatorKind::intra_node;

@@ -21,6 +21,7 @@ case_cleanup() {
   local status=$?
   if [ -n "${NCCLSWEEP_BED:-}" ] && [ -d "$NCCLSWEEP_BED" ]; then
     if [ "$failures" -gt 0 ] || [ "$status" -ne 0 ] && [ "$status" -ne 77 ]; then
+      [ -s "$out_log" ] && { echo "--- the last launch's output ($out_log)"; tail -n 40 "$out_log"; }
       for log in "$NCCLSWEEP_BED"/slurm/*.log "$NCCLSWEEP_BED"/slurm/*.out; do
         [ -s "$log" ] && { echo "--- $log"; tail -n 20 "$log"; }
       done

@@ -71,6 +71,9 @@ TEST_CASE("plain group requests resolve against the rank count and placement") {
              ContainsSubstring("8 ranks do not split into blocks of 3"));
   CHECK_THAT(usage_error_text([] { resolve_plain_split(parse_comm_split_request("inter-node"), 8, 0); }),
              ContainsSubstring("equal blocks per node"));
+  // A round-robin placement is refused the same way; the fix says how to place by slot.
+  CHECK_THAT(usage_error_text([] { resolve_plain_split(parse_comm_split_request("intra-node"), 8, 0); }),
+             ContainsSubstring("not --map-by node"));
   CHECK_THAT(usage_error_text([] { parse_comm_split_request("stride:two"); }), ContainsSubstring("positive integer"));
   CHECK_THAT(usage_error_text([] { parse_comm_split_request("rows"); }), ContainsSubstring("intra-node, inter-node"));
 }
