@@ -60,7 +60,7 @@ LocateOptions options_from(const LocateArgs& args) {
 }
 
 int dry_run(const LocateArgs& args) {
-  return run_locate_dry_run(args.hosts, args.ranks_per_host, options_from(args), args.busbw_gbps, std::cout);
+  return run_locate_dry_run(args.hosts, args.ranks_per_host, options_from(args), args.busbw_gbps, args.format, std::cout);
 }
 
 int run_located(const LocateArgs& args, CommandContext& context) {
@@ -82,7 +82,7 @@ int run_located(const LocateArgs& args, CommandContext& context) {
   request.output_dir = args.output;
   request.results_root = args.results_root;
   request.svg_path = args.svg;
-  request.json = args.format == TableOrJson::json;
+  request.format = args.format;
   request.command_line = {context.argv, context.argv + context.argc};
   return run_locate_launch(session, request);
 }

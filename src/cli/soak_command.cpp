@@ -75,7 +75,7 @@ int run_soaked(const SoakArgs& args, CommandContext& context) {
   request.results_root = args.results_root;
   request.resume_dir = args.resume;
   request.metrics_file = args.metrics_file;
-  request.json = args.format == TableOrJson::json;
+  request.format = args.format;
   request.command_line = {context.argv, context.argv + context.argc};
   return run_soak_launch(session, request);
 }

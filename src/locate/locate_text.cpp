@@ -1,5 +1,7 @@
 #include "locate/locate_text.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <ostream>
 #include <vector>
 
@@ -28,12 +30,30 @@ std::string estimate_text(int hosts, int ranks_per_host, const LocateOptions& op
 }
 
 int run_locate_dry_run(int hosts, int ranks_per_host, const LocateOptions& options, double busbw_gbps,
-                       std::ostream& out) {
+                       TableOrJson format, std::ostream& out) {
   if (hosts < 1 || ranks_per_host < 1) {
     throw UsageError("locate --dry-run needs the allocation: --hosts N and --ranks-per-host G",
                      "e.g. ncclsweep locate --dry-run --hosts 64 --ranks-per-host 8");
   }
-  out << estimate_text(hosts, ranks_per_host, options, busbw_gbps);
+  if (format == TableOrJson::table) {
+    out << estimate_text(hosts, ranks_per_host, options, busbw_gbps);
+    return kExitOk;
+  }
+  const LocateEstimate e = estimate_locate(std::vector<int>(static_cast<std::size_t>(hosts), ranks_per_host), options,
+                                           busbw_gbps * 1e9);
+  const nlohmann::ordered_json j{{"hosts", hosts},
+                                 {"ranks_per_host", ranks_per_host},
+                                 {"busbw_gbps", busbw_gbps},
+                                 {"splits", e.steps},
+                                 {"pairs_rounds", e.rounds},
+                                 {"measurements", e.measurements},
+                                 {"seconds", {{"launch", e.launch_s},
+                                              {"splits", e.splits_s},
+                                              {"collectives", e.collectives_s},
+                                              {"coordination", e.coordination_s},
+                                              {"per_pairs_round", e.per_round_s},
+                                              {"total", e.total_s()}}}};
+  out << j.dump(2) << "\n";
   return kExitOk;
 }
 

@@ -4,6 +4,7 @@
 #include <iosfwd>
 #include <string>
 
+#include "core/table_or_json.hpp"
 #include "locate/host_layout.hpp"
 #include "locate/locate_plan.hpp"
 #include "locate/phase_runner.hpp"
@@ -17,10 +18,11 @@ std::string seconds_text(double seconds);
 // time under the model of docs/scale.md at `busbw_gbps`. Three "# " lines.
 std::string estimate_text(int hosts, int ranks_per_host, const LocateOptions& options, double busbw_gbps);
 
-// `locate --dry-run`: the estimate for an allocation on `out`, without a launch. Throws
-// UsageError when the allocation is not given (`hosts` or `ranks_per_host` below 1).
+// `locate --dry-run`: the estimate for an allocation on `out` (the lines above, or one JSON
+// document), without a launch. Throws UsageError when the allocation is not given (`hosts`
+// or `ranks_per_host` below 1).
 int run_locate_dry_run(int hosts, int ranks_per_host, const LocateOptions& options, double busbw_gbps,
-                       std::ostream& out);
+                       TableOrJson format, std::ostream& out);
 
 // "# step 3/7: pairs round 2 took 0.5 s", over `passes` passes.
 std::string step_text(const StepTime& time, int index, int total, int passes);

@@ -159,14 +159,15 @@ int finish_on_leader(const LocateRequest& request, const LocateSetup& setup, con
     print_heat_map_svg(svg, setup.layout, verdicts, options.threshold);
     if (!svg) throw UsageError("cannot write " + request.svg_path, "give a writable path to --svg");
   }
-  if (request.json) {
+  const CommandStreams streams = command_streams(request.format);
+  if (request.format == TableOrJson::json) {
     nlohmann::json out = verdicts_json(setup.layout, verdicts, options.threshold, reference ? reference->source : "");
     out["results"] = dir;
     out["steps"] = nlohmann::json::array();
     for (const StepTime& t : run.steps) {
       out["steps"].push_back({{"phase", name_of(t.phase)}, {"round", t.round}, {"pass", t.pass}, {"seconds", t.seconds}});
     }
-    std::cout << out.dump(2) << "\n";
+    streams.document << out.dump(2) << "\n";
   } else {
     std::vector<double> rounds;
     for (const StepTime& t : run.steps) {
@@ -175,14 +176,14 @@ int finish_on_leader(const LocateRequest& request, const LocateSetup& setup, con
     if (!rounds.empty()) {
       std::sort(rounds.begin(), rounds.end());
       const std::size_t per_pass = rounds.size() / static_cast<std::size_t>(options.passes);
-      std::cout << "# pairs: " << per_pass << " round(s)"
+      streams.notes << "# pairs: " << per_pass << " round(s)"
                 << (options.passes > 1 ? " x " + std::to_string(options.passes) + " passes" : "") << ", "
                 << seconds_text(rounds[rounds.size() / 2]) << " per round (median)\n";
     }
-    print_findings_table(std::cout, setup.layout, verdicts, false);
-    std::cout << "# results: " << dir << "\n";
+    print_findings_table(streams.document, setup.layout, verdicts, false);
+    streams.notes << "# results: " << dir << "\n";
   }
-  std::cout.flush();
+  streams.document.flush();
   return verdicts.anything_slow() ? kExitFindings : kExitOk;
 }
 
@@ -194,7 +195,7 @@ int run_locate_launch(RankGroup& ranks, const LocateRequest& request, const Laun
   std::optional<LocateSetup> setup = set_up(ranks, request, services);
   if (!setup) return kExitUsage;
   const LocateOptions& options = request.options;
-  std::ostream& progress = request.json ? std::cerr : std::cout;
+  std::ostream& progress = command_streams(request.format).notes;
   if (leader) {
     progress << printf_text("# locate: %d host(s), %d rank(s), %s engine, threshold %.2f of ", setup->layout.host_count(),
                             setup->layout.ranks(), name_of(request.engine).data(), options.threshold)

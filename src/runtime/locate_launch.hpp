@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/table_or_json.hpp"
 #include "locate/locate_plan.hpp"
 #include "runtime/launch.hpp"
 
@@ -18,7 +19,7 @@ struct LocateRequest {
   std::string output_dir;     // empty: RESULTS_ROOT/locate/<UTC start>
   std::string results_root = "results";
   std::string svg_path;       // --svg; empty: none
-  bool json = false;          // --format json: the verdicts as JSON on stdout, progress on stderr
+  TableOrJson format = TableOrJson::table;  // json: the verdicts as one JSON document on stdout, progress on stderr
   std::vector<std::string> command_line;
 };
 

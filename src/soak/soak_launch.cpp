@@ -167,14 +167,15 @@ int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchSe
   if (refused_on_every_rank(ranks, error)) return kExitUsage;
 
   const std::vector<std::string>& host_list = layout.hosts;
+  const CommandStreams out = command_streams(request.format);
   if (leader) {
-    std::cout << printf_text("# soak: %d host(s), %d rank(s), %s engine, windows of %.0f s until %.0f s",
+    out.notes << printf_text("# soak: %d host(s), %d rank(s), %s engine, windows of %.0f s until %.0f s",
                              layout.host_count(), layout.ranks(), name_of(request.engine).data(),
                              plan.document.options.window_s, plan.document.options.duration_s)
               << (plan.start.next_window > 0 ? ", resuming at window " + std::to_string(plan.start.next_window) : "")
               << "; results " << plan.dir << "\n";
-    if (fault.action == FaultAction::slow) std::cout << "# testing aid: --inject-fault " << plan.document.fault << "\n";
-    std::cout.flush();
+    if (fault.action == FaultAction::slow) out.notes << "# testing aid: --inject-fault " << plan.document.fault << "\n";
+    out.notes.flush();
   }
   SoakEnd end = SoakEnd::duration;
   const auto write_metrics = [&](const SoakVerdicts& verdicts) {
@@ -195,7 +196,7 @@ int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchSe
                      plan.document.launches.back().end_utc = window.end_utc;
                      write_soak_document(plan.dir, plan.document, plan.windows);
                      write_metrics(judge_document(plan.document, plan.windows));
-                     std::cout << window_line(window, host_list) << std::flush;
+                     out.notes << window_line(window, host_list) << std::flush;
                    });
     engine->disconnect();
     engine->settle();
@@ -212,17 +213,20 @@ int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchSe
       write_soak_document(plan.dir, plan.document, plan.windows);
       const SoakVerdicts verdicts = judge_document(plan.document, plan.windows);
       write_metrics(verdicts);
-      if (request.json) {
-        std::cout << nlohmann::json::parse(std::ifstream(plan.dir + "/run.json")).at("verdicts").dump(2) << "\n";
+      if (request.format == TableOrJson::json) {
+        nlohmann::json document = nlohmann::json::parse(std::ifstream(plan.dir + "/run.json")).at("verdicts");
+        document["results"] = plan.dir;
+        out.document << document.dump(2) << "\n";
       } else {
-        print_verdicts_table(std::cout, host_list, verdicts);
-        if (end == SoakEnd::stopped) {
-          std::cout << "# stopped after window " << plan.windows.back().index << "; continue with --resume "
-                    << plan.dir << "\n";
-        }
-        std::cout << "# results: " << plan.dir << "\n";
+        print_verdicts_table(out.document, host_list, verdicts);
       }
-      std::cout.flush();
+      if (end == SoakEnd::stopped) {
+        out.notes << "# stopped after window " << plan.windows.back().index << "; continue with --resume " << plan.dir
+                  << "\n";
+      }
+      if (request.format == TableOrJson::table) out.notes << "# results: " << plan.dir << "\n";
+      out.document.flush();
+      out.notes.flush();
       status = verdicts.anything() ? kExitFindings : kExitOk;
     } catch (const UsageError& e) {
       print_error(e.message());

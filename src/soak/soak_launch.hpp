@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/table_or_json.hpp"
 #include "runtime/launch.hpp"
 #include "soak/soak_runner.hpp"
 
@@ -21,7 +22,7 @@ struct SoakRequest {
   std::string results_root = "results";
   std::string resume_dir;              // --resume DIR
   std::string metrics_file;            // --metrics-file PATH; empty: none
-  bool json = false;                   // --format json: the verdicts as JSON on stdout
+  TableOrJson format = TableOrJson::table;  // json: the verdicts as one JSON document on stdout, the rest on stderr
   std::vector<std::string> command_line;
 };
 
