@@ -18,6 +18,9 @@ void add_recommend_command(CLI::App& app, CommandAction& chosen) {
              "with --format env: plain (KEY=VALUE lines), export (an sbatch export block) or container (one comma list)");
   cmd->add_option("--baseline", args->baseline,
                   "the point label to beat (default: the sweep's baseline, else the point without settings, else the first)");
+  cmd->add_option("--job-sizes", args->job_sizes,
+                  "the sizes the job sends, in place of the runs' workload: 256M,1G (every collective) or "
+                  "all_gather:256M,reduce_scatter:1G; the env export is decided over these alone");
   cmd->add_option("-o,--output", args->output, "write to this file instead of stdout");
   add_choice(*cmd, "--rank-by", args->rank_by, kRankByNames,
              "busbw (idle busbw) or iteration-time-under-compute (the time each call exposes beside the run's "

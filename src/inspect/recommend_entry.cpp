@@ -30,9 +30,10 @@ std::string export_text(const Recommendation& rec, const RecommendFlags& flags, 
 }  // namespace
 
 int run_recommend_command(const RecommendFlags& flags, std::ostream& out, std::ostream& err) {
+  RecommendOptions options;
+  if (!flags.job_sizes.empty()) options.job_sizes = parse_job_sizes(flags.job_sizes);  // a typo fails before reading
   std::vector<RunInput> runs;
   for (const auto& path : flags.inputs) runs.push_back({read_run_document(path), path});
-  RecommendOptions options;
   options.baseline = flags.baseline;
   options.rank_by = flags.rank_by;
   const std::string text = export_text(recommend(runs, options), flags, err);

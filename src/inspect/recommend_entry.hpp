@@ -27,6 +27,7 @@ struct RecommendFlags {
   EnvStyle env_style = EnvStyle::plain;
   std::string baseline;  // a point label; empty: the run's
   RankBy rank_by = RankBy::busbw;
+  std::string job_sizes;  // --job-sizes; empty: the runs' workload, else every measured size
   std::string output;    // -o; empty: `out`
 };
 

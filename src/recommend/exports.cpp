@@ -49,9 +49,44 @@ std::optional<int> algorithm_of(const std::string& value) {
 
 std::optional<int> protocol_of(const std::string& value) { return tuner::parse_protocol(lower(value)); }
 
-const std::set<std::string>& tuner_steerable() {
-  static const std::set<std::string> names = {"NCCL_ALGO", "NCCL_PROTO", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NCHANNELS"};
-  return names;
+std::string join_text(const std::vector<std::string>& items, const std::string& separator) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : separator) + item;
+  return text;
+}
+
+// The per-job environment of `point`: the settings it changes, the bands it wins and the
+// --job-sizes that name exactly their sizes. Plain sizes when every collective measured
+// has the same winning sizes; else each size with its collective, so that no collective
+// is judged at a size where the point did not win.
+PerJobEnv per_job_env(const Recommendation& rec, const std::string& point) {
+  PerJobEnv env;
+  env.point = point;
+  std::map<std::string_view, std::pair<const CollectiveKind*, std::set<Bytes>>> won;  // by name, as the bands
+  std::set<const CollectiveKind*> measured;
+  for (const Band& band : rec.bands) {
+    measured.insert(band.collective);
+    if (band.winner != point) continue;
+    env.bands.push_back(band_label(band));
+    auto& [kind, sizes] = won[band.collective->name];
+    kind = band.collective;
+    sizes.insert(band.sizes.begin(), band.sizes.end());
+    if (env.settings.empty()) {
+      for (const auto& s : changed_settings(rec, band)) {
+        if (s.kind != SettingKind::config_field) env.settings.push_back(s.name + "=" + s.value);
+      }
+    }
+  }
+  const bool alike = won.size() == measured.size() && std::all_of(won.begin(), won.end(), [&](const auto& w) {
+                       return w.second.second == won.begin()->second.second;
+                     });
+  std::vector<JobSize> sizes;
+  for (const auto& [name, collective_sizes] : won) {
+    for (Bytes b : collective_sizes.second) sizes.push_back({alike ? nullptr : collective_sizes.first, b});
+    if (alike) break;
+  }
+  env.job_sizes = job_sizes_text(sizes);
+  return env;
 }
 
 std::string quoted_if_needed(const std::string& value) {
@@ -83,23 +118,22 @@ std::string yaml_scalar(const std::string& s) {
 
 TunerExport tuner_export(const Recommendation& rec) {
   TunerExport out;
+  std::vector<std::pair<const Band*, std::string>> unruled;  // bands with a winner but no rule, and why
   for (const Band& band : rec.bands) {
     if (band.winner.empty()) continue;
     const std::string where = band_label(band);
     const auto collective = tuner_collective(*band.collective);
     if (!collective) {
-      out.notes.push_back(where + ": NCCL's tuner plugins choose only for broadcast, reduce, all_gather, reduce_scatter and all_reduce");
+      unruled.emplace_back(&band, "NCCL's tuner plugins choose only for broadcast, reduce, all_gather, reduce_scatter and all_reduce");
       continue;
     }
     const auto changed = changed_settings(rec, band);
     std::vector<std::string> other;
     for (const auto& s : changed) {
-      if (!tuner_steerable().count(s.name)) other.push_back(s.name + "=" + s.value);
+      if (!tuner_can_set(s.name)) other.push_back(s.name + "=" + s.value);
     }
     if (!other.empty()) {
-      std::string names;
-      for (const auto& o : other) names += (names.empty() ? "" : " ") + o;
-      out.notes.push_back(where + ": the winner also needs " + names + ", which a tuner cannot set: see --format env");
+      unruled.emplace_back(&band, "the winner also needs " + join_text(other, " ") + ", which a tuner cannot set");
       continue;
     }
     const SettingOutcome* algo = find_setting(band.settings, "NCCL_ALGO");
@@ -107,8 +141,9 @@ TunerExport tuner_export(const Recommendation& rec) {
     const auto algorithm = algo ? algorithm_of(algo->value) : band.logged_algorithm.empty() ? std::nullopt : algorithm_of(band.logged_algorithm);
     const auto protocol = proto ? protocol_of(proto->value) : band.logged_protocol.empty() ? std::nullopt : protocol_of(band.logged_protocol);
     if (!algorithm || !protocol) {
-      out.notes.push_back(where + ": the winner's " + std::string(!algorithm ? "algorithm" : "protocol") +
-                          " is not known (a tuner rule needs both): sweep NCCL_ALGO and NCCL_PROTO, or run with the TUNING log");
+      unruled.emplace_back(&band, "the winner's " + std::string(!algorithm ? "algorithm" : "protocol") +
+                                      " is not known (a tuner rule needs both): sweep NCCL_ALGO and NCCL_PROTO, or run with "
+                                      "the TUNING log");
       continue;
     }
     tuner::TunerRule rule;
@@ -131,6 +166,30 @@ TunerExport tuner_export(const Recommendation& rec) {
     out.lines.push_back({rule, where + ": " + settings_text(changed) + ", busbw " + gain_text(band.median_gain) +
                                    " median, " + gain_text(band.worst_gain) + " worst, " + std::to_string(band.support) +
                                    " measurements"});
+  }
+  // What carries a winner no rule can: the job-wide environment when its point is the one
+  // exported, else the environment of a job whose sizes fall in the bands it wins.
+  if (rec.job_wide.point.empty()) {
+    for (const auto& [band, why] : unruled) {
+      const bool listed = std::any_of(out.per_job.begin(), out.per_job.end(),
+                                      [&](const PerJobEnv& p) { return p.point == band->winner; });
+      if (listed) continue;
+      PerJobEnv env = per_job_env(rec, band->winner);
+      if (!env.settings.empty()) out.per_job.push_back(std::move(env));
+    }
+  }
+  for (const auto& [band, why] : unruled) {
+    std::string carried;
+    if (band->winner == rec.job_wide.point) {
+      carried = ": --format env exports it for the whole job";
+    } else if (!rec.job_wide.point.empty()) {
+      carried = ": --format env exports " + rec.job_wide.point + " for the whole job instead, which holds here within noise";
+    } else {
+      for (const PerJobEnv& p : out.per_job) {
+        if (p.point == band->winner) carried = ": for a job whose calls all fall in " + join_text(p.bands, ", ") + ", " + p.command();
+      }
+    }
+    out.notes.push_back(band_label(*band) + ": " + why + carried);
   }
   return out;
 }
@@ -161,15 +220,20 @@ std::string format_recommend_table(const Recommendation& rec) {
     out << "  " << e.name << "=" << e.value << ": " << (e.exported ? "exported" : "not exported") << ", " << e.why << "\n";
   }
   out << "\njob-wide (--format env): ";
+  const TunerExport tuner = tuner_export(rec);
   if (!rec.job_wide.refusal.empty()) {
     out << "refused: " << rec.job_wide.refusal << "\n";
+    for (const PerJobEnv& p : tuner.per_job) {
+      out << "  per job: " << join_text(p.settings, " ") << " for a job whose calls all fall in " << join_text(p.bands, ", ")
+          << ": " << p.command() << "\n";
+    }
+    if (!rec.iteration_best.empty()) out << "  " << rec.iteration_best << "\n";
   } else if (rec.job_wide.point.empty()) {
     out << "nothing to export: no point beats the baseline\n";
   } else {
     out << rec.job_wide.point << ", which wins or ties within noise at every size that matters\n";
   }
   out << "  " << rec.job_wide.coverage << "\n";
-  const TunerExport tuner = tuner_export(rec);
   if (!tuner.lines.empty()) out << "\ntuner rules (--format nccl-tuner):\n";
   for (const auto& line : tuner.lines) out << "  " << tuner::format_rule(line.rule) << "\n";
   std::vector<std::string> notes = tuner.notes;
@@ -179,14 +243,31 @@ std::string format_recommend_table(const Recommendation& rec) {
   return out.str();
 }
 
+// What to use where no one setting holds job-wide: the tuner rules for the bands a tuner
+// steers, each per-job environment for the bands only a variable carries, and, with a
+// workload, which single point takes the least time over the job's iteration.
+std::string per_size_exports(const Recommendation& rec) {
+  const TunerExport tuner = tuner_export(rec);
+  std::vector<std::string> ways;
+  if (!tuner.lines.empty()) {
+    ways.push_back("use the per-size export, which applies a rule only inside the band it won: --format nccl-tuner > "
+                   "nccl_tuner.conf, then NCCL_TUNER_PLUGIN=libncclsweep-tuner.so NCCL_TUNER_CONFIG_FILE=nccl_tuner.conf "
+                   "(or NCCL's example tuner plugin, which reads the same file)");
+  }
+  for (const PerJobEnv& p : tuner.per_job) {
+    ways.push_back("for a job whose calls all fall in " + join_text(p.bands, ", ") + ", " + p.command() + " exports " +
+                   join_text(p.settings, " "));
+  }
+  if (!rec.iteration_best.empty()) ways.push_back(rec.iteration_best);
+  ways.push_back("--format table shows each band");
+  return join_text(ways, "; ");
+}
+
 std::string format_env(const Recommendation& rec, EnvStyle style) {
   // A job-wide export applies every setting at every size: refused where the data says
   // one setting does not hold at all of them (recommend.cpp, decide_job_wide).
   if (!rec.job_wide.refusal.empty()) {
-    throw UsageError("no job-wide export: " + rec.job_wide.refusal,
-                     "use the per-size export, which applies a rule only inside the band it won: --format nccl-tuner > "
-                     "nccl_tuner.conf, then NCCL_TUNER_PLUGIN=libncclsweep-tuner.so NCCL_TUNER_CONFIG_FILE=nccl_tuner.conf "
-                     "(or NCCL's example tuner plugin, which reads the same file); --format table shows each band");
+    throw UsageError("no job-wide export: " + rec.job_wide.refusal, per_size_exports(rec));
   }
   std::vector<const EnvChoice*> exported;
   for (const auto& e : rec.env) {
@@ -207,7 +288,7 @@ std::string format_env(const Recommendation& rec, EnvStyle style) {
     out << "# job-wide: " << rec.job_wide.point << " wins or ties within noise at every size that matters\n";
   }
   for (const auto& e : rec.env) {
-    if (!e.exported) out << "# not exported: " << e.name << "=" << e.value << ": " << e.why << "\n";
+    out << (e.exported ? "# exported: " : "# not exported: ") << e.name << "=" << e.value << ": " << e.why << "\n";
   }
   for (const EnvChoice* e : exported) {
     out << (style == EnvStyle::export_block ? "export " : "") << e->name << "=" << quoted_if_needed(e->value) << "\n";
@@ -335,6 +416,12 @@ std::string format_recommend_json(const Recommendation& rec) {
   json rules = json::array();
   for (const auto& line : tuner.lines) rules.push_back({{"rule", tuner::format_rule(line.rule)}, {"band", line.comment}});
   doc["tuner"] = {{"rules", rules}, {"notes", tuner.notes}};
+  json per_job = json::array();
+  for (const PerJobEnv& p : tuner.per_job) {
+    per_job.push_back({{"point", p.point}, {"settings", p.settings}, {"bands", p.bands}, {"job_sizes", p.job_sizes}});
+  }
+  doc["per_job"] = per_job;
+  doc["iteration_best"] = rec.iteration_best.empty() ? json(nullptr) : json(rec.iteration_best);
   doc["notes"] = rec.notes;
   return doc.dump(2) + "\n";
 }

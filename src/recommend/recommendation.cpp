@@ -1,6 +1,7 @@
 #include "recommend/recommendation.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,8 @@
 #include "compare/side_readers.hpp"
 #include "core/errors.hpp"
 #include "core/iteration_stats.hpp"
+#include "core/list_text.hpp"
+#include "core/printf_text.hpp"
 #include "recommend/nccl_choice.hpp"
 #include "results/repeats.hpp"
 
@@ -209,27 +212,53 @@ void fill_logged_choice(const PointOutcome& point, Band& band) {
   std::tie(band.logged_algorithm, band.logged_protocol, band.logged_channels) = *choices.begin();
 }
 
-std::map<std::pair<std::string, Bytes>, double> size_weights(const std::map<std::string, CollectiveRows>& table,
-                                                             const std::vector<RunInput>& runs, std::string& description) {
-  std::map<std::pair<std::string, Bytes>, double> weights;
-  const RunDocument* with_workload = nullptr;
-  for (const auto& input : runs) {
-    if (input.run.workload && !input.run.workload->calls.empty()) {
-      with_workload = &input.run;
-      break;
+// One call the job makes, for the job-wide decision: its collective, size and count.
+struct JobCall {
+  std::string collective;
+  Bytes bytes = 0;
+  double calls = 0;
+};
+
+// The calls whose sizes matter, and where they come from: --job-sizes (each size once, on
+// the collective it names or on every collective measured), else the first run's
+// workload. Empty: the job's sizes are unknown, and every measured size matters alike.
+std::vector<JobCall> job_calls(const std::map<std::string, CollectiveRows>& table, const std::vector<RunInput>& runs,
+                               const RecommendOptions& options, std::string& source) {
+  std::vector<JobCall> calls;
+  if (!options.job_sizes.empty()) {
+    source = "the sizes given with --job-sizes (" + job_sizes_text(options.job_sizes) + "), each one call";
+    for (const JobSize& size : options.job_sizes) {
+      if (size.collective) {
+        calls.push_back({std::string(size.collective->name), size.bytes, 1});
+        continue;
+      }
+      for (const auto& [collective, sizes] : table) calls.push_back({collective, size.bytes, 1});
     }
+    return calls;
   }
-  if (!with_workload) {
-    description = "every measured size alike (the runs carry no workload)";
+  for (const auto& input : runs) {
+    if (!input.run.workload || input.run.workload->calls.empty()) continue;
+    source = "calls per iteration from " + input.run.workload->source;
+    for (const auto& call : input.run.workload->calls) {
+      calls.push_back({std::string(call.collective->name), call.bytes, call.calls});
+    }
+    return calls;
+  }
+  source = "every measured size alike (the runs carry no workload)";
+  return calls;
+}
+
+std::map<std::pair<std::string, Bytes>, double> size_weights(const std::map<std::string, CollectiveRows>& table,
+                                                             const std::vector<JobCall>& calls) {
+  std::map<std::pair<std::string, Bytes>, double> weights;
+  if (calls.empty()) {
     for (const auto& [collective, sizes] : table) {
       for (const auto& [size, rows] : sizes) weights[{collective, size}] = 1;
     }
     return weights;
   }
-  description = "calls per iteration from " + with_workload->workload->source;
-  for (const auto& call : with_workload->workload->calls) {
-    const std::string collective(call.collective->name);
-    const auto sizes = table.find(collective);
+  for (const JobCall& call : calls) {
+    const auto sizes = table.find(call.collective);
     if (sizes == table.end() || call.bytes == 0) continue;
     // The nearest measured size on a log scale (runs from a workload measure its sizes exactly).
     Bytes nearest = 0;
@@ -238,9 +267,34 @@ std::map<std::pair<std::string, Bytes>, double> size_weights(const std::map<std:
       const double distance = std::fabs(std::log(static_cast<double>(size) / static_cast<double>(call.bytes)));
       if (nearest == 0 || distance < best) nearest = size, best = distance;
     }
-    weights[{collective, nearest}] += call.calls;
+    weights[{call.collective, nearest}] += call.calls;
   }
   return weights;
+}
+
+// Which single point takes the least collective time over the job's iteration (the
+// first run with complete iteration times), in words; "" when no run has them. A point
+// with calls at unmeasured sizes has only a lower bound and is left out.
+std::string fastest_over_iteration(const std::vector<RunInput>& runs, const std::vector<std::set<std::string>>& eligible,
+                                   const std::vector<std::string>& baselines) {
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const RunDocument& run = runs[r].run;
+    if (!run.workload || run.iteration_times.empty()) continue;
+    const PointIterationTime* best = nullptr;
+    const PointIterationTime* base = nullptr;
+    for (const PointIterationTime& t : run.iteration_times) {
+      if (t.missing > 0 || !eligible[r].count(t.point)) continue;
+      if (t.point == baselines[r]) base = &t;
+      if (!best || t.ms < best->ms) best = &t;
+    }
+    if (!best || !base) continue;
+    const auto ms = [&](const PointIterationTime& t) { return printf_text("%.4g ", t.ms) + run.workload->ms_unit(); };
+    const std::string over = "over the job's collective time " + run.workload->span() + " (" + run.workload->source + ")";
+    if (best == base) return over + ", no point takes less than the baseline '" + base->point + "' (" + ms(*base) + ")";
+    return over + ", the one setting with the least is " + best->point + ": " + ms(*best) + " against " + ms(*base) +
+           " for the baseline (" + percent((base->ms - best->ms) / base->ms) + " less); it still loses in the bands above";
+  }
+  return "";
 }
 
 // The one point whose settings may go job-wide, or why none may (docs/recommend.md,
@@ -251,8 +305,8 @@ std::map<std::pair<std::string, Bytes>, double> size_weights(const std::map<std:
 // sends sizes outside the measured range gets no job-wide export at all.
 template <typename Table, typename Outcomes, typename Weights>
 JobWide decide_job_wide(const Recommendation& rec, const std::vector<RunInput>& runs, const Table& table,
-                        const Outcomes& outcomes, const Weights& weights, const std::vector<std::string>& baselines,
-                        const NoiseModel& noise) {
+                        const Outcomes& outcomes, const std::vector<JobCall>& calls, const Weights& weights,
+                        const std::vector<std::string>& baselines, const NoiseModel& noise) {
   JobWide job;
   std::vector<std::string> ranges;
   std::map<std::string, std::pair<Bytes, Bytes>> measured;
@@ -263,18 +317,13 @@ JobWide decide_job_wide(const Recommendation& rec, const std::vector<RunInput>& 
   }
   job.coverage = "measured " + join(ranges, 16);
   std::vector<std::string> outside;
-  const RunDocument* with_workload = nullptr;
-  for (const auto& input : runs) {
-    if (input.run.workload && !input.run.workload->calls.empty()) with_workload = &input.run;
-  }
-  if (with_workload) {
-    for (const auto& call : with_workload->workload->calls) {
-      const std::string collective(call.collective->name);
-      const auto range = measured.find(collective);
+  if (!calls.empty()) {
+    for (const JobCall& call : calls) {
+      const auto range = measured.find(call.collective);
       if (range == measured.end()) {
-        outside.push_back(collective + " (never measured)");
+        outside.push_back(call.collective + " (never measured)");
       } else if (call.bytes < range->second.first || call.bytes > range->second.second) {
-        outside.push_back(collective + " " + format_bytes(call.bytes));
+        outside.push_back(call.collective + " " + format_bytes(call.bytes));
       }
     }
     std::sort(outside.begin(), outside.end());
@@ -352,6 +401,47 @@ std::string band_label(const Band& band) {
   if (band.sizes.empty()) return name;
   if (band.sizes.size() == 1) return name + " " + format_bytes(band.sizes.front());
   return name + " " + format_bytes(band.sizes.front()) + " .. " + format_bytes(band.sizes.back());
+}
+
+bool tuner_can_set(const std::string& name) {
+  static const std::set<std::string> names = {"NCCL_ALGO", "NCCL_PROTO", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NCHANNELS"};
+  return names.count(name) > 0;
+}
+
+std::vector<JobSize> parse_job_sizes(std::string_view text) {
+  std::vector<JobSize> sizes;
+  for (const std::string& item : split_list(std::string(text), "--job-sizes item")) {
+    // COLLECTIVE:SIZES names its collective; a size or range (1M:4G) starts with a digit.
+    const auto colon = item.find(':');
+    const bool named = colon != std::string::npos && !std::isdigit(static_cast<unsigned char>(item.front()));
+    const CollectiveKind* kind = nullptr;
+    std::vector<Bytes> bytes;
+    try {
+      if (named) kind = &collective(item.substr(0, colon));
+      bytes = parse_size_list(named ? item.substr(colon + 1) : item);
+    } catch (const UsageError& e) {
+      throw UsageError("--job-sizes '" + item + "': " + e.what(),
+                       e.fix().empty() ? "write sizes (256M,1G) or COLLECTIVE:SIZES (all_gather:256M:1G)" : e.fix());
+    }
+    for (Bytes b : bytes) sizes.push_back({kind, b});
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+std::string job_sizes_text(const std::vector<JobSize>& sizes) {
+  const auto size_text = [](Bytes b) {
+    for (const auto& [unit, shift] : {std::pair{"T", 40}, {"G", 30}, {"M", 20}, {"K", 10}}) {
+      if (b >= (Bytes(1) << shift) && b % (Bytes(1) << shift) == 0) return std::to_string(b >> shift) + unit;
+    }
+    return std::to_string(b);
+  };
+  std::string text;
+  for (const JobSize& s : sizes) {
+    text += (text.empty() ? "" : ",") + (s.collective ? std::string(s.collective->name) + ":" : std::string()) + size_text(s.bytes);
+  }
+  return text;
 }
 
 Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptions& options) {
@@ -572,10 +662,14 @@ Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptio
   // Environment settings are job-wide: they apply at every size the job sends. One
   // point's settings are exported only when that point wins or ties within noise at every
   // size that matters and the measured range covers the job's sizes (decide_job_wide).
-  const auto weights = size_weights(table, runs, rec.weights);
+  const std::vector<JobCall> calls = job_calls(table, runs, options, rec.weights);
+  const auto weights = size_weights(table, calls);
   double total = 0;
   for (const auto& [key, w] : weights) total += w;
-  rec.job_wide = decide_job_wide(rec, runs, table, outcomes, weights, baselines, options.noise);
+  rec.job_wide = decide_job_wide(rec, runs, table, outcomes, calls, weights, baselines, options.noise);
+  if (rec.job_wide.point.empty() && !rec.job_wide.refusal.empty() && options.job_sizes.empty()) {
+    rec.iteration_best = fastest_over_iteration(runs, eligible, baselines);
+  }
   const PointOutcome* job_point = rec.job_wide.point.empty() ? nullptr : find_in_runs(runs, rec.job_wide.point);
   std::map<std::pair<std::string, std::string>, std::vector<const Band*>> candidates;
   std::set<std::string> config_notes;

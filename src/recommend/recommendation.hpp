@@ -4,6 +4,7 @@
 // measurement, and the process-level variables that win across the sizes that matter.
 // Pure: reads RunDocuments, no I/O.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compare/noise_band.hpp"
@@ -27,10 +28,26 @@ enum class RankBy { busbw, iteration_time_under_compute };
 inline constexpr NameTable<RankBy, 2> kRankByNames{
     "rank-by", {{{RankBy::busbw, "busbw"}, {RankBy::iteration_time_under_compute, "iteration-time-under-compute"}}}};
 
+// One size a job sends (--job-sizes): of one collective, or of every collective measured.
+struct JobSize {
+  const CollectiveKind* collective = nullptr;  // nullptr: every collective the runs measured
+  Bytes bytes = 0;
+  auto operator<=>(const JobSize&) const = default;
+};
+
+// "256M,1G" (every collective measured) or "all_gather:256M,reduce_scatter:1M:4M" (one
+// collective's sizes or range), items mixed freely. Throws UsageError naming the bad item.
+std::vector<JobSize> parse_job_sizes(std::string_view text);
+// The --job-sizes text that parses back to `sizes`, shortest units first ("256M,1G").
+std::string job_sizes_text(const std::vector<JobSize>& sizes);
+
 struct RecommendOptions {
   std::string baseline;  // a point label; empty: the run's baseline, else the point without settings, else the first
   NoiseModel noise;      // compare's noise band around each figure
   RankBy rank_by = RankBy::busbw;
+  // The sizes the job sends, when given: they alone matter for the job-wide decision,
+  // in place of the runs' workload.
+  std::vector<JobSize> job_sizes;
 };
 
 // Adjacent measured sizes of one collective with the same winner (or none).
@@ -68,6 +85,10 @@ struct JobWide {
   std::string coverage;  // "measured all_gather 1 MiB .. 64 MiB", and what the job sends outside it
 };
 
+// Whether NCCL's tuner interface chooses this setting per call (algorithm, protocol,
+// channels). Every other variable is read once per process: only the environment carries it.
+bool tuner_can_set(const std::string& name);
+
 struct Recommendation {
   std::vector<std::string> runs;  // run names, in input order
   int ranks = 0, nodes = 0;
@@ -79,6 +100,9 @@ struct Recommendation {
   std::vector<Band> bands;        // by collective, then size
   std::vector<EnvChoice> env;     // by name, then value
   JobWide job_wide;
+  // With a workload and no job-wide export: which single point takes the least collective
+  // time over the job's iteration (run.json's iteration_times), in words; empty otherwise.
+  std::string iteration_best;
   std::vector<std::string> notes;  // points left out and why, rows ignored, ...
 };
 

@@ -38,6 +38,22 @@ done
 "$bin" recommend "$data/band-split" --format nccl-tuner >"$tmp/out" || fail "band-split --format nccl-tuner exited $?"
 grep -q '^allgather,1048576,16777216,ring,ll,' "$tmp/out" || fail "band-split: no per-size rule: $(cat "$tmp/out")"
 
+# A variable a tuner cannot set (4 QPs win the bucket sizes, lose at 1 MiB): the env
+# refusal names the per-job export, the tuner file names the same, and following it
+# exports the variable. No refusal points back to a command that refuses or writes nothing.
+"$bin" recommend "$data/qps-grid" --format env >"$tmp/out" 2>"$tmp/err"; status=$?
+[ "$status" -eq 2 ] || fail "qps-grid --format env exited $status, expected 2"
+grep -qF -- "--format env --job-sizes 256M,1G exports NCCL_IB_QPS_PER_CONNECTION=4" "$tmp/err" \
+  || fail "qps-grid: no per-job export offered: $(cat "$tmp/err")"
+! grep -qF -- "nccl-tuner" "$tmp/err" || fail "qps-grid: refers to the tuner, which writes no rule: $(cat "$tmp/err")"
+"$bin" recommend "$data/qps-grid" --format nccl-tuner >"$tmp/out" || fail "qps-grid --format nccl-tuner exited $?"
+grep -q '^# no rule: .*--format env --job-sizes 256M,1G$' "$tmp/out" || fail "qps-grid tuner: no per-job pointer: $(cat "$tmp/out")"
+"$bin" recommend "$data/qps-grid" --format env --job-sizes 256M,1G --env-style export >"$tmp/out" 2>"$tmp/err" \
+  || fail "qps-grid --job-sizes 256M,1G exited $?: $(cat "$tmp/err")"
+grep -qx 'export NCCL_IB_QPS_PER_CONNECTION=4' "$tmp/out" || fail "qps-grid per job: not exported: $(cat "$tmp/out")"
+grep -q '^# exported: NCCL_IB_QPS_PER_CONNECTION=4: wins at all_gather 256 MiB .. 1 GiB' "$tmp/out" \
+  || fail "qps-grid per job: the bands are not named: $(cat "$tmp/out")"
+
 expect_usage_error() {
   local needle=$1; shift
   local err
@@ -51,6 +67,7 @@ expect_usage_error() {
 expect_usage_error "--format: 'csv' is not one of table, env, nccl-tuner, yaml, json" recommend "$data/mixed" --format csv
 expect_usage_error "--env-style: 'docker' is not one of plain, export, container" recommend "$data/mixed" --format env --env-style docker
 expect_usage_error "names no point" recommend "$data/mixed" --baseline nope
+expect_usage_error "--job-sizes 'allgather:1M'" recommend "$data/mixed" --format env --job-sizes allgather:1M
 expect_usage_error "recommend from runs at one scale" recommend "$data/mixed" "$data/qps-grid"
 expect_usage_error "cannot read $data/none" recommend "$data/none"
 printf 'allgather,0,100,ring,lx,-1,-1,-1\n' >"$tmp/bad.conf"

@@ -128,18 +128,39 @@ def mixed_case():
     run("mixed", 2, 1, points, recs, baseline="NCCL_PROTO=Simple NCCL_MAX_NCHANNELS=32")
 
 
-def qps_case(name, workload):
+QPS_GAINS = {1 * MiB: -0.20, 256 * MiB: 0.25, 1024 * MiB: 0.30}
+
+
+def qps_case(name, workload, gains_of=None, iteration_times=None):
     """NCCL_IB_QPS_PER_CONNECTION 1 vs 4 on 16 ranks over 2 nodes: 4 QPs lose 20% at 1 MiB
-    and win 25-30% at the bucket sizes. Only a workload that sends no 1 MiB calls exports it."""
+    and win 25-30% at the bucket sizes. Only a workload that sends no 1 MiB calls exports it.
+    gains_of: collective -> {size: gain} where the collectives differ."""
     sizes = [1 * MiB, 256 * MiB, 1024 * MiB]
-    gains = {1 * MiB: -0.20, 256 * MiB: 0.25, 1024 * MiB: 0.30}
     points = [point("NCCL_IB_QPS_PER_CONNECTION=1", [setting("NCCL_IB_QPS_PER_CONNECTION", "1", "env_process")], group=0),
               point("NCCL_IB_QPS_PER_CONNECTION=4", [setting("NCCL_IB_QPS_PER_CONNECTION", "4", "env_process")], group=1)]
     recs = []
     for collective in ("all_gather", "reduce_scatter"):
+        gains = (gains_of or {}).get(collective, QPS_GAINS)
         recs += records(collective, sizes, 16, "NCCL_IB_QPS_PER_CONNECTION=1", lambda s: 0.0)
         recs += records(collective, sizes, 16, "NCCL_IB_QPS_PER_CONNECTION=4", by_size(gains))
     run(name, 16, 2, points, recs, baseline="NCCL_IB_QPS_PER_CONNECTION=1", workload=workload)
+    if iteration_times:
+        path = os.path.join(HERE, name, "run.json")
+        with open(path) as f:
+            doc = json.load(f)
+        doc["iteration_times"] = iteration_times
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=1, sort_keys=True)
+            f.write("\n")
+
+
+def iteration_ms(calls, ranks, gains):
+    """Collective time per iteration: calls x size / algbw at busbw 100 x (1 + gain)."""
+    total_us = 0.0
+    for call in calls:
+        algbw = 100.0 * (1 + gains[call["bytes"]]) / busbw_factor(call["collective"], ranks)
+        total_us += call["calls"] * call["bytes"] / algbw / 1e3
+    return total_us / 1e3
 
 
 def channels_case():
@@ -187,6 +208,18 @@ def main():
     verify_case("verify-tuned", [0.30, 0.25, 0.0], ["RING/LL, 24 channels", "RING/LL, 24 channels", "RING/SIMPLE, 24 channels"])
     verify_case("verify-slower", [-0.20, -0.25, -0.30], ["RING/LL, 24 channels"] * 3)
     qps_case("qps-workload", {"source": "fabricated.yaml", "basis": "per iteration", "calls": bucket_calls})
+    # 4 QPs win all_gather at 256 MiB and 1 GiB but reduce_scatter only at 1 GiB (a tie at
+    # 256 MiB): the job that carries it sends those sizes of those collectives.
+    qps_case("qps-uneven", None, gains_of={"reduce_scatter": {1 * MiB: -0.20, 256 * MiB: 0.0, 1024 * MiB: 0.30}})
+    # A job that sends both many 1 MiB calls and a few 1 GiB buckets: no setting holds at
+    # both, and over the iteration 4 QPs take less time.
+    mixed_calls = [{"collective": c, "bytes": b, "dtype": "bfloat16", "group": "dp", "group_size": 16, "calls": n,
+                    "origin": "fabricated"} for c in ("all_gather", "reduce_scatter") for b, n in ((1 * MiB, 200), (1024 * MiB, 2))]
+    qps_case("qps-iteration", {"source": "fabricated-mixed.yaml", "basis": "per iteration", "calls": mixed_calls},
+             iteration_times=[{"point": p, "ms": round(iteration_ms(mixed_calls, 16, g), 6), "measured": 4, "interpolated": 0,
+                               "missing": 0}
+                              for p, g in (("NCCL_IB_QPS_PER_CONNECTION=1", {1 * MiB: 0.0, 1024 * MiB: 0.0}),
+                                           ("NCCL_IB_QPS_PER_CONNECTION=4", QPS_GAINS))])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 // `recommend` on the fabricated sweeps of tests/data/recommend (make_runs.py writes them):
 // what wins where, what is never recommended, and the exports byte for byte.
 // NCCLSWEEP_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing (review the diff).
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -154,10 +155,114 @@ TEST_CASE("workload weighting changes the env choice", "[recommend]") {
   const TunerExport tuner = tuner_export(job);
   CHECK(tuner.lines.empty());
   REQUIRE_FALSE(tuner.notes.empty());
-  CHECK_THAT(tuner.notes[0], ContainsSubstring("which a tuner cannot set: see --format env"));
+  CHECK_THAT(tuner.notes[0], ContainsSubstring("which a tuner cannot set: --format env exports it for the whole job"));
   check_golden("qps-workload.env", format_env(job, EnvStyle::plain));
   check_golden("qps-workload.container.env", format_env(job, EnvStyle::container));
   check_golden("qps-workload.conf", format_nccl_tuner(job));
+}
+
+TEST_CASE("a variable a tuner cannot set that wins some bands gets the per-job environment that carries it",
+          "[recommend]") {
+  // 4 QPs win the bucket sizes and lose at 1 MiB; no workload says which the job sends.
+  const Recommendation grid = recommend_from("qps-grid");
+  const std::string refusal = usage_error_text([&] { format_env(grid, EnvStyle::plain); });
+  CHECK_THAT(refusal, ContainsSubstring("for a job whose calls all fall in all_gather 256 MiB .. 1 GiB, reduce_scatter 256 MiB "
+                                        ".. 1 GiB, --format env --job-sizes 256M,1G exports NCCL_IB_QPS_PER_CONNECTION=4"));
+  // No rule can carry it, so the refusal does not send the user to the tuner export.
+  CHECK_THAT(refusal, !ContainsSubstring("nccl-tuner"));
+  const TunerExport tuner = tuner_export(grid);
+  CHECK(tuner.lines.empty());
+  REQUIRE(tuner.notes.size() == 2);
+  for (const std::string& note : tuner.notes) CHECK_THAT(note, ContainsSubstring("--format env --job-sizes 256M,1G"));
+  CHECK_THAT(format_nccl_tuner(grid), ContainsSubstring("# no rule: all_gather 256 MiB .. 1 GiB: the winner also needs "
+                                                        "NCCL_IB_QPS_PER_CONNECTION=4, which a tuner cannot set: for a job"));
+  CHECK_THAT(format_recommend_table(grid), ContainsSubstring("per job: NCCL_IB_QPS_PER_CONNECTION=4 for a job whose calls"));
+  // The pointer leads to the export: the job of those sizes gets 4 QPs, the bands named.
+  RecommendOptions options;
+  options.job_sizes = parse_job_sizes("256M,1G");
+  const Recommendation job = recommend({load("qps-grid")}, options);
+  CHECK(job.job_wide.point == "NCCL_IB_QPS_PER_CONNECTION=4");
+  const std::string env = format_env(job, EnvStyle::plain);
+  CHECK_THAT(env, ContainsSubstring("\nNCCL_IB_QPS_PER_CONNECTION=4\n"));
+  CHECK_THAT(env, ContainsSubstring("# sizes weighed: the sizes given with --job-sizes (256M,1G)"));
+  CHECK_THAT(env, ContainsSubstring("# exported: NCCL_IB_QPS_PER_CONNECTION=4: wins at all_gather 256 MiB .. 1 GiB, "
+                                    "reduce_scatter 256 MiB .. 1 GiB"));
+  // A job that also sends 1 MiB calls is refused again, with the same way out.
+  options.job_sizes = parse_job_sizes("1M,1G");
+  CHECK_THAT(usage_error_text([&] { format_env(recommend({load("qps-grid")}, options), EnvStyle::plain); }),
+             ContainsSubstring("--job-sizes 256M,1G"));
+}
+
+TEST_CASE("a per-job environment names each collective's sizes when they differ", "[recommend]") {
+  // 4 QPs win all_gather at 256 MiB and 1 GiB, reduce_scatter only at 1 GiB.
+  const Recommendation rec = recommend_from("qps-uneven");
+  const TunerExport tuner = tuner_export(rec);
+  REQUIRE(tuner.per_job.size() == 1);
+  CHECK(tuner.per_job[0].job_sizes == "all_gather:256M,all_gather:1G,reduce_scatter:1G");
+  RecommendOptions options;
+  options.job_sizes = parse_job_sizes(tuner.per_job[0].job_sizes);
+  const Recommendation job = recommend({load("qps-uneven")}, options);
+  CHECK(job.job_wide.point == "NCCL_IB_QPS_PER_CONNECTION=4");
+  // A job size beyond what was measured is refused, named.
+  options.job_sizes = parse_job_sizes("all_gather:4G");
+  CHECK_THAT(recommend({load("qps-uneven")}, options).job_wide.refusal, ContainsSubstring("all_gather 4 GiB"));
+}
+
+TEST_CASE("with a workload and no job-wide export, the single setting with the least iteration time is named",
+          "[recommend]") {
+  // The job sends 200 calls of 1 MiB and 2 of 1 GiB per collective: 4 QPs lose at one and
+  // win at the other, and take less time over the iteration.
+  const Recommendation rec = recommend_from("qps-iteration");
+  CHECK(rec.job_wide.point.empty());
+  CHECK_THAT(rec.iteration_best, ContainsSubstring("the one setting with the least is NCCL_IB_QPS_PER_CONNECTION=4: "
+                                                   "35.89 ms/iter against 44.2 ms/iter for the baseline (19% less)"));
+  CHECK_THAT(usage_error_text([&] { format_env(rec, EnvStyle::plain); }), ContainsSubstring(rec.iteration_best));
+  CHECK_THAT(format_recommend_table(rec), ContainsSubstring(rec.iteration_best));
+}
+
+TEST_CASE("every refused env export points only to exports that write what the bands need", "[recommend]") {
+  // The class: for every fabricated sweep, each way out the refusal offers writes
+  // something, and every winning band is carried by a tuner rule or a per-job environment.
+  for (const auto& entry : fs::directory_iterator(kRecommendData)) {
+    if (!fs::exists(entry.path() / "run.json")) continue;
+    const std::string name = entry.path().filename().string();
+    INFO(name);
+    const Recommendation rec = recommend_from(name);
+    if (rec.job_wide.refusal.empty()) continue;
+    const std::string refusal = usage_error_text([&] { format_env(rec, EnvStyle::plain); });
+    const TunerExport tuner = tuner_export(rec);
+    if (refusal.find("--format nccl-tuner") != std::string::npos) CHECK_FALSE(tuner.lines.empty());
+    for (const PerJobEnv& p : tuner.per_job) {
+      CHECK_THAT(refusal, ContainsSubstring(p.command()));
+      RecommendOptions options;
+      options.job_sizes = parse_job_sizes(p.job_sizes);
+      const Recommendation job = recommend({load(name)}, options);
+      CHECK_FALSE(job.job_wide.point.empty());
+      if (job.job_wide.point == p.point) {
+        for (const std::string& setting : p.settings) CHECK_THAT(format_env(job, EnvStyle::plain), ContainsSubstring("\n" + setting + "\n"));
+      }
+    }
+    for (const Band& band : rec.bands) {
+      if (band.winner.empty()) continue;
+      const bool ruled = std::any_of(tuner.lines.begin(), tuner.lines.end(), [&](const TunerLine& l) {
+        return l.rule.min_bytes == band.sizes.front() && l.rule.max_bytes == band.sizes.back();
+      });
+      const bool per_job = std::any_of(tuner.per_job.begin(), tuner.per_job.end(), [&](const PerJobEnv& p) {
+        return std::find(p.bands.begin(), p.bands.end(), band_label(band)) != p.bands.end();
+      });
+      INFO(band_label(band));
+      CHECK((ruled || per_job));
+    }
+  }
+}
+
+TEST_CASE("--job-sizes reads sizes, ranges and collective-named sizes, and refuses the rest", "[recommend]") {
+  const auto sizes = parse_job_sizes("1G, all_gather:1M:4M,256M");
+  REQUIRE(sizes.size() == 5);
+  CHECK(job_sizes_text(sizes) == "256M,1G,all_gather:1M,all_gather:2M,all_gather:4M");
+  CHECK(parse_job_sizes(job_sizes_text(sizes)) == sizes);
+  CHECK_THAT(usage_error_text([] { parse_job_sizes("allgather:1M"); }), ContainsSubstring("--job-sizes 'allgather:1M'"));
+  CHECK_THAT(usage_error_text([] { parse_job_sizes("1Q"); }), ContainsSubstring("--job-sizes '1Q'"));
 }
 
 TEST_CASE("a winner that loses at a larger size is refused job-wide and offered per size", "[recommend]") {
