@@ -81,8 +81,13 @@ int main(int argc, char** argv, char** envp) {
       ncclsweep::print_error(unknown);
       return kExitUsage;
     }
-    const int status = app.exit(e);  // prints help or the parse error
-    return status == 0 ? kExitOk : kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // A flag refused by its check: the one error spelling, with a fix line as every
+    // refusal has, pointing at the help of the command it belongs to.
+    std::string command = "ncclsweep";
+    if (argc > 1 && argv[1][0] != '-') command += " " + std::string(argv[1]);
+    ncclsweep::print_error(std::string(e.what()) + "\n  fix: " + command + " --help lists every option and the values it takes");
+    return kExitUsage;
   }
   if (!max_input_size.empty()) {
     try {

@@ -22,6 +22,7 @@ struct FieldFlag {
 const FieldFlag kFieldFlags[] = {
     {"--model", "model", "model name (configs/models/NAME.yaml) or a model .yaml path"},
     {"--gpus", "gpus", "rank count the layout must multiply to"},
+    {"--gpus-per-node", "gpus_per_node", "GPUs (ranks) per node, filled in rank order: marks each call intra-node or inter-node"},
     {"--tp", "tp", "tensor-parallel size"},
     {"--pp", "pp", "pipeline-parallel size"},
     {"--cp", "cp", "context-parallel size"},

@@ -33,6 +33,7 @@ struct CommProfile {
   std::string basis;           // says which, in words
   std::vector<CommUse> uses;
   int layout_ranks = 0;        // the rank count the uses' groups were laid out for (0: unknown, imports)
+  int ranks_per_node = 0;      // ranks per node, filled in rank order (0: not given): which groups cross nodes
   std::vector<std::string> notes;  // assumptions made, lines skipped
 };
 

@@ -212,6 +212,7 @@ CommProfile derive_collectives(const Workload& w) {
   CommProfile out;
   out.source = w.file;
   out.layout_ranks = w.layout.world();
+  out.ranks_per_node = w.gpus_per_node;
   out.basis = "per rank (pipeline stage " + std::to_string(w.pipeline_rank) + ") per iteration, " +
               std::to_string(w.micro_batches()) + " micro-batches";
   Context c{w, out, w.micro_batches()};

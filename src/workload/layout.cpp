@@ -135,7 +135,8 @@ void validate_layout(const Layout& l, int world, const std::string& where) {
   const std::pair<const char*, int> sizes[] = {{"tp", l.tp}, {"cp", l.cp}, {"ep", l.ep}, {"dp", l.dp}, {"pp", l.pp}, {"vp", l.vp}};
   for (const auto& [name, value] : sizes) {
     if (value < 1) {
-      throw UsageError(where + ": " + name + " = " + std::to_string(value) + " must be at least 1");
+      throw UsageError(where + ": " + name + " = " + std::to_string(value) + " must be at least 1",
+                       std::string("give ") + name + " a whole number of at least 1 (1: no " + name + " parallelism)");
     }
   }
   if ((l.cp * l.dp) % l.ep != 0) {
@@ -176,6 +177,29 @@ int color_of(const ParallelGroup& group, const Layout& layout, int world_rank) {
   }
   const int block = group.stride * group.size;
   return world_rank % group.stride + (world_rank / block) * group.stride;
+}
+
+NodeSpan node_span(const ParallelGroup& group, int world_ranks, int ranks_per_node) {
+  if (ranks_per_node < 1) {
+    throw UsageError("gpus_per_node " + std::to_string(ranks_per_node) + " must be at least 1",
+                     "give the GPUs (ranks) of one node, e.g. --gpus-per-node 8");
+  }
+  if (group.stride < 1 || group.size < 1) {
+    throw UsageError("the " + name_of(group.kind) + " group has no rank layout (imported sizes name only the group size)",
+                     "derive the workload from a model and layout to see which groups cross nodes");
+  }
+  // Each group is {base + k*stride, k < size}, its members ascending: it stays in one node
+  // exactly when its first and last member do. Groups repeat every stride*size ranks.
+  const long long world = world_ranks, stride = group.stride, size = group.size, block = stride * size;
+  bool inside = false, across = false;
+  for (long long start = 0; start + block <= world && !(inside && across); start += block) {
+    for (long long offset = 0; offset < stride && !(inside && across); ++offset) {
+      const long long first = start + offset, last = first + (size - 1) * stride;
+      (first / ranks_per_node == last / ranks_per_node ? inside : across) = true;
+    }
+  }
+  if (inside && across) return NodeSpan::mixed;
+  return across ? NodeSpan::inter_node : NodeSpan::intra_node;
 }
 
 }  // namespace ncclsweep

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/communicator_kind.hpp"
+#include "core/name_table.hpp"
 
 namespace ncclsweep {
 
@@ -51,6 +52,22 @@ void validate_layout(const Layout& layout, int world, const std::string& where);
 // kept, then ep and edp = cp*dp/ep in the places of ep and dp. Throws UsageError when
 // the order makes the group not a strided range (dp-cp with cp and dp apart).
 ParallelGroup group_of(ParallelKind kind, const Layout& layout);
+
+// Where a layout's groups of one kind run when ranks fill nodes of `ranks_per_node` in
+// rank order (as mpirun and srun place them by default): every group inside one node
+// (NVLink, PCIe), every group across nodes (the network), or some of each. The names are
+// those of the communicator kinds that split a run so (core/communicator_kind.hpp).
+enum class NodeSpan { intra_node, inter_node, mixed };
+inline constexpr NameTable<NodeSpan, 3> kNodeSpanNames{
+    "node span",
+    {{{NodeSpan::intra_node, name_of(CommunicatorKind::intra_node)},
+      {NodeSpan::inter_node, name_of(CommunicatorKind::inter_node)},
+      {NodeSpan::mixed, "mixed"}}}};
+
+// The span of `group`'s groups (each the strided range color_of() names) over a world of
+// `world` ranks. Throws UsageError when ranks_per_node is below 1 or the group has no rank
+// layout (stride 0: imported sizes name only the group size).
+NodeSpan node_span(const ParallelGroup& group, int world, int ranks_per_node);
 
 // The colour of world_rank's group of `group`: equal for exactly the ranks of one group,
 // in [0, world / group.size).

@@ -30,7 +30,10 @@ std::string model_path(const std::string& name_or_path, const std::string& model
 std::int64_t positive(const YamlFields& f, const std::string& key, std::int64_t fallback) {
   const auto value = f.integer(key, fallback);
   if (value < 1) {
-    throw UsageError(key + (f.has(key) ? " must be at least 1" : " is required"), {}, f.where(key));
+    throw UsageError(key + (f.has(key) ? " must be at least 1" : " is required"),
+                     f.has(key) ? "give " + key + " a whole number of at least 1"
+                                : "set " + key + ": in the model file (docs/workloads.md lists the model fields)",
+                     f.where(key));
   }
   return value;
 }

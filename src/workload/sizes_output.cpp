@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "core/errors.hpp"
+#include "core/printf_text.hpp"
 #include "workload/histogram.hpp"
 
 namespace ncclsweep {
@@ -25,23 +26,77 @@ std::string name_or_dash(const std::string& name) { return name.empty() ? "-" : 
 
 std::string group_text(const std::string& kind, int size) { return (kind.empty() ? "group" : kind) + " " + std::to_string(size); }
 
+// Whether a use's groups cross nodes; empty where the node size or the use's rank layout
+// (imports name only a group's size) is not known.
+std::optional<NodeSpan> span_of(const CommProfile& profile, const CommUse& use) {
+  if (profile.ranks_per_node < 1 || profile.layout_ranks < 1 || use.group.stride < 1 || use.group.size < 1) {
+    return std::nullopt;
+  }
+  return node_span(use.group, profile.layout_ranks, profile.ranks_per_node);
+}
+
+// Each histogram row's span: that of the uses it merged (histogram()'s key), mixed where
+// they differ, empty where one is not known.
+std::vector<std::optional<NodeSpan>> row_spans(const CommProfile& profile, const std::vector<HistogramRow>& rows) {
+  std::vector<std::optional<NodeSpan>> of_use, spans;
+  for (const CommUse& u : profile.uses) of_use.push_back(span_of(profile, u));
+  for (const HistogramRow& r : rows) {
+    std::optional<NodeSpan> span;
+    bool first = true;
+    for (std::size_t i = 0; i < profile.uses.size(); ++i) {
+      const CommUse& u = profile.uses[i];
+      if (std::tie(r.collective, r.bytes, r.dtype, r.op, r.group_size, r.via_nccl) !=
+          std::tie(u.collective, u.bytes, u.dtype, u.op, u.group.size, u.via_nccl)) {
+        continue;
+      }
+      const auto& mine = of_use[i];
+      if (first) span = mine;
+      else if (!mine || !span) span.reset();
+      else if (*mine != *span) span = NodeSpan::mixed;
+      first = false;
+    }
+    spans.push_back(span);
+  }
+  return spans;
+}
+
+std::string span_text(const std::optional<NodeSpan>& span) { return span ? std::string(kNodeSpanNames.name(*span)) : "-"; }
+nlohmann::ordered_json span_json(const std::optional<NodeSpan>& span) {
+  return span ? nlohmann::ordered_json(std::string(kNodeSpanNames.name(*span))) : nlohmann::ordered_json(nullptr);
+}
+
+// What the network column rests on, or how to get it: the layout's groups placed on nodes
+// of ranks_per_node ranks in rank order. Imports name no layout: nothing to say.
+std::string nodes_line(const CommProfile& profile) {
+  if (profile.layout_ranks == 0) return {};
+  if (profile.ranks_per_node == 0) {
+    return "# note: which calls cross nodes is not known: give --gpus-per-node N (gpus_per_node: in the workload), "
+           "ranks filling nodes of N in rank order\n";
+  }
+  return "# network: ranks fill nodes of " + std::to_string(profile.ranks_per_node) +
+         " in rank order; inter-node calls use the network, intra-node ones stay inside a node, mixed ones do both\n";
+}
+
+constexpr std::size_t kOriginColumn = 108;  // where the table's origin column starts
+
 std::string table(const CommProfile& profile, const std::vector<HistogramRow>& rows) {
   std::string out = "# " + profile.source + "\n# calls: " + profile.basis + "\n";
-  char line[512];
-  std::snprintf(line, sizeof line, "%-15s %-10s %14s %10s %-9s %-5s %10s %6s  %s\n", "collective", "group", "bytes",
-                "size", "dtype", "op", "calls", "share", "origin");
-  out += line;
-  for (const auto& r : rows) {
-    std::snprintf(line, sizeof line, "%-15s %-10s %14llu %10s %-9s %-5s %10s %5.1f%%  %s%s\n", std::string(r.collective->name).c_str(),
-                  group_text(r.group, r.group_size).c_str(), static_cast<unsigned long long>(r.bytes),
+  out += nodes_line(profile);
+  const auto spans = row_spans(profile, rows);
+  out += printf_text("%-15s %-10s %-10s %14s %10s %-9s %-5s %10s %6s  %s\n", "collective", "group",
+                "network", "bytes", "size", "dtype", "op", "calls", "share", "origin");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const HistogramRow& r = rows[i];
+    out += printf_text("%-15s %-10s %-10s %14llu %10s %-9s %-5s %10s %5.1f%%  %s%s\n",
+                  std::string(r.collective->name).c_str(), group_text(r.group, r.group_size).c_str(),
+                  span_text(spans[i]).c_str(), static_cast<unsigned long long>(r.bytes),
                   format_bytes(r.bytes).c_str(), name_or_dash(name_or_empty(r.dtype)).c_str(),
                   name_or_dash(name_or_empty(r.op)).c_str(),
                   calls_text(r.calls).c_str(), 100.0 * r.share_of_bytes, r.via_nccl ? "" : "[not NCCL] ",
                   r.origins.front().c_str());
-    out += line;
     // Equal-sized buckets or blocks can be many: show two origins and count the rest.
-    for (std::size_t i = 1; i < r.origins.size() && i < 3; ++i) out += std::string(97, ' ') + r.origins[i] + "\n";
-    if (r.origins.size() > 3) out += std::string(97, ' ') + "(and " + std::to_string(r.origins.size() - 3) + " more)\n";
+    for (std::size_t i = 1; i < r.origins.size() && i < 3; ++i) out += std::string(kOriginColumn, ' ') + r.origins[i] + "\n";
+    if (r.origins.size() > 3) out += std::string(kOriginColumn, ' ') + "(and " + std::to_string(r.origins.size() - 3) + " more)\n";
   }
   for (const auto& note : profile.notes) out += "# note: " + note + "\n";
   return out;
@@ -91,7 +146,8 @@ std::string yaml(const CommProfile& profile) {
     if (u.group.kind != ParallelKind::unknown) listed += ", group: " + name_of(u.group.kind);
     if (u.group.size > 0) listed += ", group_size: " + std::to_string(u.group.size);
     if (u.group.kind != ParallelKind::unknown && u.group.stride > 0) listed += ", group_stride: " + std::to_string(u.group.stride);
-    listed += ", calls: " + calls_text(u.calls) + ", origin: " + quoted(u.origin) + "}  # " + format_bytes(u.bytes) + "\n";
+    listed += ", calls: " + calls_text(u.calls) + ", origin: " + quoted(u.origin) + "}  # " + format_bytes(u.bytes) +
+              (span_of(profile, u) ? ", " + span_text(span_of(profile, u)) : std::string()) + "\n";
   }
   out += "sizes:\n";
   if (profile.layout_ranks > 0) out += "  ranks: " + std::to_string(profile.layout_ranks) + "  # the groups apply on runs of this many ranks\n";
@@ -106,20 +162,24 @@ std::string json_text(const CommProfile& profile, const std::vector<HistogramRow
   j["source"] = profile.source;
   j["basis"] = profile.basis;
   j["per_iteration"] = profile.per_iteration;
+  j["gpus_per_node"] = profile.ranks_per_node > 0 ? nlohmann::ordered_json(profile.ranks_per_node) : nlohmann::ordered_json(nullptr);
   auto& uses = j["collectives"] = nlohmann::ordered_json::array();
   for (const auto& u : profile.uses) {
     uses.push_back({{"collective", std::string(u.collective->name)}, {"bytes", u.bytes}, {"dtype", name_or_empty(u.dtype)},
                     {"op", name_or_empty(u.op)},
                     {"group", {{"kind", u.group.kind == ParallelKind::unknown ? "" : name_of(u.group.kind)},
-                               {"size", u.group.size}, {"stride", u.group.stride}}},
+                               {"size", u.group.size}, {"stride", u.group.stride}, {"network", span_json(span_of(profile, u))}}},
                     {"calls", u.calls}, {"origin", u.origin}, {"via_nccl", u.via_nccl}});
   }
   auto& hist = j["histogram"] = nlohmann::ordered_json::array();
-  for (const auto& r : rows) {
+  const auto spans = row_spans(profile, rows);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const HistogramRow& r = rows[i];
     hist.push_back({{"collective", std::string(r.collective->name)}, {"bytes", r.bytes}, {"dtype", name_or_empty(r.dtype)},
                     {"op", name_or_empty(r.op)},
                     {"group_size", r.group_size}, {"group", r.group}, {"calls", r.calls},
-                    {"share_of_bytes", r.share_of_bytes}, {"via_nccl", r.via_nccl}, {"origins", r.origins}});
+                    {"network", span_json(spans[i])}, {"share_of_bytes", r.share_of_bytes}, {"via_nccl", r.via_nccl},
+                    {"origins", r.origins}});
   }
   j["sizes"] = distinct_sizes(rows);
   j["notes"] = profile.notes;

@@ -1,5 +1,8 @@
 #include "workload/workload.hpp"
 
+#include <algorithm>
+#include <numeric>
+
 #include "core/dtype.hpp"
 #include "workload/yaml_fields.hpp"
 
@@ -10,7 +13,22 @@ const std::set<std::string> kKeys = {
     "name", "description", "model", "gpus", "tp", "pp", "cp", "ep", "dp", "vp", "order", "pipeline_rank", "seq",
     "micro_batch", "global_batch", "dp_style", "bucket_size", "overlap_grad_reduce", "param_dtype", "grad_dtype",
     "activation_dtype", "sequence_parallel", "tp_comm_overlap", "moe_dispatcher", "moe_fp8_dispatch",
-    "hsdp_shard_size", "fsdp_reshard_after_forward"};
+    "hsdp_shard_size", "fsdp_reshard_after_forward", "gpus_per_node"};
+
+std::string key_list() {
+  std::string names;
+  for (const auto& k : kKeys) names += (names.empty() ? "" : ", ") + k;
+  return names;
+}
+
+// The whole numbers from 1 to `limit` that divide `n`: what a parallel size may be.
+std::string divisors_text(std::int64_t n, std::int64_t limit) {
+  std::string text;
+  for (std::int64_t d = 1; d <= std::min(n, limit); ++d) {
+    if (n % d == 0) text += (text.empty() ? "" : ", ") + std::to_string(d);
+  }
+  return text;
+}
 
 const DataType* checked_dtype(const YamlFields& f, const std::string& key, const DataType* fallback) {
   const auto text = f.text(key, std::string(fallback->name));
@@ -31,6 +49,7 @@ Enum one_of(const YamlFields& f, const std::string& key, Enum fallback, const Na
   throw UsageError(key + " '" + value + "' is not known", "use one of: " + names, f.where(key));
 }
 
+// Every refusal says what to change: `fix` is never empty.
 void check(bool ok, const Workload& w, const std::string& what, const std::string& fix) {
   if (!ok) throw UsageError(w.file + ": " + what, fix);
 }
@@ -47,7 +66,7 @@ Workload load_workload(const std::string& path, const WorkloadOverrides& overrid
     file = path;
   }
   for (const auto& [key, value] : overrides) {
-    if (kKeys.count(key) == 0) throw UsageError("unknown workload field '" + key + "'", {}, {"command line"});
+    if (kKeys.count(key) == 0) throw UsageError("unknown workload field '" + key + "'", "use one of: " + key_list(), {"command line"});
     node[key] = value;
   }
   if (!overrides.empty() && !path.empty()) file = path + " (with command-line overrides)";
@@ -58,7 +77,11 @@ Workload load_workload(const std::string& path, const WorkloadOverrides& overrid
   try {
     w.model = load_model(f.text("model", ""), models_dir);
   } catch (const UsageError& e) {
-    throw UsageError(e.message(), {}, f.where("model"));
+    // A problem inside the model file keeps its own place in the text; the workload's
+    // `model` line is where it was named.
+    const std::string inside = e.where().file.empty() ? "" : e.where().str() + ": ";
+    throw UsageError(inside + e.what(), e.fix().empty() ? "fix the model file, or name another model" : e.fix(),
+                     f.where("model"));
   }
   w.name = f.text("name", w.model.name);
   auto& l = w.layout;
@@ -77,6 +100,17 @@ Workload load_workload(const std::string& path, const WorkloadOverrides& overrid
   }
   w.gpus = static_cast<int>(f.integer("gpus", 0));
   validate_layout(l, w.gpus, file);
+  w.gpus_per_node = static_cast<int>(f.integer("gpus_per_node", 0));
+  if (f.has("gpus_per_node") && w.gpus_per_node < 1) {
+    throw UsageError("gpus_per_node must be at least 1", "give the GPUs (ranks) of one node, e.g. gpus_per_node: 8",
+                     f.where("gpus_per_node"));
+  }
+  if (w.gpus_per_node > 0 && l.world() > w.gpus_per_node && l.world() % w.gpus_per_node != 0) {
+    throw UsageError(file + ": the layout's " + std::to_string(l.world()) + " ranks do not fill whole nodes of " +
+                         std::to_string(w.gpus_per_node),
+                     "give the GPUs per node of the job's nodes: a divisor of " + std::to_string(l.world()) + " (" +
+                         divisors_text(l.world(), 16) + ", ...)");
+  }
   w.pipeline_rank = static_cast<int>(f.integer("pipeline_rank", 0));
   w.seq = f.integer("seq", w.seq);
   w.micro_batch = f.integer("micro_batch", w.micro_batch);
@@ -96,20 +130,34 @@ Workload load_workload(const std::string& path, const WorkloadOverrides& overrid
 
   const auto& m = w.model;
   check(w.pipeline_rank >= 0 && w.pipeline_rank < l.pp, w, "pipeline_rank must be in [0, pp)", "pick a stage below pp");
-  check(w.seq >= 1 && w.micro_batch >= 1, w, "seq and micro_batch must be at least 1", {});
+  check(w.seq >= 1 && w.micro_batch >= 1, w, "seq and micro_batch must be at least 1",
+        "give both a whole number of at least 1, e.g. seq: 4096 and micro_batch: 1");
   check(w.global_batch % (w.micro_batch * l.dp) == 0 && w.global_batch > 0, w,
         "global_batch " + std::to_string(w.global_batch) + " is not a multiple of micro_batch*dp = " +
             std::to_string(w.micro_batch * l.dp),
         "each data-parallel rank runs a whole number of micro-batches");
-  check(w.seq % l.cp == 0, w, "seq is not a multiple of cp", {});
+  check(w.seq % l.cp == 0, w, "seq " + std::to_string(w.seq) + " is not a multiple of cp " + std::to_string(l.cp),
+        "each context-parallel rank takes seq/cp tokens: pick seq a multiple of cp, e.g. " +
+            std::to_string((w.seq / l.cp + 1) * l.cp) + ", or cp among " + divisors_text(w.seq, 16));
   check(m.heads % l.tp == 0 && m.kv_heads % l.tp == 0 && m.ffn % l.tp == 0, w,
-        "tp " + std::to_string(l.tp) + " does not divide the model's heads, kv heads and ffn", {});
-  check(m.moe.experts == 0 || m.moe.experts % l.ep == 0, w, "ep does not divide the number of experts", {});
+        "tp " + std::to_string(l.tp) + " does not divide the model's heads (" + std::to_string(m.heads) + "), kv heads (" +
+            std::to_string(m.kv_heads) + ") and ffn (" + std::to_string(m.ffn) + ")",
+        "pick tp among " + divisors_text(std::gcd(std::gcd(m.heads, m.kv_heads), m.ffn), 64));
+  check(m.moe.experts == 0 || m.moe.experts % l.ep == 0, w,
+        "ep " + std::to_string(l.ep) + " does not divide the model's " + std::to_string(m.moe.experts) + " experts",
+        "pick ep among " + divisors_text(m.moe.experts, 256));
   check(m.moe.experts > 0 || l.ep == 1, w, "ep > 1 on a model without experts", "set ep: 1");
-  check(m.layers >= static_cast<std::int64_t>(l.pp) * l.vp, w, "fewer layers than pipeline chunks (pp*vp)", {});
-  check(l.vp == 1 || l.pp > 1, w, "vp > 1 needs pp > 1", {});
+  check(m.layers >= static_cast<std::int64_t>(l.pp) * l.vp, w,
+        "fewer layers (" + std::to_string(m.layers) + ") than pipeline chunks (pp*vp = " + std::to_string(l.pp * l.vp) + ")",
+        "lower pp or vp so that pp*vp is at most " + std::to_string(m.layers));
+  check(l.vp == 1 || l.pp > 1, w, "vp > 1 needs pp > 1", "set vp: 1 (--vp 1), or pp above 1");
   if (w.dp_style == DpStyle::fsdp || w.dp_style == DpStyle::hsdp) {
-    check(l.pp == 1 && l.cp == 1 && l.ep == 1, w, "fsdp and hsdp are modelled with pp = cp = ep = 1 only", {});
+    const std::string style(kDpStyleNames.name(w.dp_style));
+    check(l.pp == 1 && l.cp == 1 && l.ep == 1, w,
+          "dp_style " + style + " is modelled with pp = cp = ep = 1 only, and pp = " + std::to_string(l.pp) +
+              ", cp = " + std::to_string(l.cp) + ", ep = " + std::to_string(l.ep),
+          "set pp, cp and ep to 1 (--pp 1 --cp 1 --ep 1) with " + style +
+              ", or use dp_style megatron or ddp (--dp-style megatron) for pipeline, context or expert parallelism");
   }
   if (w.dp_style == DpStyle::hsdp) {
     check(w.hsdp_shard_size > 1 && l.dp % w.hsdp_shard_size == 0, w,

@@ -30,6 +30,7 @@ struct Workload {
   ModelSpec model;
   Layout layout;
   int gpus = 0;               // 0: not stated (then tp*cp*dp*pp)
+  int gpus_per_node = 0;      // 0: not stated (then which calls cross nodes is not known)
   int pipeline_rank = 0;      // whose view the derivation takes (stages differ)
   std::int64_t seq = 4096;
   std::int64_t micro_batch = 1;

@@ -7,6 +7,8 @@
 namespace ncclsweep {
 namespace {
 
+constexpr const char* kMappingFix = "write one `key: value` per line (docs/workloads.md lists the keys)";
+
 SourcePosition position(const YAML::Mark& mark, const std::string& file) {
   return {file, mark.line >= 0 ? mark.line + 1 : 0, mark.column >= 0 ? mark.column + 1 : 0};
 }
@@ -24,12 +26,12 @@ YamlFields::YamlFields(const std::string& path) : file_(path) {
   } catch (const YAML::Exception& e) {
     throw UsageError("not valid YAML: " + e.msg, "fix the file's syntax", position(e.mark, path));
   }
-  if (!node_.IsMap()) throw UsageError("expected a mapping of keys to values", {}, {path});
+  if (!node_.IsMap()) throw UsageError("expected a mapping of keys to values", kMappingFix, {path});
 }
 
 YamlFields::YamlFields(const YAML::Node& node, std::string file) : node_(node), file_(std::move(file)) {
   if (node_.IsDefined() && !node_.IsNull() && !node_.IsMap()) {
-    throw UsageError("expected a mapping of keys to values", {}, position(node_.Mark(), file_));
+    throw UsageError("expected a mapping of keys to values", kMappingFix, position(node_.Mark(), file_));
   }
 }
 
@@ -43,7 +45,7 @@ std::int64_t YamlFields::integer(const std::string& key, std::int64_t fallback) 
   try {
     return node_[key].as<std::int64_t>();
   } catch (const YAML::Exception&) {
-    throw UsageError(key + " must be a whole number", {}, where(key));
+    throw UsageError(key + " must be a whole number", "write a whole number, e.g. " + key + ": 4", where(key));
   }
 }
 
@@ -52,7 +54,7 @@ double YamlFields::number(const std::string& key, double fallback) const {
   try {
     return node_[key].as<double>();
   } catch (const YAML::Exception&) {
-    throw UsageError(key + " must be a number", {}, where(key));
+    throw UsageError(key + " must be a number", "write a number, e.g. " + key + ": 0.5", where(key));
   }
 }
 
@@ -61,13 +63,15 @@ bool YamlFields::boolean(const std::string& key, bool fallback) const {
   try {
     return node_[key].as<bool>();
   } catch (const YAML::Exception&) {
-    throw UsageError(key + " must be true or false", {}, where(key));
+    throw UsageError(key + " must be true or false", "write " + key + ": true or " + key + ": false", where(key));
   }
 }
 
 std::string YamlFields::text(const std::string& key, const std::string& fallback) const {
   if (!has(key)) return fallback;
-  if (!node_[key].IsScalar()) throw UsageError(key + " must be a single value", {}, where(key));
+  if (!node_[key].IsScalar()) {
+    throw UsageError(key + " must be a single value", "give one value, not a list or a mapping", where(key));
+  }
   return node_[key].as<std::string>();
 }
 
