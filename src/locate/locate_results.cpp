@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include "core/xml_text.hpp"
 #include "locate/locate_reference.hpp"
 #include "report/prometheus_text.hpp"
+#include "report/svg_text.hpp"
 
 namespace ncclsweep::locate {
 namespace fs = std::filesystem;
@@ -256,21 +258,40 @@ json verdicts_json(const HostLayout& layout, const Verdicts& verdicts, double th
 
 namespace {
 
+constexpr double kMapFont = 11, kHeadingFont = 14;
+
+// Room for a map's labels, from their text: row labels end left of the cells, column
+// labels rise at 60 degrees above them (their height and their reach right of the last
+// column follow from their length).
+struct LabelRoom {
+  int left = 0, top = 0, right = 0;
+};
+
+LabelRoom label_room(const std::vector<std::string>& labels) {
+  double widest = 0;
+  for (const std::string& label : labels) widest = std::max(widest, text_width(label, kMapFont));
+  LabelRoom room;
+  room.left = static_cast<int>(std::ceil(widest)) + 12;
+  room.top = static_cast<int>(std::ceil(widest * 0.87 + kMapFont)) + 10;
+  room.right = static_cast<int>(std::ceil(widest * 0.5)) + 10;
+  return room;
+}
+
 // One heat map of `cells` (rows x columns, negative: not measured) at (left, top), its
 // rows and columns labelled `labels`; returns its height.
 int draw_matrix(std::ostream& out, int left, int top, int cell, const std::vector<std::string>& labels,
                 const std::vector<std::vector<double>>& cells, double threshold, const std::string& title_prefix) {
   const int n = static_cast<int>(labels.size());
-  const int label_room = 90;
+  const LabelRoom room = label_room(labels);
   for (int y = 0; y < n; ++y) {
     const std::string name = xml_escape(labels[static_cast<std::size_t>(y)]);
-    out << "<text x=\"" << left + label_room - 6 << "\" y=\"" << top + label_room + y * cell + cell / 2 + 4
+    out << "<text x=\"" << left + room.left - 6 << "\" y=\"" << top + room.top + y * cell + cell / 2 + 4
         << "\" text-anchor=\"end\">" << name << "</text>\n";
-    out << "<text transform=\"translate(" << left + label_room + y * cell + cell / 2 + 4 << "," << top + label_room - 6
+    out << "<text transform=\"translate(" << left + room.left + y * cell + cell / 2 + 4 << "," << top + room.top - 6
         << ") rotate(-60)\">" << name << "</text>\n";
     for (int x = 0; x < n; ++x) {
       const double v = cells[static_cast<std::size_t>(y)][static_cast<std::size_t>(x)];
-      const int px = left + label_room + x * cell, py = top + label_room + y * cell;
+      const int px = left + room.left + x * cell, py = top + room.top + y * cell;
       out << "<rect x=\"" << px << "\" y=\"" << py << "\" width=\"" << cell - 2 << "\" height=\"" << cell - 2
           << "\" fill=\"" << colour_of(v, threshold) << "\"><title>" << xml_escape(title_prefix) << name << " x "
           << xml_escape(labels[static_cast<std::size_t>(x)]) << ": "
@@ -283,7 +304,13 @@ int draw_matrix(std::ostream& out, int left, int top, int cell, const std::vecto
       }
     }
   }
-  return label_room + n * cell;
+  return room.top + n * cell;
+}
+
+// A map's width with its labels, from `left`.
+int matrix_width(int cell, const std::vector<std::string>& labels) {
+  const LabelRoom room = label_room(labels);
+  return room.left + static_cast<int>(labels.size()) * cell + room.right;
 }
 
 }  // namespace
@@ -291,29 +318,36 @@ int draw_matrix(std::ostream& out, int left, int top, int cell, const std::vecto
 void print_heat_map_svg(std::ostream& out, const HostLayout& layout, const Verdicts& verdicts, double threshold) {
   const int n = layout.host_count();
   const int cell = 48, gpu_cell = 30, margin = 10, heading = 30;
-  // The host x host map, then one GPU x GPU map per host that measured its GPU pairs.
-  int width = margin + 90 + n * cell + 20, height = heading + 90 + n * cell + 20;
-  for (std::size_t h = 0; h < verdicts.gpu_matrix.size(); ++h) {
-    const int gpus = static_cast<int>(verdicts.gpu_matrix[h].size());
-    if (gpus == 0) continue;
-    width = std::max(width, margin + 90 + gpus * gpu_cell + 20);
-    height += heading + 90 + gpus * gpu_cell + 10;
-  }
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
-      << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
-  out << "<text x=\"10\" y=\"20\" font-size=\"14\">share of the reference busbw, host x host (threshold "
-      << share(threshold) << ")</text>\n";
-  int top = heading;
-  top += draw_matrix(out, margin, top, cell, layout.hosts, verdicts.matrix, threshold, "") + 20;
+  const std::string title = "share of the reference busbw, host x host (threshold " + share(threshold) + ")";
+  // The host x host map, then one GPU x GPU map per host that measured its GPU pairs; the
+  // page as wide as its widest map or heading, so no label or title is cut.
+  double width = margin + matrix_width(cell, layout.hosts) + margin;
+  width = std::max(width, 2 * margin + text_width(title, kHeadingFont));
+  int height = heading + label_room(layout.hosts).top + n * cell + 20;
+  std::vector<std::pair<std::size_t, std::vector<std::string>>> gpu_maps;
   for (std::size_t h = 0; h < verdicts.gpu_matrix.size(); ++h) {
     const auto& cells = verdicts.gpu_matrix[h];
     if (cells.empty()) continue;
     std::vector<std::string> labels;
     for (std::size_t i = 0; i < cells.size(); ++i) labels.push_back("local " + std::to_string(i));
-    out << "<text x=\"10\" y=\"" << top + 20 << "\" font-size=\"14\">" << xml_escape(layout.hosts[h])
+    const std::string heading_text = layout.hosts[h] + ": GPU x GPU, neighbour pairs' share of the host's reference";
+    width = std::max({width, margin + static_cast<double>(matrix_width(gpu_cell, labels)) + margin,
+                      2 * margin + text_width(heading_text, kHeadingFont)});
+    height += heading + label_room(labels).top + static_cast<int>(cells.size()) * gpu_cell + 10;
+    gpu_maps.emplace_back(h, std::move(labels));
+  }
+  const int page_width = static_cast<int>(std::ceil(width));
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << page_width << "\" height=\"" << height
+      << "\" viewBox=\"0 0 " << page_width << " " << height << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
+  out << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  out << "<text x=\"" << margin << "\" y=\"20\" font-size=\"14\">" << xml_escape(title) << "</text>\n";
+  int top = heading;
+  top += draw_matrix(out, margin, top, cell, layout.hosts, verdicts.matrix, threshold, "") + 20;
+  for (const auto& [h, labels] : gpu_maps) {
+    out << "<text x=\"" << margin << "\" y=\"" << top + 20 << "\" font-size=\"14\">" << xml_escape(layout.hosts[h])
         << ": GPU x GPU, neighbour pairs' share of the host's reference</text>\n";
     top += heading;
-    top += draw_matrix(out, margin, top, gpu_cell, labels, cells, threshold, layout.hosts[h] + " ") + 10;
+    top += draw_matrix(out, margin, top, gpu_cell, labels, verdicts.gpu_matrix[h], threshold, layout.hosts[h] + " ") + 10;
   }
   out << "</svg>\n";
 }

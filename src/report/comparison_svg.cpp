@@ -81,8 +81,7 @@ std::string polyline(const std::vector<std::pair<double, double>>& points, const
   return out + "\"/>\n";
 }
 
-constexpr double kWidth = 960, kLeft = 70, kRight = 300, kBottom = 56, kPlotHeight = 400, kLegendRow = 18, kLine = 18;
-constexpr std::size_t kLegendChars = 38, kTitleChars = 135;
+constexpr double kWidth = 960, kLeft = 70, kRight = 30, kPlotHeight = 400, kLine = 16;
 
 }  // namespace
 
@@ -103,28 +102,45 @@ void print_comparison_svg(const Comparison& c, const PrintStyle&, std::ostream& 
   if (x_max <= x_min) x_max = x_min + 1;
   if (y_max < y_min) y_min = 0, y_max = 1;
   if (y_max <= y_min) y_max = y_min + 1;
-  // Under the title: the summary (two lines at most) and both identities.
-  std::vector<std::string> header = wrapped(c.summary(), kTitleChars, 2);
+  // The title, then the summary and both identities: wrapped to the width, never cut.
+  const double text_room = kWidth - kLeft - kRight;
+  const auto name = [](const SideIdentity& id) { return id.name.empty() ? std::string(name_of(id.source)) : id.name; };
+  const std::vector<std::string> title =
+      wrap_to_width("busbw: " + name(c.new_side) + " (NEW) over " + name(c.reference) + " (REFERENCE)", text_room, 15, true);
+  std::vector<std::string> header = wrap_to_width(c.summary(), text_room, 12);
   for (const SideIdentity* id : {&c.new_side, &c.reference}) {
-    header.push_back(fitted((id == &c.new_side ? "NEW " : "REFERENCE ") + identity_line(*id), kTitleChars));
+    for (std::string& line : wrap_to_width((id == &c.new_side ? "NEW " : "REFERENCE ") + identity_line(*id), text_room, 12)) {
+      header.push_back(std::move(line));
+    }
   }
-  const double top = 40 + kLine * static_cast<double>(header.size()) + 10;
+  const double header_y = 22 + 19 * static_cast<double>(title.size());
+  const double top = header_y + kLine * static_cast<double>(header.size()) + 4;
   const double plot_w = kWidth - kLeft - kRight;
-  const std::size_t legend_rows = series.size() + 10;  // series, a gap, 3 line styles, 6 verdict marks
-  const double height = std::max(top + kPlotHeight + kBottom, top + 10 + kLegendRow * static_cast<double>(legend_rows) + 20);
   auto px = [&](double x) { return kLeft + (x - x_min) / (x_max - x_min) * plot_w; };
   auto py = [&](double gbps) { return top + kPlotHeight - (std::log10(gbps) - y_min) / (y_max - y_min) * kPlotHeight; };
+  // The legend under the plot: each series' colour, the three line styles, the six marks.
+  std::vector<LegendEntry> entries;
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    entries.push_back({line_swatch(kSeriesPalette[i % std::size(kSeriesPalette)], ""), series[i].label});
+  }
+  entries.push_back({line_swatch("#333", "", 1.5), "NEW"});
+  entries.push_back({line_swatch("#333", "7 4", 1.5), "REFERENCE"});
+  entries.push_back({line_swatch("#333", "2 3", 1.5), "threshold: " + printf_text("%g", c.threshold * 100) + "% of REFERENCE"});
+  const std::pair<Verdict, bool> marks[] = {{Verdict::same, false}, {Verdict::faster, false}, {Verdict::slower, false},
+                                            {Verdict::ambiguous, false}, {Verdict::unresolved, false}, {Verdict::slower, true}};
+  for (const auto& [verdict, fails] : marks) {
+    entries.push_back({verdict_mark(verdict, fails, 0, 0, "#333"),
+                       fails ? "slower, below the threshold: FAIL" : std::string(verdict_name(verdict))});
+  }
+  const SvgLegend legend(std::move(entries), text_room);
+  const double legend_top = top + kPlotHeight + 56;
+  const double height = std::ceil(legend_top + legend.height() + 12);
 
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << height << "\" viewBox=\"0 0 "
       << kWidth << " " << height << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   out << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  const auto name = [](const SideIdentity& id) { return id.name.empty() ? std::string(name_of(id.source)) : id.name; };
-  out << "<text x=\"" << kLeft << "\" y=\"22\" font-size=\"15\" font-weight=\"bold\">"
-      << xml_escape(fitted("busbw: " + name(c.new_side) + " (NEW) over " + name(c.reference) + " (REFERENCE)", 90)) << "</text>\n";
-  for (std::size_t i = 0; i < header.size(); ++i) {
-    out << "<text x=\"" << kLeft << "\" y=\"" << 42 + kLine * static_cast<double>(i) << "\" fill=\"#444\">"
-        << xml_escape(header[i]) << "</text>\n";
-  }
+  out << text_lines(title, kLeft, 22, 19, "font-size=\"15\" font-weight=\"bold\"");
+  out << text_lines(header, kLeft, header_y, kLine, "fill=\"#444\"");
   // Grid: a line per power of two (labelled about 12 of them), a line per decade of busbw.
   write_size_grid(out, x_min, x_max, px, top, kPlotHeight);
   for (double decade = y_min; decade <= y_max; decade += 1) {
@@ -141,13 +157,6 @@ void print_comparison_svg(const Comparison& c, const PrintStyle&, std::ostream& 
   out << "<text transform=\"translate(18 " << fixed(top + kPlotHeight / 2)
       << ") rotate(-90)\" text-anchor=\"middle\">busbw (GB/s, log10 scale)</text>\n";
 
-  const double legend_x = kWidth - kRight + 16;
-  double legend_y = top + 10;
-  const auto legend_text = [&](const std::string& text) {
-    out << "<text x=\"" << legend_x + 30 << "\" y=\"" << fixed(legend_y + 4) << "\">" << fitted_content(text, kLegendChars)
-        << "</text>\n";
-    legend_y += kLegendRow;
-  };
   for (std::size_t i = 0; i < series.size(); ++i) {
     const char* colour = kSeriesPalette[i % std::size(kSeriesPalette)];
     std::vector<std::pair<double, double>> fresh, reference, threshold;
@@ -162,25 +171,8 @@ void print_comparison_svg(const Comparison& c, const PrintStyle&, std::ostream& 
     for (const ComparedPoint& p : series[i].points) {
       if (p.new_gbps > 0) out << verdict_mark(p.verdict, p.fails, px(p.log2_size), py(p.new_gbps), colour);
     }
-    out << "<line x1=\"" << legend_x << "\" y1=\"" << fixed(legend_y) << "\" x2=\"" << legend_x + 24 << "\" y2=\""
-        << fixed(legend_y) << "\" stroke=\"" << colour << "\" stroke-width=\"2\"/>\n";
-    legend_text(series[i].label);
   }
-  legend_y += kLegendRow / 2;
-  const std::pair<const char*, std::string> styles[] = {
-      {"", "NEW"}, {"7 4", "REFERENCE"}, {"2 3", "threshold: " + printf_text("%g", c.threshold * 100) + "% of REFERENCE"}};
-  for (const auto& [dash, text] : styles) {
-    out << "<line x1=\"" << legend_x << "\" y1=\"" << fixed(legend_y) << "\" x2=\"" << legend_x + 24 << "\" y2=\""
-        << fixed(legend_y) << "\" stroke=\"#333\" stroke-width=\"1.5\"" << (*dash ? " stroke-dasharray=\"" + std::string(dash) + "\"" : "")
-        << "/>\n";
-    legend_text(text);
-  }
-  const std::pair<Verdict, bool> marks[] = {{Verdict::same, false}, {Verdict::faster, false}, {Verdict::slower, false},
-                                            {Verdict::ambiguous, false}, {Verdict::unresolved, false}, {Verdict::slower, true}};
-  for (const auto& [verdict, fails] : marks) {
-    out << verdict_mark(verdict, fails, legend_x + 12, legend_y, "#333");
-    legend_text(fails ? "slower, below the threshold: FAIL" : verdict_name(verdict));
-  }
+  legend.write(out, kLeft, legend_top);
   out << "</svg>\n";
 }
 

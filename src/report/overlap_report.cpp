@@ -10,6 +10,7 @@
 #include "core/printf_text.hpp"
 #include "core/units.hpp"
 #include "core/xml_text.hpp"
+#include "report/svg_text.hpp"
 #include "results/repeats.hpp"
 
 namespace ncclsweep {
@@ -116,33 +117,49 @@ void print_json(const OverlapReport& r, std::ostream& out) {
 }
 
 // Each setting one dot: compute slowdown across, comm slowdown up; 1 x 1 is no contention.
+// The legend under the plot names each setting whole.
 void print_svg(const OverlapReport& r, std::ostream& out) {
-  constexpr double kW = 640, kH = 480, kLeft = 70, kRight = 180, kTop = 50, kBottom = 56;
+  constexpr double kW = 640, kPlotH = 374, kLeft = 70, kRight = 20;
   double top_x = 1.1, top_y = 1.1;
   for (const OverlapSetting& s : r.settings) top_x = std::max(top_x, s.compute_slowdown * 1.1), top_y = std::max(top_y, s.comm_slowdown * 1.1);
-  const double plot_w = kW - kLeft - kRight, plot_h = kH - kTop - kBottom;
+  const double plot_w = kW - kLeft - kRight, plot_h = kPlotH;
+  const std::vector<std::string> title =
+      wrap_to_width("Under compute: " + r.load + " (" + std::string(name_of(r.site)) + ")", plot_w, 14);
+  const double top = 24 + 18 * static_cast<double>(title.size());
   const auto px = [&](double v) { return kLeft + std::clamp(v - 1, 0.0, top_x - 1) / (top_x - 1) * plot_w; };
-  const auto py = [&](double v) { return kTop + plot_h - std::clamp(v - 1, 0.0, top_y - 1) / (top_y - 1) * plot_h; };
+  const auto py = [&](double v) { return top + plot_h - std::clamp(v - 1, 0.0, top_y - 1) / (top_y - 1) * plot_h; };
   constexpr const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
-  out << printf_text("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", kW, kH);
+  std::vector<LegendEntry> entries;
+  for (std::size_t i = 0; i < r.settings.size(); ++i) {
+    entries.push_back({printf_text("<circle cx=\"0\" cy=\"0\" r=\"5\" fill=\"%s\"/>", kPalette[i % std::size(kPalette)]),
+                       r.settings[i].point});
+  }
+  const SvgLegend legend(std::move(entries), plot_w);
+  const double legend_top = top + plot_h + 50;
+  const double height = std::ceil(legend_top + legend.height() + 12);
+  out << printf_text("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+                     "font-family=\"sans-serif\" font-size=\"12\">\n",
+                     kW, height, kW, height);
   out << "<title>" << xml_escape(r.name + " under " + r.load) << "</title>\n";
-  out << printf_text("<text x=\"%.0f\" y=\"24\" font-size=\"14\">", kLeft) << xml_escape("Under compute: " + r.load + " (" + std::string(name_of(r.site)) + ")") << "</text>\n";
-  out << printf_text("<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#444\"/>\n", kLeft, kTop, plot_w, plot_h);
+  out << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  out << text_lines(title, kLeft, 24, 18, "font-size=\"14\"");
+  out << printf_text("<rect x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#444\"/>\n", kLeft, top, plot_w, plot_h);
   for (int i = 0; i <= 4; ++i) {
     const double vx = 1 + (top_x - 1) * i / 4, vy = 1 + (top_y - 1) * i / 4;
-    out << printf_text("<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">x%.2f</text>\n", px(vx), kH - kBottom + 18, vx);
+    out << printf_text("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">x%.2f</text>\n", px(vx), top + plot_h + 18, vx);
     out << printf_text("<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">x%.2f</text>\n", kLeft - 6, py(vy) + 4, vy);
   }
-  out << printf_text("<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">compute slowdown (GEMM under the collective)</text>\n", kLeft + plot_w / 2, kH - 12);
-  out << printf_text("<text x=\"16\" y=\"%.0f\" transform=\"rotate(-90 16 %.0f)\" text-anchor=\"middle\">comm slowdown (collective under the GEMM)</text>\n", kTop + plot_h / 2, kTop + plot_h / 2);
+  out << printf_text("<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"middle\">compute slowdown (GEMM under the collective)</text>\n",
+                     kLeft + plot_w / 2, top + plot_h + 36);
+  out << printf_text("<text x=\"16\" y=\"%.1f\" transform=\"rotate(-90 16 %.1f)\" text-anchor=\"middle\">comm slowdown (collective under the GEMM)</text>\n",
+                     top + plot_h / 2, top + plot_h / 2);
   for (std::size_t i = 0; i < r.settings.size(); ++i) {
     const OverlapSetting& s = r.settings[i];
     const char* colour = kPalette[i % std::size(kPalette)];
     out << printf_text("<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\"><title>", px(s.compute_slowdown), py(s.comm_slowdown), colour)
         << xml_escape(s.point) << printf_text(": comm x%.2f, compute x%.2f</title></circle>\n", s.comm_slowdown, s.compute_slowdown);
-    out << printf_text("<circle cx=\"%.0f\" cy=\"%.0f\" r=\"5\" fill=\"%s\"/>", kW - kRight + 16, kTop + 10 + 18.0 * i, colour)
-        << printf_text("<text x=\"%.0f\" y=\"%.0f\">", kW - kRight + 28, kTop + 14 + 18.0 * i) << xml_escape(s.point) << "</text>\n";
   }
+  legend.write(out, kLeft, legend_top);
   out << "</svg>\n";
 }
 

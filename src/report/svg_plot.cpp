@@ -1,5 +1,6 @@
 // busbw against size as a self-contained SVG: log2 size axis labelled in KiB/MiB/GiB,
-// one line per collective and placement, a legend, and the run's identity as title.
+// one line per collective and placement, a legend under the plot with every label whole,
+// and the run's identity as title.
 // Several inputs (`report A B ...`) overlay in one plot: a colour per collective and
 // placement, a line style per input.
 // Plain text output, no plotting dependency.
@@ -21,8 +22,8 @@ struct Series {
   std::vector<std::pair<double, double>> points;  // log2(size), busbw
 };
 
-constexpr double kWidth = 960, kHeight = 540;
-constexpr double kLeft = 70, kRight = 270, kTop = 64, kBottom = 56;
+constexpr double kWidth = 960, kPlotHeight = 400;
+constexpr double kLeft = 70, kRight = 30;
 // One dash pattern per input (solid first), so a collective keeps its colour in every input.
 constexpr const char* kInputDashes[] = {"", "7 4", "2 3", "10 3 2 3", "1 6"};
 
@@ -45,21 +46,20 @@ std::vector<Series> series_of(const Side& side, std::size_t input) {
 
 std::string name_of_side(const Side& side) { return side.identity.name.empty() ? std::string(name_of(side.identity.source)) : side.identity.name; }
 
-// Each input's name in the legend; two inputs of one name are told apart by their number.
+// Each input's name in the legend: the file or directory it was read from, with the
+// run's own name where the path does not say it.
 std::vector<std::string> input_names(std::span<const Side> sides) {
-  std::vector<std::string> plain, names;
-  for (const Side& side : sides) plain.push_back(name_of_side(side));
-  for (std::size_t i = 0; i < plain.size(); ++i) {
-    const bool shared = std::count(plain.begin(), plain.end(), plain[i]) > 1;
-    names.push_back(shared ? "#" + std::to_string(i + 1) + " " + plain[i] : plain[i]);
+  std::vector<std::string> names;
+  for (const Side& side : sides) {
+    const std::string& path = side.identity.path;
+    const std::string name = name_of_side(side);
+    if (path.empty()) names.push_back(name);
+    else names.push_back(path.find(name) == std::string::npos ? path + " (" + name + ")" : path);
   }
   return names;
 }
 
-std::string dash_attribute(std::size_t input) {
-  const char* dash = kInputDashes[input % std::size(kInputDashes)];
-  return *dash ? std::string(" stroke-dasharray=\"") + dash + "\"" : std::string();
-}
+std::string dash_of(std::size_t input) { return kInputDashes[input % std::size(kInputDashes)]; }
 
 }  // namespace
 
@@ -94,34 +94,51 @@ void print_sides_svg(std::span<const Side> sides, const PrintStyle& style, std::
   if (style.link_peak_gbps) y_top = std::max(y_top, *style.link_peak_gbps);
   const double y_step = nice_step(y_top > 0 ? y_top * 1.05 : 1, 6);
   const double y_max = std::ceil((y_top > 0 ? y_top * 1.05 : 1) / y_step) * y_step;
-  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
-  auto px = [&](double x) { return kLeft + (x - x_min) / (x_max - x_min) * plot_w; };
-  auto py = [&](double y) { return kTop + plot_h - y / y_max * plot_h; };
   const bool overlay = sides.size() > 1;
   const std::vector<std::string> names = input_names(sides);
+  // The title and the line under it, wrapped to the width: nothing of them is cut.
+  const double text_room = kWidth - kLeft - kRight;
+  const std::vector<std::string> title = wrap_to_width(
+      "busbw vs size: " + (overlay ? std::to_string(sides.size()) + " inputs overlaid" : names.front()), text_room, 15, true);
+  const std::vector<std::string> subtitle = wrap_to_width(
+      overlay ? "line style: the input; colour: the collective and placement" : identity_line(sides.front().identity),
+      text_room, 12);
+  const double subtitle_y = 24 + 19 * static_cast<double>(title.size()) + 2;
+  const double top = subtitle_y + 16 * static_cast<double>(subtitle.size()) + 8;
+  const double plot_w = kWidth - kLeft - kRight, plot_h = kPlotHeight;
+  auto px = [&](double x) { return kLeft + (x - x_min) / (x_max - x_min) * plot_w; };
+  auto py = [&](double y) { return top + plot_h - y / y_max * plot_h; };
+  // The legend under the plot: each input's line style (overlay only), then each colour,
+  // every label whole.
+  std::vector<LegendEntry> entries;
+  if (overlay) {
+    for (std::size_t i = 0; i < sides.size(); ++i) entries.push_back({line_swatch("#333", dash_of(i)), names[i]});
+  }
+  for (std::size_t i = 0; i < colour_keys.size(); ++i) {
+    entries.push_back({line_swatch(kSeriesPalette[i % std::size(kSeriesPalette)], ""), colour_keys[i]});
+  }
+  const SvgLegend legend(std::move(entries), text_room);
+  const double legend_top = top + plot_h + 56;
+  const double height = std::ceil(legend_top + legend.height() + 12);
 
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight
-      << "\" viewBox=\"0 0 " << kWidth << " " << kHeight << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << height
+      << "\" viewBox=\"0 0 " << kWidth << " " << height << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   out << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  const std::string title = overlay ? std::to_string(sides.size()) + " inputs overlaid" : names.front();
-  out << "<text x=\"" << kLeft << "\" y=\"24\" font-size=\"15\" font-weight=\"bold\">busbw vs size: "
-      << xml_escape(fitted(title, 100)) << "</text>\n";
-  const std::string subtitle = overlay ? "line style: the input; colour: the collective and placement"
-                                       : identity_line(sides.front().identity);
-  out << "<text x=\"" << kLeft << "\" y=\"44\" fill=\"#444\">" << xml_escape(fitted(subtitle, 130)) << "</text>\n";
+  out << text_lines(title, kLeft, 24, 19, "font-size=\"15\" font-weight=\"bold\"");
+  out << text_lines(subtitle, kLeft, subtitle_y, 16, "fill=\"#444\"");
   // Grid and axes.
-  write_size_grid(out, x_min, x_max, px, kTop, plot_h);
+  write_size_grid(out, x_min, x_max, px, top, plot_h);
   for (double y = 0; y <= y_max + y_step / 2; y += y_step) {
     out << "<line x1=\"" << kLeft << "\" y1=\"" << fixed(py(y)) << "\" x2=\"" << kLeft + plot_w << "\" y2=\""
         << fixed(py(y)) << "\" stroke=\"#ddd\"/>\n";
     out << "<text x=\"" << kLeft - 8 << "\" y=\"" << fixed(py(y) + 4) << "\" text-anchor=\"end\">" << significant3(y)
         << "</text>\n";
   }
-  out << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << plot_w << "\" height=\"" << plot_h
+  out << "<rect x=\"" << kLeft << "\" y=\"" << fixed(top) << "\" width=\"" << plot_w << "\" height=\"" << plot_h
       << "\" fill=\"none\" stroke=\"#333\"/>\n";
-  out << "<text x=\"" << fixed(kLeft + plot_w / 2) << "\" y=\"" << kHeight - 12
+  out << "<text x=\"" << fixed(kLeft + plot_w / 2) << "\" y=\"" << fixed(top + plot_h + 40)
       << "\" text-anchor=\"middle\">size (bytes, log2 scale)</text>\n";
-  out << "<text transform=\"translate(18 " << fixed(kTop + plot_h / 2)
+  out << "<text transform=\"translate(18 " << fixed(top + plot_h / 2)
       << ") rotate(-90)\" text-anchor=\"middle\">busbw (GB/s)</text>\n";
   if (style.link_peak_gbps) {
     out << "<line x1=\"" << kLeft << "\" y1=\"" << fixed(py(*style.link_peak_gbps)) << "\" x2=\"" << kLeft + plot_w
@@ -132,32 +149,16 @@ void print_sides_svg(std::span<const Side> sides, const PrintStyle& style, std::
   // One line per series.
   for (const Series& s : series) {
     const char* colour = colour_of(s);
-    out << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2\"" << dash_attribute(s.input)
-        << " points=\"";
+    const std::string dash = dash_of(s.input);
+    out << "<polyline fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"2\""
+        << (dash.empty() ? std::string() : " stroke-dasharray=\"" + dash + "\"") << " points=\"";
     for (const auto& [x, y] : s.points) out << fixed(px(x)) << "," << fixed(py(y)) << " ";
     out << "\"/>\n";
     for (const auto& [x, y] : s.points) {
       out << "<circle cx=\"" << fixed(px(x)) << "\" cy=\"" << fixed(py(y)) << "\" r=\"3\" fill=\"" << colour << "\"/>\n";
     }
   }
-  // The legend: each input's line style (overlay only), then each colour. Entries are
-  // packed closer when many, so none runs below the plot.
-  const std::size_t entries = (overlay ? sides.size() : 0) + colour_keys.size();
-  const double spacing = std::min(20.0, plot_h / static_cast<double>(std::max<std::size_t>(entries, 1)));
-  double ly = kTop + 10;
-  const auto legend_entry = [&](const std::string& colour, const std::string& dash, const std::string& label) {
-    out << "<line x1=\"" << kWidth - kRight + 16 << "\" y1=\"" << fixed(ly) << "\" x2=\"" << kWidth - kRight + 40
-        << "\" y2=\"" << fixed(ly) << "\" stroke=\"" << colour << "\" stroke-width=\"2\"" << dash << "/>\n";
-    out << "<text x=\"" << kWidth - kRight + 46 << "\" y=\"" << fixed(ly + 4) << "\">" << fitted_content(label, 34)
-        << "</text>\n";
-    ly += spacing;
-  };
-  if (overlay) {
-    for (std::size_t i = 0; i < sides.size(); ++i) legend_entry("#333", dash_attribute(i), names[i]);
-  }
-  for (std::size_t i = 0; i < colour_keys.size(); ++i) {
-    legend_entry(kSeriesPalette[i % std::size(kSeriesPalette)], "", colour_keys[i]);
-  }
+  legend.write(out, kLeft, legend_top);
   out << "</svg>\n";
 }
 

@@ -1,10 +1,12 @@
 #pragma once
-// What the SVG printers share: escaping (core/xml_text.hpp), coordinates and tick steps (plain text, no
-// plotting dependency).
+// What the SVG printers share: escaping (core/xml_text.hpp), coordinates and tick steps,
+// and text sized to its room: widths, wrapping and the legend (plain text, no plotting
+// dependency).
 #include <algorithm>
 #include <cmath>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/printf_text.hpp"
@@ -30,34 +32,50 @@ inline double nice_step(double top, int ticks) {
   return 10 * power;
 }
 
-// Text that fits `chars` characters (about 6.5 px each at 12 px sans-serif), so no
-// label runs past the viewBox.
-inline std::string fitted(const std::string& text, std::size_t chars) {
-  return text.size() <= chars ? text : text.substr(0, chars - 3) + "...";
-}
+// The width `text` takes at `font_px` in sans-serif, in px: per character, the advance
+// widths of DejaVu Sans (what Chromium and most Linux browsers draw sans-serif with; others
+// are narrower), bold 15% wider, and a full em for a character beyond ASCII. Every layout
+// sizes its room by this, so no text runs past what holds it.
+double text_width(std::string_view text, double font_px, bool bold = false);
 
-// A <text> element's content: `text` fitted and escaped, with the whole of it as a
-// <title> (the tooltip) when fitting cut it, so a legend entry whose end was cut still
-// says which series it is ("all_gather float32 [on intra-node gr..." names two kinds).
-inline std::string fitted_content(const std::string& text, std::size_t chars) {
-  const std::string shown = xml_escape(fitted(text, chars));
-  return text.size() <= chars ? shown : shown + "<title>" + xml_escape(text) + "</title>";
-}
+// `text` in lines no wider than `width` px: broken at spaces, and inside a word only where
+// one word alone is wider. Nothing is dropped.
+std::vector<std::string> wrap_to_width(const std::string& text, double width, double font_px, bool bold = false);
 
-// Text cut at spaces into lines of at most `chars`, at most `lines` of them (the last
-// one fitted).
-inline std::vector<std::string> wrapped(const std::string& text, std::size_t chars, std::size_t lines) {
-  std::vector<std::string> out;
-  std::string rest = text;
-  while (!rest.empty() && out.size() + 1 < lines && rest.size() > chars) {
-    auto cut = rest.rfind(' ', chars);
-    if (cut == std::string::npos || cut == 0) cut = chars;
-    out.push_back(rest.substr(0, cut));
-    rest = rest.substr(rest[cut] == ' ' ? cut + 1 : cut);
-  }
-  if (!rest.empty()) out.push_back(fitted(rest, chars));
-  return out;
-}
+// Lines of text at (x, y): the first line's baseline at y, then one every `line_px`; each
+// line a <tspan>, so a browser draws exactly these breaks. `attributes` go on the <text>.
+std::string text_lines(const std::vector<std::string>& lines, double x, double y, double line_px,
+                       const std::string& attributes = "");
+
+// A legend: one entry per series, its swatch (SVG drawn around the origin, at most 24 px
+// wide and 12 px high) beside its whole label. Labels are never cut: entries share columns
+// where every label fits one, else a label wraps onto as many lines as it needs. Each
+// entry is a <g class="legend-entry"> whose text is the label.
+struct LegendEntry {
+  std::string swatch;
+  std::string label;
+};
+
+class SvgLegend {
+ public:
+  // Laid out across `width` px, 12 px text.
+  SvgLegend(std::vector<LegendEntry> entries, double width);
+  double height() const { return height_; }
+  // Writes the entries with the legend's top-left corner at (x, y).
+  void write(std::ostream& out, double x, double y) const;
+
+ private:
+  struct Placed {
+    double x = 0, y = 0;  // the entry's swatch centre, from the legend's corner
+    std::vector<std::string> lines;
+  };
+  std::vector<LegendEntry> entries_;
+  std::vector<Placed> placed_;
+  double height_ = 0;
+};
+
+// A swatch of a line, `dash` a stroke-dasharray or "" for solid.
+std::string line_swatch(const std::string& colour, const std::string& dash, double stroke_width = 2);
 
 // The size axis's grid: a line per power of two from x_min to x_max (log2 bytes), about
 // 12 of them labelled in B/KiB/MiB/GiB under the plot. `px` maps log2 bytes to x.

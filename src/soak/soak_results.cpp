@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <tuple>
 #include <fstream>
 #include <set>
 
@@ -10,6 +12,7 @@
 #include "core/errors.hpp"
 #include "core/printf_text.hpp"
 #include "core/xml_text.hpp"
+#include "report/svg_text.hpp"
 #include "results/atomic_file.hpp"
 #include "soak/soak_metrics.hpp"
 
@@ -218,25 +221,39 @@ void print_timeline_svg(std::ostream& out, const SoakDocument& document, const s
   const bool clocks = std::any_of(windows.begin(), windows.end(), [](const SoakWindow& w) {
     return std::any_of(w.signals.begin(), w.signals.end(), [](const RankSignals& s) { return s.gpu.gap == Gap::none; });
   });
-  const double width = 960, panel = 220, left = 70, right = 160, top = 40;
-  const int panels = static_cast<int>(tests.size()) + (clocks ? 1 : 0);
-  const double height = top + panels * (panel + 40) + 20;
-  const double end = windows.empty() ? 1 : std::max(1.0, windows.back().end_s);
-  const auto x_of = [&](double s) { return left + (width - left - right) * s / end; };
-  out << printf_text("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n", width, height);
-  out << "<title>ncclsweep soak timeline</title>\n";
-  out << printf_text("<text x=\"%.0f\" y=\"20\" font-size=\"15\">soak: %zu window(s), %zu host(s), %s engine</text>\n", left,
-                     windows.size(), hosts.size(), std::string(name_of(document.engine)).c_str());
-  // One panel: lines of (window mid time, value), a y axis from 0 to the top value.
-  const auto draw_panel = [&](int index, const std::string& title, const std::string& unit,
-                              const std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>>& lines,
-                              const std::vector<int>& line_hosts) {
-    const double y0 = top + index * (panel + 40) + 20, y1 = y0 + panel;
+  using Lines = std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>>;
+  struct Panel {
+    std::string title, unit;
+    Lines lines;
+    double high = 1;  // the y axis' top
+    std::string top_label() const { return printf_text("%.3g %s", high, unit.c_str()); }
+  };
+  std::vector<Panel> panels;
+  // The margins hold the y axis' labels and the line names whole (sized to their text).
+  const auto margins = [&] {
+    double left = 70, right = 160;
+    for (const Panel& p : panels) {
+      left = std::max(left, text_width(p.top_label(), 12) + 8);
+      for (const auto& [name, points] : p.lines) right = std::max(right, text_width(name, 12) + 16);
+    }
+    return std::pair{std::ceil(left), std::ceil(right)};
+  };
+  const auto add_panel = [&](const std::string& title, const std::string& unit, Lines lines) {
     double high = 0;
     for (const auto& [name, points] : lines) {
       for (const auto& p : points) high = std::max(high, p.second);
     }
-    high = high > 0 ? high * 1.1 : 1;
+    panels.push_back({title, unit, std::move(lines), high > 0 ? high * 1.1 : 1});
+  };
+  const double width = 960, panel = 220, top = 40;
+  double left = 70, right = 160;  // set by margins() once the panels are known
+  const double end = windows.empty() ? 1 : std::max(1.0, windows.back().end_s);
+  const auto x_of = [&](double s) { return left + (width - left - right) * s / end; };
+  // One panel: lines of (window mid time, value), a y axis from 0 to the top value.
+  const auto draw_panel = [&](int index, const Panel& p, const std::vector<int>& line_hosts) {
+    const Lines& lines = p.lines;
+    const double high = p.high;
+    const double y0 = top + index * (panel + 40) + 20, y1 = y0 + panel;
     // Verdict shading under the lines: from where each verdict on a drawn host starts.
     for (const Verdict& v : verdicts.findings) {
       if (std::find(line_hosts.begin(), line_hosts.end(), v.host) == line_hosts.end()) continue;
@@ -252,10 +269,11 @@ void print_timeline_svg(std::ostream& out, const SoakDocument& document, const s
                          x_of(v.start_s), y0, std::max(1.0, x_of(to) - x_of(v.start_s)), panel, colour,
                          xml_escape(std::string(name_of(v.kind)) + ": " + v.evidence).c_str());
     }
-    out << printf_text("<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", left, y0 - 6, xml_escape(title).c_str());
+    const std::vector<std::string> title = wrap_to_width(p.title, width - left - right, 12);
+    out << text_lines(title, left, y0 - 6 - 14.0 * static_cast<double>(title.size() - 1), 14);
     out << printf_text("<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#000\"/>\n", left, y1, width - right, y1);
     out << printf_text("<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#000\"/>\n", left, y0, left, y1);
-    out << printf_text("<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.3g %s</text>\n", left - 4, y0 + 10, high, unit.c_str());
+    out << printf_text("<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", left - 4, y0 + 10, xml_escape(p.top_label()).c_str());
     out << printf_text("<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">0</text>\n", left - 4, y1);
     out << printf_text("<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%.0f s</text>\n", width - right, y1 + 16, end);
     for (std::size_t l = 0; l < lines.size(); ++l) {
@@ -273,7 +291,7 @@ void print_timeline_svg(std::ostream& out, const SoakDocument& document, const s
   std::vector<int> all_hosts{-1};
   for (int h = 0; h < static_cast<int>(hosts.size()); ++h) all_hosts.push_back(h);
   for (std::size_t t = 0; t < tests.size(); ++t) {
-    std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> lines;
+    Lines lines;
     const auto line = [&](const std::string& name) -> std::vector<std::pair<double, double>>& {
       for (auto& l : lines) {
         if (l.first == name) return l.second;
@@ -288,11 +306,10 @@ void print_timeline_svg(std::ostream& out, const SoakDocument& document, const s
         line(name).emplace_back((w.start_s + w.end_s) / 2, f.busbw_gbps > 0 ? f.busbw_gbps : f.algbw_gbps);
       }
     }
-    draw_panel(static_cast<int>(t), test_name(*tests[t].first, tests[t].second) + ": busbw (algbw on one rank) per window",
-               "GB/s", lines, all_hosts);
+    add_panel(test_name(*tests[t].first, tests[t].second) + ": busbw (algbw on one rank) per window", "GB/s", std::move(lines));
   }
   if (clocks) {
-    std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> lines;
+    Lines lines;
     for (std::size_t r = 0; r < document.rank_hosts.size(); ++r) {
       std::vector<std::pair<double, double>> points;
       for (const SoakWindow& w : windows) {
@@ -300,8 +317,17 @@ void print_timeline_svg(std::ostream& out, const SoakDocument& document, const s
       }
       lines.push_back({"rank " + std::to_string(r), points});
     }
-    draw_panel(panels - 1, "SM clock per rank at each window's end", "MHz", lines, all_hosts);
+    add_panel("SM clock per rank at each window's end", "MHz", std::move(lines));
   }
+  std::tie(left, right) = margins();
+  const double height = top + static_cast<double>(panels.size()) * (panel + 40) + 20;
+  out << printf_text("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+                     "font-family=\"sans-serif\" font-size=\"12\">\n",
+                     width, height, width, height);
+  out << "<title>ncclsweep soak timeline</title>\n";
+  out << printf_text("<text x=\"%.0f\" y=\"20\" font-size=\"15\">soak: %zu window(s), %zu host(s), %s engine</text>\n", left,
+                     windows.size(), hosts.size(), std::string(name_of(document.engine)).c_str());
+  for (std::size_t i = 0; i < panels.size(); ++i) draw_panel(static_cast<int>(i), panels[i], all_hosts);
   out << "</svg>\n";
 }
 
