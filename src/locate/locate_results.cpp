@@ -339,7 +339,6 @@ void print_heat_map_svg(std::ostream& out, const HostLayout& layout, const Verdi
   const int page_width = static_cast<int>(std::ceil(width));
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << page_width << "\" height=\"" << height
       << "\" viewBox=\"0 0 " << page_width << " " << height << "\" font-family=\"sans-serif\" font-size=\"11\">\n";
-  out << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   out << "<text x=\"" << margin << "\" y=\"20\" font-size=\"14\">" << xml_escape(title) << "</text>\n";
   int top = heading;
   top += draw_matrix(out, margin, top, cell, layout.hosts, verdicts.matrix, threshold, "") + 20;

@@ -47,7 +47,7 @@ std::vector<Series> series_of(const Side& side, std::size_t input) {
 std::string name_of_side(const Side& side) { return side.identity.name.empty() ? std::string(name_of(side.identity.source)) : side.identity.name; }
 
 // Each input's name in the legend: the file or directory it was read from, with the
-// run's own name where the path does not say it.
+// run's own name where the path does not say it; an input given twice says which it is.
 std::vector<std::string> input_names(std::span<const Side> sides) {
   std::vector<std::string> names;
   for (const Side& side : sides) {
@@ -55,6 +55,10 @@ std::vector<std::string> input_names(std::span<const Side> sides) {
     const std::string name = name_of_side(side);
     if (path.empty()) names.push_back(name);
     else names.push_back(path.find(name) == std::string::npos ? path + " (" + name + ")" : path);
+  }
+  const std::vector<std::string> plain = names;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (std::count(plain.begin(), plain.end(), plain[i]) > 1) names[i] += ", input " + std::to_string(i + 1);
   }
   return names;
 }
@@ -99,7 +103,8 @@ void print_sides_svg(std::span<const Side> sides, const PrintStyle& style, std::
   // The title and the line under it, wrapped to the width: nothing of them is cut.
   const double text_room = kWidth - kLeft - kRight;
   const std::vector<std::string> title = wrap_to_width(
-      "busbw vs size: " + (overlay ? std::to_string(sides.size()) + " inputs overlaid" : names.front()), text_room, 15, true);
+      "busbw vs size: " + (overlay ? std::to_string(sides.size()) + " inputs overlaid" : name_of_side(sides.front())),
+      text_room, 15, true);
   const std::vector<std::string> subtitle = wrap_to_width(
       overlay ? "line style: the input; colour: the collective and placement" : identity_line(sides.front().identity),
       text_room, 12);

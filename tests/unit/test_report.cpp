@@ -10,6 +10,7 @@
 #include "compare/side_readers.hpp"
 #include "report/printers.hpp"
 #include "report/summary_file.hpp"
+#include "report/svg_text.hpp"
 #include "report/system_links.hpp"
 
 using namespace ncclsweep;
@@ -220,12 +221,25 @@ TEST_CASE("compare's SVG draws NEW over REFERENCE with the threshold, a mark per
   CHECK_THAT(svg, ContainsSubstring(">0.1<"));
   CHECK_THAT(svg, ContainsSubstring(">1000<"));
   CHECK_THAT(svg, ContainsSubstring(">256 MiB<"));
-  // Every text fits the plot's width: the 300-character run name is cut with "...".
+  // Every line of text fits the page (960 px less the margins), and nothing is cut: the
+  // 300-character run name wraps over lines whose text, put back together, is whole.
+  std::string drawn;
   for (std::size_t at = svg.find("<text"); at != std::string::npos; at = svg.find("<text", at + 1)) {
-    const auto start = svg.find('>', at) + 1;
-    CHECK(svg.find("</text>", start) - start <= 140);
+    const auto end = svg.find("</text>", at);
+    const std::string element = svg.substr(at, end - at);
+    const bool bold = element.find("font-weight=\"bold\"") != std::string::npos;
+    const double font = element.find("font-size=\"15\"") != std::string::npos ? 15 : 12;
+    for (std::size_t open = element.find('>'); open != std::string::npos; open = element.find('>', open + 1)) {
+      std::string line = element.substr(open + 1, element.find('<', open + 1) - open - 1);
+      for (const auto& [entity, character] : {std::pair{"&apos;", "'"}, {"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}}) {
+        for (auto at = line.find(entity); at != std::string::npos; at = line.find(entity, at)) line.replace(at, std::string(entity).size(), character);
+      }
+      CHECK(text_width(line, font, bold) <= 960 - 70 - 30);
+      drawn += line;
+    }
   }
-  CHECK_THAT(svg, ContainsSubstring("..."));
+  CHECK_THAT(drawn, ContainsSubstring(std::string(300, 'n')));
+  CHECK(svg.find("...") == std::string::npos);
   CHECK(svg.find("<script") == std::string::npos);
 }
 
@@ -287,14 +301,16 @@ TEST_CASE("several inputs overlay in one SVG: a colour per collective and placem
   // Out-of-place keeps its colour in every input.
   CHECK(count_of(svg, "<polyline fill=\"none\" stroke=\"#1f77b4\"") == 3);
   CHECK(count_of(svg, "<polyline fill=\"none\" stroke=\"#d62728\"") == 3);
-  // Every input is named in the legend; two of one name are told apart by number.
-  CHECK_THAT(svg, ContainsSubstring(">#1 all_gather_perf_mpi<"));
-  CHECK_THAT(svg, ContainsSubstring(">all_gather_perf<"));
-  CHECK_THAT(svg, ContainsSubstring(">#3 all_gather_perf_mpi<"));
+  // Every input is named in the legend by its file (and its program where the file name
+  // does not say it); the same file given twice says which input each line is.
+  const std::string first = one.identity.path + " (all_gather_perf_mpi)";
+  CHECK_THAT(svg, ContainsSubstring(">" + first + ", input 1<"));
+  CHECK_THAT(svg, ContainsSubstring(">" + two.identity.path + " (all_gather_perf)<"));
+  CHECK_THAT(svg, ContainsSubstring(">" + first + ", input 3<"));
   // One input alone: its identity as the title, no input legend.
   std::ostringstream alone;
   print_sides_svg(std::span<const Side>(&one, 1), {}, alone);
-  CHECK(alone.str().find("#1 ") == std::string::npos);
+  CHECK(alone.str().find(one.identity.path) == std::string::npos);
   CHECK_THAT(alone.str(), ContainsSubstring("busbw vs size: all_gather_perf_mpi"));
 }
 
