@@ -1,15 +1,18 @@
-// nccl-tests' -J output (schema version 3, written by src/util.cu in nccl-tests 2.17+):
+// nccl-tests' -J output, schema versions 1 to 3 (written by src/util.cu since nccl-tests
+// 2.17; 2 added the -I percentiles, 3 their skipped_iterations):
 //   {"version": 3, "args": [argv...], "env": [...], "nccl_version": 22803,
 //    "config": {"nthreads", "ngpus", ..., "devices": [{"rank", "hostname", "device_info"...}]},
 //    "results": [{"size", "count", "type", "redop", "root": "    -1",
 //                 "out_of_place": {"time", "alg_bw", "bus_bw", "nwrong"} | null,
 //                 "out_of_place_per_iter": {"p50_us", "p99_us", ...}, "in_place": ..., ...}],
 //    ...}
-// The collective is only in argv[0] (all_gather_perf). With MPI, "devices" holds the
-// first rank of each process, so ranks = devices x nthreads x ngpus.
+// The collective is in argv[0] (all_gather_perf); where that names no nccl-tests program,
+// the file name and the results' columns decide as for the text output. With MPI,
+// "devices" holds the first rank of each process, so ranks = devices x nthreads x ngpus.
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "compare/nccl_tests_collective.hpp"
 #include "compare/side_readers.hpp"
 #include "core/checked_number.hpp"
 #include "core/errors.hpp"
@@ -20,7 +23,7 @@ namespace {
 
 using nlohmann::json;
 
-inline constexpr int kNcclTestsJsonVersion = 3;
+inline constexpr int kNewestNcclTestsJsonVersion = 3;
 
 std::optional<double> json_number(const json& j, const char* key) {
   if (!j.contains(key) || !j.at(key).is_number()) return std::nullopt;  // null, or "nan"
@@ -44,12 +47,36 @@ std::optional<double> per_iteration_spread(const json& result, const std::string
   return (*p95 - *p50) / *p50;
 }
 
+// nccl-tests writes the root as padded text ("    -1"); a number is read too.
+std::int64_t root_of(const json& root, const std::string& path, std::size_t result) {
+  if (!root.is_string()) return root.get<int>();
+  std::string text = root.get<std::string>();
+  text.erase(0, text.find_first_not_of(' '));
+  return checked_integer(text, -1, 1 << 24, path + ": results[" + std::to_string(result) + "].root");
+}
+
+// A JSON figure as the text nccl-tests' "%lf" stands for: the shortest that reads back.
+std::string json_text(double value) {
+  std::string text = json(value).dump();
+  if (text.find('.') != std::string::npos && text.find('e') == std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  return text;
+}
+
 Side import(const json& doc, const std::string& path) {
-  const int version = doc.at("version").get<int>();
-  if (version != kNcclTestsJsonVersion) {
-    throw UsageError(path + ": nccl-tests JSON schema version " + std::to_string(version) + " is not supported (this ncclsweep reads version " +
-                         std::to_string(kNcclTestsJsonVersion) + ")",
-                     "use nccl-tests 2.17 or later with -J, or give its text output instead");
+  const json& version_field = doc.at("version");
+  if (!version_field.is_number_integer() || version_field.get<std::int64_t>() < 1) {
+    throw UsageError(path + ": 'version' is " + version_field.dump() + ", not an nccl-tests -J schema version (1 to " +
+                         std::to_string(kNewestNcclTestsJsonVersion) + ")",
+                     "give the file nccl-tests wrote with -J, unmodified");
+  }
+  const std::int64_t version = version_field.get<std::int64_t>();
+  if (version > kNewestNcclTestsJsonVersion) {
+    throw UsageError(path + ": nccl-tests JSON schema version " + std::to_string(version) + " is newer than this ncclsweep reads (1 to " +
+                         std::to_string(kNewestNcclTestsJsonVersion) + ")",
+                     "update ncclsweep, or give the test's text output instead");
   }
   Side side;
   SideIdentity& id = side.identity;
@@ -57,7 +84,6 @@ Side import(const json& doc, const std::string& path) {
   id.path = path;
   const auto& args = doc.at("args");
   id.name = args.empty() ? "" : args.at(0).get<std::string>();
-  const std::string collective = collective_from_program(id.name);
   if (doc.contains("nccl_version")) id.nccl_version = nccl_version_string(std::to_string(doc.at("nccl_version").get<int>()));
   // nccl-tests allocates once at maxBytes (config.maximum_bytes, else -e in argv).
   std::optional<Bytes> max_bytes;
@@ -87,6 +113,29 @@ Side import(const json& doc, const std::string& path) {
     for (const auto& g : gpus) id.gpu += (id.gpu.empty() ? "" : ", ") + g;
     if (gpus.size() > 1) id.gpu = "mixed: " + id.gpu;
   }
+  // The results' columns, for the collective when argv[0] does not name it.
+  TableEvidence evidence;
+  std::size_t evidence_index = 0;
+  for (const json& r : doc.at("results")) {
+    const std::size_t i = evidence_index++;
+    const std::string type = r.at("type").get<std::string>();
+    const DataType* dtype = nccl_tests_dtype(type);
+    for (const char* placement : {"out_of_place", "in_place"}) {
+      if (!r.contains(placement) || !r.at(placement).is_object()) continue;
+      const auto algbw = json_number(r.at(placement), "alg_bw");
+      const auto busbw = json_number(r.at(placement), "bus_bw");
+      if (!algbw || !busbw) continue;
+      evidence.add_row(r.at("size").get<Bytes>(), r.at("count").get<std::uint64_t>(), dtype ? dtype->bytes : 0,
+                       r.at("redop").get<std::string>(), root_of(r.at("root"), path, i), json_text(*algbw), json_text(*busbw));
+      break;
+    }
+  }
+  const TestCollective named =
+      collective_of_test(id.name.empty() ? std::vector<std::string>{} : programs_named_in(id.name), path, evidence, id.ranks, 0,
+                         "its args[0] ('" + id.name + "') names no nccl-tests program");
+  if (!named.note.empty()) side.notes.push_back(named.note);
+  const std::string& collective = named.collective;
+  PrintedAverage average;
   std::size_t index = 0;
   for (const json& r : doc.at("results")) {
     const std::size_t i = index++;
@@ -104,19 +153,13 @@ Side import(const json& doc, const std::string& path) {
                                       r.at("size").get<Bytes>(), place, skipped);
       if (!key) {
         note_skipped_row(side, skipped);
+        average.every_row_kept = false;
         continue;
       }
       SideRow row;
       row.key = *key;
       row.count = r.at("count").get<std::uint64_t>();
-      const json& root = r.at("root");
-      if (root.is_string()) {
-        std::string text = root.get<std::string>();
-        text.erase(0, text.find_first_not_of(' '));  // nccl-tests pads it: "    -1"
-        row.root = static_cast<int>(checked_integer(text, -1, 1 << 24, path + ": results[" + std::to_string(i) + "].root"));
-      } else {
-        row.root = root.get<int>();
-      }
+      row.root = static_cast<int>(root_of(r.at("root"), path, i));
       row.time_us = json_figure(p, "time", path, i).value_or(json_figure(p, "cpu_time", path, i).value_or(0));
       row.algbw_gbps = json_figure(p, "alg_bw", path, i).value_or(0);
       row.busbw_gbps = *busbw;
@@ -128,7 +171,18 @@ Side import(const json& doc, const std::string& path) {
       }
       row.cache = CacheState::warm;  // nccl-tests never flushes a cache
       side.rows.push_back(row);
+      average.rows.push_back(*key);
     }
+  }
+  // The test's own average (the key was misspelt "bandwidith" before nccl-tests 2.17.9).
+  for (const auto& [object, field] : {std::pair{"average_bus_bandwidth", "bandwidth"}, std::pair{"average_bus_bandwidith", "bandwidith"}}) {
+    if (!doc.contains(object) || !doc.at(object).is_object()) continue;
+    const auto value = json_number(doc.at(object), field);
+    if (!value || average.rows.empty()) continue;
+    average.text = json_text(*value);
+    std::sort(average.rows.begin(), average.rows.end());
+    side.printed_averages.push_back(average);
+    break;
   }
   if (side.rows.empty()) {
     throw UsageError(path + " holds no nccl-tests results", "give the -J file of a run that measured at least one size");
@@ -151,7 +205,7 @@ Side side_from_nccl_tests_json(const std::string& text, const std::string& path)
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {  // a missing key, a wrong type, a root that is no number
-    throw UsageError(path + " is not nccl-tests -J output: " + e.what(), "give a complete nccl-tests -J file (schema version 3)");
+    throw UsageError(path + " is not nccl-tests -J output: " + e.what(), "give a complete nccl-tests -J file (schema version 1 to 3)");
   }
 }
 

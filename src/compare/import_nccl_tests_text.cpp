@@ -1,13 +1,17 @@
-// nccl-tests' text table as a Side. Columns are found from the header line, so the
-// root column (absent before 2.x), cputime, per-iteration (-I) and timestamp columns,
-// "error" vs "#wrong" and N/A values all read; rows are taken exactly as printed.
+// nccl-tests' text output as a Side, in every layout nccl-tests has printed since 1.0:
+// columns come from the header line, so the root column (printed only by rooted
+// programs before 2.13), cputime, the per-iteration (-I) and timestamp columns, an
+// `error` or `res` column instead of `#wrong`, a blank redop cell and N/A all read; rows
+// are taken exactly as printed. Whatever a launcher puts before each line (mpirun
+// --tag-output's `[1,0]<stdout>:`, srun --label's `0: `, a timestamp) is passed over: a
+// line is known by what nccl-tests wrote in it, wherever that starts.
+#include <algorithm>
 #include <cctype>
-#include <cmath>
-#include <cstdlib>
 #include <regex>
 #include <set>
 #include <sstream>
 
+#include "compare/nccl_tests_collective.hpp"
 #include "compare/side_readers.hpp"
 #include "core/checked_number.hpp"
 #include "core/collective.hpp"
@@ -16,83 +20,149 @@
 namespace ncclsweep {
 namespace {
 
-std::vector<std::string> split_words(const std::string& line) {
-  std::istringstream in(line);
+// The words of a line and the 1-based column where each starts.
+struct SplitLine {
   std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  return words;
-}
-
-// The 1-based column where each word of `line` starts (as split_words splits it).
-std::vector<int> word_columns(const std::string& line) {
   std::vector<int> columns;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    if (!std::isspace(static_cast<unsigned char>(line[i])) && (i == 0 || std::isspace(static_cast<unsigned char>(line[i - 1])))) {
-      columns.push_back(static_cast<int>(i) + 1);
-    }
+};
+
+SplitLine split_line(const std::string& line) {
+  SplitLine out;
+  for (std::size_t i = 0; i < line.size();) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    if (i == line.size()) break;
+    const std::size_t start = i;
+    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    out.words.push_back(line.substr(start, i - start));
+    out.columns.push_back(static_cast<int>(start) + 1);
   }
-  return columns;
+  return out;
 }
 
-bool is_unsigned_integer(const std::string& s) {
+bool is_whole_number(const std::string& s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
 }
 
-// nccl-tests prints N/A where it measured nothing (a placement it skips).
-bool not_measured(const std::string& token) { return token == "N/A"; }
+bool starts_with_letter(const std::string& s) { return !s.empty() && std::isalpha(static_cast<unsigned char>(s[0])); }
 
-// Half of the last printed digit: "245.62" -> 0.005, "1234.5" -> 0.05, "1235" -> 0.5.
-double resolution_of(const std::string& token) {
-  const auto dot = token.find('.');
-  if (token.find_first_of("eE") != std::string::npos) return std::abs(std::strtod(token.c_str(), nullptr)) * 0.05;
-  const int decimals = dot == std::string::npos ? 0 : static_cast<int>(token.size() - dot - 1);
-  return 0.5 * std::pow(10.0, -decimals);
+// NCCL's own log, interleaved with the table when NCCL_DEBUG goes to the same stream.
+bool is_nccl_log_line(const std::string& line) {
+  for (const char* tag : {"NCCL INFO", "NCCL WARN", "NCCL TRACE", "NCCL CALL", "NCCL ABORT"}) {
+    if (line.find(tag) != std::string::npos) return true;
+  }
+  return false;
 }
 
-// Where one placement's figures sit in a data row.
+// nccl-tests prints N/A where it measured or checked nothing.
+bool not_measured(const std::string& token) { return token == "N/A"; }
+
+// Where one placement's figures sit among a row's figure cells.
 struct PlacementColumns {
   int time = -1, algbw = -1, busbw = -1, wrong = -1;
+  bool wrong_is_count = true;  // "#wrong"; older releases' "error" / "res" is a maximum error
 };
 
 struct TableLayout {
-  int size = -1, count = -1, type = -1, redop = -1, root = -1;
+  bool has_redop = false, has_root = false;
   PlacementColumns out_of_place, in_place;
-  int min_words = 0;  // a data row shorter than this is cut off
+  int figure_cells = 0;     // cells a complete row has after its key cells, up to the last one read
+  int row_words = 0;        // words a whole row has (a timestamp cell is two)
+  double time_scale = 1;    // nccl-tests 1.x printed milliseconds
 };
 
-// The header line: "#  size  count  type  redop  root  time  algbw  busbw  #wrong  time ...".
+// The header: "#  size  count  type  redop  root  time  algbw  busbw  #wrong  time ...";
+// 1.x: "#  bytes  N  type  op  [root]  time  algbw  busbw  res  ...".
 std::optional<TableLayout> layout_from_header(const std::vector<std::string>& words) {
   TableLayout t;
-  std::vector<int> times;
-  std::vector<int> algbw, busbw, wrong;
-  for (int i = 0; i < static_cast<int>(words.size()); ++i) {
+  std::size_t i = 1;  // words[0] is "#"
+  auto take = [&](std::initializer_list<const char*> names) {
+    if (i < words.size() && std::find_if(names.begin(), names.end(), [&](const char* n) { return words[i] == n; }) != names.end()) {
+      ++i;
+      return true;
+    }
+    return false;
+  };
+  const bool old_names = i < words.size() && words[i] == "bytes";
+  if (!take({"size", "bytes"}) || !take({"count", "N"}) || !take({"type"})) return std::nullopt;
+  t.has_redop = take({"redop", "op"});
+  t.has_root = take({"root"});
+  if (old_names) t.time_scale = 1000;
+  PlacementColumns* group = nullptr;
+  int cell = 0;
+  for (; i < words.size(); ++i, ++cell) {
     const std::string& w = words[i];
-    const int col = i - 1;  // words[0] is "#"
-    if (w == "size") t.size = col;
-    else if (w == "count") t.count = col;
-    else if (w == "type") t.type = col;
-    else if (w == "redop") t.redop = col;
-    else if (w == "root") t.root = col;
-    else if (w == "time" || w == "cputime") times.push_back(col);
-    else if (w == "algbw") algbw.push_back(col);
-    else if (w == "busbw") busbw.push_back(col);
-    else if (w == "#wrong") wrong.push_back(col);
-    else if (w == "error") wrong.push_back(-1);  // old releases: max error, not a count
+    if (w == "time" || w == "cputime") {
+      if (group == &t.in_place) return std::nullopt;
+      group = group ? &t.in_place : &t.out_of_place;
+      group->time = cell;
+    } else if (!group) {
+      return std::nullopt;
+    } else if (w == "algbw") {
+      group->algbw = cell;
+    } else if (w == "busbw") {
+      group->busbw = cell;
+    } else if (w == "#wrong" || w == "error" || w == "res") {
+      group->wrong = cell;
+      group->wrong_is_count = w == "#wrong";
+    }
   }
-  if (t.size != 0 || t.count < 0 || t.type < 0 || busbw.empty() || times.size() != busbw.size()) return std::nullopt;
-  t.out_of_place = {times[0], algbw.size() > 0 ? algbw[0] : -1, busbw[0], wrong.size() > 0 ? wrong[0] : -1};
-  if (busbw.size() > 1) t.in_place = {times[1], algbw.size() > 1 ? algbw[1] : -1, busbw[1], wrong.size() > 1 ? wrong[1] : -1};
-  for (int c : {t.out_of_place.busbw, t.out_of_place.wrong, t.in_place.busbw, t.in_place.wrong}) t.min_words = std::max(t.min_words, c + 1);
+  if (t.out_of_place.busbw < 0 || (group == &t.in_place && t.in_place.busbw < 0)) return std::nullopt;
+  t.row_words = static_cast<int>(words.size()) - 1 + (words.back() == "timestamp" ? 1 : 0);
+  for (const PlacementColumns* c : {&t.out_of_place, &t.in_place}) {
+    for (const int cell_index : {c->time, c->algbw, c->busbw, c->wrong}) t.figure_cells = std::max(t.figure_cells, cell_index + 1);
+  }
   return t;
 }
 
+// Where a result row starts on a line: its size, count and type cells, after whatever
+// a launcher printed before them.
+std::optional<std::size_t> row_start(const std::vector<std::string>& w, const TableLayout& t) {
+  for (std::size_t i = 0; i + 2 < w.size(); ++i) {
+    if (is_whole_number(w[i]) && is_whole_number(w[i + 1]) && starts_with_letter(w[i + 2])) return i;
+  }
+  // A row with a damaged size, count or type cell is still a row, refused at that cell:
+  // it starts where a whole row's words would (one later for a blank redop cell).
+  const auto numeric = [&](std::size_t i) {
+    if (i >= w.size()) return false;
+    const std::string& s = w[i];
+    const std::size_t digit = s[0] == '-' ? 1 : 0;
+    return digit < s.size() && std::isdigit(static_cast<unsigned char>(s[digit]));
+  };
+  for (const int blank : {0, 1}) {
+    const long i = static_cast<long>(w.size()) - t.row_words + blank;
+    if (i >= 0 && numeric(static_cast<std::size_t>(i))) return static_cast<std::size_t>(i);
+  }
+  if (!w.empty() && is_whole_number(w[0])) return 0;
+  return std::nullopt;
+}
+
+// One placement's figures of a row, as read.
+struct PlacementFigures {
+  double time_us = 0, algbw = 0, busbw = 0;
+  std::string busbw_text;
+  std::optional<std::uint64_t> wrong;
+};
+
+struct RawRow {
+  int line = 0;
+  Bytes size = 0;
+  std::uint64_t count = 0;
+  std::string type, redop;
+  int root = -1;
+  std::optional<PlacementFigures> out_of_place, in_place;
+};
+
 struct TestBlock {
-  std::string collective;
+  std::vector<std::string> named;  // programs the output names for this test
+  bool named_by_start_line = false;
   std::set<int> ranks;
   std::set<std::string> hosts, gpus;
   int threads_x_gpus = 1;
   std::optional<Bytes> max_bytes;  // the header's maxBytes: every buffer's allocation
   std::optional<TableLayout> layout;
+  TableEvidence evidence;
+  std::vector<RawRow> rows;
+  std::optional<std::string> average_text;
   int first_line = 0;
   bool concluded = false;
 };
@@ -102,26 +172,38 @@ class TextImporter {
   explicit TextImporter(const std::string& path) { side_.identity = {SideSource::nccl_tests_text, path, "", 0, 0, "", "", "", std::nullopt}; }
 
   void line(const std::string& text, int number) {
-    const std::vector<std::string> words = split_words(text);
-    if (words.empty()) return;
-    text_ = &text;
-    static const std::regex kVersion(R"(^# nccl-tests version (\S+).*nccl-library=(\d+))");
-    static const std::regex kStart(R"(^# Collective test starting: (\S+))");
-    static const std::regex kThreads(R"(^# nThread (\d+) nGpus (\d+))");
-    static const std::regex kReducedMax(R"(^# Reducing maxBytes to (\d+))");
-    static const std::regex kRank(R"(^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+\d+\s+\[[^\]]*\]\s+(.*\S))");
+    last_line_ = number;
+    const SplitLine split = split_line(text);
+    if (split.words.empty() || is_nccl_log_line(text)) return;
+    if (in_table()) {
+      if (const auto start = row_start(split.words, *block_->layout);
+          start && text.find('#') == std::string::npos) {
+        data_row(split, *start, number);
+        return;
+      }
+    }
+    static const std::regex kVersion(R"(# nccl-tests version (\S+).*nccl-library=(\d+))");
+    static const std::regex kStart(R"(#\s*Collective test starting:\s*(\S+))");
+    static const std::regex kThreads(R"((?:^|[\s#:>])nThread (\d+) nGpus (\d+))");
+    static const std::regex kReducedMax(R"(# Reducing maxBytes to (\d+))");
+    static const std::regex kRank(
+        R"(#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+(\S+)\s+device\s+\d+\s+\[[^\]]*\]\s+(.*\S))");
+    static const std::regex kAverage(R"((?:^|[\s#:>])Avg bus bandwidth\s*:\s*(\S+))");
     std::smatch m;
+    const std::size_t hash = text.find('#');
+    const SplitLine comment = hash == std::string::npos ? SplitLine{} : split_line(text.substr(hash));
+    const SourcePosition where{side_.identity.path, number, 0};
     if (std::regex_search(text, m, kVersion)) {
       side_.identity.nccl_version = nccl_version_string(m[2]);
     } else if (std::regex_search(text, m, kStart)) {
       close_block(number);
-      block_ = TestBlock{};
-      block_->collective = collective_from_program(m[1]);
-      block_->first_line = number;
+      start_block(number);
+      const auto named = programs_named_in(m.str(1));
+      if (!named.empty()) block_->named = named;
+      block_->named_by_start_line = !named.empty();
       if (side_.identity.name.empty()) side_.identity.name = m[1];
     } else if (std::regex_search(text, m, kThreads)) {
-      if (!block_ || block_->concluded) start_unnamed_block(number);
-      const SourcePosition where{side_.identity.path, number, 0};
+      if (!block_ || block_->concluded) start_block(number);
       block_->threads_x_gpus = static_cast<int>(checked_integer(m.str(1), 1, 1 << 16, "nThread", where) *
                                                 checked_integer(m.str(2), 1, 1 << 10, "nGpus", where));
       static const std::regex kMaxBytes(R"(maxBytes (\d+))");
@@ -130,33 +212,46 @@ class TextImporter {
       }
     } else if (block_ && std::regex_search(text, m, kReducedMax)) {
       // nccl-tests allocated less than -e asked
-      block_->max_bytes = checked_integer(m.str(1), 0, std::int64_t{1} << 62, "maxBytes", {side_.identity.path, number, 0});
+      block_->max_bytes = checked_integer(m.str(1), 0, std::int64_t{1} << 62, "maxBytes", where);
     } else if (block_ && std::regex_search(text, m, kRank)) {
-      block_->ranks.insert(static_cast<int>(checked_integer(m.str(1), 0, 1 << 24, "Rank", {side_.identity.path, number, 0})));
+      block_->ranks.insert(static_cast<int>(checked_integer(m.str(1), 0, 1 << 24, "Rank", where)));
       block_->hosts.insert(m[2]);
       block_->gpus.insert(m[3]);
-    } else if (block_ && words[0] == "#" && words.size() > 5 && words[1] == "size") {
-      block_->layout = layout_from_header(words);
+    } else if (comment.words.size() > 5 && comment.words[0] == "#" &&
+               (comment.words[1] == "size" || comment.words[1] == "bytes")) {
+      if (!block_ || block_->concluded) start_block(number);
+      block_->layout = layout_from_header(comment.words);
       if (!block_->layout) throw error(number, "unrecognised nccl-tests table header");
-    } else if (text.starts_with("# Collective test concluded") || text.starts_with("# Avg bus bandwidth")) {
-      if (block_) block_->concluded = true;
-    } else if (block_ && block_->layout && !block_->concluded && words[0][0] != '#') {
-      const bool nccl_line = text.find(" NCCL ") != std::string::npos;  // NCCL's own log interleaves the table
-      if (is_unsigned_integer(words[0]) || (!nccl_line && static_cast<int>(words.size()) >= block_->layout->min_words)) {
-        data_row(words, number);  // a row in the table's shape is read, or refused at its bad cell
-      } else if (!nccl_line) {
-        side_.notes.push_back("line " + std::to_string(number) + " inside the " + block_->collective +
-                              " table is not a result row: skipped");
+      block_->evidence.set_columns(block_->layout->has_redop, block_->layout->has_root);
+    } else if (std::regex_search(text, m, kAverage)) {
+      if (block_) {
+        block_->concluded = true;
+        block_->average_text = m[1];
       }
+    } else if (text.find("Collective test concluded") != std::string::npos) {
+      if (block_) block_->concluded = true;
+    } else if (text.find("Out of bounds values") != std::string::npos) {
+      // the check's summary, before the average
+    } else if (in_table() && hash == std::string::npos) {
+      side_.notes.push_back("line " + std::to_string(number) + " inside a table is not a result row: skipped");
+    } else {
+      note_programs_named(text);
     }
-    last_line_ = number;
   }
 
   Side finish() {
     close_block(last_line_);
     if (side_.rows.empty()) {
+      std::string skipped;
+      for (const auto& note : side_.notes) {
+        if (note.starts_with("rows skipped: ")) skipped += (skipped.empty() ? "" : "; ") + note.substr(14);
+      }
+      if (!skipped.empty()) {
+        throw UsageError(side_.identity.path + " holds no nccl-tests rows ncclsweep can compare (" + skipped + ")",
+                         "give the output of an nccl-tests program that measures a collective ncclsweep measures");
+      }
       throw UsageError(side_.identity.path + " holds no nccl-tests result rows",
-                       "give nccl-tests output (the text table with '# Collective test starting:' and its rows), "
+                       "give nccl-tests output (the text a *_perf program prints: its header line and result rows), "
                        "an nccl-tests -J JSON file or an ncclsweep results directory");
     }
     normalise_rows(side_);
@@ -164,117 +259,183 @@ class TextImporter {
   }
 
  private:
+  bool in_table() const { return block_ && block_->layout && !block_->concluded; }
+
   UsageError error(int number, const std::string& what, int column = 0) const {
     return UsageError(what, "give complete nccl-tests output (rerun it, or cut the file after the last complete test)",
                       SourcePosition{side_.identity.path, number, column});
   }
 
+  void start_block(int number) {
+    close_block(number);
+    block_ = TestBlock{};
+    block_->first_line = number;
+    block_->named = std::move(pending_programs_);
+    pending_programs_.clear();
+  }
+
+  // A command line or a script's words before a test may name its program; what a
+  // test's own '# Collective test starting' line names wins.
+  void note_programs_named(const std::string& text) {
+    const bool preamble = block_ && !block_->concluded && !block_->layout;
+    if (preamble && block_->named_by_start_line) return;
+    auto& list = preamble ? block_->named : pending_programs_;
+    for (const auto& name : programs_named_in(text)) {
+      if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+    }
+  }
+
   // A cell of the current row that must be the number its column holds; refused at
   // file:line:column otherwise (never read as 0, which would compare as a result).
-  double number_cell(const std::vector<std::string>& words, int col, const char* column_name, int number, double lo,
-                     double hi, bool integer) const {
-    const std::string& token = words[static_cast<std::size_t>(col)];
+  double number_cell(const SplitLine& line, std::size_t index, const char* column_name, int number, double lo, double hi,
+                     bool integer) const {
+    const std::string& token = line.words[index];
     const auto value = integer ? [&]() -> std::optional<double> {
       const auto i = parse_integer_text(token);
       return i ? std::optional<double>(static_cast<double>(*i)) : std::nullopt;
     }()
                                : parse_finite_text(token);
     if (!value || *value < lo || *value > hi) {
-      const auto columns = word_columns(*text_);
       throw error(number,
                   std::string("the ") + column_name + " cell '" + token + "' is not " +
                       (integer ? "a whole number" : "a finite number") + (lo >= 0 ? " at or above 0" : "") +
                       ": not a row nccl-tests prints",
-                  columns[static_cast<std::size_t>(col)]);
+                  line.columns[index]);
     }
     return *value;
   }
 
-  // Releases before 2.x print no "Collective test starting" line: the collective can
-  // only come from the file name (all_reduce_perf.txt).
-  void start_unnamed_block(int number) {
-    close_block(number);
-    block_ = TestBlock{};
-    block_->first_line = number;
-    const std::string file = std::filesystem::path(side_.identity.path).filename().string();
-    std::string_view best;
-    for (const auto& kind : all_collectives()) {
-      if (file.find(kind.name) != std::string::npos && kind.name.size() > best.size()) best = kind.name;
-    }
-    block_->collective = best.empty() ? "unknown" : std::string(best);
-    side_.notes.push_back("no collective name in the output; " +
-                          (best.empty() ? std::string("calling it 'unknown'") : "took '" + block_->collective + "' from the file name"));
-  }
-
-  void data_row(const std::vector<std::string>& words, int number) {
+  void data_row(const SplitLine& line, std::size_t start, int number) {
     const TableLayout& t = *block_->layout;
-    if (static_cast<int>(words.size()) < t.min_words) {
-      throw error(number, "truncated nccl-tests row: " + std::to_string(words.size()) + " columns, expected at least " +
-                              std::to_string(t.min_words));
-    }
+    const std::size_t n = line.words.size();
     constexpr double kMaxBytes = 4.6e18, kMaxFigure = 1e15;  // 2^62 bytes; no time or bandwidth comes near 1e15
-    const auto size = static_cast<Bytes>(number_cell(words, t.size, "size", number, 0, kMaxBytes, true));
-    const auto count = static_cast<std::uint64_t>(number_cell(words, t.count, "count", number, 0, kMaxBytes, true));
-    const int root = t.root >= 0 ? static_cast<int>(number_cell(words, t.root, "root", number, -1, 1 << 24, true)) : -1;
-    auto add = [&](const PlacementColumns& c, Placement place) {
-      const std::string_view placement = name_of(place);
-      if (c.busbw < 0) return;
-      if (not_measured(words[c.busbw])) {
-        side_.notes.push_back("line " + std::to_string(number) + ": " + std::string(placement) + " busbw N/A (not measured): skipped");
-        return;
-      }
-      std::string skipped;
-      const auto key = nccl_tests_key(block_->collective, words[t.type], t.redop >= 0 ? words[t.redop] : "none", size,
-                                      place, skipped);
-      if (!key) {
-        note_skipped_row(side_, skipped);
-        return;
-      }
-      SideRow row;
-      row.key = *key;
-      row.count = count;
-      row.root = root;
-      row.time_us = number_cell(words, c.time, "time", number, 0, kMaxFigure, false);
-      row.algbw_gbps = c.algbw >= 0 ? number_cell(words, c.algbw, "algbw", number, 0, kMaxFigure, false) : 0;
-      row.busbw_gbps = number_cell(words, c.busbw, "busbw", number, 0, kMaxFigure, false);
-      row.busbw_resolution_gbps = resolution_of(words[c.busbw]);
-      // nccl-tests allocates once at maxBytes and rotates each iteration through it, and
-      // never flushes a cache: footprint "largest" at maxBytes, warm.
-      if (block_->max_bytes) {
-        row.footprint_bytes = block_->max_bytes;
-        row.footprint = BufferFootprint{FootprintMode::largest, 0};
-      }
-      row.cache = CacheState::warm;
-      if (c.wrong >= 0 && !not_measured(words[c.wrong])) {
-        row.wrong = static_cast<std::uint64_t>(number_cell(words, c.wrong, "#wrong", number, 0, kMaxBytes, true));
-      }
-      side_.rows.push_back(row);
+    auto truncated = [&](std::size_t cells) {
+      return error(number, "truncated nccl-tests row: " + std::to_string(cells) + " columns, expected at least " +
+                               std::to_string(3 + (t.has_redop ? 1 : 0) + (t.has_root ? 1 : 0) + t.figure_cells));
     };
-    add(t.out_of_place, Placement::out_of_place);
-    add(t.in_place, Placement::in_place);
+    if (n - start < 3) throw truncated(n - start);
+    RawRow row;
+    row.line = number;
+    row.size = static_cast<Bytes>(number_cell(line, start, "size", number, 0, kMaxBytes, true));
+    row.count = static_cast<std::uint64_t>(number_cell(line, start + 1, "count", number, 0, kMaxBytes, true));
+    row.type = line.words[start + 2];
+    std::size_t i = start + 3;
+    // Older releases leave the redop cell blank for programs that do not reduce.
+    if (t.has_redop && i < n && starts_with_letter(line.words[i])) row.redop = line.words[i++];
+    std::optional<std::int64_t> root;
+    if (t.has_root) {
+      if (i >= n) throw truncated(n - start);
+      root = static_cast<std::int64_t>(number_cell(line, i++, "root", number, -1, 1 << 24, true));
+      row.root = static_cast<int>(*root);
+    }
+    if (n - i < static_cast<std::size_t>(t.figure_cells)) throw truncated(n - start);
+    auto read = [&](const PlacementColumns& c) -> std::optional<PlacementFigures> {
+      if (c.busbw < 0) return std::nullopt;
+      const std::string& busbw = line.words[i + static_cast<std::size_t>(c.busbw)];
+      if (not_measured(busbw)) {
+        side_.notes.push_back("line " + std::to_string(number) + ": busbw N/A (not measured): skipped");
+        return std::nullopt;
+      }
+      PlacementFigures f;
+      f.time_us = number_cell(line, i + static_cast<std::size_t>(c.time), "time", number, 0, kMaxFigure, false) * t.time_scale;
+      if (c.algbw >= 0) f.algbw = number_cell(line, i + static_cast<std::size_t>(c.algbw), "algbw", number, 0, kMaxFigure, false);
+      f.busbw = number_cell(line, i + static_cast<std::size_t>(c.busbw), "busbw", number, 0, kMaxFigure, false);
+      f.busbw_text = busbw;
+      if (c.wrong >= 0 && c.wrong_is_count && !not_measured(line.words[i + static_cast<std::size_t>(c.wrong)])) {
+        // "%6g": a count past a million prints as 1.2e+06
+        f.wrong = static_cast<std::uint64_t>(
+            number_cell(line, i + static_cast<std::size_t>(c.wrong), "#wrong", number, 0, kMaxBytes, false));
+      }
+      return f;
+    };
+    row.out_of_place = read(t.out_of_place);
+    row.in_place = read(t.in_place);
+    const DataType* dtype = nccl_tests_dtype(row.type);
+    for (const PlacementColumns* c : {&t.out_of_place, &t.in_place}) {
+      if (c->busbw < 0 || c->algbw < 0) continue;
+      const std::string& busbw = line.words[i + static_cast<std::size_t>(c->busbw)];
+      if (not_measured(busbw)) continue;
+      block_->evidence.add_row(row.size, row.count, dtype ? dtype->bytes : 0, row.redop, root,
+                               line.words[i + static_cast<std::size_t>(c->algbw)], busbw);
+      break;
+    }
+    if (!t.has_redop || row.redop.empty()) row.redop = "none";
+    block_->rows.push_back(std::move(row));
   }
 
   void close_block(int number) {
     if (!block_) return;
-    if (!block_->concluded) {
-      throw error(number, "truncated nccl-tests output: the " + block_->collective + " test started at line " +
-                              std::to_string(block_->first_line) + " never printed '# Collective test concluded'");
+    TestBlock& b = *block_;
+    if (!b.concluded) {
+      throw error(number, "truncated nccl-tests output: the test started at line " + std::to_string(b.first_line) +
+                              " never printed '# Collective test concluded' (or, before 2.17, '# Avg bus bandwidth')");
     }
     SideIdentity& id = side_.identity;
-    const int ranks = block_->ranks.empty() ? block_->threads_x_gpus : static_cast<int>(block_->ranks.size());
-    if (id.ranks != 0 && id.ranks != ranks) side_.notes.push_back("tests in this file ran on different rank counts");
-    id.ranks = std::max(id.ranks, ranks);
-    id.hosts = std::max(id.hosts, static_cast<int>(block_->hosts.size()));
-    std::string gpus;
-    for (const auto& g : block_->gpus) gpus += (gpus.empty() ? "" : ", ") + g;
-    if (block_->gpus.size() > 1) gpus = "mixed: " + gpus;
-    if (id.gpu.empty()) id.gpu = gpus;
+    const int ranks = b.ranks.empty() ? b.threads_x_gpus : static_cast<int>(b.ranks.size());
+    if (!b.rows.empty()) {
+      if (id.ranks != 0 && id.ranks != ranks) side_.notes.push_back("tests in this file ran on different rank counts");
+      id.ranks = std::max(id.ranks, ranks);
+      id.hosts = std::max(id.hosts, static_cast<int>(b.hosts.size()));
+      std::string gpus;
+      for (const auto& g : b.gpus) gpus += (gpus.empty() ? "" : ", ") + g;
+      if (b.gpus.size() > 1) gpus = "mixed: " + gpus;
+      if (id.gpu.empty()) id.gpu = gpus;
+      add_rows(b, ranks);
+    }
     block_.reset();
   }
 
+  void add_rows(const TestBlock& b, int ranks) {
+    const TestCollective named =
+        collective_of_test(b.named, side_.identity.path, b.evidence, ranks, b.first_line,
+                           "the output names no nccl-tests program (releases before 2.17 print no '# Collective test "
+                           "starting' line)");
+    if (!named.note.empty()) side_.notes.push_back(named.note);
+    if (side_.identity.name.empty()) side_.identity.name = named.collective + "_perf";
+    PrintedAverage average;
+    for (const RawRow& raw : b.rows) {
+      for (const auto& [figures, place] : {std::pair{&raw.out_of_place, Placement::out_of_place},
+                                           std::pair{&raw.in_place, Placement::in_place}}) {
+        if (!*figures) continue;
+        std::string skipped;
+        const auto key = nccl_tests_key(named.collective, raw.type, raw.redop, raw.size, place, skipped);
+        if (!key) {
+          note_skipped_row(side_, skipped);
+          average.every_row_kept = false;
+          continue;
+        }
+        const PlacementFigures& f = **figures;
+        SideRow row;
+        row.key = *key;
+        row.count = raw.count;
+        row.root = raw.root;
+        row.time_us = f.time_us;
+        row.algbw_gbps = f.algbw;
+        row.busbw_gbps = f.busbw;
+        row.busbw_resolution_gbps = half_last_digit(f.busbw_text);
+        row.wrong = f.wrong;
+        // nccl-tests allocates once at maxBytes and rotates each iteration through it, and
+        // never flushes a cache: footprint "largest" at maxBytes, warm.
+        if (b.max_bytes) {
+          row.footprint_bytes = b.max_bytes;
+          row.footprint = BufferFootprint{FootprintMode::largest, 0};
+        }
+        row.cache = CacheState::warm;
+        side_.rows.push_back(row);
+        average.rows.push_back(*key);
+      }
+    }
+    if (b.average_text && !average.rows.empty()) {
+      average.text = *b.average_text;
+      std::sort(average.rows.begin(), average.rows.end());
+      average.rows.erase(std::unique(average.rows.begin(), average.rows.end()), average.rows.end());
+      side_.printed_averages.push_back(std::move(average));
+    }
+  }
+
   Side side_;
-  const std::string* text_ = nullptr;  // the line being read, for a cell's column
   std::optional<TestBlock> block_;
+  std::vector<std::string> pending_programs_;  // named before the next test starts
   int last_line_ = 0;
 };
 

@@ -46,6 +46,23 @@ std::string row_label(const RowKey& key) {
   return s;
 }
 
+const DataType* nccl_tests_dtype(std::string_view type) {
+  // nccl-tests' spellings that data_type() does not know.
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 2> kNcclTests{{
+      {"f8e4m3", "fp8_e4m3"},
+      {"f8e5m2", "fp8_e5m2"},
+  }};
+  std::string_view dtype = type;
+  for (const auto& [theirs, ours] : kNcclTests) {
+    if (type == theirs) dtype = ours;
+  }
+  try {
+    return &data_type(dtype);  // ours, and nccl-tests' float, half, double, char, int...
+  } catch (const UsageError&) {
+    return nullptr;
+  }
+}
+
 std::optional<RowKey> nccl_tests_key(const std::string& collective, const std::string& type, const std::string& redop,
                                      Bytes size, Placement placement, std::string& skipped) {
   RowKey key;
@@ -58,18 +75,8 @@ std::optional<RowKey> nccl_tests_key(const std::string& collective, const std::s
     skipped = collective + ": not a collective ncclsweep measures";
     return std::nullopt;
   }
-  // nccl-tests' spellings that data_type() does not know.
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 2> kNcclTests{{
-      {"f8e4m3", "fp8_e4m3"},
-      {"f8e5m2", "fp8_e5m2"},
-  }};
-  std::string_view dtype = type;
-  for (const auto& [theirs, ours] : kNcclTests) {
-    if (type == theirs) dtype = ours;
-  }
-  try {
-    key.dtype = &data_type(dtype);  // ours, and nccl-tests' float, half, double...
-  } catch (const UsageError&) {
+  key.dtype = nccl_tests_dtype(type);
+  if (!key.dtype) {
     skipped = "type " + type + ": not one ncclsweep measures";
     return std::nullopt;
   }
@@ -87,14 +94,6 @@ std::optional<RowKey> nccl_tests_key(const std::string& collective, const std::s
 void note_skipped_row(Side& side, const std::string& skipped) {
   const std::string note = "rows skipped: " + skipped;
   if (std::find(side.notes.begin(), side.notes.end(), note) == side.notes.end()) side.notes.push_back(note);
-}
-
-std::string collective_from_program(const std::string& program) {
-  std::string name = program.substr(program.find_last_of('/') + 1);
-  for (const std::string suffix : {"_mpi", "_perf"}) {
-    if (name.size() > suffix.size() && name.ends_with(suffix)) name.resize(name.size() - suffix.size());
-  }
-  return name;
 }
 
 std::string nccl_version_string(const std::string& code) {

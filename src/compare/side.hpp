@@ -87,10 +87,20 @@ struct SideIdentity {
 // Whether nccl-tests (text or -J JSON) made this side, so hints use its flags.
 bool made_by_nccl_tests(const SideIdentity& side);
 
+// nccl-tests' own closing "Avg bus bandwidth" of one test, with the digits the file
+// prints it with, and the rows of that test this side holds. A report prints it where
+// its group of rows is exactly those rows, so the figure agrees with the file.
+struct PrintedAverage {
+  std::string text;           // "0.669677", as printed
+  std::vector<RowKey> rows;   // sorted
+  bool every_row_kept = true; // false when rows of the test were skipped (a type ncclsweep does not measure)
+};
+
 struct Side {
   SideIdentity identity;
   std::vector<SideRow> rows;        // sorted by key, keys unique
   std::vector<std::string> notes;   // what an importer dropped or assumed
+  std::vector<PrintedAverage> printed_averages;  // nccl-tests output only
 };
 
 // Sorts rows by key and keeps the first of duplicate keys (noted). Every importer
@@ -100,6 +110,10 @@ void normalise_rows(Side& side);
 // "all_gather float32 64 MiB in-place": the words a user reads in a summary.
 std::string row_label(const RowKey& key);
 
+// nccl-tests' type name as ours (float, half, f8e4m3, and the NCCL 1 builds' char and
+// int); nullptr for a type ncclsweep does not measure.
+const DataType* nccl_tests_dtype(std::string_view type);
+
 // A row of nccl-tests' names (collective, type: float, half, f8e4m3..., redop: none,
 // sum...) as a key, or nullopt with `skipped` saying why ncclsweep cannot compare it
 // (a collective, type or op it does not measure: gather, mulsum...).
@@ -107,8 +121,6 @@ std::optional<RowKey> nccl_tests_key(const std::string& collective, const std::s
                                      Bytes size, Placement placement, std::string& skipped);
 // The note for a skipped row, added to the side once per reason.
 void note_skipped_row(Side& side, const std::string& skipped);
-// "all_gather_perf_mpi", "/opt/bin/all_gather_perf" -> "all_gather".
-std::string collective_from_program(const std::string& program);
 // "22803" or "2.28.3" -> "2.28.3".
 std::string nccl_version_string(const std::string& code);
 

@@ -7,6 +7,7 @@
 #include "catch_compat.hpp"
 #include "test_data.hpp"
 #include "read_file.hpp"
+#include "compare/nccl_tests_collective.hpp"
 #include "compare/side_readers.hpp"
 
 using namespace ncclsweep;
@@ -171,15 +172,15 @@ TEST_CASE("missing, empty and binary inputs are refused clearly") {
   }
   CHECK_THAT(usage_error_text([&] { load_side(dir / "binary.bin"); }), ContainsSubstring("binary file"));
   std::ofstream(dir / "prose.txt") << "hello\nworld\n";
-  CHECK_THAT(usage_error_text([&] { load_side(dir / "prose.txt"); }), ContainsSubstring("no nccl-tests result rows"));
+  CHECK_THAT(usage_error_text([&] { load_side(dir / "prose.txt"); }), ContainsSubstring("holds no nccl-tests result rows"));
   std::filesystem::create_directories(dir / "emptydir");
   CHECK_THAT(usage_error_text([&] { load_side(dir / "emptydir"); }), ContainsSubstring("without run.json"));
   std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("program names and version codes normalise") {
-  CHECK(collective_from_program("/opt/bin/all_gather_perf_mpi") == "all_gather");
-  CHECK(collective_from_program("reduce_scatter_perf") == "reduce_scatter");
+  CHECK(programs_named_in("/opt/bin/all_gather_perf_mpi") == std::vector<std::string>{"all_gather"});
+  CHECK(programs_named_in("reduce_scatter_perf") == std::vector<std::string>{"reduce_scatter"});
   CHECK(nccl_version_string("22803") == "2.28.3");
   CHECK(nccl_version_string("2708") == "2.7.8");
 }
