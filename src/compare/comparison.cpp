@@ -66,7 +66,12 @@ Verdict judge(double new_value, double new_band, double ref_value, double ref_ba
 }
 
 Verdict judge_row(double new_value, double new_band, double ref_value, double ref_band, bool footprint_differs,
-                  double max_band_share) {
+                  double max_band_share, double printed_resolution) {
+  // The same figure on both sides (a file against itself, 0.00 against 0.00): nothing
+  // moved, so no band, however wide, can make it anything but same. A wide band says a
+  // gap could be noise; it cannot invent one where there is none.
+  const double gap = std::abs(new_value - ref_value);
+  if (gap <= printed_resolution + 1e-12 * std::max(std::abs(new_value), std::abs(ref_value))) return Verdict::same;
   Verdict v = judge(new_value, new_band, ref_value, ref_band);
   if (footprint_differs && v != Verdict::same && !beyond_footprint_envelope(new_value, new_band, ref_value, ref_band)) {
     v = Verdict::ambiguous;
@@ -145,7 +150,8 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
     // gap is beyond what the footprint explains, or where the two agree anyway.
     r.footprint_differs = footprint_mismatch(row, r.reference_row).has_value();
     r.verdict = judge_row(row.busbw_gbps, r.new_band_gbps, r.reference_row.busbw_gbps, r.reference_band_gbps,
-                          r.footprint_differs, options.max_band_share);
+                          r.footprint_differs, options.max_band_share,
+                          std::max(row.busbw_resolution_gbps, r.reference_row.busbw_resolution_gbps));
     r.fails = r.verdict == Verdict::slower && r.ratio < options.threshold;
     if (r.footprint_differs) {
       if (!first_footprint_mismatch) first_footprint_mismatch = r;

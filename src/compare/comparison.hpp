@@ -61,9 +61,11 @@ Verdict judge(double new_value, double new_band, double ref_value, double ref_ba
 // One compare row's verdict, every rule in order: the bands (judge), then a footprint
 // difference (ambiguous unless the gap is beyond kFootprintEnvelope, or the figures
 // agree), then a band wider than max_band_share of its figure (unresolved unless the
-// figures are apart even so).
+// figures are apart even so, or equal to the digits printed). `printed_resolution` is
+// half the last printed digit of the coarser figure (0 for figures held in full): two
+// figures closer than that are the same figure as printed, whatever their bands.
 Verdict judge_row(double new_value, double new_band, double ref_value, double ref_band, bool footprint_differs,
-                  double max_band_share);
+                  double max_band_share, double printed_resolution = 0);
 
 // What an unresolved row needs, for every printer's legend.
 inline constexpr const char* kUnresolvedAdvice = "noise too large to judge: measure longer or raise --min-size";
