@@ -24,16 +24,23 @@ std::string peak_share(const SizeRow& s, const PrintStyle& style) {
 }
 
 // nccl-tests' closing "# Avg bus bandwidth": the mean busbw over every row of the group,
-// both placements.
-double average_busbw(const RowGroup& g) {
+// both placements. Where the group is exactly one nccl-tests test's rows, the file's own
+// figure with the digits it prints (it averages the unrounded figures, which the rows'
+// printed digits cannot give back); otherwise the mean of the rows, to 3 digits.
+std::string average_busbw_text(const Side& side, const RowGroup& g) {
+  std::vector<RowKey> keys;
   double sum = 0;
   int n = 0;
   for (const auto& s : g.sizes) {
     for (const SideRow* r : {s.out_of_place, s.in_place}) {
-      if (r) sum += r->busbw_gbps, ++n;
+      if (r) sum += r->busbw_gbps, ++n, keys.push_back(r->key);
     }
   }
-  return n ? sum / n : 0;
+  std::sort(keys.begin(), keys.end());
+  for (const PrintedAverage& printed : side.printed_averages) {
+    if (printed.every_row_kept && printed.rows == keys) return printed.text;
+  }
+  return significant3(n ? sum / n : 0);
 }
 
 // The row's own spread as a percentage (repeats' half range over the median, or nccl-tests
@@ -81,7 +88,7 @@ void print_side_table(const Side& side, const PrintStyle& style, std::ostream& o
       }
       out << "\n";
     }
-    out << "Avg bus bandwidth: " << significant3(average_busbw(g)) << " GB/s (" << g.title << ", every size, both placements)\n";
+    out << "Avg bus bandwidth: " << average_busbw_text(side, g) << " GB/s (" << g.title << ", every size, both placements)\n";
   }
   for (const auto& note : side.notes) out << "note: " << note << "\n";
 }
@@ -95,7 +102,7 @@ void print_side_markdown(const Side& side, const PrintStyle& style, std::ostream
     out << "| " << g.title << " | " << format_bytes(g.sizes.front().any().key.size_bytes) << " .. "
         << format_bytes(g.sizes.back().any().key.size_bytes) << " (" << g.sizes.size() << ") | "
         << significant3(best->busbw_gbps) << " | " << format_bytes(best->key.size_bytes)
-        << (best->key.placement == Placement::in_place ? " in-place" : "") << " | " << significant3(average_busbw(g)) << " | "
+        << (best->key.placement == Placement::in_place ? " in-place" : "") << " | " << average_busbw_text(side, g) << " | "
         << verification(g.sizes) << " |\n";
   }
   for (const RowGroup& g : groups) {
