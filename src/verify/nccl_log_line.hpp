@@ -1,7 +1,10 @@
 #pragma once
 // One reader of NCCL's log lines, "host:pid:tid [dev] NCCL INFO <message>", for every
 // part of ncclsweep that reads them: verify (INIT, ENV, TUNING lines) and the importers
-// (COLL lines). NCCL_DEBUG_FILE logs and a job's stderr have the same shape.
+// (COLL lines). NCCL_DEBUG_FILE logs and a job's stderr have the same shape, and so have
+// RCCL's. Whatever precedes NCCL's own fields is passed over: NCCL 2.26+'s
+// NCCL_DEBUG_TIMESTAMP_FORMAT timestamp, a launcher's tag (mpirun --tag-output, srun
+// --label, Ray's "(RayTrainWorker pid=..., ip=...)"), even another process's line cut off.
 #include <functional>
 #include <optional>
 #include <string>
@@ -10,7 +13,7 @@
 namespace ncclsweep {
 
 struct NcclLogLine {
-  std::string_view origin;   // "host:pid:tid [dev]"; empty when the line starts with the tag
+  std::string_view origin;   // "host:pid:tid [dev]" as NCCL printed it; empty when the line has none
   std::string_view level;    // "INFO" or "WARN"
   std::string_view message;  // NCCL's words after the level tag
 };
