@@ -174,7 +174,14 @@ class TextImporter {
   void line(const std::string& text, int number) {
     last_line_ = number;
     const SplitLine split = split_line(text);
-    if (split.words.empty() || is_nccl_log_line(text)) return;
+    if (split.words.empty()) return;
+    // NCCL's own lines: only its version is of use (releases before 2.17 print none).
+    static const std::regex kNcclVersion(R"(NCCL version (\d+\.\d+\.\d+))");
+    std::smatch version;
+    if (side_.identity.nccl_version.empty() && std::regex_search(text, version, kNcclVersion)) {
+      side_.identity.nccl_version = version[1];
+    }
+    if (is_nccl_log_line(text)) return;
     if (in_table()) {
       if (const auto start = row_start(split.words, *block_->layout);
           start && text.find('#') == std::string::npos) {
@@ -194,7 +201,7 @@ class TextImporter {
     const SplitLine comment = hash == std::string::npos ? SplitLine{} : split_line(text.substr(hash));
     const SourcePosition where{side_.identity.path, number, 0};
     if (std::regex_search(text, m, kVersion)) {
-      side_.identity.nccl_version = nccl_version_string(m[2]);
+      side_.identity.nccl_version = nccl_version_string(m[2]);  // the library the test ran with
     } else if (std::regex_search(text, m, kStart)) {
       close_block(number);
       start_block(number);
