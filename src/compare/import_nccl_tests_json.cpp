@@ -120,6 +120,12 @@ Side import(const json& doc, const std::string& path) {
     const std::size_t i = evidence_index++;
     const std::string type = r.at("type").get<std::string>();
     const DataType* dtype = nccl_tests_dtype(type);
+    // Where both placements were measured, which were checked (nwrong null: not).
+    const auto measured = [&](const char* placement) {
+      return r.contains(placement) && r.at(placement).is_object() && json_number(r.at(placement), "bus_bw");
+    };
+    const auto wrong_text = [&](const char* placement) { return json_number(r.at(placement), "nwrong") ? "0" : "N/A"; };
+    if (measured("out_of_place") && measured("in_place")) evidence.add_checks(wrong_text("out_of_place"), wrong_text("in_place"));
     for (const char* placement : {"out_of_place", "in_place"}) {
       if (!r.contains(placement) || !r.at(placement).is_object()) continue;
       const auto algbw = json_number(r.at(placement), "alg_bw");

@@ -366,6 +366,11 @@ class TextImporter {
                                line.words[i + static_cast<std::size_t>(c->algbw)], busbw);
       break;
     }
+    if (row.out_of_place && row.in_place && t.out_of_place.wrong >= 0 && t.in_place.wrong >= 0 &&
+        t.out_of_place.wrong_is_count && t.in_place.wrong_is_count) {
+      block_->evidence.add_checks(line.words[i + static_cast<std::size_t>(t.out_of_place.wrong)],
+                                  line.words[i + static_cast<std::size_t>(t.in_place.wrong)]);
+    }
     if (!t.has_redop || row.redop.empty()) row.redop = "none";
     block_->rows.push_back(std::move(row));
   }

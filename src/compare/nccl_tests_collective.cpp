@@ -22,6 +22,7 @@ struct ProgramShape {
   bool op;
   bool rooted;
   bool per_rank_count;
+  bool checks_in_place;
   // busbw / algbw at n ranks; all_gather and reduce_scatter printed 1 before 2020.
   std::array<double (*)(int), 2> factors;
 };
@@ -31,18 +32,18 @@ double twice_ring_share(int n) { return 2.0 * (n - 1) / n; }
 double one(int) { return 1; }
 
 constexpr std::array<ProgramShape, 11> kPrograms{{
-    {"all_reduce", true, false, false, {twice_ring_share, nullptr}},
-    {"all_gather", false, false, true, {ring_share, one}},
-    {"reduce_scatter", true, false, true, {ring_share, one}},
-    {"broadcast", false, true, false, {one, nullptr}},
-    {"reduce", true, true, false, {one, nullptr}},
-    {"alltoall", false, false, true, {ring_share, nullptr}},
-    {"alltoallv", false, false, true, {nullptr, nullptr}},  // its busbw follows the largest peer's share
+    {"all_reduce", true, false, false, true, {twice_ring_share, nullptr}},
+    {"all_gather", false, false, true, true, {ring_share, one}},
+    {"reduce_scatter", true, false, true, true, {ring_share, one}},
+    {"broadcast", false, true, false, true, {one, nullptr}},
+    {"reduce", true, true, false, true, {one, nullptr}},
+    {"alltoall", false, false, true, false, {ring_share, nullptr}},
+    {"alltoallv", false, false, true, false, {nullptr, nullptr}},  // its busbw follows the largest peer's share
     // sendrecv prints the op it was given (sum) since 2.13, and no redop column before.
-    {"sendrecv", true, false, false, {one, nullptr}},
-    {"gather", false, true, true, {ring_share, nullptr}},
-    {"scatter", false, true, true, {ring_share, nullptr}},
-    {"hypercube", false, false, true, {one, nullptr}},
+    {"sendrecv", true, false, false, false, {one, nullptr}},
+    {"gather", false, true, true, true, {ring_share, nullptr}},
+    {"scatter", false, true, true, true, {ring_share, nullptr}},
+    {"hypercube", false, false, true, true, {one, nullptr}},
 }};
 
 const ProgramShape* program_shape(std::string_view name) {
@@ -175,6 +176,12 @@ void TableEvidence::add_row(Bytes size, std::uint64_t count, std::size_t element
   }
 }
 
+void TableEvidence::add_checks(std::string_view out_of_place_wrong, std::string_view in_place_wrong) {
+  const bool out_checked = out_of_place_wrong != "N/A", in_checked = in_place_wrong != "N/A";
+  if (out_checked && !in_checked) in_place_unchecked_seen_ = true;
+  if (out_checked && in_checked) both_checked_seen_ = true;
+}
+
 std::vector<std::string> TableEvidence::fitting_programs(int ranks) const {
   // Rows that bound the factor to nothing at all (digits no program prints) tell nothing.
   const bool factor_known = factor_high_ >= factor_low_ && factor_high_ > 0;
@@ -182,6 +189,7 @@ std::vector<std::string> TableEvidence::fitting_programs(int ranks) const {
   for (const auto& p : kPrograms) {
     if ((op_seen_ && !p.op) || (no_op_seen_ && p.op)) continue;
     if ((rooted_seen_ && !p.rooted) || (unrooted_seen_ && p.rooted)) continue;
+    if ((in_place_unchecked_seen_ && p.checks_in_place) || (both_checked_seen_ && !p.checks_in_place)) continue;
     if (ranks != 1) {
       if ((per_rank_count_seen_ && !p.per_rank_count) || (whole_count_seen_ && p.per_rank_count)) continue;
       if (per_rank_count_seen_ && ranks > 1 && per_rank_factor_ != static_cast<std::uint64_t>(ranks)) continue;
@@ -213,6 +221,8 @@ std::string TableEvidence::describe() const {
   } else if (whole_count_seen_) {
     parts.push_back("size = count x " + std::to_string(element_bytes_) + " B");
   }
+  if (in_place_unchecked_seen_) parts.emplace_back("#wrong N/A in place only");
+  else if (both_checked_seen_) parts.emplace_back("#wrong counted in both placements");
   if (factor_high_ >= factor_low_ && factor_high_ > 0) {
     char text[64];
     std::snprintf(text, sizeof text, "busbw = %.2f x algbw", (factor_low_ + factor_high_) / 2);

@@ -31,6 +31,11 @@ class TableEvidence {
   void add_row(Bytes size, std::uint64_t count, std::size_t element_bytes, std::string_view redop,
                std::optional<std::int64_t> root, std::string_view algbw, std::string_view busbw);
 
+  // One row's check cells where the table counts wrong elements (#wrong, 2.13+; JSON's
+  // nwrong): "N/A" where nothing was checked. alltoall, alltoallv and sendrecv check
+  // out of place only (2.13.1+); every other program checks both or neither.
+  void add_checks(std::string_view out_of_place_wrong, std::string_view in_place_wrong);
+
   // nccl-tests' names of the programs ("all_gather", "gather", ...) whose tables look
   // like this one at `ranks` ranks (0: not known).
   std::vector<std::string> fitting_programs(int ranks) const;
@@ -46,6 +51,7 @@ class TableEvidence {
   std::uint64_t per_rank_factor_ = 0;
   std::size_t element_bytes_ = 0;
   double factor_low_ = 0, factor_high_ = -1;  // busbw / algbw as the printed digits bound it
+  bool in_place_unchecked_seen_ = false, both_checked_seen_ = false;
 };
 
 // The nccl-tests programs a piece of text names: "mpirun -np 8 ./build/all_reduce_perf

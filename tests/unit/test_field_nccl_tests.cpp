@@ -143,6 +143,28 @@ TEST_CASE("field nccl-tests: a test whose collective cannot be known is refused 
   CHECK(named.rows.size() == 2 * field_rows(text).size());
 }
 
+TEST_CASE("nccl-tests tables: which placements were checked tells all_gather from alltoall") {
+  // A checked all_gather counts wrong elements in both placements; alltoall (2.13.1+)
+  // leaves its in-place count N/A. Same sizes, counts and busbw otherwise.
+  std::string text = read_file(kNcclTestsData / "nccl-tests-all_gather-np2.txt");
+  text.erase(text.find("# Collective test starting"), text.find('\n', text.find("# Collective test starting")) + 1 -
+                                                           text.find("# Collective test starting"));
+  const Side gathered = side_from_nccl_tests_text(text, "bench.txt");
+  CHECK(gathered.rows.front().key.collective == &collective("all_gather"));
+  std::string alltoall;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const auto rows = field_rows(line + "\n");
+    if (!rows.empty()) line.replace(line.rfind("0"), 1, "N/A");  // the in-place #wrong, last on the row
+    alltoall += line + "\n";
+  }
+  CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_text(alltoall, "bench.txt"); }),
+             ContainsSubstring("#wrong N/A in place only, busbw = 0.50 x algbw) fits alltoall or alltoallv"));
+  CHECK(side_from_nccl_tests_text(alltoall, "alltoall_perf.log").rows.front().key.collective == &collective("alltoall"));
+  CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_text(alltoall, "all_gather_perf.log"); }),
+             ContainsSubstring("the file name 'all_gather_perf.log' says all_gather, but the table"));
+}
+
 TEST_CASE("field nccl-tests: several tests in one file take their programs from the command lines before them") {
   const std::string text = read_file(kFieldNcclTests / "nccl-tests-sweep.log");
   const Side side = load_side(kFieldNcclTests / "nccl-tests-sweep.log");
@@ -246,7 +268,17 @@ TEST_CASE("nccl-tests -J JSON of schema versions 1 to 3 read; others are refused
   std::string renamed = text;
   renamed.replace(renamed.find("/opt/nccl-tests/build/all_gather_perf"), 37, "/usr/bin/bench");
   CHECK(side_from_nccl_tests_json(renamed, "all_gather.json").rows.front().key.collective == &collective("all_gather"));
-  CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_json(renamed, "x.json"); }),
+  // Checked in both placements, only all_gather prints these results...
+  const Side by_table = side_from_nccl_tests_json(renamed, "x.json");
+  CHECK(by_table.rows.front().key.collective == &collective("all_gather"));
+  REQUIRE(!by_table.notes.empty());
+  CHECK_THAT(by_table.notes.front(), ContainsSubstring("recognised from its table"));
+  // ...unchecked, alltoall prints them too.
+  std::string unchecked = renamed;
+  for (auto at = unchecked.find("\"nwrong\":0.000000"); at != std::string::npos; at = unchecked.find("\"nwrong\":0.000000")) {
+    unchecked.replace(at, 17, "\"nwrong\":null");
+  }
+  CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_json(unchecked, "x.json"); }),
              ContainsSubstring("its args[0] ('/usr/bin/bench') names no nccl-tests program"));
 }
 
