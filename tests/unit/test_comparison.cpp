@@ -62,6 +62,26 @@ TEST_CASE("the printed precision of tiny figures counts as noise") {
   CHECK(compare_sides(side({a}), side({b}), {}).rows[0].verdict != Verdict::slower);
 }
 
+TEST_CASE("figures equal as printed are same, however wide their bands") {
+  // nccl-tests' 128 B all_gather: 0.01 GB/s in 13.6 us on both sides. The band (+-0.0061)
+  // is over half the figure, yet nothing moved.
+  SideRow a = row(128, 0.01), b = row(128, 0.01);
+  a.time_us = b.time_us = 13.6;
+  a.busbw_resolution_gbps = b.busbw_resolution_gbps = 0.005;
+  const Comparison same = compare_sides(side({a}), side({b}), {});
+  REQUIRE(same.rows.size() == 1);
+  CHECK(same.rows[0].new_band_gbps > kDefaultMaxBandShare * 0.01);
+  CHECK(same.rows[0].verdict == Verdict::same);
+  SideRow zero_a = row(64, 0), zero_b = row(64, 0);  // 0.00 against 0.00
+  zero_a.busbw_resolution_gbps = zero_b.busbw_resolution_gbps = 0.005;
+  CHECK(compare_sides(side({zero_a}), side({zero_b}), {}).rows[0].verdict == Verdict::same);
+  // One printed digit apart is a gap, and the wide band leaves it unresolved.
+  b.busbw_gbps = 0.02;
+  CHECK(compare_sides(side({a}), side({b}), {}).rows[0].verdict == Verdict::unresolved);
+  CHECK(judge_row(0.01, 0.006, 0.01, 0.006, false, kDefaultMaxBandShare, 0.005) == Verdict::same);
+  CHECK(judge_row(0.01, 0.006, 0.02, 0.006, false, kDefaultMaxBandShare, 0.005) == Verdict::unresolved);
+}
+
 TEST_CASE("a band wider than a quarter of its figure is unresolved, counted apart, never same") {
   // all_gather 256 KiB on a CPU fabric: 0.00826 against 0.126 GB/s, the reference timed
   // at 0.5 us, so 1.1 us of jitter makes its band +-0.28 GB/s: wider than the figure.
