@@ -51,7 +51,7 @@ struct LineFields {
 
 // Splits a COLL line; false when the line is not one. A line whose "opCount" has no
 // collective before it (NCCL 2.3 and earlier printed none) is refused with that token.
-bool parse_coll_line(std::string_view line, const std::string& file, const std::string& where, LineFields& out) {
+bool parse_coll_line(std::string_view line, const std::string& file, const SourcePosition& where, LineFields& out) {
   const auto read = read_nccl_log_line(line);
   if (!read || read->level != "INFO") return false;
   std::istringstream in{std::string(read->message)};
@@ -59,12 +59,16 @@ bool parse_coll_line(std::string_view line, const std::string& file, const std::
   for (std::string t; in >> t;) tokens.push_back(t);
   std::size_t op_count = 0;
   while (op_count < tokens.size() && tokens[op_count] != "opCount") ++op_count;
-  if (op_count == tokens.size() || std::find(tokens.begin(), tokens.end(), "datatype") == tokens.end()) return false;
+  if (op_count == tokens.size()) return false;
+  const auto names_a_call = [](const std::string& token) {
+    return token.ends_with(':') || logged_collective(token) != nullptr || known_unmeasured(token);
+  };
+  if (op_count > 0 && !names_a_call(tokens[op_count - 1])) return false;  // "opCount" in other words
   if (op_count == 0) {
     throw UsageError("a COLL line names no collective: it starts with 'opCount', as NCCL 2.3 and earlier print it",
                      "use the logs of NCCL 2.4 or later (or RCCL), whose COLL lines start with the collective "
                      "('AllReduce: opCount ...')",
-                     {where});
+                     where);
   }
   // "AllReduce:" (also after a bracketed tag, "[0] AllReduce:"), or "Coll: AllReduce".
   out.name = tokens[op_count - 1];
@@ -86,17 +90,17 @@ bool parse_coll_line(std::string_view line, const std::string& file, const std::
   return true;
 }
 
-long number(const LineFields& f, const std::string& key, const std::string& where) {
+long number(const LineFields& f, const std::string& key, const SourcePosition& where) {
   const auto it = f.values.find(key);
   if (it == f.values.end()) {
     throw UsageError("the " + f.name + " COLL line has no '" + key + "' field", "pass the COLL lines NCCL wrote, unmodified",
-                     {where});
+                     where);
   }
   const auto value = parse_integer_text(it->second);
   // Past 2^50 (elements, ids) no real log goes; byte totals derived from it must not overflow.
   if (!value || *value < 0 || *value > (std::int64_t{1} << 50)) {
     throw UsageError("the " + f.name + " COLL line's " + key + " '" + it->second + "' is not a whole number NCCL logs",
-                     "pass the COLL lines NCCL wrote, unmodified", {where});
+                     "pass the COLL lines NCCL wrote, unmodified", where);
   }
   return static_cast<long>(*value);
 }
@@ -107,51 +111,63 @@ CommProfile import_nccl_log(const std::string& pattern, int iterations) {
   const auto files = expand_pattern(pattern, "NCCL logs");
   ImportCounter counter;
   std::map<std::string, long> skipped, unknown;
-  std::map<std::string, std::string> unknown_where;
+  std::map<std::string, SourcePosition> unknown_where;  // the first line of each
   long custom_ops = 0;
+  // A COLL line that does not read is refused, unless it is its file's last: a job
+  // killed while NCCL wrote cuts that one short.
+  std::vector<UsageError> cut_short;
   for (const auto& file : files) {
+    std::optional<UsageError> unread;
     for_each_text_line(file, kJobLogInput, [&](std::string_view line, int line_number) {
       while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-      const std::string where = file + ":" + std::to_string(line_number);
-      LineFields f;
-      if (!parse_coll_line(line, file, where, f)) return;
-      const auto* kind = logged_collective(f.name);
-      if (kind == nullptr) {
-        if (known_unmeasured(f.name)) {
-          ++skipped[f.name];
-        } else {
-          ++unknown[f.name];
-          unknown_where.emplace(f.name, where);
+      if (line.empty()) return;
+      if (unread) throw *unread;
+      const SourcePosition where{file, line_number, 0};
+      try {
+        LineFields f;
+        if (!parse_coll_line(line, file, where, f)) return;
+        const auto* kind = logged_collective(f.name);
+        if (kind == nullptr) {
+          if (known_unmeasured(f.name)) {
+            ++skipped[f.name];
+          } else {
+            ++unknown[f.name];
+            unknown_where.emplace(f.name, where);
+          }
+          return;
         }
-        return;
+        const auto* type = dtype_by_nccl_id(number(f, "datatype", where));
+        if (type == nullptr) {
+          throw UsageError("the " + f.name + " COLL line's datatype " + f.values["datatype"] + " is not one NCCL or RCCL numbers",
+                           "pass the COLL lines NCCL wrote, unmodified", where);
+        }
+        if (f.nranks < 1) {
+          throw UsageError("the " + f.name + " COLL line has " +
+                               (f.nranks_token.empty() ? std::string("no '[nranks=N]'") : "'" + f.nranks_token + "' where '[nranks=N]' goes"),
+                           "pass the COLL lines NCCL wrote, unmodified (every NCCL since 2.3 and RCCL print [nranks=N])", where);
+        }
+        const auto count = static_cast<std::uint64_t>(number(f, "count", where));
+        const long op_id = kind->reduces ? number(f, "op", where) : -1;
+        // Ids past avg are NCCL's custom operators (ncclRedOpCreatePreMulSum): a sum of
+        // scaled inputs, measured as a sum.
+        std::optional<ReduceOp> op;
+        if (op_id >= 0) op = op_id < kReduceOpCount ? static_cast<ReduceOp>(op_id) : ReduceOp::sum;
+        if (op_id >= kReduceOpCount) ++custom_ops;
+        counter.add(*kind, total_bytes(*kind, count, f.nranks, type->bytes), type, op, f.nranks, f.rank);
+      } catch (const UsageError& e) {
+        unread = e;
       }
-      const auto* type = dtype_by_nccl_id(number(f, "datatype", where));
-      if (type == nullptr) {
-        throw UsageError("the " + f.name + " COLL line's datatype " + f.values["datatype"] + " is not one NCCL or RCCL numbers",
-                         "pass the COLL lines NCCL wrote, unmodified", {where});
-      }
-      if (f.nranks < 1) {
-        throw UsageError("the " + f.name + " COLL line has " +
-                             (f.nranks_token.empty() ? std::string("no '[nranks=N]'") : "'" + f.nranks_token + "' where '[nranks=N]' goes"),
-                         "pass the COLL lines NCCL wrote, unmodified (every NCCL since 2.3 and RCCL print [nranks=N])", {where});
-      }
-      const auto count = static_cast<std::uint64_t>(number(f, "count", where));
-      const long op_id = kind->reduces ? number(f, "op", where) : -1;
-      // Ids past avg are NCCL's custom operators (ncclRedOpCreatePreMulSum): a sum of
-      // scaled inputs, measured as a sum.
-      std::optional<ReduceOp> op;
-      if (op_id >= 0) op = op_id < kReduceOpCount ? static_cast<ReduceOp>(op_id) : ReduceOp::sum;
-      if (op_id >= kReduceOpCount) ++custom_ops;
-      counter.add(*kind, total_bytes(*kind, count, f.nranks, type->bytes), type, op, f.nranks, f.rank);
     });
+    if (unread) cut_short.push_back(*unread);
   }
+  if (counter.empty() && !cut_short.empty()) throw cut_short.front();
   if (counter.empty()) {
     if (!unknown.empty()) {
       const auto& [name, n] = *unknown.begin();
       throw UsageError("no COLL line ncclsweep can read in " + std::to_string(files.size()) + " file(s) matching '" + pattern +
                            "': the token '" + name + "' before 'opCount' (" + std::to_string(n) +
                            " lines) is not a collective NCCL or RCCL logs",
-                       "pass the COLL lines NCCL wrote ('<Collective>: opCount ...'), unmodified", {unknown_where[name]});
+                       "pass the COLL lines NCCL wrote ('<Collective>: opCount ...'), unmodified", unknown_where[name]);
     }
     std::string only;
     for (const auto& [name, n] : skipped) only += (only.empty() ? "" : ", ") + std::to_string(n) + " " + name;
@@ -170,9 +186,13 @@ CommProfile import_nccl_log(const std::string& pattern, int iterations) {
     profile.notes.push_back("skipped " + std::to_string(n) + " " + name + " lines" +
                             (name == "Recv" ? " (the receiving end of Sends, which are counted)" : " (not a collective ncclsweep measures)"));
   }
+  for (const UsageError& e : cut_short) {
+    profile.notes.push_back("skipped the last line of " + e.where().file + " (line " + std::to_string(e.where().line) +
+                            "), a COLL line that does not read, as a job killed while NCCL wrote leaves it: " + e.what());
+  }
   for (const auto& [name, n] : unknown) {
     profile.notes.push_back("skipped " + std::to_string(n) + " lines whose collective '" + name +
-                            "' is not one NCCL or RCCL logs (first at " + unknown_where[name] + ")");
+                            "' is not one NCCL or RCCL logs (first at " + unknown_where[name].str() + ")");
   }
   return profile;
 }

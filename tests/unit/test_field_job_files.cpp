@@ -117,6 +117,20 @@ TEST_CASE("field NCCL logs: a line format that names no collective is refused at
              ContainsSubstring("the AllReduce COLL line has '[nranks=x]' where '[nranks=N]' goes"));
 }
 
+TEST_CASE("NCCL logs: a COLL line cut short is refused, unless it ends its file") {
+  const std::string whole = read_file(kFieldLogs + "/timestamps-2.27/nccl.gpu-a.4100.log");
+  const std::string last_line = whole.substr(whole.rfind('\n', whole.size() - 2) + 1);
+  const std::string cut = whole.substr(0, whole.size() - last_line.size()) + last_line.substr(0, last_line.find(" datatype"));
+  const auto killed = import_nccl_log(temp_file("killed.log", cut), 0);
+  CHECK(field_noted(killed, "skipped the last line of"));
+  CHECK(field_noted(killed, "has no 'datatype' field"));
+  const std::string middle = cut + "\n" + last_line;
+  const std::string path = temp_file("cut-in-the-middle.log", middle);
+  const auto lines = occurrences(middle, "\n");  // the cut line is the one before the last
+  CHECK_THAT(usage_error_text([&] { import_nccl_log(path, 0); }),
+             ContainsSubstring(path + ":" + std::to_string(lines - 1) + ": the AllReduce COLL line has no 'datatype' field"));
+}
+
 TEST_CASE("field PyTorch traces with the older nccl:* annotations import, saying the metadata is the older kind") {
   for (const char* pattern : {"/pt2.0-annotations/rank*.pt.trace.json", "/pt1.13-cpu-op/worker0.pt.trace.json"}) {
     INFO(pattern);
