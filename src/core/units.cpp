@@ -79,6 +79,9 @@ std::vector<Bytes> parse_size_list(std::string_view text) {
     const std::size_t colon = item.find(':');
     if (colon == std::string_view::npos) {
       sizes.push_back(parse_size(item));
+      if (sizes.size() > kMaxSizesInList) {
+        throw bad_size(text.substr(0, 40), "the list holds more than " + std::to_string(kMaxSizesInList) + " sizes");
+      }
     } else {
       const std::string_view after_min = item.substr(colon + 1);
       const std::size_t colon2 = after_min.find(':');

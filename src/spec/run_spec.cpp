@@ -10,14 +10,17 @@ namespace ncclsweep {
 
 std::vector<const CollectiveKind*> parse_collective_list(const std::string& text) {
   std::vector<const CollectiveKind*> out;
+  // A collective named twice ("all_reduce,all") is measured once, where it came first.
+  const auto add = [&out](const CollectiveKind* c) {
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  };
   for (const auto& name : split_list(text, "collective")) {
     if (name == "all") {
-      for (const auto& c : all_collectives()) out.push_back(&c);
+      for (const auto& c : all_collectives()) add(&c);
     } else {
-      out.push_back(&collective(name));
+      add(&collective(name));
     }
   }
-  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
