@@ -1,14 +1,17 @@
 // ncclsweep: measure NCCL collectives at the sizes a workload uses, sweep NCCL
 // settings, and judge a cluster against a reference.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "cli/command.hpp"
 #include "cli/soak_command.hpp"
+#include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/failure_report.hpp"
 #include "core/input_file.hpp"
+#include "core/standard_output.hpp"
 #include "core/units.hpp"
 #include "ncclsweep_version.hpp"
 #include "runtime/engine_registry.hpp"
@@ -39,14 +42,30 @@ std::string unknown_subcommand_message(CLI::App& app, int argc, char** argv) {
   }
   std::string listed;
   for (const auto& name : names) listed += (listed.empty() ? "" : ", ") + name;
-  return "unknown subcommand '" + word + "'" + ncclsweep::did_you_mean(word, names) +
-         "\n  fix: use one of " + listed + " (ncclsweep --help lists them)";
+  return ncclsweep::message_with_fix("unknown subcommand '" + word + "'" + ncclsweep::did_you_mean(word, names),
+                                     "use one of " + listed + " (ncclsweep --help lists them)");
 }
 
 }  // namespace
 
 int main(int argc, char** argv, char** envp) {
   using namespace ncclsweep;
+  // Before anything can call setenv() (MPI_Init does): core/environment.hpp says why.
+  OwnedEnvironment environment(envp);
+  if (!standard_output_open()) {
+    print_error(message_with_fix("standard output is closed, so what ncclsweep prints would be lost",
+                                 "give it somewhere to go: > FILE, or > /dev/null to discard it"));
+    return kExitRuntime;
+  }
+  CheckedStandardOutput standard_output;
+  const auto output_checked = [&standard_output](int status) {
+    if (const std::string lost = standard_output.failure(); !lost.empty()) {
+      print_error("writing standard output failed: " + lost + "; what ncclsweep printed there is lost" +
+                  (status == kExitOk ? "" : " (the command had already failed: exit " + std::to_string(status) + ")"));
+      return std::max(status, static_cast<int>(kExitRuntime));
+    }
+    return status;
+  };
   CLI::App app{"ncclsweep " NCCLSWEEP_VERSION ": NCCL collective benchmarks and setting sweeps"};
   app.require_subcommand(1);
   std::string engines;
@@ -81,12 +100,13 @@ int main(int argc, char** argv, char** envp) {
       ncclsweep::print_error(unknown);
       return kExitUsage;
     }
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (e.get_exit_code() == 0) return output_checked(app.exit(e));  // --help, --version
     // A flag refused by its check: the one error spelling, with a fix line as every
     // refusal has, pointing at the help of the command it belongs to.
     std::string command = "ncclsweep";
     if (argc > 1 && argv[1][0] != '-') command += " " + std::string(argv[1]);
-    ncclsweep::print_error(std::string(e.what()) + "\n  fix: " + command + " --help lists every option and the values it takes");
+    ncclsweep::print_error(
+        message_with_fix(e.what(), command + " --help lists every option and the values it takes"));
     return kExitUsage;
   }
   if (!max_input_size.empty()) {
@@ -98,12 +118,12 @@ int main(int argc, char** argv, char** envp) {
     }
     setenv(kMaxInputSizeVariable, max_input_size.c_str(), 1);
   }
-  CommandContext context{argc, argv, envp};
+  CommandContext context{argc, argv, environment.envp()};
   try {
-    return chosen(context);
+    return output_checked(chosen(context));
   } catch (...) {
     // Every failure, whatever its type, ends here: one message, one exit status, and
     // every MPI rank ended with it (runtime/uncaught_failure.hpp).
-    return exit_for_uncaught(std::current_exception());
+    return output_checked(exit_for_uncaught(std::current_exception()));
   }
 }

@@ -16,6 +16,7 @@
 #include "compare/side_readers.hpp"
 #include "core/checked_number.hpp"
 #include "core/errors.hpp"
+#include "core/json_input.hpp"
 #include "core/units.hpp"
 
 namespace ncclsweep {
@@ -202,7 +203,7 @@ Side import(const json& doc, const std::string& path) {
 Side side_from_nccl_tests_json(const std::string& text, const std::string& path) {
   json doc;
   try {
-    doc = json::parse(text);
+    doc = parse_json_input(text, {path}, max_json_values(kResultsFileInput));
   } catch (const json::parse_error& e) {
     throw UsageError(path + " is not valid JSON (truncated?): " + e.what(), "give a complete nccl-tests -J file");
   }

@@ -47,6 +47,13 @@ std::string escape_invalid_utf8(std::string_view text) {
   return out;
 }
 
+OwnedEnvironment::OwnedEnvironment(char** envp) {
+  for (char** e = envp; e && *e; ++e) entries_.emplace_back(*e);
+  pointers_.reserve(entries_.size() + 1);
+  for (std::string& entry : entries_) pointers_.push_back(entry.data());
+  pointers_.push_back(nullptr);
+}
+
 std::map<std::string, std::string> environment_map(char** envp) {
   std::map<std::string, std::string> out;
   for (char** e = envp; e && *e; ++e) {

@@ -4,8 +4,27 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ncclsweep {
+
+// The process's environment as it was when captured, owned: main captures it first thing,
+// before MPI_Init or anything else calls setenv(), which reallocates `environ` and frees
+// the array main's envp may point to (a preloaded library that calls setenv() before main
+// makes envp that heap array). Everything that reads "the environment the run started
+// with" reads this copy.
+class OwnedEnvironment {
+ public:
+  explicit OwnedEnvironment(char** envp);
+  OwnedEnvironment(const OwnedEnvironment&) = delete;
+  OwnedEnvironment& operator=(const OwnedEnvironment&) = delete;
+  // NAME=VALUE entries and a terminating null, valid while this object lives.
+  char** envp() { return pointers_.data(); }
+
+ private:
+  std::vector<std::string> entries_;
+  std::vector<char*> pointers_;
+};
 
 // Exactly as the process has it (for the environment of a child process).
 std::map<std::string, std::string> environment_map(char** envp);

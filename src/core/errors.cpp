@@ -7,15 +7,18 @@
 namespace ncclsweep {
 namespace {
 
-// A message as a terminal can show it whole: a NUL would end it (what() is a C string)
-// and an escape sequence from a hostile file would reach the terminal. Control
-// characters other than newline and tab, and bytes that are not UTF-8, become \xNN.
-std::string printable(const std::string& text) {
+constexpr std::string_view kFixLine = "\n  fix: ";
+
+// A piece of a message as a terminal shows it on one line: a NUL would end it (what() is a
+// C string), an escape sequence from a hostile file would reach the terminal, and a
+// newline from a path or a YAML value would split the message and let input forge a line.
+// Control characters and bytes that are not UTF-8 become \xNN; a tab stays.
+std::string printable(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (const char c : text) {
     const auto byte = static_cast<unsigned char>(c);
-    if ((byte < 0x20 && c != '\n' && c != '\t') || byte == 0x7f) {
+    if ((byte < 0x20 && c != '\t') || byte == 0x7f) {
       char escaped[5];
       std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
       out += escaped;
@@ -27,6 +30,23 @@ std::string printable(const std::string& text) {
 }
 
 }  // namespace
+
+std::string printable_message(std::string_view message) {
+  std::string out;
+  for (std::size_t at = 0;;) {
+    const std::size_t fix = message.find(kFixLine, at);
+    out += printable(message.substr(at, fix == std::string_view::npos ? std::string_view::npos : fix - at));
+    if (fix == std::string_view::npos) return out;
+    out += kFixLine;
+    at = fix + kFixLine.size();
+  }
+}
+
+std::string message_with_fix(std::string_view what, std::string_view fix) {
+  std::string s = printable(what);
+  if (!fix.empty()) (s += kFixLine) += printable(fix);
+  return s;
+}
 
 std::string SourcePosition::str() const {
   if (file.empty()) return {};

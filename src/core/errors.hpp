@@ -3,6 +3,7 @@
 // printed once, in main, with the right exit status.
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace ncclsweep {
 
@@ -22,6 +23,15 @@ struct SourcePosition {
   int column = 0;
   std::string str() const;  // "file:line:column", shortened when parts are unknown
 };
+
+// Every message ncclsweep prints is one line, or one line and its fix line ("WHAT\n  fix:
+// FIX"): `message` with each control character but that structure's newline, and each byte
+// that is not UTF-8, shown as \xNN (a tab stays). The printers (print_error, the run's log
+// lines) pass what they print through it.
+std::string printable_message(std::string_view message);
+// "WHAT\n  fix: FIX" (just WHAT when FIX is empty), each piece escaped as above, so text
+// from input can never add a line of its own.
+std::string message_with_fix(std::string_view what, std::string_view fix);
 
 // Bad input: the user can fix it. Carries an optional place and a suggested fix.
 class UsageError : public std::runtime_error {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <new>
 #include <typeinfo>
@@ -53,6 +54,7 @@ FailureReport describe_failure(std::exception_ptr error) {
 }
 
 void print_error_line(const std::string& line) {
+  std::cout.flush();
   std::fflush(stdout);
   std::fflush(stderr);
   const std::string text = line + "\n";
@@ -65,11 +67,11 @@ void print_error_line(const std::string& line) {
   }
 }
 
-void print_error(const std::string& message) { print_error_line("ncclsweep: error: " + message); }
+void print_error(const std::string& message) { print_error_line("ncclsweep: error: " + printable_message(message)); }
 
 void print_rank_error(int rank, const std::string& host, const std::string& message) {
   print_error_line("ncclsweep: error on rank " + std::to_string(rank) + (host.empty() ? "" : " (" + host + ")") + ": " +
-                   message);
+                   printable_message(message));
 }
 
 }  // namespace ncclsweep

@@ -1,7 +1,9 @@
 #include "core/input_file.hpp"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -26,11 +28,48 @@ std::string file_type_name(mode_t mode) {
 
 std::string mebibytes(std::uint64_t bytes) { return std::to_string(bytes / kMebibyte) + " MiB"; }
 
+// The kernel's own file systems: their "regular" files are interfaces, not data. Reading
+// one may block for ever (/proc/kmsg), consume what it shows (reading /proc/kmsg empties
+// the kernel log) or change the system, so no user-given path is read there. ncclsweep's
+// own readings of /proc and /sys (doctor, the memory limit) do not come through here.
+const char* kernel_file_system(const struct statfs& fs) {
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case PROC_SUPER_MAGIC: return "/proc (procfs)";
+    case SYSFS_MAGIC: return "/sys (sysfs)";
+    case DEBUGFS_MAGIC: return "debugfs";
+    case TRACEFS_MAGIC: return "tracefs";
+    case SECURITYFS_MAGIC: return "securityfs";
+    case SELINUX_MAGIC: return "selinuxfs";
+    case CGROUP_SUPER_MAGIC:
+    case CGROUP2_SUPER_MAGIC: return "a cgroup file system";
+    case DEVPTS_SUPER_MAGIC: return "devpts";
+    case BPF_FS_MAGIC: return "bpffs";
+    case PSTOREFS_MAGIC: return "pstore";
+    case EFIVARFS_MAGIC: return "efivarfs";
+    case BINFMTFS_MAGIC: return "binfmt_misc";
+    case 0x62656570UL: return "configfs";
+    case 0x65735543UL: return "fusectl";
+    case 0x958458f6UL: return "hugetlbfs";
+    default: return nullptr;
+  }
+}
+
+[[noreturn]] void refuse_kernel_file(const std::string& path, InputKind kind, const char* file_system) {
+  throw UsageError(path + " is on " + file_system + ", a kernel interface, not a file; ncclsweep reads a " +
+                       std::string(kind.what) + " only from an ordinary file system",
+                   "copy what you need into an ordinary file first (cp may block or consume it: check) and pass that");
+}
+
 }  // namespace
 
 InputFile::InputFile(const std::string& path, InputKind kind) : path_(path), kind_(kind) {
   if (path.empty()) throw UsageError(std::string("an empty path was given as the ") + std::string(kind.what), "name the file");
   cap_ = input_cap(kind);  // before the open: it may throw
+  // Before the open too: opening some kernel files already acts.
+  struct statfs fs {};
+  if (::statfs(path.c_str(), &fs) == 0) {
+    if (const char* kernel = kernel_file_system(fs)) refuse_kernel_file(path, kind, kernel);
+  }
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
   fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd_ < 0) {
@@ -46,6 +85,13 @@ InputFile::InputFile(const std::string& path, InputKind kind) : path_(path), kin
     throw UsageError(path + " is " + type + ", not a regular file; ncclsweep reads a " + std::string(kind.what) +
                          " only from a regular file",
                      "copy the input into a file first and pass that file");
+  }
+  if (::fstatfs(fd_, &fs) == 0) {  // what was opened, whatever the path led to by then
+    if (const char* kernel = kernel_file_system(fs)) {
+      ::close(fd_);
+      fd_ = -1;
+      refuse_kernel_file(path, kind, kernel);
+    }
   }
   size_ = static_cast<std::uint64_t>(st.st_size);
   if (size_ > cap_) {

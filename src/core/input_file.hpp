@@ -1,7 +1,8 @@
 #pragma once
-// Every file ncclsweep reads as input is opened here. Only a regular file is read (the
-// user's own path and its links are followed), so a FIFO, a device, a socket or a
-// directory is refused before a byte is read, and never more is read than the cap of
+// Every file ncclsweep reads as input is opened here. Only a regular file on an ordinary
+// file system is read (the user's own path and its links are followed), so a FIFO, a
+// device, a socket, a directory or a file of /proc, /sys and the kernel's other file
+// systems is refused before a byte is read, and never more is read than the cap of
 // what the reader can hold: a hostile or mistaken input ends in a UsageError, never
 // in a hang or a machine's worth of memory.
 #include <cstdint>

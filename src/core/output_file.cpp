@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <string>
 
 #include "core/errors.hpp"
@@ -37,6 +38,25 @@ int replace_file(const fs::path& path, std::string_view text) {
   if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
   if (error != 0) ::unlink(temporary.c_str());
   return error;
+}
+
+void write_output_file(const fs::path& path, std::string_view text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+  if (fd < 0) throw RuntimeFailure("writing " + path.string(), std::strerror(errno));
+  int error = 0;
+  while (!text.empty()) {
+    const ssize_t written = ::write(fd, text.data(), text.size());
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      error = errno;
+      break;
+    }
+    text.remove_prefix(static_cast<std::size_t>(written));
+  }
+  // A device or pipe cannot be synced (EINVAL, EROFS): what it took is all there is to know.
+  if (error == 0 && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) error = errno;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) throw RuntimeFailure("writing " + path.string(), std::strerror(error));
 }
 
 void refuse_planted_links(const fs::path& dir, std::initializer_list<std::string_view> files,

@@ -19,6 +19,13 @@ int open_no_follow(const std::filesystem::path& path, int flags, int mode = 0644
 // on failure `path` is as it was and no PATH.tmp is left.
 int replace_file(const std::filesystem::path& path, std::string_view text);
 
+// Writes `text` to the user's own output path (`report -o FILE`, `--svg FILE`: links
+// followed, as the user named them; a device such as /dev/stdout works): created or
+// truncated, every byte written, synced where the file can be, closed. Throws
+// RuntimeFailure ("writing PATH", the system's reason, exit 3) when any of it fails, so a
+// full disk or /dev/full never ends as success with the output lost.
+void write_output_file(const std::filesystem::path& path, std::string_view text);
+
 // Throws UsageError naming the first of `names` under `dir` that is a symbolic link,
 // or that is not a regular file (directories: not a directory) where one is expected.
 void refuse_planted_links(const std::filesystem::path& dir, std::initializer_list<std::string_view> files,

@@ -1,6 +1,10 @@
-#include "spec/yaml_guard.hpp"
+#include "core/yaml_guard.hpp"
+
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <map>
+#include <sstream>
 #include <vector>
 
 namespace ncclsweep {
@@ -62,27 +66,51 @@ SourcePosition yaml_position(const std::string& file, const YAML::Node& node) {
   return yaml_position(file, node.Mark());
 }
 
-YAML::Node load_one_yaml_document(const std::string& text, const std::string& file) {
-  std::vector<YAML::Node> documents = YAML::LoadAll(text);
-  if (documents.size() > 1) {
-    // The second document's line: its first node, else its "---" marker.
-    SourcePosition where = yaml_position(file, documents[1]);
-    if (where.line == 0) {
-      int line = 0, markers = 0;
-      for (std::size_t at = 0; at < text.size(); at = text.find('\n', at) + 1) {
-        ++line;
-        if (text.compare(at, 3, "---") == 0 && ++markers == (text.compare(0, 3, "---") == 0 ? 2 : 1)) {
-          where = {file, line, 1};
-          break;
-        }
-        if (text.find('\n', at) == std::string::npos) break;
-      }
-    }
-    throw UsageError("the file holds " + std::to_string(documents.size()) +
-                         " YAML documents ('---' starts another); ncclsweep reads one",
-                     "keep one document per file: remove the '---' and what follows, or split the file", where);
+namespace {
+
+// Reads one document's events and keeps the place of its first node, or of its start
+// (its "---") when it holds none (an empty document reads as one null).
+class FirstNodePlace final : public YAML::EventHandler {
+ public:
+  YAML::Mark place;
+  void OnDocumentStart(const YAML::Mark& mark) override { place = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override { seen_ = true; }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { first(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override {
+    first(mark);
   }
-  return documents.empty() ? YAML::Node() : documents.front();
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    first(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    first(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void first(const YAML::Mark& mark) {
+    if (!seen_) place = mark;
+    seen_ = true;
+  }
+  bool seen_ = false;
+};
+
+}  // namespace
+
+YAML::Node load_one_yaml_document(const std::string& text, const std::string& file) {
+  // Two documents' events are read, never more: a file of a million '---' is refused at
+  // its second, not loaded whole first.
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  FirstNodePlace first, second;
+  if (parser.HandleNextDocument(first) && parser.HandleNextDocument(second)) {
+    throw UsageError("the file holds more than one YAML document ('---' starts another); ncclsweep reads one",
+                     "keep one document per file: remove the '---' and what follows, or split the file",
+                     yaml_position(file, second.place));
+  }
+  return YAML::Load(text);
 }
 
 void guard_yaml_document(const YAML::Node& root, const std::string& file, std::size_t max_nodes, int max_depth) {

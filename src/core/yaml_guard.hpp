@@ -17,8 +17,13 @@ SourcePosition yaml_position(const std::string& file, const YAML::Node& node);
 
 // The one YAML document `text` holds; throws UsageError at the second document when
 // there are more (yaml-cpp's Load would read the first and drop the rest unseen).
-// Throws YAML::ParserException for a syntax error.
+// Only the first two documents are read. Throws YAML::ParserException for a syntax error.
 YAML::Node load_one_yaml_document(const std::string& text, const std::string& file);
+
+// What a sweep, workload or model file may expand to: far past any real one, far below
+// what an alias bomb reaches.
+inline constexpr std::size_t kMaxYamlNodes = 100000;
+inline constexpr int kMaxYamlDepth = 32;
 
 // Throws UsageError when the document expands to more than max_nodes nodes, nests
 // deeper than max_depth, a map repeats a key, or uses a merge key ('<<').

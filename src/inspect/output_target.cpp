@@ -1,10 +1,11 @@
 #include "inspect/output_target.hpp"
 
 #include <cstdlib>
-#include <fstream>
 #include <ostream>
+#include <sstream>
 
 #include "core/errors.hpp"
+#include "core/output_file.hpp"
 #include "report/system_links.hpp"
 
 namespace ncclsweep {
@@ -29,10 +30,9 @@ void write_output(const OutputTarget& target, std::ostream& out, const std::func
     out.flush();
     return;
   }
-  std::ofstream file(target.path);
-  if (!file) throw UsageError("cannot write " + target.path, "give a writable path to -o");
-  print(file);
-  if (!file) throw UsageError("cannot write " + target.path, "give a writable path to -o");
+  std::ostringstream text;
+  print(text);
+  write_output_file(target.path, text.str());
 }
 
 }  // namespace ncclsweep

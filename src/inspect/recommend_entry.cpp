@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "core/errors.hpp"
+#include "core/output_file.hpp"
 #include "results/results_directory.hpp"
 
 namespace ncclsweep {
@@ -41,9 +42,7 @@ int run_recommend_command(const RecommendFlags& flags, std::ostream& out, std::o
     out << text << std::flush;
     return kExitOk;
   }
-  std::ofstream file(flags.output);
-  file << text;
-  if (!file.flush()) throw UsageError("cannot write " + flags.output, "give a writable path to -o");
+  write_output_file(flags.output, text);
   return kExitOk;
 }
 

@@ -15,6 +15,7 @@
 #include "core/iteration_stats.hpp"
 #include "core/finding.hpp"
 #include "core/input_file.hpp"
+#include "core/json_input.hpp"
 #include "core/output_file.hpp"
 #include "core/xml_text.hpp"
 #include "locate/locate_reference.hpp"
@@ -125,8 +126,13 @@ void write_locate_results(const fs::path& dir, const LocateDocument& d, const st
 
 bool is_locate_results(const fs::path& dir) {
   if (!input_path_exists((dir / "run.json").string())) return false;
-  const json run = json::parse(read_input_file((dir / "run.json").string(), kResultsFileInput), nullptr, false);
-  return run.is_object() && run.value("kind", "") == "locate";
+  const std::string path = (dir / "run.json").string();
+  try {
+    const json run = parse_json_input(read_input_file(path, kResultsFileInput), {path}, max_json_values(kResultsFileInput));
+    return run.is_object() && run.value("kind", "") == "locate";
+  } catch (const json::exception&) {
+    return false;  // not JSON: not a locate's, whatever else reads it says what it is
+  }
 }
 
 namespace {
@@ -160,7 +166,9 @@ void read_document(const json& run, const fs::path& path, LocateDocument& d) {
 LocateResults read_locate_results(const fs::path& dir) {
   LocateResults r;
   try {
-    const json run = json::parse(read_input_file((dir / "run.json").string(), kResultsFileInput));
+    const std::string run_path = (dir / "run.json").string();
+    const json run = parse_json_input(read_input_file(run_path, kResultsFileInput), {run_path},
+                                      max_json_values(kResultsFileInput));
     read_document(run, dir / "run.json", r.document);
     std::istringstream records(read_input_file((dir / "records.jsonl").string(), kResultsFileInput));
     std::string line;
@@ -169,7 +177,8 @@ LocateResults read_locate_results(const fs::path& dir) {
       ++number;
       if (line.empty()) continue;
       try {
-        r.measurements.push_back(json::parse(line).get<Measurement>());
+        r.measurements.push_back(
+            parse_json_line(line, {(dir / "records.jsonl").string(), number, 0}).get<Measurement>());
       } catch (const json::exception& e) {
         throw UsageError("records.jsonl line " + std::to_string(number) + ": " + e.what(),
                          "the file is damaged; run locate again");

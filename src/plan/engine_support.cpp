@@ -1,7 +1,5 @@
 #include "plan/engine_support.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "core/buffer_footprint.hpp"
@@ -70,11 +68,6 @@ void check_rank_memory(const MeasurementPlan& plan, int ranks, Bytes memory_byte
   throw UsageError("a rank's buffers would span " + format_bytes(needed) + " (send and receive, at the largest size " +
                        format_bytes(largest_size) + "), more than " + memory,
                    "measure smaller sizes, use buffer_footprint: exact, or run fewer ranks per host", places.sizes);
-}
-
-Bytes host_memory_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<Bytes>(pages) * static_cast<Bytes>(page) : 0;
 }
 
 }  // namespace ncclsweep

@@ -33,7 +33,4 @@ Bytes largest_rank_buffers(const MeasurementPlan& plan, int ranks);
 void check_rank_memory(const MeasurementPlan& plan, int ranks, Bytes memory_bytes, const std::string& memory,
                        const EngineCheckPlaces& places);
 
-// This host's physical memory in bytes (0 when the C library cannot say).
-Bytes host_memory_bytes();
-
 }  // namespace ncclsweep

@@ -88,7 +88,29 @@ void expand_call_modes(const RunSpec& spec, MeasurementPlan& plan) {
   }
 }
 
-MeasurementPlan plan_measurements(const RunSpec& spec, int ranks) {
+void check_plan_size(const RunSpec& spec, const SourcePosition& sizes_place) {
+  std::uint64_t calls = spec.calls.size();
+  std::string shape = std::to_string(spec.calls.size()) + " workload calls";
+  if (spec.calls.empty()) {
+    for (const CollectiveKind* kind : spec.collectives) {
+      calls += spec.dtypes.size() * (kind->reduces ? spec.ops.size() : 1) * spec.sizes.size();
+    }
+    shape = std::to_string(spec.collectives.size()) + " collectives x " + std::to_string(spec.dtypes.size()) +
+            " dtypes x " + std::to_string(spec.ops.size()) + " ops x " + std::to_string(spec.sizes.size()) + " sizes";
+  }
+  const std::uint64_t modes =
+      spec.footprints.size() * spec.cache_states.size() * spec.buffer_modes.size() * spec.launch_modes.size();
+  if (calls * std::max<std::uint64_t>(modes, 1) <= kMaxPlannedCalls) return;
+  throw UsageError("the run would plan " + std::to_string(calls * modes) + " measurements per point (" + shape + " x " +
+                       std::to_string(spec.footprints.size()) + " buffer footprints x " +
+                       std::to_string(spec.cache_states.size()) + " cache states x " +
+                       std::to_string(spec.buffer_modes.size() * spec.launch_modes.size()) +
+                       " buffer and launch modes), more than the " + std::to_string(kMaxPlannedCalls) + " one run plans",
+                   "measure fewer sizes, dtypes, ops or modes, or split the sweep into several runs", sizes_place);
+}
+
+MeasurementPlan plan_measurements(const RunSpec& spec, int ranks, const SourcePosition& sizes_place) {
+  check_plan_size(spec, sizes_place);
   if (spec.root < 0 || spec.root >= ranks) {
     throw UsageError("root " + std::to_string(spec.root) + " is not a rank of this run (" + std::to_string(ranks) +
                          " ranks)",

@@ -1,6 +1,7 @@
 #pragma once
 // RunSpec + rank count -> the ordered list of calls to measure, with requested sizes
 // rounded down to ones the collective can move.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,8 +29,18 @@ struct MeasurementPlan {
 // This rank's colour in each of the plan's sub-communicators (Engine::split's argument).
 std::vector<int> comm_colors(const MeasurementPlan& plan, int rank);
 
-// Throws UsageError when the root is not a rank, a group does not divide the ranks, or
+// The most measurements one point may plan (collectives x dtypes x ops x sizes x buffer
+// footprints x cache states x buffer and launch modes): refused before any is built, since
+// planning a grid costs memory and time per entry long before a run could measure it.
+inline constexpr std::uint64_t kMaxPlannedCalls = 100000;
+
+// Throws UsageError at `sizes_place` when `spec` would plan more than kMaxPlannedCalls
+// measurements per point; counts them without building one.
+void check_plan_size(const RunSpec& spec, const SourcePosition& sizes_place);
+
+// Throws UsageError when the root is not a rank, a group does not divide the ranks, the
+// grid is larger than kMaxPlannedCalls (at `sizes_place`, the sizes' key or flag), or
 // nothing is left to measure.
-MeasurementPlan plan_measurements(const RunSpec& spec, int ranks);
+MeasurementPlan plan_measurements(const RunSpec& spec, int ranks, const SourcePosition& sizes_place = {});
 
 }  // namespace ncclsweep

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <map>
 
 #include "core/errors.hpp"
+#include "core/input_file.hpp"
+#include "core/json_input.hpp"
+#include "core/output_file.hpp"
 #include "core/printf_text.hpp"
 #include "probe/cpu_probes.hpp"
 #include "probe/gpu_probes.hpp"
@@ -94,17 +98,16 @@ void write_probe_document(const ProbeDocument& d, const fs::path& directory) {
                            {"ranks", d.ranks},                   {"options", options_json(d.options)},
                            {"records", d.records},               {"findings", d.findings},
                            {"named_hosts", d.named_hosts}};
-  const fs::path json = directory / "probe.json", temporary = directory / "probe.json.tmp";
-  {
-    std::ofstream out(temporary);
-    out << doc.dump(2) << "\n";
-    if (!out) refuse(temporary);
-  }
-  fs::rename(temporary, json, ec);
-  if (ec) refuse(json);
-  std::ofstream lines(directory / "records.jsonl");
-  for (const auto& r : d.records) lines << nlohmann::json(r).dump() << "\n";
-  if (!lines) refuse(directory / "records.jsonl");
+  // Through a fresh file renamed into place (core/output_file.hpp); a failed write is exit 3 with its reason.
+  const auto write = [](const fs::path& file, const std::string& text) {
+    if (const int error = replace_file(file, text); error != 0) {
+      throw RuntimeFailure("writing " + file.string(), std::strerror(error));
+    }
+  };
+  write(directory / "probe.json", doc.dump(2) + "\n");
+  std::string lines;
+  for (const auto& r : d.records) lines += nlohmann::json(r).dump() + "\n";
+  write(directory / "records.jsonl", lines);
 }
 
 bool is_probe_results(const fs::path& path) {
@@ -115,11 +118,13 @@ bool is_probe_results(const fs::path& path) {
 
 ProbeDocument read_probe_document(const fs::path& path) {
   const fs::path file = fs::is_directory(path) ? path / "probe.json" : path;
-  std::ifstream in(file);
-  if (!in) throw UsageError("cannot read " + file.string(), "give an ncclsweep probe results directory");
+  if (!input_path_exists(file.string())) {
+    throw UsageError("cannot read " + file.string() + ": it does not exist", "give an ncclsweep probe results directory");
+  }
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = parse_json_input(read_input_file(file.string(), kResultsFileInput), {file.string()},
+                         max_json_values(kResultsFileInput));
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(file.string() + ": not JSON (" + e.what() + ")", "give the probe.json that ncclsweep probe wrote");
   }

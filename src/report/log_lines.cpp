@@ -1,5 +1,7 @@
 #include "report/log_lines.hpp"
 
+#include "core/errors.hpp"
+
 namespace ncclsweep {
 namespace {
 
@@ -24,7 +26,8 @@ std::unique_ptr<ResultSink> make_log_lines(std::ostream& out) { return std::make
 std::string log_line(LogLevel level, std::string_view message) {
   std::string line = "ncclsweep: ";
   if (const std::string_view word = log_word(level); !word.empty()) (line += word) += ": ";
-  (line += message) += '\n';
+  // A refusal may carry its fix line; every other message is one line whatever its text holds.
+  (line += level == LogLevel::error ? printable_message(message) : message_with_fix(message, "")) += '\n';
   return line;
 }
 

@@ -16,6 +16,12 @@ class SummaryFile final : public ResultSink {
  public:
   explicit SummaryFile(std::filesystem::path dir) : dir_(std::move(dir)) {}
   void row(std::span<const MeasurementRecord>) override {}
+  void checkpoint(const RunDocument& run) noexcept override {
+    try {
+      (void)replace_file(dir_ / kSummaryFileName, summary_markdown(run));
+    } catch (...) {  // the run's own end reports what fails
+    }
+  }
   void finish(const RunDocument& run) override {
     const auto path = dir_ / kSummaryFileName;
     // Mid-run (a full disk, a directory gone): a runtime failure, not bad input. Through a

@@ -2,7 +2,10 @@
 
 #include "core/checked_number.hpp"
 #include "core/errors.hpp"
+#include "core/json_input.hpp"
+#include "core/units.hpp"
 
+#include <limits>
 #include <utility>
 
 namespace ncclsweep {
@@ -10,6 +13,26 @@ namespace ncclsweep {
 using nlohmann::json;
 
 namespace {
+
+// The ranges a field read back may hold, as its flag or the run allows: a count past
+// 2^62, a negative warm-up or repeat comes from a damaged or edited file.
+constexpr std::int64_t kMaxRanks = 1 << 24;
+constexpr std::int64_t kMaxBytes = static_cast<std::int64_t>(kLargestSize);
+constexpr std::int64_t kMaxCount = std::numeric_limits<int>::max();
+
+// The integer field `key` of a record, checked; `fallback` when absent (older files).
+template <typename T>
+void record_integer(const json& j, const char* key, T& field, std::int64_t lo, std::int64_t hi) {
+  get_checked(j.at(key), field, lo, hi, std::string("a record's ") + key);
+}
+template <typename T>
+T optional_record_integer(const json& j, const char* key, T fallback, std::int64_t lo, std::int64_t hi) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  T field{};
+  get_checked(*it, field, lo, hi, std::string("a record's ") + key);
+  return field;
+}
 
 // A measured figure read back is finite and not negative, and so is a record's rank
 // count (0 is what a record built without a launch carries): a damaged or hand-edited
@@ -62,7 +85,7 @@ void to_json(json& j, const WorkloadCall& c) {
 
 void from_json(const json& j, WorkloadCall& c) {
   c.collective = &collective(j.at("collective").get<std::string>());
-  j.at("bytes").get_to(c.bytes);
+  get_checked(j.at("bytes"), c.bytes, 0, kMaxBytes, "a workload call's bytes");
   c.dtype = &data_type(j.at("dtype").get<std::string>());
   c.communicator = kCommunicatorKindNames.parse(
       (j.contains("communicator") ? j.at("communicator") : j.at("group")).get<std::string>());
@@ -253,33 +276,33 @@ void from_json(const json& j, MeasurementRecord& r) {
   r.collective = &collective(j.at("collective").get<std::string>());
   r.dtype = &data_type(j.at("dtype").get<std::string>());
   r.op = op_from_name(j.at("op").get<std::string>());
-  j.at("root").get_to(r.root);
-  j.at("size_bytes").get_to(r.size_bytes);
-  j.at("requested_bytes").get_to(r.requested_bytes);
-  j.at("count").get_to(r.count);
+  record_integer(j, "root", r.root, -1, kMaxRanks);
+  record_integer(j, "size_bytes", r.size_bytes, 0, kMaxBytes);
+  record_integer(j, "requested_bytes", r.requested_bytes, 0, kMaxBytes);
+  record_integer(j, "count", r.count, 0, kMaxBytes);
   r.placement = kPlacementNames.parse(j.at("placement").get<std::string>());
-  j.at("ranks").get_to(r.ranks);
-  j.at("warmup").get_to(r.warmup);
-  j.at("iters").get_to(r.iters);
+  record_integer(j, "ranks", r.ranks, 0, kMaxRanks);
+  record_integer(j, "warmup", r.warmup, 0, kMaxCount);
+  record_integer(j, "iters", r.iters, 0, kMaxCount);
   j.at("time_us").get_to(r.time_us);
   j.at("host_time_us").get_to(r.host_time_us);
   j.at("algbw_gbps").get_to(r.algbw_gbps);
   j.at("busbw_gbps").get_to(r.busbw_gbps);
   check_figures(r);
   const json& wrong = j.at("wrong");
-  r.wrong = wrong.is_null() ? std::nullopt : std::optional<std::uint64_t>(wrong.get<std::uint64_t>());
+  if (!wrong.is_null()) r.wrong = static_cast<std::uint64_t>(checked_json_integer(wrong, 0, kMaxBytes, "a record's wrong"));
   j.at("point").get_to(r.point);
   if (j.contains("communicator")) {
     r.communicator = kCommunicatorKindNames.parse(j.at("communicator").get<std::string>());
-    j.at("communicators").get_to(r.communicators);
+    record_integer(j, "communicators", r.communicators, 1, kMaxRanks);
     j.at("per_communicator").get_to(r.per_communicator);
   } else if (j.contains("comm_group")) {  // written before the split was named so
     r.communicator = kCommunicatorKindNames.parse(j.at("comm_group").get<std::string>());
-    j.at("groups").get_to(r.communicators);
+    record_integer(j, "groups", r.communicators, 1, kMaxRanks);
     j.at("per_communicator").get_to(r.per_communicator);
   }
   // Fields added with per-iteration timing: absent in older run.json files.
-  r.repeat = j.value("repeat", 0);
+  r.repeat = optional_record_integer(j, "repeat", 0, 0, kMaxCount);
   if (const auto it = j.find("iteration_us"); it != j.end() && !it->is_null()) {
     IterationPercentilesUs p;
     it->at("p50").get_to(p.p50);
@@ -289,13 +312,13 @@ void from_json(const json& j, MeasurementRecord& r) {
     it->at("max").get_to(p.max);
     r.iteration_us = p;
   }
-  r.slowest_rank = j.value("slowest_rank", -1);
-  r.slowest_rank_iterations = j.value("slowest_rank_iterations", 0);
+  r.slowest_rank = optional_record_integer(j, "slowest_rank", -1, -1, kMaxRanks);
+  r.slowest_rank_iterations = optional_record_integer(j, "slowest_rank_iterations", 0, 0, kMaxCount);
   r.spread = j.value("spread", 0.0);
   if (const std::string stopped = j.value("stopped_by", std::string()); !stopped.empty()) {
     r.stopped_by = kStopReasonNames.parse(stopped);
   }
-  r.calls_per_sample = j.value("calls_per_sample", 1);
+  r.calls_per_sample = optional_record_integer(j, "calls_per_sample", 1, 1, kMaxCount);
   r.rank_time_us = j.value("rank_time_us", std::vector<double>());
   if (const auto it = j.find("buffers"); it != j.end()) r.buffers = kBufferModeNames.parse(it->get<std::string>());
   if (const auto it = j.find("launch"); it != j.end()) r.launch = kLaunchModeNames.parse(it->get<std::string>());
@@ -303,8 +326,8 @@ void from_json(const json& j, MeasurementRecord& r) {
   if (const std::string footprint = j.value("buffer_footprint", std::string()); !footprint.empty()) {
     r.buffer_footprint = parse_footprint(footprint);
   }
-  r.footprint_bytes = j.value("footprint_bytes", Bytes{0});
-  r.footprint_offsets = j.value("footprint_offsets", std::uint64_t{0});
+  r.footprint_bytes = optional_record_integer(j, "footprint_bytes", Bytes{0}, 0, kMaxBytes);
+  r.footprint_offsets = optional_record_integer(j, "footprint_offsets", std::uint64_t{0}, 0, kMaxBytes);
   if (const std::string cache = j.value("cache", std::string()); !cache.empty()) r.cache = kCacheStateNames.parse(cache);
   if (const auto it = j.find("clocks"); it != j.end() && !it->is_null()) r.clocks = clocks_from(*it);
   if (const auto it = j.find("under_compute"); it != j.end() && !it->is_null()) r.under_compute = it->get<UnderCompute>();
@@ -320,8 +343,8 @@ void to_json(json& j, const RunSettings& s) {
 void from_json(const json& j, RunSettings& s) {
   const std::string engine = j.at("engine").get<std::string>();
   s.engine = engine.empty() ? std::nullopt : std::optional(kEngineNames.parse(engine));
-  j.at("warmup").get_to(s.warmup);
-  j.at("iters").get_to(s.iters);
+  get_checked(j.at("warmup"), s.warmup, 0, kMaxCount, "run.json settings.warmup");
+  get_checked(j.at("iters"), s.iters, 0, kMaxCount, "run.json settings.iters");
   j.at("check").get_to(s.check);
 }
 

@@ -15,9 +15,11 @@
 
 #include "core/errors.hpp"
 #include "core/input_file.hpp"
+#include "core/json_input.hpp"
 #include "core/output_file.hpp"
 #include "core/utf8.hpp"
 #include "results/record_json.hpp"
+#include "results/results_lock.hpp"
 #include "results/resume.hpp"
 
 namespace ncclsweep {
@@ -97,13 +99,14 @@ RuntimeFailure write_failure(const fs::path& path, int error, const std::string&
 
 class ResultsDirectory final : public ResultSink {
  public:
-  explicit ResultsDirectory(fs::path dir) : dir_(std::move(dir)) {
-    create();
+  ResultsDirectory(fs::path dir, const std::string& command, std::string* note) : dir_(std::move(dir)), fresh_(true) {
+    create(command, note);
     open_records(O_EXCL);
   }
 
   // --resume: the run.json is there; records.jsonl is cut back to its complete lines.
-  ResultsDirectory(fs::path dir, std::uintmax_t keep_bytes) : dir_(std::move(dir)) {
+  ResultsDirectory(fs::path dir, std::uintmax_t keep_bytes, std::unique_ptr<ResultsLock> lock)
+      : lock_(std::move(lock)), dir_(std::move(dir)) {
     refuse_planted_results_links(dir_);
     if (!fs::exists(dir_ / "run.json")) {
       throw UsageError("cannot resume " + dir_.string() + ": it holds no run.json",
@@ -117,15 +120,33 @@ class ResultsDirectory final : public ResultSink {
     complete_bytes_ = keep_bytes;
   }
 
+  // A fresh run that never started (refused before run.json was written, so nothing was
+  // measured) leaves the directory as it found it: -o DIR works again once the cause is fixed.
+  ~ResultsDirectory() override {
+    if (!fresh_ || begun_ || rows_ > 0 || !records_) return;
+    struct stat status {};
+    if (::fstat(records_->get(), &status) == 0 && status.st_size == 0) ::unlink((dir_ / "records.jsonl").c_str());
+    records_.reset();
+    lock_.reset();
+    if (created_) {
+      std::error_code ignored;
+      fs::remove(dir_ / "nccl-logs", ignored);  // only when empty
+      fs::remove(dir_, ignored);                // only when empty: nothing of anyone else's goes
+    }
+  }
+
  private:
-  void create() {
+  void create(const std::string& command, std::string* note) {
     std::error_code ec;
+    created_ = !fs::exists(dir_, ec);
     fs::create_directories(dir_, ec);
     if (ec) {
       throw UsageError("cannot create results directory " + dir_.string() + ": " + ec.message(),
                        "choose a writable results directory with -o DIR");
     }
     refuse_planted_results_links(dir_);
+    lock_ = ResultsLock::take(dir_, command);
+    if (note) *note = lock_->note();
     if (fs::exists(dir_ / "run.json") || fs::exists(dir_ / "records.jsonl")) {
       throw UsageError("results directory " + dir_.string() + " already holds a run",
                        "choose a new directory with -o DIR, leave -o out for a timestamped one, or --resume DIR");
@@ -136,6 +157,7 @@ class ResultsDirectory final : public ResultSink {
 
   void begin(const RunDocument& run) override {
     write_atomically(dir_ / "run.json", nlohmann::json(run).dump(2) + "\n", false);
+    begun_ = true;
   }
 
   // One row's records (its placements) are appended whole or not at all: a write that
@@ -144,6 +166,7 @@ class ResultsDirectory final : public ResultSink {
     std::string lines;
     for (const auto& record : placements) lines += nlohmann::json(record).dump() + "\n";
     const fs::path path = dir_ / "records.jsonl";
+    refuse_if_gone();
     int error = writer_.write_all(records_->get(), lines);
     if (error == 0 && ::fsync(records_->get()) != 0) error = errno;
     if (error != 0) {
@@ -154,10 +177,18 @@ class ResultsDirectory final : public ResultSink {
                               "; make space, then go on with --resume " + dir_.string());
     }
     complete_bytes_ += lines.size();
+    ++rows_;
   }
 
   void finish(const RunDocument& run) override {
     write_atomically(dir_ / "run.json", nlohmann::json(run).dump(2) + "\n", true);
+  }
+
+  void checkpoint(const RunDocument& run) noexcept override {
+    try {
+      if (!records_gone()) write_atomically(dir_ / "run.json", nlohmann::json(run).dump(2) + "\n", false);
+    } catch (...) {  // the run's own end reports what fails; here there is nobody to tell
+    }
   }
 
  private:
@@ -183,6 +214,7 @@ class ResultsDirectory final : public ResultSink {
   // `last`: the run's closing run.json, after which --resume completes the run.
   void write_atomically(const fs::path& path, const std::string& text, bool last) {
     if (const int error = replace_file(path, text); error != 0) {
+      if (records_gone()) refuse_if_gone();
       const std::string kept =
           fs::exists(path) ? "the previous " + path.filename().string() + " is kept" : "it was not written";
       throw write_failure(path.string(), error,
@@ -192,7 +224,33 @@ class ResultsDirectory final : public ResultSink {
     }
   }
 
+  // records.jsonl is no longer where the run writes it: removed (its link count is 0), or
+  // the directory moved, removed or replaced (the path leads elsewhere or nowhere).
+  bool records_gone() const {
+    struct stat opened {}, named {};
+    if (::fstat(records_->get(), &opened) != 0 || opened.st_nlink == 0) return true;
+    return ::stat((dir_ / "records.jsonl").c_str(), &named) != 0 || named.st_dev != opened.st_dev ||
+           named.st_ino != opened.st_ino;
+  }
+
+  // Before each append: a run must not measure on into a file nobody can find, nor ever
+  // say its records are where they are not.
+  void refuse_if_gone() const {
+    if (!records_gone()) return;
+    throw RuntimeFailure("writing " + (dir_ / "records.jsonl").string(),
+                         "the results directory " + dir_.string() +
+                             " was removed or moved during the run, so nothing more can be recorded there; the " +
+                             std::to_string(rows_) +
+                             " size(s) recorded before went with the file (not at this path any more); run again with "
+                             "a new -o DIR");
+  }
+
+  std::unique_ptr<ResultsLock> lock_;  // first in, last out: held while anything here is written
   fs::path dir_;
+  bool fresh_ = false;    // a new run's directory (not --resume)
+  bool created_ = false;  // this run created the directory itself
+  bool begun_ = false;    // run.json was written: the run started
+  std::uint64_t rows_ = 0;  // sizes appended by this run
   Writer writer_{injected_write_budget()};  // records.jsonl's
   std::unique_ptr<FileDescriptor> records_;
   std::uint64_t complete_bytes_ = 0;  // records.jsonl's length up to its last complete record
@@ -201,7 +259,8 @@ class ResultsDirectory final : public ResultSink {
 }  // namespace
 
 void refuse_planted_results_links(const fs::path& dir) {
-  refuse_planted_links(dir, {"run.json", "run.json.tmp", "records.jsonl", "summary.md", "summary.md.tmp"}, {"nccl-logs"});
+  refuse_planted_links(dir, {"run.json", "run.json.tmp", "records.jsonl", "summary.md", "summary.md.tmp", kResultsLockName},
+                       {"nccl-logs"});
 }
 
 fs::path default_results_dir(const fs::path& root, const std::string& name, const std::string& utc_timestamp) {
@@ -212,10 +271,13 @@ fs::path default_results_dir(const fs::path& root, const std::string& name, cons
   return root / name / utc_timestamp;
 }
 
-std::unique_ptr<ResultSink> make_results_directory(const fs::path& dir) { return std::make_unique<ResultsDirectory>(dir); }
+std::unique_ptr<ResultSink> make_results_directory(const fs::path& dir, const std::string& command, std::string* note) {
+  return std::make_unique<ResultsDirectory>(dir, command, note);
+}
 
-std::unique_ptr<ResultSink> resume_results_directory(const fs::path& dir, std::uintmax_t keep_bytes) {
-  return std::make_unique<ResultsDirectory>(dir, keep_bytes);
+std::unique_ptr<ResultSink> resume_results_directory(const fs::path& dir, std::uintmax_t keep_bytes,
+                                                     std::unique_ptr<ResultsLock> lock) {
+  return std::make_unique<ResultsDirectory>(dir, keep_bytes, std::move(lock));
 }
 
 RunDocument read_run_document(const fs::path& path) {
@@ -225,7 +287,8 @@ RunDocument read_run_document(const fs::path& path) {
   }
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(read_input_file(file.string(), kResultsFileInput));
+    j = parse_json_input(read_input_file(file.string(), kResultsFileInput), {file.string()},
+                         max_json_values(kResultsFileInput));
   } catch (const nlohmann::json::exception& e) {  // parse errors, and numbers past any type (out_of_range)
     throw UsageError(file.string() + " is not valid JSON: " + e.what(), "give an ncclsweep run.json");
   }
@@ -240,6 +303,7 @@ RunDocument read_run_document(const fs::path& path) {
     }
     return document;
   } catch (const UsageError& e) {
+    if (!e.where().file.empty()) throw;  // it names its own file and line (records.jsonl's)
     throw UsageError(file.string() + ": " + e.what(), e.fix());
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(file.string() + " is not an ncclsweep run.json: " + e.what(), "give an ncclsweep run.json");

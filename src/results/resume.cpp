@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/input_file.hpp"
+#include "core/json_input.hpp"
 #include "results/measurement_key.hpp"
 #include "results/record_json.hpp"
 
@@ -29,15 +30,23 @@ RecordedMeasurements read_recorded_measurements(const std::filesystem::path& rec
     ++line_number;
     const std::size_t end = text.find('\n', start);
     const bool last = end == std::string::npos || end + 1 == text.size();
-    const std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    const std::string_view line =
+        std::string_view(text).substr(start, end == std::string::npos ? std::string::npos : end - start);
+    const SourcePosition where{records_file.string(), line_number, 0};
     try {
       if (end == std::string::npos) throw std::runtime_error("no newline at its end");
-      const nlohmann::json parsed = nlohmann::json::parse(line);
+      // Past a limit (a line longer than any record, JSON nested deeper than one) is
+      // refused wherever the line is: no write of ncclsweep's, cut short, makes one.
+      const nlohmann::json parsed = parse_json_line(line, where);
       MeasurementRecord record;
       try {
         record = parsed.get<MeasurementRecord>();
-      } catch (const UsageError& e) {  // a whole line whose names this ncclsweep does not know
+      } catch (const UsageError& e) {  // a whole line whose names or numbers this ncclsweep does not take
         throw UsageError(records_file.string() + " line " + std::to_string(line_number) + ": " + e.what(), e.fix());
+      } catch (const nlohmann::json::exception& e) {  // JSON, but not a record: never a cut-off line
+        throw UsageError(records_file.string() + " line " + std::to_string(line_number) +
+                             " is not a measurement record: " + e.what(),
+                         "repair or remove that line, or start a new run without --resume");
       }
       const auto [seen, fresh] = line_of_key.emplace(key_of(record), line_number);
       if (!fresh) {

@@ -19,8 +19,7 @@ namespace {
 // Rank 0: the final document to the sinks, then the run's last words; the exit status
 // with what they found.
 int close_run(LaunchState& state, int status, int signal) {
-  close_run_document(state.run, signal);
-  state.sinks.finish(state.run);
+  state.close_document(signal);
   const ClosingWords words = closing_words(state.run, status, signal, state.results_dir);
   for (const auto& [level, message] : words.messages) state.log(level, message);
   return words.status;
@@ -45,6 +44,21 @@ LaunchState::LaunchState(RankGroup& ranks, const LaunchRequest& request, const L
       services(services),
       leader(ranks.rank() == 0),
       start(std::chrono::system_clock::now()) {}
+
+void LaunchState::checkpoint_interrupted(int signal) {
+  const std::lock_guard<std::mutex> lock(document_mutex);
+  if (!document_open) return;  // not started (nothing to mark) or already closed
+  RunDocument interrupted = run;
+  close_run_document(interrupted, signal);
+  sinks.checkpoint(interrupted);
+}
+
+void LaunchState::close_document(int signal) {
+  const std::lock_guard<std::mutex> lock(document_mutex);
+  close_run_document(run, signal);
+  document_open = false;
+  sinks.finish(run);
+}
 
 std::vector<WorkerGroup> default_groups() {
   WorkerGroup group;
@@ -84,6 +98,10 @@ LaunchServices mpi_launch_services(MpiSession& session, const StopSignals* signa
   return {
       .make_engine = [&session](EngineKind engine) { return make_in_process_engine(engine, session); },
       .received_signal = [signals] { return signals ? signals->received() : 0; },
+      .watch_signals = [signals](std::function<void(int)> on_signal) -> std::shared_ptr<void> {
+        if (!signals) return nullptr;
+        return std::make_shared<SignalWatcher>(std::move(on_signal));
+      },
   };
 }
 
@@ -97,6 +115,11 @@ int run_launch(RankGroup& ranks, const LaunchRequest& request, const LaunchServi
   // one handler (runtime/uncaught_failure.hpp) reports it and aborts every rank.
   LaunchState state(ranks, request, services);
   if (const int status = open_results(state); status != kExitOk) return status;
+  // Declared after `state`, so its thread is joined before `state` goes.
+  const std::shared_ptr<void> watcher =
+      state.leader && services.watch_signals
+          ? services.watch_signals([&state](int signal) { state.checkpoint_interrupted(signal); })
+          : nullptr;
   // A search is in-process on either engine: build_run_plan lets the nccl engine search only
   // candidates that set no NCCL variable.
   const bool in_process = request.spec.engine == EngineKind::mpi || request.search.has_value();

@@ -49,6 +49,10 @@ struct LaunchServices {
   std::function<std::unique_ptr<Engine>(EngineKind engine)> make_engine;
   // The SIGINT or SIGTERM this rank has received so far, or 0.
   std::function<int()> received_signal;
+  // Calls the function given, from another thread, when a stop signal arrives, for as long
+  // as the handle it returns lives (empty: nothing watches; the run still stops between
+  // measurements through received_signal).
+  std::function<std::shared_ptr<void>(std::function<void(int)>)> watch_signals;
 };
 
 class StopSignals;

@@ -4,6 +4,7 @@
 // the run document (rank 0), what --resume skips, and whether the ranks agreed to stop.
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <span>
 #include <string>
@@ -26,9 +27,27 @@ struct LaunchState {
   }
   // Rank 0: one size of one case measured; the sinks see it and the document keeps it.
   void add_row(std::span<const MeasurementRecord> row) {
+    const std::lock_guard<std::mutex> lock(document_mutex);
     sinks.row(row);
     run.records.insert(run.records.end(), row.begin(), row.end());
   }
+  // Rank 0: points settled.
+  void add_points(std::span<const PointOutcome> points) {
+    const std::lock_guard<std::mutex> lock(document_mutex);
+    run.points.insert(run.points.end(), points.begin(), points.end());
+  }
+  // Rank 0: the run starts; run.json is written with status incomplete.
+  void open_document(RunDocument document) {
+    const std::lock_guard<std::mutex> lock(document_mutex);
+    run = std::move(document);
+    sinks.begin(run);
+    document_open = true;
+  }
+  // Rank 0, from the signal watcher's thread: the files say "interrupted" at once, with
+  // what is recorded so far, in case the launcher kills this process before it ends.
+  void checkpoint_interrupted(int signal);
+  // Rank 0: the final document to the sinks (files and printers).
+  void close_document(int signal);
   // The SIGINT or SIGTERM this rank received, or 0 (the ranks agree on it collectively).
   int received_signal() const { return services.received_signal(); }
   bool signalled() const { return received_signal() != 0; }
@@ -46,6 +65,9 @@ struct LaunchState {
   EarlierRun earlier;          // rank 0, --resume
   std::set<MeasurementKey> done;  // --resume: measurements recorded earlier, on every rank
   bool stopped = false;  // the ranks agreed to stop early (a signal)
+  // Rank 0: `run` and the sinks' files, shared with the signal watcher's thread.
+  std::mutex document_mutex;
+  bool document_open = false;    // open_document went through, close_document not yet
 };
 
 }  // namespace ncclsweep

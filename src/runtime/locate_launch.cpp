@@ -7,11 +7,13 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
 #include "core/failure_report.hpp"
+#include "core/output_file.hpp"
 #include "core/printf_text.hpp"
 #include "core/utc_time.hpp"
 #include "locate/locate_reference.hpp"
@@ -155,9 +157,9 @@ int finish_on_leader(const LocateRequest& request, const LocateSetup& setup, con
   document.notes = setup.notes;
   write_locate_results(dir, document, run.measurements, verdicts);
   if (!request.svg_path.empty()) {
-    std::ofstream svg(request.svg_path);
+    std::ostringstream svg;
     print_heat_map_svg(svg, setup.layout, verdicts, options.threshold);
-    if (!svg) throw UsageError("cannot write " + request.svg_path, "give a writable path to --svg");
+    write_output_file(request.svg_path, svg.str());
   }
   const CommandStreams streams = command_streams(request.format);
   if (request.format == TableOrJson::json) {

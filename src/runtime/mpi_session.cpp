@@ -1,16 +1,69 @@
 #include "runtime/mpi_session.hpp"
 
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 
 #include "core/errors.hpp"
 
 namespace ncclsweep {
+namespace {
+
+// Open MPI keeps its session files in a directory under this one (opal_tmp_directory:
+// the MCA parameter, then TMPDIR, TEMP, TMP, then /tmp). Where it cannot write there,
+// MPI_Init prints its own text and ends the process, so it is checked first, in words that
+// say what to change. Ranks of Open MPI's own mpirun use the session directory mpirun made
+// (mpirun fails first, in its own words, where it cannot), so only a singleton and a
+// direct launch (srun) create one.
+void check_mpi_temporary_directory() {
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr) return;
+  std::string variable = "OMPI_MCA_orte_tmpdir_base", dir;
+  for (const char* name : {"OMPI_MCA_orte_tmpdir_base", "TMPDIR", "TEMP", "TMP"}) {
+    if (const char* value = std::getenv(name); value && *value) {
+      variable = name;
+      dir = value;
+      break;
+    }
+  }
+  if (dir.empty()) {
+    variable = "the default";
+    dir = "/tmp";
+  }
+  // A missing directory is made (as mkdir -p would): what matters is the nearest one there.
+  std::string existing = dir;
+  struct stat st {};
+  while (::stat(existing.c_str(), &st) != 0 && errno == ENOENT && existing.size() > 1) {
+    const std::size_t slash = existing.find_last_of('/', existing.size() - 2);
+    existing = slash == std::string::npos ? "." : slash == 0 ? "/" : existing.substr(0, slash);
+  }
+  const std::string where = existing == dir ? "" : " (it would be made in " + existing + ")";
+  std::string problem;
+  struct statvfs fs {};
+  if (::stat(existing.c_str(), &st) != 0) {
+    problem = std::string("cannot be used: ") + std::strerror(errno);
+  } else if (!S_ISDIR(st.st_mode)) {
+    problem = existing == dir ? "is not a directory" : "cannot be made: " + existing + " is not a directory";
+  } else if (::statvfs(existing.c_str(), &fs) == 0 && (fs.f_flag & ST_RDONLY) != 0) {
+    problem = "is on a read-only file system" + where;
+  } else if (::access(existing.c_str(), W_OK | X_OK) != 0) {
+    problem = std::string("is not writable") + where + ": " + std::strerror(errno);
+  }
+  if (problem.empty()) return;
+  throw RuntimeFailure("MPI start-up",
+                       dir + " (" + variable + "), where Open MPI keeps its session files, " + problem +
+                           "; set TMPDIR to a writable local directory (export TMPDIR=/tmp) and run again");
+}
+
+}  // namespace
 
 MpiSession::MpiSession(int* argc, char*** argv) {
+  check_mpi_temporary_directory();
   check_mpi(MPI_Init(argc, argv), "MPI_Init");
   // Errors come back as return codes so they can carry context up to main.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

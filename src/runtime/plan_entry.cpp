@@ -4,6 +4,7 @@
 #include <ostream>
 #include <vector>
 
+#include "core/memory_limit.hpp"
 #include "plan/engine_support.hpp"
 #include "plan/scale_estimate.hpp"
 #include "plan/sweep_estimate.hpp"
@@ -23,13 +24,13 @@ EngineKind check_engine(const Sweep& sweep, const SweepPlan& plan, const PlanFla
   const EngineKind engine = plan.measurements.engine.value_or(default_engine());
   const EngineCheckPlaces places = places_of(sweep, false, false, flags.plan_options.engine.has_value());
   check_engine_support(plan.measurements, engine, places);
+  check_plan_size(plan.measurements, places.sizes);  // before the estimate plans a single call
   if (engine == EngineKind::mpi) {
     // Host buffers: refused when one rank alone could not hold them on this host (the
     // ranks sharing a host are known only at run time, where run checks again).
-    const Bytes memory = host_memory_bytes();
+    const MemoryLimit memory = process_memory_limit();  // the job's cgroup limit where it has one
     const int ranks = flags.ranks > 0 ? flags.ranks : 2;
-    check_rank_memory(plan_measurements(plan.measurements, ranks), ranks, memory,
-                      "this host's " + format_bytes(memory) + " of memory", places);
+    check_rank_memory(plan_measurements(plan.measurements, ranks, places.sizes), ranks, memory.bytes, memory.what, places);
   }
   return engine;
 }

@@ -1,5 +1,7 @@
 #include "runtime/probe_launch.hpp"
 
+#include <iostream>
+
 #include <chrono>
 #include <cstdio>
 
@@ -52,8 +54,7 @@ std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const 
 
 void write_and_print_probe(const probe::ProbeDocument& document, const std::string& directory) {
   probe::write_probe_document(document, directory);
-  std::printf("%s# probe results in %s\n", probe::probe_report(document).c_str(), directory.c_str());
-  std::fflush(stdout);
+  std::cout << probe::probe_report(document) << "# probe results in " << directory << "\n" << std::flush;
 }
 
 int run_probe_launch(MpiSession& session, const probe::ProbeOptions& options, const FaultInjection& fault,

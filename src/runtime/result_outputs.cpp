@@ -1,5 +1,6 @@
 #include "runtime/result_outputs.hpp"
 
+#include <filesystem>
 #include <iostream>
 
 #include "core/errors.hpp"
@@ -31,15 +32,28 @@ std::string open_leader_sinks(LaunchState& state) {
   state.sinks.add(make_progress_display(make_terminal_table(std::cout),
                                         progress_plan(request.plan, request.spec, request.groups),
                                         progress_mode(request.progress), std::cout));
+  std::string command;
+  for (const std::string& word : request.command_line) command += (command.empty() ? "" : " ") + word;
+  std::string lock_note;
   if (request.resume_dir.empty()) {
-    state.sinks.add(make_results_directory(state.results_dir));
+    state.sinks.add(make_results_directory(state.results_dir, command, &lock_note));
   } else {
+    // The lock before the earlier records are read: a run still writing them refuses this one.
+    if (!std::filesystem::is_directory(state.results_dir)) {
+      throw UsageError("cannot resume " + state.results_dir + ": " +
+                           (std::filesystem::exists(state.results_dir) ? "it is not a directory" : "it does not exist"),
+                       "give the results directory of an earlier ncclsweep run");
+    }
+    refuse_planted_results_links(state.results_dir);
+    std::unique_ptr<ResultsLock> lock = ResultsLock::take(state.results_dir, command);
+    lock_note = lock->note();
     state.earlier = read_earlier_run(state.results_dir);
     const RecordedMeasurements& recorded = state.earlier.recorded;
     if (!recorded.dropped_tail.empty()) state.log(LogLevel::note, recorded.dropped_tail);
     done_keys = done_keys_text(recorded);
-    state.sinks.add(resume_results_directory(state.results_dir, recorded.complete_bytes));
+    state.sinks.add(resume_results_directory(state.results_dir, recorded.complete_bytes, std::move(lock)));
   }
+  if (!lock_note.empty()) state.log(LogLevel::note, lock_note);
   state.sinks.add(make_summary_file(state.results_dir));
   state.sinks.add(make_sweep_summary(std::cout, request.baseline_point));
   return done_keys;

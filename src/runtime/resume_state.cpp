@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/buffer_footprint.hpp"
+#include "core/errors.hpp"
 #include "core/units.hpp"
 #include "results/results_directory.hpp"
 #include "runtime/launch.hpp"
@@ -71,10 +72,11 @@ std::string foreign_records_refusal(const std::string& dir, const std::vector<Me
             (r.cache ? std::string(name_of(*r.cache)) : "-") + ") this sweep does not list";
     }
     if (why.empty()) continue;
-    return "cannot resume " + dir + ": records.jsonl line " + std::to_string(i + 1) + " is " + std::string(collective_name(r)) + " " +
-           format_bytes(r.size_bytes) + " of " + why + ", so the directory holds another run's records" +
-           "\n  fix: resume the sweep that made it, pass --force to keep them beside this sweep's, or start a new "
-           "directory";
+    return message_with_fix("cannot resume " + dir + ": records.jsonl line " + std::to_string(i + 1) + " is " +
+                                std::string(collective_name(r)) + " " + format_bytes(r.size_bytes) + " of " + why +
+                                ", so the directory holds another run's records",
+                            "resume the sweep that made it, pass --force to keep them beside this sweep's, or start a "
+                            "new directory");
   }
   return "";
 }
@@ -104,10 +106,10 @@ std::string resume_refusal(const std::string& dir, const std::string& earlier_fi
   std::string changed;
   for (const std::string& c : changes) changed += (changed.empty() ? "" : ", ") + c;
   if (changed.empty()) changed = "the sizes, collectives, points or their settings (run.json's command_line shows the earlier flags)";
-  return "cannot resume " + dir + ": the sweep or the rank layout changed since it was started: " + changed +
-         " (fingerprint " + earlier_fingerprint + ", now " + fingerprint + ")" +
-         "\n  fix: resume with the same sweep, flags and ranks, or pass --force to add to it anyway, "
-         "or start a new directory";
+  return message_with_fix("cannot resume " + dir + ": the sweep or the rank layout changed since it was started: " +
+                              changed + " (fingerprint " + earlier_fingerprint + ", now " + fingerprint + ")",
+                          "resume with the same sweep, flags and ranks, or pass --force to add to it anyway, or start "
+                          "a new directory");
 }
 
 }  // namespace ncclsweep

@@ -3,15 +3,18 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <optional>
 
 #include "core/errors.hpp"
 #include "core/failure_report.hpp"
 #include "core/input_file.hpp"
+#include "core/memory_limit.hpp"
 #include "core/run_options.hpp"
 #include "core/utc_time.hpp"
 #include "plan/engine_support.hpp"
 #include "results/results_directory.hpp"
+#include "runtime/plan_agreement.hpp"
 #include "runtime/probe_launch.hpp"
 
 namespace ncclsweep {
@@ -43,7 +46,9 @@ RankLayout rank_layout(MpiSession& session) {
   const int per_node = layout.most_on_a_host;
   const bool block = session.max_across_ranks(session.local_rank() != session.rank() % per_node ? 1 : 0) == 0;
   layout.per_node = block && session.size() % per_node == 0 ? per_node : 0;
-  layout.host_memory = host_memory_bytes();
+  const MemoryLimit memory = process_memory_limit();  // the job's cgroup limit where it has one
+  layout.host_memory = memory.bytes;
+  layout.host_memory_what = memory.what;
   return layout;
 }
 
@@ -60,8 +65,7 @@ int verify_after_run(MpiSession& session, const std::string& results_dir, const 
   if (session.rank() == 0) {
     try {
       const VerificationReport report = check_verification(read_run_document(results_dir), verify.rules);
-      std::fputs(report.text().c_str(), stdout);
-      std::fflush(stdout);
+      std::cout << report.text() << std::flush;
       status = report.failed() ? kExitRegression : kExitOk;
     } catch (const UsageError& e) {
       print_error(e.message());
@@ -95,6 +99,11 @@ int run_run_launch(MpiSession& session, const RunFlags& flags, const std::vector
   // Files a workload names are read on every rank: all stop together if any cannot.
   if (session.max_across_ranks(error.empty() ? 0 : 1) != 0) {
     if (session.rank() == 0) print_error(error.empty() ? std::string("another rank could not plan the run") : error);
+    return kExitUsage;
+  }
+  // ... and each rank planned from what it read: all stop together unless every plan is rank 0's.
+  if (const std::string differ = plan_disagreement(session, canonical_plan(request)); !differ.empty()) {
+    if (session.rank() == 0) print_error(differ);
     return kExitUsage;
   }
   if ((verify || flags.probe) && request.output_dir.empty()) {

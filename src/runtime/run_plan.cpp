@@ -134,6 +134,12 @@ LaunchRequest build_run_plan(const RunFlags& flags, const RunInputs& inputs, con
   request.force = flags.force;
   request.allow_shared_gpu = flags.allow_shared_gpu;
   request.corrupt_rank = flags.corrupt_rank;
+  if (flags.corrupt_rank != -1 && (flags.corrupt_rank < 0 || flags.corrupt_rank >= layout.ranks)) {
+    // Like --inject-fault: a corruption aimed at no rank would corrupt nothing and pass.
+    throw UsageError("--inject-corrupt-rank names rank " + std::to_string(flags.corrupt_rank) +
+                         ", but the run has ranks 0.." + std::to_string(layout.ranks - 1),
+                     "name a rank below " + std::to_string(layout.ranks));
+  }
   request.progress = flags.progress;
 
   const RunOverrides& given = flags.measurements;
@@ -190,12 +196,13 @@ LaunchRequest build_run_plan(const RunFlags& flags, const RunInputs& inputs, con
     notes.push_back("--timeout bounds nothing under --engine mpi (the ranks measure in-process, with no "
                     "watchdog): bound the whole run with the scheduler's time limit instead");
   }
-  request.plan = plan_measurements(request.spec, layout.ranks);
+  request.plan = plan_measurements(request.spec, layout.ranks, places.sizes);
   if (engine != EngineKind::mpi) check_worker_plan_size(request.plan);
   if (engine == EngineKind::mpi) {
     check_rank_memory(request.plan, layout.ranks, layout.host_memory / static_cast<Bytes>(std::max(layout.most_on_a_host, 1)),
-                      "this host's " + format_bytes(layout.host_memory) + " of memory shared by its " +
-                          std::to_string(layout.most_on_a_host) + " rank(s)",
+                      (layout.host_memory_what.empty() ? "this host's " + format_bytes(layout.host_memory) + " of memory"
+                                                       : layout.host_memory_what) +
+                          " shared by its " + std::to_string(layout.most_on_a_host) + " rank(s)",
                       places);
   }
   request.plan.notes.insert(request.plan.notes.end(), notes.begin(), notes.end());

@@ -44,6 +44,7 @@ struct RankLayout {
   int per_node = 0;        // ranks per node when placed in equal blocks, else 0
   int most_on_a_host = 1;  // ranks on the fullest host
   Bytes host_memory = 0;   // this host's memory, shared by its ranks (the mpi engine's buffers)
+  std::string host_memory_what;  // what bounds it (the node's RAM or the job's cgroup); "": the node's
 };
 
 // What rank 0 read for every rank: the sweep file's text and, under

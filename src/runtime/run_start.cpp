@@ -1,5 +1,7 @@
 #include "runtime/run_start.hpp"
 
+#include "core/errors.hpp"
+
 #include "runtime/launch_document.hpp"
 #include "runtime/launch_state.hpp"
 #include "runtime/rank_group.hpp"
@@ -22,8 +24,8 @@ bool begin_run(LaunchState& state, const DeviceDescription& device) {
   if (session.max_across_ranks(refused ? 1 : 0) != 0) {
     // only rank 0 holds the conflicts
     if (state.leader) {
-      state.refuse(conflicts.front() + " (" + std::to_string(conflicts.size()) + " conflict(s))" +
-                   "\n  fix: give each rank its own GPU (one rank per GPU), or pass --allow-shared-gpu");
+      state.refuse(message_with_fix(conflicts.front() + " (" + std::to_string(conflicts.size()) + " conflict(s))",
+                                    "give each rank its own GPU (one rank per GPU), or pass --allow-shared-gpu"));
     }
     return false;
   }
@@ -50,8 +52,7 @@ bool begin_run(LaunchState& state, const DeviceDescription& device) {
   for (const std::string& line : preflight_lines(start.preflight)) state.log(LogLevel::info, line);
   start.mpi_library_version = session.library_version();
   if (!conflicts.empty()) start.shared_gpu_conflict = conflicts.front();
-  state.run = start_run_document(request, start, state.earlier);
-  state.sinks.begin(state.run);
+  state.open_document(start_run_document(request, start, state.earlier));
   return true;
 }
 

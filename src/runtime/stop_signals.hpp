@@ -3,6 +3,9 @@
 // after the current measurement. The handler only records the signal; the measurement
 // loop polls it between measurements and the ranks agree on it collectively, because
 // a signal may reach only some ranks.
+#include <functional>
+#include <thread>
+
 namespace ncclsweep {
 
 class StopSignals {
@@ -14,6 +17,23 @@ class StopSignals {
 
   // The signal received since construction (SIGINT or SIGTERM), or 0.
   int received() const;
+};
+
+// Calls `on_signal` on a thread of its own, once, when the first SIGINT or SIGTERM arrives
+// while it lives (StopSignals records the signal; this acts on it at once). A launcher
+// kills what its signal does not stop soon enough (mpirun: SIGKILL a second after the
+// SIGTERM it forwards), and the measurement in flight may take longer than that: rank 0
+// marks its files interrupted from here, while the measurement goes on.
+class SignalWatcher {
+ public:
+  explicit SignalWatcher(std::function<void(int)> on_signal);
+  ~SignalWatcher();  // stops and joins the thread
+  SignalWatcher(const SignalWatcher&) = delete;
+  SignalWatcher& operator=(const SignalWatcher&) = delete;
+
+ private:
+  int pipe_[2] = {-1, -1};  // the handler writes the signal's number, the destructor a 0
+  std::thread thread_;
 };
 
 // The exit status of a run stopped by `signal`: 128 + signal (130, 143).

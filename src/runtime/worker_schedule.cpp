@@ -129,8 +129,7 @@ class WorkerSchedule {
     if (state_.started()) {
       for (const std::string& failure : settlement.failures) state_.log(LogLevel::outcome, failure);
     }
-    RunDocument& run = state_.run;
-    run.points.insert(run.points.end(), settlement.outcomes.begin(), settlement.outcomes.end());
+    state_.add_points(settlement.outcomes);
     return settlement.settled;
   }
 

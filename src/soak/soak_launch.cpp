@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "ncclsweep_version.hpp"
 #include "results/atomic_file.hpp"
 #include "results/results_directory.hpp"
+#include "results/results_lock.hpp"
 #include "runtime/engine_registry.hpp"
 #include "runtime/fault_injection.hpp"
 #include "runtime/in_process_engine.hpp"
@@ -34,6 +36,7 @@ struct Plan {
   std::vector<SoakWindow> windows;  // rank 0: the earlier windows of a --resume
   TimelineStart start;
   std::string dir;
+  std::shared_ptr<ResultsLock> lock;  // rank 0: one writer per results directory, held to the end
 };
 
 nlohmann::json plan_json(const Plan& p) {
@@ -51,8 +54,12 @@ void apply_plan_json(const nlohmann::json& j, Plan& p) {
 Plan plan_on_leader(const SoakRequest& request, const std::vector<std::string>& hosts,
                     std::chrono::system_clock::time_point start) {
   Plan p;
+  std::string command;
+  for (const std::string& word : request.command_line) command += (command.empty() ? "" : " ") + word;
   if (!request.resume_dir.empty()) {
     p.dir = request.resume_dir;
+    // Before its windows are read: a soak still writing them refuses this one.
+    if (std::filesystem::is_directory(p.dir)) p.lock = ResultsLock::take(p.dir, command);
     SoakResults earlier = read_soak_results(p.dir);
     if (earlier.document.rank_hosts != hosts) {
       throw UsageError("cannot resume " + p.dir + ": it ran on " + std::to_string(earlier.document.rank_hosts.size()) +
@@ -75,6 +82,9 @@ Plan plan_on_leader(const SoakRequest& request, const std::vector<std::string>& 
   } else {
     p.dir = !request.output_dir.empty() ? request.output_dir
                                         : default_results_dir(request.results_root, "soak", compact_utc(start)).string();
+    std::error_code ignored;
+    std::filesystem::create_directories(p.dir, ignored);  // create_soak_results says why, if this failed
+    if (std::filesystem::is_directory(p.dir)) p.lock = ResultsLock::take(p.dir, command);
     create_soak_results(p.dir);
     p.document.options = request.options.value();
     p.document.engine = request.engine;

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/input_file.hpp"
+#include "core/json_input.hpp"
 #include "core/printf_text.hpp"
 #include "core/xml_text.hpp"
 #include "report/svg_text.hpp"
@@ -120,19 +122,39 @@ void append_window(const fs::path& dir, const SoakWindow& window) {
   append_synced(dir / "records.jsonl", nlohmann::json(window).dump() + "\n");
 }
 
+namespace {
+
+// A soak's run.json through the one input opener (a FIFO, a /proc file or one past the cap
+// is refused, not waited on) and the capped JSON parser.
+nlohmann::json read_soak_json(const fs::path& run) {
+  return parse_json_input(read_input_file(run.string(), kResultsFileInput), {run.string()},
+                          max_json_values(kResultsFileInput));
+}
+
+}  // namespace
+
 bool is_soak_results(const fs::path& dir) {
-  std::ifstream in(dir / "run.json");
-  if (!in) return false;
-  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  return j.is_object() && j.value("kind", "") == "soak";
+  if (!input_path_exists((dir / "run.json").string())) return false;
+  try {
+    const nlohmann::json j = read_soak_json(dir / "run.json");
+    return j.is_object() && j.value("kind", "") == "soak";
+  } catch (const nlohmann::json::exception&) {
+    return false;  // not JSON: not a soak's run.json
+  }
 }
 
 SoakResults read_soak_results(const fs::path& dir) {
   SoakResults results;
   const fs::path run = dir / "run.json";
-  std::ifstream in(run);
-  if (!in) throw UsageError("cannot read " + run.string(), "give the results directory of an ncclsweep soak");
-  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (!input_path_exists(run.string())) {
+    throw UsageError("cannot read " + run.string() + ": it does not exist", "give the results directory of an ncclsweep soak");
+  }
+  nlohmann::json j;
+  try {
+    j = read_soak_json(run);
+  } catch (const nlohmann::json::exception&) {
+    j = nullptr;  // refused just below as not a soak's run.json
+  }
   if (!j.is_object() || j.value("kind", "") != "soak") {
     throw UsageError(run.string() + " is not a soak's run.json", "give the results directory of an ncclsweep soak");
   }
@@ -160,16 +182,26 @@ SoakResults read_soak_results(const fs::path& dir) {
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(run.string() + ": " + e.what(), "the file is damaged; it was written by ncclsweep soak");
   }
-  std::ifstream records(dir / "records.jsonl");
-  std::string line;
+  const fs::path records_path = dir / "records.jsonl";
+  const std::string text =
+      input_path_exists(records_path.string()) ? read_input_file(records_path.string(), kResultsFileInput) : "";
   int number = 0;
   std::uintmax_t offset = 0;
-  while (std::getline(records, line)) {
+  for (std::size_t start = 0; start < text.size();) {
     ++number;
-    const bool complete = !records.eof();  // a last line without its newline is torn
-    const nlohmann::json w = nlohmann::json::parse(line, nullptr, false);
+    const std::size_t newline = text.find('\n', start);
+    const bool complete = newline != std::string::npos;  // a last line without its newline is torn
+    const std::string_view line(text.data() + start, (complete ? newline : text.size()) - start);
+    start = complete ? newline + 1 : text.size();
+    const SourcePosition where{records_path.string(), number, 0};
+    nlohmann::json w;
+    try {
+      w = parse_json_line(line, where);
+    } catch (const nlohmann::json::parse_error&) {
+      w = nlohmann::json::value_t::discarded;
+    }
     if (!complete || w.is_discarded()) {
-      if (records.peek() == EOF) break;  // the last line: a writer killed mid-line
+      if (start >= text.size()) break;  // the last line: a writer killed mid-line
       throw UsageError((dir / "records.jsonl").string() + ":" + std::to_string(number) + ": not a complete window",
                        "the file is damaged in the middle; restore it or start a new soak");
     }

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/yaml_guard.hpp"
 #include "core/name_table.hpp"
 #include "core/errors.hpp"
 #include "spec/comm_split.hpp"
@@ -100,8 +101,8 @@ struct Sweep {
 };
 
 // The most YAML nodes a sweep file may expand to (aliases included), and how deep it may nest.
-inline constexpr std::size_t kMaxSweepNodes = 100000;
-inline constexpr int kMaxSweepDepth = 32;
+inline constexpr std::size_t kMaxSweepNodes = kMaxYamlNodes;
+inline constexpr int kMaxSweepDepth = kMaxYamlDepth;
 
 Sweep load_sweep_file(const std::string& path, const SweepContext& context = {});
 Sweep load_sweep_text(const std::string& text, const std::string& name, const SweepContext& context = {});

@@ -17,7 +17,7 @@
 #include "spec/run_name.hpp"
 #include "spec/run_overrides.hpp"
 #include "spec/sweep.hpp"
-#include "spec/yaml_guard.hpp"
+#include "core/yaml_guard.hpp"
 
 namespace ncclsweep {
 namespace {

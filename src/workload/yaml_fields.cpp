@@ -1,6 +1,7 @@
 #include "workload/yaml_fields.hpp"
 
 #include "core/input_file.hpp"
+#include "core/yaml_guard.hpp"
 
 #include <vector>
 
@@ -17,12 +18,8 @@ SourcePosition position(const YAML::Mark& mark, const std::string& file) {
 
 YamlFields::YamlFields(const std::string& path) : file_(path) {
   try {
-    const std::vector<YAML::Node> documents = YAML::LoadAll(read_input_file(path, kSettingsFileInput));
-    if (documents.size() > 1) {
-      throw UsageError("the file holds " + std::to_string(documents.size()) + " YAML documents ('---' starts another)",
-                       "keep one document per file", position(documents[1].Mark(), path));
-    }
-    if (!documents.empty()) node_ = documents.front();
+    node_ = load_one_yaml_document(read_input_file(path, kSettingsFileInput), path);
+    guard_yaml_document(node_, path, kMaxYamlNodes, kMaxYamlDepth);
   } catch (const YAML::Exception& e) {
     throw UsageError("not valid YAML: " + e.msg, "fix the file's syntax", position(e.mark, path));
   }

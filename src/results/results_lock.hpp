@@ -1,0 +1,37 @@
+#pragma once
+// One writer per results directory. A run that writes DIR (a new run, or --resume) holds
+// DIR/ncclsweep.lock: an flock(2) on it for as long as the process lives, and in it the
+// holder's host, pid, command and start, so whoever is refused learns who writes DIR.
+// The kernel drops the flock when the holder ends, however it ends, so a lock file left by
+// a process that was killed on this host is known to be stale and is taken over.
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace ncclsweep {
+
+inline constexpr const char* kResultsLockName = "ncclsweep.lock";
+
+class ResultsLock {
+ public:
+  // Takes DIR's lock for this process; `command` is what a refused writer is told runs.
+  // Throws UsageError (exit 2) when another live process holds it, naming its host, pid
+  // and command, or when the lock file names a process of another host that may still
+  // run (this host cannot see it). A lock left by a process of this host that is gone is
+  // taken over, and note() says so.
+  static std::unique_ptr<ResultsLock> take(const std::filesystem::path& dir, const std::string& command);
+  ~ResultsLock();  // removes the lock file, then lets the flock go
+  ResultsLock(const ResultsLock&) = delete;
+  ResultsLock& operator=(const ResultsLock&) = delete;
+
+  // "" or what taking the lock found: a stale lock of a killed run, taken over.
+  const std::string& note() const { return note_; }
+
+ private:
+  ResultsLock(std::filesystem::path path, int fd, std::string note);
+  std::filesystem::path path_;
+  int fd_;
+  std::string note_;
+};
+
+}  // namespace ncclsweep
