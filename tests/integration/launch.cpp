@@ -55,6 +55,7 @@ std::vector<std::string> mpirun_argv(const std::vector<AppContext>& apps) {
     if (i > 0) argv.push_back(":");
     argv.insert(argv.end(), {"-np", std::to_string(apps[i].ranks)});
     for (const auto& e : apps[i].exports) argv.insert(argv.end(), {"-x", e});
+    if (!apps[i].wdir.empty()) argv.insert(argv.end(), {"-wdir", apps[i].wdir});
     argv.push_back(NCCLSWEEP_BINARY);
     argv.insert(argv.end(), apps[i].args.begin(), apps[i].args.end());
   }

@@ -25,6 +25,7 @@ struct AppContext {
   int ranks = 1;
   std::vector<std::string> exports;  // "NAME=VALUE"
   std::vector<std::string> args;
+  std::string wdir;  // its ranks' working directory (-wdir); empty: mpirun's
 };
 
 // mpirun [options] -np N -x A=1 ncclsweep ARGS : -np M -x A=2 ncclsweep ARGS ...
