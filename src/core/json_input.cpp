@@ -2,7 +2,7 @@
 
 namespace ncclsweep {
 
-std::uint64_t max_json_values(InputKind kind) { return input_cap(kind) / 64; }
+std::uint64_t max_json_values(InputKind kind) { return input_cap(kind) / 256; }
 
 nlohmann::json parse_json_input(std::string_view text, const SourcePosition& where, std::uint64_t max_values) {
   std::uint64_t values = 0;

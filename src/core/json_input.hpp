@@ -22,8 +22,9 @@ inline constexpr int kMaxJsonDepth = 64;
 inline constexpr std::size_t kMaxJsonLineBytes = 16 * kMebibyte;
 
 // The most values (numbers, strings, objects, arrays, ...) a document of `kind` may hold:
-// one per 64 bytes of its cap (16 Mi values in a 1 GiB results file), raised with the cap by
-// --max-input-size.
+// one per 256 bytes of its cap (4 Mi values in a 1 GiB results file: a run.json of 100,000
+// records holds about as many), raised with the cap by --max-input-size. The refusal comes
+// while parsing, so what it costs first is bounded too (a few hundred MB at most).
 std::uint64_t max_json_values(InputKind kind);
 
 // `text` parsed; throws UsageError at `where` (file and line) for JSON nested deeper than
