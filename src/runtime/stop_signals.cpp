@@ -17,6 +17,7 @@ volatile std::sig_atomic_t g_watcher_fd = -1;
 
 struct sigaction g_previous_int {};
 struct sigaction g_previous_term {};
+struct sigaction g_previous_usr1 {};
 
 extern "C" void record_signal(int signal) {
   const int saved = errno;  // write(2) may set it under the interrupted code
@@ -38,11 +39,13 @@ StopSignals::StopSignals() {
   action.sa_flags = SA_RESTART;  // MPI and file calls go on; the loop checks between measurements
   sigaction(SIGINT, &action, &g_previous_int);
   sigaction(SIGTERM, &action, &g_previous_term);
+  sigaction(SIGUSR1, &action, &g_previous_usr1);
 }
 
 StopSignals::~StopSignals() {
   sigaction(SIGINT, &g_previous_int, nullptr);
   sigaction(SIGTERM, &g_previous_term, nullptr);
+  sigaction(SIGUSR1, &g_previous_usr1, nullptr);
 }
 
 int StopSignals::received() const { return g_received; }
@@ -80,6 +83,7 @@ void ignore_stop_signals() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGUSR1, &action, nullptr);
 }
 
 }  // namespace ncclsweep

@@ -1,6 +1,8 @@
 #pragma once
-// SIGINT and SIGTERM (Slurm sends SIGTERM before its time limit) ask the run to stop
-// after the current measurement. The handler only records the signal; the measurement
+// SIGINT, SIGTERM (Slurm sends it before its time limit) and SIGUSR1 ask the run to stop
+// after the current measurement. SIGUSR1 is the one mpirun passes on to the ranks at once
+// (SIGTERM it passes on a second late, a second before its SIGKILL), and the one Slurm's
+// --signal=USR1@SECONDS sends ahead of a time limit. The handler only records the signal; the measurement
 // loop polls it between measurements and the ranks agree on it collectively, because
 // a signal may reach only some ranks.
 #include <functional>
@@ -15,11 +17,11 @@ class StopSignals {
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
 
-  // The signal received since construction (SIGINT or SIGTERM), or 0.
+  // The signal received since construction (SIGINT, SIGTERM or SIGUSR1), or 0.
   int received() const;
 };
 
-// Calls `on_signal` on a thread of its own, once, when the first SIGINT or SIGTERM arrives
+// Calls `on_signal` on a thread of its own, once, when the first stop signal arrives
 // while it lives (StopSignals records the signal; this acts on it at once). A launcher
 // kills what its signal does not stop soon enough (mpirun: SIGKILL a second after the
 // SIGTERM it forwards), and the measurement in flight may take longer than that: rank 0
@@ -36,10 +38,10 @@ class SignalWatcher {
   std::thread thread_;
 };
 
-// The exit status of a run stopped by `signal`: 128 + signal (130, 143).
+// The exit status of a run stopped by `signal`: 128 + signal (130, 143, 138).
 inline int exit_status_for_signal(int signal) { return 128 + signal; }
 
-// A worker process leaves stopping to its MPI rank: it ignores both signals (a
+// A worker process leaves stopping to its MPI rank: it ignores the three signals (a
 // terminal's Ctrl-C reaches the whole process group) and is told to stop instead.
 void ignore_stop_signals();
 

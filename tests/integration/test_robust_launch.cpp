@@ -205,3 +205,24 @@ TEST_CASE("SIGTERM to mpirun during a long measurement on a loaded machine leave
   CHECK(std::set<std::string>(keys.begin(), keys.end()).size() == keys.size());
   CHECK(read_json_file(dir / "run.json").at("status") == "complete");
 }
+
+// SIGUSR1 is the signal mpirun passes on at once: every rank ends its measurement, the
+// run stops as at a SIGTERM to the ranks themselves, and mpirun exits with their status.
+TEST_CASE("SIGUSR1 to mpirun stops every rank after its measurement, with the ranks' own status") {
+  const auto dir = scratch_dir("sigusr1");
+  const auto log = dir.parent_path() / "sigusr1.log";
+  const std::vector<std::string> args{"run",     "--engine",     "mpi",     "--collectives", "all_reduce", "--sizes",
+                                      "1K,2K,16M,32M", "--iters", "40",   "--warmup",      "1", "-o", dir.string()};
+  const pid_t mpirun = start_mpirun_ranks(2, args, log);
+  wait_for_lines(dir, 4);
+  kill(mpirun, SIGUSR1);
+  const int status = wait_status(mpirun);
+  const std::string output = read_file(log);
+  INFO(output);
+  CHECK(status == 128 + SIGUSR1);
+  CHECK_THAT(output, ContainsSubstring("stopped by signal 10") && ContainsSubstring("--resume " + dir.string()));
+  const json stopped = read_json_file(dir / "run.json");
+  CHECK(stopped.at("status") == "interrupted");
+  CHECK(stopped.at("records").size() == robust_line_count(dir / "records.jsonl"));
+  CHECK(robust_line_count(dir / "records.jsonl") < 8);  // 32M was not measured
+}
