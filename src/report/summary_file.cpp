@@ -16,7 +16,7 @@ class SummaryFile final : public ResultSink {
  public:
   explicit SummaryFile(std::filesystem::path dir) : dir_(std::move(dir)) {}
   void row(std::span<const MeasurementRecord>) override {}
-  void checkpoint(const RunDocument& run) noexcept override {
+  void checkpoint(const RunDocument& run, int) noexcept override {
     try {
       (void)replace_file(dir_ / kSummaryFileName, summary_markdown(run));
     } catch (...) {  // the run's own end reports what fails

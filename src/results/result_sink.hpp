@@ -36,10 +36,13 @@ class ResultSink {
   virtual void row(std::span<const MeasurementRecord> placements) = 0;
   // The whole run, records included, with its end time and status.
   virtual void finish(const RunDocument& run) { (void)run; }
-  // The run as it stands when a stop signal arrives, marked interrupted (from another
-  // thread, while a measurement goes on): files are brought up to it at once, in case the
-  // launcher kills the process before finish. Never throws; text formats ignore it.
-  virtual void checkpoint(const RunDocument& run) noexcept { (void)run; }
+  // The run as it stands when stop signal `signal` arrives, marked interrupted (from
+  // another thread, while a measurement goes on): files are brought up to it at once, in
+  // case the launcher kills the process before finish. Never throws; text formats ignore it.
+  virtual void checkpoint(const RunDocument& run, int signal) noexcept {
+    (void)run;
+    (void)signal;
+  }
   // A message for the person watching, at any time (also before begin): formats that
   // show text show the levels they are for; files ignore it.
   virtual void log(LogLevel level, std::string_view message) {
@@ -61,8 +64,8 @@ class SinkFanout final : public ResultSink {
   void finish(const RunDocument& run) override {
     for (auto& s : sinks_) s->finish(run);
   }
-  void checkpoint(const RunDocument& run) noexcept override {
-    for (auto& s : sinks_) s->checkpoint(run);
+  void checkpoint(const RunDocument& run, int signal) noexcept override {
+    for (auto& s : sinks_) s->checkpoint(run, signal);
   }
   void log(LogLevel level, std::string_view message) override {
     for (auto& s : sinks_) s->log(level, message);

@@ -184,7 +184,8 @@ class ResultsDirectory final : public ResultSink {
     write_atomically(dir_ / "run.json", nlohmann::json(run).dump(2) + "\n", true);
   }
 
-  void checkpoint(const RunDocument& run) noexcept override {
+  void checkpoint(const RunDocument& run, int signal) noexcept override {
+    if (lock_) lock_->mark_stopping(signal);  // a killed run's lock, which another host may then take
     try {
       if (!records_gone()) write_atomically(dir_ / "run.json", nlohmann::json(run).dump(2) + "\n", false);
     } catch (...) {  // the run's own end reports what fails; here there is nobody to tell

@@ -31,6 +31,7 @@ std::string this_host() {
 struct Holder {
   std::string host, command, since;
   long long pid = 0;
+  int stopping = 0;  // the stop signal it received, or 0
   std::string text() const {
     return "host " + host + ", pid " + std::to_string(pid) + ", since " + since + ": " + command;
   }
@@ -52,6 +53,7 @@ Holder read_holder(int fd) {
   holder.pid = j.value("pid", 0LL);
   holder.command = j.value("command", "");
   holder.since = j.value("since", "");
+  holder.stopping = j.value("stopping", 0);
   return holder;
 }
 
@@ -71,8 +73,20 @@ bool same_file(int fd, const fs::path& path) {
 
 }  // namespace
 
-ResultsLock::ResultsLock(fs::path path, int fd, std::string note)
-    : path_(std::move(path)), fd_(fd), note_(std::move(note)) {}
+ResultsLock::ResultsLock(fs::path path, int fd, std::string note, std::string text)
+    : path_(std::move(path)), fd_(fd), note_(std::move(note)), text_(std::move(text)) {}
+
+void ResultsLock::mark_stopping(int signal) noexcept {
+  try {
+    nlohmann::json j = nlohmann::json::parse(text_);
+    j["stopping"] = signal;
+    const std::string text = j.dump() + "\n";
+    if (::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size())) {
+      ::fsync(fd_);
+    }
+  } catch (...) {  // the lock stays as it was: a later writer elsewhere is refused, and told the fix
+  }
+}
 
 ResultsLock::~ResultsLock() {
   // Removed while still held: a writer that opened the old file finds it unlinked and retries.
@@ -106,19 +120,23 @@ std::unique_ptr<ResultsLock> ResultsLock::take(const fs::path& dir, const std::s
     }
     const Holder left = read_holder(fd);
     std::string note;
-    if (!left.host.empty()) {
-      if (left.host != host) {
-        // Another host's process may still run: its flock may not reach this host (some
-        // network file systems keep flocks local), and its pid cannot be checked from here.
-        ::close(fd);
-        throw UsageError("results directory " + dir.string() + " holds the lock of a run on another host (" +
-                             left.text() + "), which this host cannot check",
-                         "if that run has ended (killed, or its node lost), remove " + path.string() +
-                             " and run again; else wait for it, or write to another directory with -o DIR");
-      }
+    if (!left.host.empty() && left.host == host) {
       const bool gone = ::kill(static_cast<pid_t>(left.pid), 0) != 0 && errno == ESRCH;
       note = "took over the lock " + path.string() + " left by a run that ended without releasing it (" + left.text() +
              (gone ? "; that process is gone)" : "; it holds the lock no more)");
+    } else if (!left.host.empty() && left.stopping != 0) {
+      // Told to stop, and its flock is free here: its launcher killed it (mpirun's SIGKILL
+      // follows the SIGTERM by a second), which is what leaves such a lock behind.
+      note = "took over the lock " + path.string() + " of a run on another host that was stopped by signal " +
+             std::to_string(left.stopping) + " (" + left.text() + ")";
+    } else if (!left.host.empty()) {
+      // Another host's process may still run: its flock may not reach this host (some
+      // network file systems keep flocks local), and its pid cannot be checked from here.
+      ::close(fd);
+      throw UsageError("results directory " + dir.string() + " holds the lock of a run on another host (" +
+                           left.text() + "), which this host cannot check",
+                       "if that run has ended (killed, or its node lost), remove " + path.string() +
+                           " and run again; else wait for it, or write to another directory with -o DIR");
     }
     const nlohmann::json mine{{"host", host},
                               {"pid", static_cast<long long>(::getpid())},
@@ -131,7 +149,7 @@ std::unique_ptr<ResultsLock> ResultsLock::take(const fs::path& dir, const std::s
       throw UsageError("cannot write the lock " + path.string() + ": " + std::strerror(error),
                        "choose a writable results directory with -o DIR");
     }
-    return std::unique_ptr<ResultsLock>(new ResultsLock(path, fd, std::move(note)));
+    return std::unique_ptr<ResultsLock>(new ResultsLock(path, fd, std::move(note), text));
   }
   throw UsageError("cannot take the lock " + path.string() + ": other processes keep replacing it",
                    "check what else writes " + dir.string());

@@ -27,11 +27,17 @@ class ResultsLock {
   // "" or what taking the lock found: a stale lock of a killed run, taken over.
   const std::string& note() const { return note_; }
 
+  // The holder was told to stop (`signal`) and its launcher may kill it before it lets
+  // go: the file says so, and a writer on another host, which cannot check this process,
+  // may then take the lock once the flock is free. Never throws (called at a signal).
+  void mark_stopping(int signal) noexcept;
+
  private:
-  ResultsLock(std::filesystem::path path, int fd, std::string note);
+  ResultsLock(std::filesystem::path path, int fd, std::string note, std::string text);
   std::filesystem::path path_;
   int fd_;
   std::string note_;
+  std::string text_;  // what the file holds: this holder, as JSON
 };
 
 }  // namespace ncclsweep

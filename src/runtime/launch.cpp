@@ -50,7 +50,7 @@ void LaunchState::checkpoint_interrupted(int signal) {
   if (!document_open) return;  // not started (nothing to mark) or already closed
   RunDocument interrupted = run;
   close_run_document(interrupted, signal);
-  sinks.checkpoint(interrupted);
+  sinks.checkpoint(interrupted, signal);
 }
 
 void LaunchState::close_document(int signal) {

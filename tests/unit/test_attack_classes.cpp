@@ -305,10 +305,18 @@ TEST_CASE("one writer per results directory: a held lock names its holder; a dea
                                   ContainsSubstring("that process is gone"));
   }
   // Another host's lock: its process cannot be checked from here.
-  const json remote{{"host", "some-other-node"}, {"pid", 1}, {"command", "ncclsweep run"}, {"since", "earlier"}};
+  json remote{{"host", "some-other-node"}, {"pid", 1}, {"command", "ncclsweep run"}, {"since", "earlier"}};
   write_text(dir / kResultsLockName, remote.dump() + "\n");
   CHECK_THAT(usage_error_text([&] { ResultsLock::take(dir, "x"); }),
              ContainsSubstring("some-other-node") && ContainsSubstring("remove " + attack_dir_text(dir / kResultsLockName)));
+  // ... unless it was told to stop (its launcher then kills it): taken over, saying so.
+  remote["stopping"] = SIGTERM;
+  write_text(dir / kResultsLockName, remote.dump() + "\n");
+  const auto after_stop = ResultsLock::take(dir, "x");
+  CHECK_THAT(after_stop->note(), ContainsSubstring("a run on another host that was stopped by signal 15"));
+  after_stop->mark_stopping(SIGINT);
+  CHECK(json::parse(read_file(dir / kResultsLockName)).at("stopping") == SIGINT);
+  CHECK(json::parse(read_file(dir / kResultsLockName)).at("command") == "x");
 }
 
 TEST_CASE("a run refused before it started leaves its -o directory as it found it", "[attack]") {
@@ -394,7 +402,7 @@ TEST_CASE("a stop signal marks run.json interrupted and writes summary.md at onc
   const fs::path dir = fresh_dir("attack-checkpoint");
   const LaunchRequest request = paced_request(paced_spec(), 2, dir);
   std::function<void(int)> on_signal;
-  json marked;
+  json marked, lock;
   bool summary_written = false;
   const std::vector<int> statuses = run_ranks(2, [&](ThreadRank& rank) {
     const bool leader = rank.rank() == 0;
@@ -408,6 +416,7 @@ TEST_CASE("a stop signal marks run.json interrupted and writes summary.md at onc
                   on_signal(SIGTERM);  // as the watcher's thread calls it, mid-measurement
                   marked = json::parse(read_file(dir / "run.json"));
                   summary_written = fs::exists(dir / "summary.md");
+                  lock = json::parse(read_file(dir / kResultsLockName));
                 };
               }
               return std::unique_ptr<Engine>(std::move(engine));
@@ -428,5 +437,6 @@ TEST_CASE("a stop signal marks run.json interrupted and writes summary.md at onc
   CHECK(marked.at("records").size() < 10);
   CHECK(marked.at("records").size() % 2 == 0);
   CHECK(summary_written);
+  CHECK(lock.value("stopping", 0) == SIGTERM);  // another host may take a killed run's lock
   CHECK(json::parse(read_file(dir / "run.json")).at("status") == "complete");  // the run's own end wins
 }
