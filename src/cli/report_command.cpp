@@ -65,10 +65,17 @@ void add_report_command(CLI::App& app, CommandAction& chosen) {
 void add_compare_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<CompareFlags>();
   CLI::App* compare = app.add_subcommand(
-      "compare", "Judge NEW against REFERENCE (exit 0 pass, 1 a row below the threshold, 2 bad input or nothing comparable)");
+      "compare",
+      "Judge NEW against REFERENCE (exit 0 pass, 1 a row below the threshold or the acceptance gate's FAIL, 2 bad input "
+      "or nothing comparable, 5 the gate UNRESOLVED)");
   compare->add_option("new", args->new_input, "ncclsweep results directory, nccl-tests text output or -J JSON")->required();
   compare->add_option("reference", args->reference_input, "the same kinds of input")->required();
   compare->add_option("--threshold", args->threshold, "A slower row fails below this share of the reference busbw")
+      ->check(finite_range(0.0, 10.0))
+      ->capture_default_str();
+  compare->add_option("--target", args->target,
+                      "Acceptance gate: pass only where the rows pooled reach this share of REFERENCE beyond NEW's noise "
+                      "(FAIL below it, UNRESOLVED, exit 5, in between); 0 turns the gate off")
       ->check(finite_range(0.0, 10.0))
       ->capture_default_str();
   compare->add_flag("--allow-rank-mismatch", args->allow_rank_mismatch, "Compare sides with different rank counts anyway");

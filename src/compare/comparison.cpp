@@ -175,6 +175,10 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
     c.notes.push_back(std::to_string(below_min_size) + " matching rows below --min-size " + format_bytes(options.min_size) +
                       " get no verdict");
   }
+  // The workload NEW ran, else the reference's: its calls weigh the gate's rows.
+  if (options.target && !c.rows.empty()) {
+    c.acceptance = acceptance_gate(c, *options.target, new_side.workload ? new_side.workload : reference.workload);
+  }
   if (c.rows.empty()) {
     if (new_side.rows.empty() || reference.rows.empty()) {
       const bool new_empty = new_side.rows.empty();
@@ -194,9 +198,18 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
   return c;
 }
 
-bool Comparison::passed() const {
-  return std::none_of(rows.begin(), rows.end(), [](const RowComparison& r) { return r.fails; });
+int Comparison::exit_status() const {
+  if (std::any_of(rows.begin(), rows.end(), [](const RowComparison& r) { return r.fails; })) return kExitRegression;
+  if (!acceptance) return kExitOk;
+  switch (acceptance->verdict) {
+    case GateVerdict::pass: return kExitOk;
+    case GateVerdict::fail: return kExitRegression;
+    case GateVerdict::unresolved: break;
+  }
+  return kExitUnresolved;
 }
+
+bool Comparison::passed() const { return exit_status() == kExitOk; }
 
 std::string Comparison::summary() const {
   std::map<Verdict, int> counts;
@@ -225,6 +238,7 @@ std::string Comparison::summary() const {
   char limit[16];
   std::snprintf(limit, sizeof limit, "%g%%", threshold * 100);
   const int judged = counts[Verdict::same] + counts[Verdict::faster] + counts[Verdict::slower];
+  if (failing.empty() && acceptance) return s + " -> " + acceptance->summary_tail();
   if (failing.empty()) return s + (judged == 0 ? " -> PASS, but no row was judged" : " -> PASS");
   s += " -> FAIL: below " + std::string(limit) + " of reference at ";
   for (std::size_t i = 0; i < failing.size() && i < 3; ++i) s += (i ? ", " : "") + row_label(failing[i]->key);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "compare/acceptance_gate.hpp"
 #include "compare/noise_band.hpp"
 #include "compare/side.hpp"
 
@@ -21,6 +22,8 @@ struct CompareOptions {
   NoiseModel noise;      // each single figure's band (--noise-rel, --noise-us)
   Bytes min_size = 0;    // rows below this size get no verdict (--min-size)
   double max_band_share = kDefaultMaxBandShare;  // --max-band
+  // --target: the acceptance gate's bar (compare/acceptance_gate.hpp); empty: no gate.
+  std::optional<double> target;
 };
 
 // same / faster / slower: judged. ambiguous: the gap is inside what noise or a footprint
@@ -50,8 +53,15 @@ struct Comparison {
   std::vector<std::string> differences;  // the comparability block
   std::vector<std::string> notes;        // importers' notes, prefixed by side
   std::vector<RowComparison> rows;       // matched rows, in key order
+  // The pooled rows against the target, with NEW's noise (options.target set).
+  std::optional<AcceptanceGate> acceptance;
+  // kExitRegression when a row fails or the gate says FAIL, kExitUnresolved when the gate
+  // cannot decide, else kExitOk. passed(): kExitOk.
+  int exit_status() const;
   bool passed() const;
-  std::string summary() const;  // "12 rows: 10 same, ... -> PASS" / "-> FAIL: below 95% ... at ..."
+  // "12 rows: 10 same, ... -> PASS" / "-> FAIL: below 95% ... at ..."; with a gate and no
+  // failing row, the arrow gives the gate's verdict.
+  std::string summary() const;
 };
 
 // Two figures, each with its noise half-width (same unit): same, ambiguous (the bands

@@ -23,6 +23,7 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
   id.cuda_version = run.versions.cuda_runtime;
   id.engine = run.settings.engine;
   side.notes = run.notes;
+  side.workload = run.workload;
   if (run.status != RunStatus::complete) {
     side.notes.push_back("run status is '" + std::string(name_of(run.status)) + "': rows may be missing");
   }

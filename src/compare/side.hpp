@@ -14,6 +14,7 @@
 #include "core/run_options.hpp"
 #include "core/units.hpp"
 #include "results/measurement_key.hpp"
+#include "results/record.hpp"
 
 namespace ncclsweep {
 
@@ -101,6 +102,7 @@ struct Side {
   std::vector<SideRow> rows;        // sorted by key, keys unique
   std::vector<std::string> notes;   // what an importer dropped or assumed
   std::vector<PrintedAverage> printed_averages;  // nccl-tests output only
+  std::optional<WorkloadWeights> workload;  // an ncclsweep run's workload calls (run.json), for the acceptance gate
 };
 
 // Sorts rows by key and keeps the first of duplicate keys (noted). Every importer

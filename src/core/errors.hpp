@@ -10,10 +10,11 @@ namespace ncclsweep {
 // Exit statuses, documented in README.md.
 enum ExitStatus : int {
   kExitOk = 0,
-  kExitRegression = 1,  // compare: a row below the threshold
+  kExitRegression = 1,  // compare: a row below the threshold, or the acceptance gate's FAIL
   kExitFindings = 1,    // doctor: an error-level finding
   kExitUsage = 2,       // bad input: command line, sweep file, results file
   kExitRuntime = 3,     // CUDA, NCCL or MPI failed
+  kExitUnresolved = 5,  // compare: the acceptance gate cannot decide within the noise (UNRESOLVED)
 };
 
 // Where in an input file a problem is; line and column are 1-based, 0 = unknown.

@@ -1,5 +1,6 @@
 #include "inspect/compare_entry.hpp"
 
+#include <optional>
 #include <ostream>
 
 #include "compare/probe_comparison.hpp"
@@ -41,12 +42,16 @@ int run_compare_command(const CompareFlags& flags, std::ostream& out) {
   const Bytes min_size = parse_size(flags.min_size);               // before reading: a typo is exit 2 at once
   const Side new_side = load_side(flags.new_input);
   const Side reference = load_side(flags.reference_input);
+  const std::optional<double> target = flags.target > 0 ? std::optional(flags.target) : std::nullopt;
   const Comparison comparison = compare_sides(
-      new_side, reference, {flags.threshold, flags.allow_rank_mismatch, flags.noise, min_size, flags.max_band_share});
+      new_side, reference, {flags.threshold, flags.allow_rank_mismatch, flags.noise, min_size, flags.max_band_share, target});
   const PrintStyle style = style_for(flags.output, new_side.identity, flags.to_terminal);
   write_output(flags.output, out, [&](std::ostream& to) { printer(comparison, style, to); });
-  if (!flags.output.path.empty()) out << comparison.summary() << "\n";
-  return comparison.passed() ? kExitOk : kExitRegression;
+  if (!flags.output.path.empty()) {
+    out << comparison.summary() << "\n";
+    if (comparison.acceptance) out << comparison.acceptance->line() << "\n";
+  }
+  return comparison.exit_status();
 }
 
 }  // namespace ncclsweep

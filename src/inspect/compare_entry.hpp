@@ -16,12 +16,14 @@ struct CompareFlags {
   NoiseModel noise;
   std::string min_size = "0";
   double max_band_share = kDefaultMaxBandShare;
+  double target = kDefaultTarget;  // the acceptance gate's bar; 0: no gate
   OutputTarget output;
   bool to_terminal = false;  // `out` is a terminal (colour)
 };
 
-// Prints to `out` (and, with -o, the one-line summary there); returns kExitOk,
-// kExitRegression when a row fails. Throws UsageError for bad input, before any output.
+// Prints to `out` (and, with -o, the one-line summary and the gate's line there); returns
+// kExitOk, kExitRegression when a row or the acceptance gate fails, kExitUnresolved when
+// the gate cannot decide. Throws UsageError for bad input, before any output.
 int run_compare_command(const CompareFlags& flags, std::ostream& out);
 
 }  // namespace ncclsweep

@@ -33,6 +33,25 @@ std::string verdict_text(const RowComparison& r) {
          (r.footprint_differs && r.verdict != Verdict::ambiguous ? " (footprints differ)" : "");
 }
 
+// The gate's JSON: every figure the line prints, and its notes.
+nlohmann::json acceptance_json(const AcceptanceGate& g) {
+  nlohmann::json j{{"verdict", name_of(g.verdict)},
+                   {"target", g.target},
+                   {"ratio", g.ratio},
+                   {"lower", g.lower},
+                   {"upper", g.upper},
+                   {"confidence", g.confidence},
+                   {"rows", g.rows},
+                   {"weighting", name_of(g.weighting)},
+                   {"workload", g.workload.empty() ? nlohmann::json() : nlohmann::json(g.workload)},
+                   {"shared_noise_share", g.shared_share},
+                   {"new_repeats", g.new_repeats},
+                   {"repeats_to_settle", g.repeats_to_settle ? nlohmann::json(*g.repeats_to_settle) : nlohmann::json()},
+                   {"notes", g.notes},
+                   {"line", g.line()}};
+  return j;
+}
+
 std::string band_rule(const Comparison& c) {
   return "a row whose band is over " + significant3(c.max_band_share * 100) + "% of its busbw is unresolved (" +
          kUnresolvedAdvice + ")";
@@ -59,6 +78,12 @@ void print_comparison_table(const Comparison& c, const PrintStyle& style, std::o
                        significant3(r.new_row.busbw_gbps).c_str(), significant3(r.reference_row.busbw_gbps).c_str(),
                        band.c_str(), ratio_text(r).c_str(), style.colour ? verdict_colour(r.verdict, r.fails) : "",
                        verdict_text(r).c_str(), style.colour ? plain : "");
+  }
+  // The gate is the last word: its notes, then its line.
+  if (c.acceptance) {
+    out << "\n";
+    for (const auto& n : c.acceptance->notes) out << "acceptance note: " << n << "\n";
+    out << bold << c.acceptance->line() << plain << "\n";
   }
 }
 
@@ -87,11 +112,17 @@ void print_comparison_markdown(const Comparison& c, const PrintStyle&, std::ostr
   out << "\n<details><summary>all " << c.rows.size() << " rows</summary>\n\n" << header;
   for (const RowComparison& r : c.rows) print_row(r);
   out << "\n</details>\n";
+  if (c.acceptance) {
+    out << "\n";
+    for (const auto& n : c.acceptance->notes) out << "- acceptance note: " << n << "\n";
+    out << (c.acceptance->notes.empty() ? "" : "\n") << "**" << c.acceptance->line() << "**\n";
+  }
 }
 
 void print_comparison_json(const Comparison& c, const PrintStyle&, std::ostream& out) {
   nlohmann::json j{{"summary", c.summary()},
                    {"passed", c.passed()},
+                   {"exit_status", c.exit_status()},
                    {"threshold", c.threshold},
                    {"noise", {{"relative", c.noise.relative}, {"time_us", c.noise.time_us}}},
                    {"min_size_bytes", c.min_size},
@@ -109,6 +140,8 @@ void print_comparison_json(const Comparison& c, const PrintStyle&, std::ostream&
                          {"reference_band_gbps", r.reference_band_gbps}, {"verdict", verdict_name(r.verdict)},
                          {"fails", r.fails}, {"footprint_differs", r.footprint_differs}});
   }
+  // null without a gate (--target 0).
+  j["acceptance"] = c.acceptance ? acceptance_json(*c.acceptance) : nlohmann::json();
   out << j.dump(2) << "\n";
 }
 

@@ -108,6 +108,9 @@ void print_comparison_svg(const Comparison& c, const PrintStyle&, std::ostream& 
   const std::vector<std::string> title =
       wrap_to_width("busbw: " + name(c.new_side) + " (NEW) over " + name(c.reference) + " (REFERENCE)", text_room, 15, true);
   std::vector<std::string> header = wrap_to_width(c.summary(), text_room, 12);
+  if (c.acceptance) {
+    for (std::string& line : wrap_to_width(c.acceptance->line(), text_room, 12)) header.push_back(std::move(line));
+  }
   for (const SideIdentity* id : {&c.new_side, &c.reference}) {
     for (std::string& line : wrap_to_width((id == &c.new_side ? "NEW " : "REFERENCE ") + identity_line(*id), text_room, 12)) {
       header.push_back(std::move(line));

@@ -85,6 +85,7 @@ expect "torch trace of tiny events" "no communication events" "$bin" sizes --fro
 # 2. Numbers that are not numbers.
 expect "--threshold nan" "--threshold" "$bin" compare victims/smoke.yaml victims/smoke.yaml --threshold nan
 expect "--noise-rel inf" "--noise-rel" "$bin" compare victims/smoke.yaml victims/smoke.yaml --noise-rel inf
+expect "--target nan" "--target" "$bin" compare victims/smoke.yaml victims/smoke.yaml --target nan
 expect "--slow-threshold -1" "--slow-threshold" "$bin" report victims/smoke.yaml --slow-threshold -1
 expect "plan --busbw inf" "--busbw" "$bin" plan victims/smoke.yaml --ranks 8 --busbw inf
 cat >table.txt <<'T'

@@ -1,12 +1,14 @@
 // `ncclsweep compare` and `ncclsweep report` as a user runs them: exit statuses 0/1/2,
 // on nccl-tests fixtures and on a real small mpi-engine run.
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "catch_compat.hpp"
 #include "test_data.hpp"
+#include "nccl_tests_scaling.hpp"
 #include "read_file.hpp"
 #include "integration/launch.hpp"
 
@@ -120,8 +122,60 @@ TEST_CASE("compare: the summary line comes first, and -o writes the document") {
   const Launch run = run_ncclsweep({"compare", original, original, "--format", "md", "-o", (dir / "c.md").string()});
   INFO(run.output);
   REQUIRE(run.status == 0);
-  CHECK(run.output == "14 rows: 14 same -> PASS\n");
-  CHECK(read_file(dir / "c.md").starts_with("**14 rows: 14 same -> PASS**\n"));
+  // Stdout keeps the two lines a CI log needs: the summary and the acceptance gate's.
+  CHECK(run.output.starts_with("14 rows: 14 same -> PASS: acceptance 1.00 of reference"));
+  CHECK(occurrences(run.output, "\n") == 2);
+  CHECK_THAT(run.output, ContainsSubstring("\nacceptance at target 0.95: PASS, NEW at 1.00 of REFERENCE"));
+  CHECK(read_file(dir / "c.md").starts_with("**14 rows: 14 same -> PASS: acceptance 1.00 of reference"));
+}
+
+TEST_CASE("compare --target: a real table made 10, 6, 4 and 0% slower exits 1, 1 or 5, 0 or 5, and 0; the gate is the last word") {
+  const auto dir = scratch_dir("compare-target");
+  const auto reference = kNcclTestsData / "nccl-tests-all_gather-g2-8B-8G.txt";
+  const std::string text = read_file(reference);
+  std::map<int, std::string> verdicts;  // percent -> the gate's verdict
+  for (int percent : {90, 94, 96, 100}) {
+    const auto scaled = dir / ("all_gather-" + std::to_string(percent) + ".txt");
+    write(scaled, scaled_nccl_tests(text, percent / 100.0));
+    const std::vector<std::string> base{"compare", scaled.string(), reference.string(), "--min-size", "1M"};
+    const Launch json = run_ncclsweep(with(base, {"--format", "json"}));
+    INFO(percent << "%\n" << json.output);
+    const auto doc = nlohmann::json::parse(json.output);
+    const auto& gate = doc.at("acceptance");
+    verdicts[percent] = gate.at("verdict").get<std::string>();
+    CHECK(doc.at("exit_status") == json.status);
+    CHECK(json.status == (verdicts[percent] == "PASS" ? 0 : verdicts[percent] == "FAIL" ? 1 : 5));
+    CHECK(gate.at("target") == 0.95);
+    CHECK(gate.at("rows") == 28);
+    CHECK(gate.at("ratio").get<double>() == Approx(percent / 100.0).margin(0.003));
+    if (verdicts[percent] == "UNRESOLVED") {
+      // The repeats that would settle it, in every format's last line.
+      const int repeats = gate.at("repeats_to_settle").get<int>();
+      const std::string named = "measuring NEW with --repeats " + std::to_string(repeats) + " (now 1) would settle it";
+      CHECK_THAT(gate.at("line").get<std::string>(), ContainsSubstring(named));
+      for (const char* format : {"table", "md"}) {
+        const Launch printed = run_ncclsweep(with(base, {"--format", format}));
+        INFO(format << "\n" << printed.output);
+        CHECK(printed.status == 5);
+        CHECK_THAT(printed.output, ContainsSubstring("-> UNRESOLVED: acceptance"));
+        const std::string last = printed.output.substr(printed.output.rfind("acceptance at target"));
+        CHECK_THAT(last, ContainsSubstring(named));
+        CHECK(last.find('\n') == last.size() - 1);  // the last line
+      }
+    }
+  }
+  CHECK(verdicts[90] == "FAIL");
+  CHECK(verdicts[94] != "PASS");
+  CHECK(verdicts[96] != "FAIL");
+  CHECK(verdicts[100] == "PASS");
+  // --target 0: no gate, and the rows alone pass the 94% table as before.
+  const Launch off = run_ncclsweep({"compare", (dir / "all_gather-94.txt").string(), reference.string(), "--min-size",
+                                    "1M", "--target", "0", "--format", "json"});
+  INFO(off.output);
+  CHECK(off.status == 0);
+  CHECK(nlohmann::json::parse(off.output).at("acceptance").is_null());
+  CHECK_THAT(run_ncclsweep({"compare", (dir / "all_gather-94.txt").string(), reference.string(), "--target", "-1"}).output,
+             ContainsSubstring("--target"));
 }
 
 TEST_CASE("compare: bad input and nothing comparable exit 2 with a reason") {
