@@ -223,10 +223,19 @@ TEST_CASE("an mpi-engine run writes summary.md, reports in every format and comp
     CHECK(report.status == 0);
     CHECK_THAT(report.output, ContainsSubstring("all_gather"));
   }
+  // Against itself no row moves; the acceptance gate's interval is this CPU run's own
+  // noise (3 calls a size), which can span 95% on a loaded machine: PASS or UNRESOLVED,
+  // never FAIL, and the exit status says which.
   const Launch same = run_ncclsweep({"compare", (dir / "a").string(), (dir / "a" / "run.json").string()});
   INFO(same.output);
-  CHECK(same.status == 0);
-  CHECK_THAT(same.output, ContainsSubstring("-> PASS"));
+  REQUIRE((same.status == 0 || same.status == 5));
+  const std::string verdict = same.status == 0 ? "PASS" : "UNRESOLVED";
+  CHECK_THAT(same.output, ContainsSubstring("-> " + verdict + ": acceptance 1.00 of reference"));
+  CHECK_THAT(same.output, ContainsSubstring("acceptance at target 0.95: " + verdict + ", NEW at 1.00 of REFERENCE"));
+  const Launch rows_only = run_ncclsweep({"compare", (dir / "a").string(), (dir / "a").string(), "--target", "0"});
+  INFO(rows_only.output);
+  CHECK(rows_only.status == 0);
+  CHECK_THAT(rows_only.output, ContainsSubstring("-> PASS"));
   // A run against nccl-tests output of other ranks and sizes: nothing comparable.
   const Launch other = run_ncclsweep({"compare", (dir / "a").string(), (kNcclTestsData / "all_reduce-old-format.txt").string()});
   INFO(other.output);

@@ -236,3 +236,54 @@ TEST_CASE("gate: rows with no figure or differing footprints are left out, and a
   REQUIRE(c.acceptance->notes.size() == 1);
   CHECK_THAT(c.acceptance->notes[0], ContainsSubstring("1 of the workload's 3 calls have no compared row"));
 }
+
+TEST_CASE("gate: a run's rows match the workload's calls by the size asked for and the communicator they ran on") {
+  // ncclsweep rows: 1000000 bytes asked for, 999936 moved (rounded to the ranks); one on
+  // the world, the same size on dp groups (a row of its own, tagged like a point).
+  const auto run_row = [](Bytes asked, Bytes moved, CommunicatorKind kind, double busbw) {
+    SideRow r;
+    r.key = {&collective("all_gather"), &data_type("float32"), std::nullopt, moved, Placement::out_of_place,
+             kind == CommunicatorKind::world ? "" : "on dp"};
+    r.busbw_gbps = busbw;
+    r.time_us = 100;
+    MeasurementKey k;
+    k.collective = r.key.collective;
+    k.dtype = r.key.dtype;
+    k.communicator = {kind, kind == CommunicatorKind::world ? 0 : 4};
+    k.size_bytes = moved;
+    k.requested_bytes = asked;
+    r.measurement = k;
+    return r;
+  };
+  const auto run_side = [&](double world_busbw, double dp_busbw) {
+    Side s;
+    s.identity = {SideSource::ncclsweep_run, "run", "run", 8, 1, "", "", "", EngineKind::mpi};
+    s.rows = {run_row(1000000, 999936, CommunicatorKind::world, world_busbw),
+              run_row(1000000, 999936, CommunicatorKind::dp, dp_busbw)};
+    normalise_rows(s);
+    return s;
+  };
+  // The world row is 20% down, the dp row as fast as the reference.
+  Side now = run_side(80, 100);
+  const Side reference = run_side(100, 100);
+  WorkloadCall dp_call;
+  dp_call.collective = &collective("all_gather");
+  dp_call.dtype = &data_type("float32");
+  dp_call.bytes = 1000000;
+  dp_call.communicator = CommunicatorKind::dp;
+  dp_call.calls = 10;
+  now.workload = WorkloadWeights{"dp.yaml", "per iteration", {dp_call}, true};
+  CompareOptions options;
+  options.target = kDefaultTarget;
+  const Comparison c = compare_sides(now, reference, options);
+  REQUIRE(c.acceptance);
+  CHECK(c.acceptance->weighting == GateWeighting::workload_time);
+  CHECK(c.acceptance->rows == 1);
+  CHECK(c.acceptance->ratio == Approx(1.0));  // the dp row, not the slower world row
+  // Called on the world instead, the slower row is the one weighed.
+  now.workload->calls[0].communicator = CommunicatorKind::world;
+  const Comparison world = compare_sides(now, reference, options);
+  CHECK(world.acceptance->rows == 1);
+  CHECK(world.acceptance->ratio == Approx(0.8));
+  CHECK(world.acceptance->verdict == GateVerdict::fail);
+}
