@@ -23,17 +23,18 @@ double range_in_sigmas(int n) {
   return kD2[static_cast<std::size_t>(std::clamp(n, 2, 25) - 2)];
 }
 
-// The rows pooled with NEW's repeats raised to at least `repeats`.
+// The rows pooled with NEW's repeats raised to at least `repeats` (0: NEW known exactly,
+// which leaves what the reference's excess noise alone allows).
 struct Pooled {
   double log_ratio = 0;  // weighted mean of ln(NEW / REFERENCE)
-  double se = 0;         // its standard error from NEW's noise
+  double se = 0;         // its standard error: NEW's noise and the reference's excess
 };
 
 Pooled pool(std::span<const GateRow> rows, const GateSettings& settings, int repeats) {
   std::vector<double> weights, sigmas;
   double total = 0;
   for (const GateRow& r : rows) {
-    const double sigma = median_sigma(r.new_sigma, std::max(r.new_repeats, repeats));
+    const double sigma = repeats == 0 ? 0 : median_sigma(r.new_sigma, std::max(r.new_repeats, repeats));
     // A row known to no noise at all would take every weight: a floor keeps the others.
     const double variance = std::max(sigma * sigma + r.reference_sigma * r.reference_sigma, 1e-12);
     const double w = settings.weighting == GateWeighting::workload_time ? r.time_weight : 1 / variance;
@@ -42,14 +43,21 @@ Pooled pool(std::span<const GateRow> rows, const GateSettings& settings, int rep
     total += w;
   }
   Pooled p;
-  double shared = 0, own = 0;
+  // Each side's noise: a share moves every row of its launch at once (adding up in
+  // standard deviations), the rest is each row's own (adding up in variances).
+  double new_shared = 0, new_own = 0, reference_shared = 0, reference_own = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const double w = total > 0 ? weights[i] / total : 1.0 / static_cast<double>(rows.size());
+    const double excess = rows[i].reference_excess;
     p.log_ratio += w * std::log(rows[i].ratio);
-    shared += w * sigmas[i];  // what moves every row at once adds up in standard deviations
-    own += w * w * sigmas[i] * sigmas[i];
+    new_shared += w * sigmas[i];
+    new_own += w * w * sigmas[i] * sigmas[i];
+    reference_shared += w * excess;
+    reference_own += w * w * excess * excess;
   }
-  p.se = std::sqrt(settings.shared_share * shared * shared + (1 - settings.shared_share) * own);
+  const double rho = settings.shared_share;
+  p.se = std::sqrt(rho * (new_shared * new_shared + reference_shared * reference_shared) +
+                   (1 - rho) * (new_own + reference_own));
   return p;
 }
 
@@ -65,6 +73,11 @@ double one_measurement_sigma(double band_relative, int repeats, double range_rel
   const double from_band = band_relative / 2;
   if (repeats <= 1) return from_band;
   return std::max(from_band, range_relative / range_in_sigmas(repeats));
+}
+
+double excess_sigma(double measured_sigma, double clean_sigma, int repeats) {
+  const double beyond = measured_sigma * measured_sigma - clean_sigma * clean_sigma;
+  return beyond > 0 ? median_sigma(std::sqrt(beyond), repeats) : 0;
 }
 
 double median_sigma(double sigma, int repeats) {
@@ -96,8 +109,12 @@ AcceptanceGate evaluate_gate(std::span<const GateRow> rows, const GateSettings& 
   } else {
     g.verdict = GateVerdict::unresolved;
     // How the interval shrinks with repeats of NEW: every row's median over n repeats.
+    // The reference's excess does not shrink: if it alone keeps the target inside, no
+    // repeat of NEW will do.
     const double bar = std::log(settings.target);
-    for (int n = g.new_repeats + 1; n <= kMaxSuggestedRepeats; ++n) {
+    const Pooled exact = pool(rows, settings, 0);
+    g.reference_too_noisy = (kGateZ + kGatePowerZ) * exact.se > std::abs(exact.log_ratio - bar);
+    for (int n = g.new_repeats + 1; n <= kMaxSuggestedRepeats && !g.reference_too_noisy; ++n) {
       const Pooled then = pool(rows, settings, n);
       if ((kGateZ + kGatePowerZ) * then.se <= std::abs(then.log_ratio - bar)) {
         g.repeats_to_settle = n;
@@ -133,23 +150,33 @@ std::string AcceptanceGate::line() const {
     return s + "; measuring NEW with --repeats " + std::to_string(*repeats_to_settle) + " (now " +
            std::to_string(new_repeats) + ") would settle it";
   }
+  if (reference_too_noisy) {
+    return s + "; the reference's own spread, wider than a clean figure's, keeps it open whatever NEW does: "
+               "measure the reference again";
+  }
   return s + "; the ratio sits on the target: not even " + std::to_string(kMaxSuggestedRepeats) +
          " repeats of NEW would settle it";
 }
 
 namespace {
 
-// One matched row as evidence: NEW's noise per measurement, the reference's as it stands.
-GateRow evidence(const RowComparison& r) {
+// One matched row as evidence: NEW's noise per measurement; the reference's as it
+// stands, and how far that is beyond a clean figure's (the same row without its own
+// measured spread, under the same noise model).
+GateRow evidence(const RowComparison& r, const NoiseModel& noise) {
   const auto range = [](const SideRow& row) { return row.repeats > 1 ? 2 * row.measured_spread.value_or(0) : 0.0; };
   const SideRow& now = r.new_row;
   const SideRow& before = r.reference_row;
+  SideRow clean = before;
+  clean.measured_spread.reset();
+  const double reference_one = one_measurement_sigma(r.reference_band_gbps / before.busbw_gbps, before.repeats, range(before));
+  const double clean_one = noise_band_gbps(clean, noise) / before.busbw_gbps / 2;
   GateRow g;
   g.ratio = now.busbw_gbps / before.busbw_gbps;
   g.new_sigma = one_measurement_sigma(r.new_band_gbps / now.busbw_gbps, now.repeats, range(now));
   g.new_repeats = std::max(1, now.repeats);
-  g.reference_sigma = median_sigma(
-      one_measurement_sigma(r.reference_band_gbps / before.busbw_gbps, before.repeats, range(before)), before.repeats);
+  g.reference_sigma = median_sigma(reference_one, before.repeats);
+  g.reference_excess = excess_sigma(reference_one, clean_one, before.repeats);
   return g;
 }
 
@@ -212,7 +239,7 @@ AcceptanceGate acceptance_gate(const Comparison& comparison, double target, cons
   if (!call_time.empty()) {
     settings.weighting = GateWeighting::workload_time;
     for (const auto& [i, time] : call_time) {
-      rows.push_back(evidence(*usable[i]));
+      rows.push_back(evidence(*usable[i], comparison.noise));
       rows.back().time_weight = time;
     }
     if (calls_without_row > 0) {
@@ -221,7 +248,7 @@ AcceptanceGate acceptance_gate(const Comparison& comparison, double target, cons
                       "weighs the others");
     }
   } else {
-    for (const RowComparison* r : usable) rows.push_back(evidence(*r));
+    for (const RowComparison* r : usable) rows.push_back(evidence(*r, comparison.noise));
     if (workload) {
       notes.push_back("none of the workload's " + std::to_string(workload->calls.size()) +
                       " calls has a compared row: the gate pools every row instead");

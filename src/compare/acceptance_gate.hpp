@@ -9,6 +9,12 @@
 // (kSharedNoiseShare) moves every row of a launch at once (clocks, load, the launch's
 // NCCL choices), and that part does not shrink however many rows there are; only
 // repeats of NEW shrink it.
+//
+// The reference is the bar: a clean figure's noise in it is part of the bar, as with any
+// published reference. Where the reference's own measurement shows more noise than a
+// clean figure (its repeats or iterations spread wider than the noise model's relative
+// part), that excess widens the interval too: a disturbed reference cannot certify a run,
+// and no repeat of NEW narrows that part.
 #include <optional>
 #include <span>
 #include <string>
@@ -59,7 +65,8 @@ struct GateRow {
   double ratio = 1;              // NEW / REFERENCE busbw (> 0)
   double new_sigma = 0;          // one measurement of NEW
   int new_repeats = 1;           // measurements NEW's figure is the median of
-  double reference_sigma = 0;    // the reference's figure as it is: weighs the row, never widens the interval
+  double reference_sigma = 0;    // the reference's figure as it is: weighs the row
+  double reference_excess = 0;   // the reference's figure beyond a clean one's: widens the interval
   double time_weight = 0;        // workload_time weighting: calls x time per call (any unit, > 0)
 };
 
@@ -82,8 +89,10 @@ struct AcceptanceGate {
   int new_repeats = 1;           // the fewest repeats among NEW's pooled rows
   // UNRESOLVED: the repeats of every NEW measurement (`run --repeats N`) with which a
   // rerun decides at `confidence` nine times in ten, were the ratio what it is now.
-  // Empty: more than kMaxSuggestedRepeats (the ratio sits on the target), or no rows.
+  // Empty: more than kMaxSuggestedRepeats (the ratio sits on the target), the
+  // reference's excess noise alone spans the target (reference_too_noisy), or no rows.
   std::optional<int> repeats_to_settle;
+  bool reference_too_noisy = false;
   std::vector<std::string> notes;  // rows left out, workload calls without a row
 
   // "-> FAIL: acceptance 0.940 of reference (95% interval 0.912-0.969), below the target 0.95"
@@ -104,6 +113,11 @@ double median_sigma(double sigma, int repeats);
 
 // The gate over these rows (empty rows: UNRESOLVED with nothing pooled). Pure.
 AcceptanceGate evaluate_gate(std::span<const GateRow> rows, const GateSettings& settings);
+
+// How far the reference's figure is noisier than a clean one: the relative standard
+// deviation of one measurement as measured (`measured_sigma`) beyond what the noise model
+// gives a clean figure (`clean_sigma`), for a median of `repeats`; 0 when within it.
+double excess_sigma(double measured_sigma, double clean_sigma, int repeats);
 
 // The gate over a comparison's rows: every matched row with a figure on both sides,
 // except rows whose buffer footprints differ (the footprint alone moves them, a bias no

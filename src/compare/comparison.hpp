@@ -23,7 +23,7 @@ struct CompareOptions {
   Bytes min_size = 0;    // rows below this size get no verdict (--min-size)
   double max_band_share = kDefaultMaxBandShare;  // --max-band
   // --target: the acceptance gate's bar (compare/acceptance_gate.hpp); empty: no gate.
-  std::optional<double> target;
+  std::optional<double> target = std::nullopt;
 };
 
 // same / faster / slower: judged. ambiguous: the gap is inside what noise or a footprint

@@ -47,6 +47,7 @@ nlohmann::json acceptance_json(const AcceptanceGate& g) {
                    {"shared_noise_share", g.shared_share},
                    {"new_repeats", g.new_repeats},
                    {"repeats_to_settle", g.repeats_to_settle ? nlohmann::json(*g.repeats_to_settle) : nlohmann::json()},
+                   {"reference_too_noisy", g.reference_too_noisy},
                    {"notes", g.notes},
                    {"line", g.line()}};
   return j;

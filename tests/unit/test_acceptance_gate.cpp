@@ -287,3 +287,43 @@ TEST_CASE("gate: a run's rows match the workload's calls by the size asked for a
   CHECK(world.acceptance->ratio == Approx(0.8));
   CHECK(world.acceptance->verdict == GateVerdict::fail);
 }
+
+TEST_CASE("gate: a reference noisier than a clean figure widens the interval, and NEW's repeats cannot settle that") {
+  // A clean figure's noise in the reference is the bar's own: nothing in the interval.
+  CHECK(excess_sigma(0.02, 0.02, 1) == 0);
+  CHECK(excess_sigma(0.01, 0.02, 1) == 0);
+  CHECK(excess_sigma(0.05, 0.03, 1) == Approx(0.04));
+  CHECK(excess_sigma(0.05, 0.03, 4) == Approx(0.04 * std::sqrt(3.14159265 / 2) / 2));
+  // NEW 4x "faster" than a reference whose launch was loaded: rows that read 25% of
+  // NEW's speed, but spread by 30% within their own measurement.
+  std::vector<GateRow> rows = uniform_rows(4.0, 6);
+  for (GateRow& r : rows) r.reference_excess = 0.15;
+  const AcceptanceGate loaded = evaluate_gate(rows, {});
+  CHECK(loaded.verdict == GateVerdict::pass);  // 4x clears 0.95 whatever the reference's noise
+  for (GateRow& r : rows) r.ratio = 0.96;
+  const AcceptanceGate near = evaluate_gate(rows, {});
+  CHECK(near.verdict == GateVerdict::unresolved);
+  CHECK(near.reference_too_noisy);
+  CHECK_FALSE(near.repeats_to_settle);
+  CHECK_THAT(near.line(), ContainsSubstring("measure the reference again"));
+  // Without the excess, repeats of NEW would settle the same ratio.
+  for (GateRow& r : rows) r.reference_excess = 0;
+  CHECK(evaluate_gate(rows, {}).repeats_to_settle);
+  // From a comparison: a reference run whose repeats spread 40% around the same figures.
+  const std::string text = read_file(kNcclTestsData / "nccl-tests-all_gather-np2.txt");
+  const Side now = side_from_nccl_tests_text(scaled_nccl_tests(text, 0.90), "s.txt");
+  Side disturbed = side_from_nccl_tests_text(text, "r.txt");
+  for (SideRow& r : disturbed.rows) {
+    r.repeats = 3;
+    r.measured_spread = 0.20;  // half the range over the median
+  }
+  CompareOptions options;
+  options.target = kDefaultTarget;
+  options.min_size = 4 * kMiB;
+  const Comparison c = compare_sides(now, disturbed, options);
+  CHECK(c.acceptance->verdict == GateVerdict::unresolved);
+  CHECK(c.acceptance->reference_too_noisy);
+  // The same reference measured cleanly: the 10% drop fails.
+  const Comparison clean = compare_sides(now, side_from_nccl_tests_text(text, "r.txt"), options);
+  CHECK(clean.acceptance->verdict == GateVerdict::fail);
+}
