@@ -17,8 +17,11 @@
 #include "core/input_file.hpp"
 #include "core/json_input.hpp"
 #include "core/output_file.hpp"
+#include "core/printf_text.hpp"
 #include "core/xml_text.hpp"
 #include "locate/locate_reference.hpp"
+#include "locate/locate_text.hpp"
+#include "locate/noise.hpp"
 #include "report/prometheus_text.hpp"
 #include "report/svg_text.hpp"
 
@@ -101,7 +104,11 @@ void write_locate_results(const fs::path& dir, const LocateDocument& d, const st
   const HostLayout layout = layout_from_hosts(d.rank_hosts);
   json steps = json::array();
   for (const StepTime& s : d.steps) {
-    steps.push_back({{"phase", name_of(s.phase)}, {"round", s.round}, {"pass", s.pass}, {"seconds", s.seconds}});
+    steps.push_back({{"phase", name_of(s.phase)},
+                     {"round", s.round},
+                     {"pass", s.pass},
+                     {"seconds", s.seconds},
+                     {"split_seconds", s.split_seconds}});
   }
   json run = {{"kind", "locate"},
               {"version", d.version},
@@ -154,7 +161,7 @@ void read_document(const json& run, const fs::path& path, LocateDocument& d) {
     d.notes = run.value("notes", std::vector<std::string>{});
     for (const json& s : run.at("steps")) {
       d.steps.push_back({kLocatePhaseNames.parse(s.at("phase").get<std::string>()), s.at("round").get<int>(), s.value("pass", 1),
-                         s.at("seconds").get<double>()});
+                         s.at("seconds").get<double>(), s.value("split_seconds", 0.0)});
     }
   } catch (const UsageError& e) {
     throw UsageError(path.string() + ": " + e.what(), e.fix());
@@ -193,27 +200,75 @@ LocateResults read_locate_results(const fs::path& dir) {
   return r;
 }
 
-void print_findings_table(std::ostream& out, const HostLayout& layout, const Verdicts& verdicts, bool markdown) {
-  if (verdicts.findings.empty()) {
-    out << (markdown ? "" : "# ") << "locate: nothing slow on " << layout.host_count() << " host(s), "
-        << layout.ranks() << " rank(s)\n";
+std::vector<std::string> resolution_notes(const Verdicts& verdicts, int iters) {
+  std::vector<std::string> notes;
+  for (const Resolution& r : verdicts.resolution) {
+    if (r.resolves(verdicts.threshold)) continue;
+    const double longer = r.longer_for(verdicts.threshold);
+    std::string advice;
+    if (!std::isfinite(longer)) {
+      advice = printf_text("no length of repeat tells --threshold %.2f (the least noise width is %.0f%%): use %.2f or lower",
+                           verdicts.threshold, 100 * kLeastNoiseWidth, std::exp(-r.widths * kLeastNoiseWidth));
+    } else {
+      advice = printf_text("--threshold %.2f needs about %.2gx longer repeats", verdicts.threshold, longer);
+      if (iters > 0) advice += printf_text(" (--iters %.0f)", std::ceil(iters * longer));
+      if (r.seconds_per_call > 0) advice += "; a call took " + seconds_text(r.seconds_per_call) + " here";
+    }
+    notes.push_back(printf_text("%s phase: this run tells a %s from noise only below %s (noise %.2g%%, %.3g widths); ",
+                                std::string(name_of(r.phase)).c_str(), std::string(name_of(r.subject)).c_str(),
+                                share(r.tells_below()).c_str(), 100 * r.noise, r.widths) +
+                    advice);
+  }
+  return notes;
+}
+
+namespace {
+
+void print_rows_markdown(std::ostream& out, const HostLayout& layout, const std::vector<Finding>& findings,
+                         const std::string& prefix) {
+  for (const Finding& f : findings) {
+    std::string evidence;
+    for (const auto& e : f.evidence) evidence += (evidence.empty() ? "" : "<br>") + e;
+    out << "| " << prefix << what_of(f) << " | " << doctor::compact_ranks(f.ranks) << " | " << host_list(layout, f.hosts)
+        << " | " << share(f.ratio) << " | " << evidence << " |\n";
+  }
+}
+
+}  // namespace
+
+void print_findings_table(std::ostream& out, const HostLayout& layout, const Verdicts& verdicts, bool markdown,
+                          int iters) {
+  const std::string comment = markdown ? "" : "# ";
+  const std::vector<std::string> notes = resolution_notes(verdicts, iters);
+  const auto print_notes = [&] {
+    for (const std::string& note : notes) out << comment << "resolution: " << note << (markdown ? "\n\n" : "\n");
+  };
+  if (verdicts.all_clear()) {
+    out << comment << "locate: nothing slow on " << layout.host_count() << " host(s), " << layout.ranks() << " rank(s)"
+        << (notes.empty() ? "" : " (nothing below the threshold; see the resolution)") << (markdown ? "\n\n" : "\n");
+    print_notes();
     return;
   }
+  // Unresolved rows say so in their first column: below the threshold, within noise.
+  const std::string unresolved = "unresolved ";
   if (markdown) {
     out << "| what | ranks | hosts | slow | evidence |\n|---|---|---|---|---|\n";
-    for (const Finding& f : verdicts.findings) {
-      std::string evidence;
-      for (const auto& e : f.evidence) evidence += (evidence.empty() ? "" : "<br>") + e;
-      out << "| " << what_of(f) << " | " << doctor::compact_ranks(f.ranks) << " | " << host_list(layout, f.hosts)
-          << " | " << share(f.ratio) << " | " << evidence << " |\n";
-    }
+    print_rows_markdown(out, layout, verdicts.findings, "");
+    print_rows_markdown(out, layout, verdicts.unresolved, unresolved);
+    out << "\n";
+    print_notes();
     return;
   }
   std::vector<std::array<std::string, 4>> rows;
+  std::vector<const Finding*> findings;
   std::array<std::size_t, 4> width{4, 5, 5, 4};
-  for (const Finding& f : verdicts.findings) {
-    rows.push_back({what_of(f), doctor::compact_ranks(f.ranks), host_list(layout, f.hosts), share(f.ratio)});
-    for (std::size_t c = 0; c < 4; ++c) width[c] = std::max(width[c], rows.back()[c].size());
+  for (const auto* list : {&verdicts.findings, &verdicts.unresolved}) {
+    for (const Finding& f : *list) {
+      const std::string what = (list == &verdicts.unresolved ? unresolved : std::string()) + what_of(f);
+      rows.push_back({what, doctor::compact_ranks(f.ranks), host_list(layout, f.hosts), share(f.ratio)});
+      findings.push_back(&f);
+      for (std::size_t c = 0; c < 4; ++c) width[c] = std::max(width[c], rows.back()[c].size());
+    }
   }
   const auto cell = [&](const std::string& text, std::size_t c) {
     out << text << std::string(width[c] - text.size() + 2, ' ');
@@ -221,23 +276,38 @@ void print_findings_table(std::ostream& out, const HostLayout& layout, const Ver
   cell("what", 0), cell("ranks", 1), cell("hosts", 2), cell("slow", 3);
   out << "evidence\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto& evidence = verdicts.findings[i].evidence;
+    const auto& evidence = findings[i]->evidence;
     for (std::size_t e = 0; e < evidence.size(); ++e) {
       for (std::size_t c = 0; c < 4; ++c) cell(e == 0 ? rows[i][c] : "", c);
       out << evidence[e] << "\n";
     }
   }
+  print_notes();
 }
 
 json verdicts_json(const HostLayout& layout, const Verdicts& verdicts, double threshold, const std::string& reference) {
-  json findings = json::array();
-  for (const Finding& f : verdicts.findings) {
-    std::vector<std::string> hosts;
-    for (const int h : f.hosts) hosts.push_back(layout.hosts[static_cast<std::size_t>(h)]);
-    json j = {{"kind", name_of(f.kind)}, {"hosts", hosts}, {"ranks", f.ranks}, {"ratio", f.ratio}, {"evidence", f.evidence}};
-    j["rail"] = f.rail >= 0 ? json(f.rail) : json(nullptr);
-    if (!f.local.empty()) j["local"] = f.local;
-    findings.push_back(j);
+  const auto findings_json = [&](const std::vector<Finding>& list) {
+    json findings = json::array();
+    for (const Finding& f : list) {
+      std::vector<std::string> hosts;
+      for (const int h : f.hosts) hosts.push_back(layout.hosts[static_cast<std::size_t>(h)]);
+      json j = {{"kind", name_of(f.kind)}, {"hosts", hosts}, {"ranks", f.ranks}, {"ratio", f.ratio}, {"evidence", f.evidence}};
+      j["rail"] = f.rail >= 0 ? json(f.rail) : json(nullptr);
+      if (!f.local.empty()) j["local"] = f.local;
+      findings.push_back(j);
+    }
+    return findings;
+  };
+  json resolution = json::array();
+  for (const Resolution& r : verdicts.resolution) {
+    resolution.push_back({{"phase", name_of(r.phase)},
+                          {"subject", name_of(r.subject)},
+                          {"noise", r.noise},
+                          {"widths", r.widths},
+                          {"tells_below", r.tells_below()},
+                          {"resolves_threshold", r.resolves(threshold)},
+                          {"longer_for_threshold", r.longer_for(threshold)},
+                          {"seconds_per_call", r.seconds_per_call}});
   }
   json matrix = json::array();
   for (const auto& row : verdicts.matrix) {
@@ -257,11 +327,14 @@ json verdicts_json(const HostLayout& layout, const Verdicts& verdicts, double th
     gpu_matrices[layout.hosts[h]] = rows;
   }
   return {{"slow", verdicts.anything_slow()},
+          {"clear", verdicts.all_clear()},
+          {"unresolved", findings_json(verdicts.unresolved)},
+          {"resolution", resolution},
           {"gpu_matrix", gpu_matrices},
           {"threshold", threshold},
           {"judged_against", reference.empty() ? std::string("this run") : reference},
           {"hosts", layout.hosts},
-          {"findings", findings},
+          {"findings", findings_json(verdicts.findings)},
           {"matrix", matrix}};
 }
 
@@ -395,6 +468,8 @@ void print_locate_prometheus(std::ostream& out, const HostLayout& layout, const 
   }
   prom.gauge("ncclsweep_locate_findings", "How many slow hosts, GPUs, NICs and links locate found", {},
              static_cast<double>(verdicts.findings.size()));
+  prom.gauge("ncclsweep_locate_unresolved", "How many hosts, GPUs, NICs and links are below the threshold within noise",
+             {}, static_cast<double>(verdicts.unresolved.size()));
   out << prom.text();
 }
 
@@ -407,7 +482,7 @@ void print_locate_report(const fs::path& dir, ReportFormat format, std::ostream&
   switch (format) {
     case ReportFormat::table:
     case ReportFormat::md:
-      print_findings_table(out, layout, verdicts, format == ReportFormat::md);
+      print_findings_table(out, layout, verdicts, format == ReportFormat::md, results.document.options.iters);
       return;
     case ReportFormat::json:
       out << verdicts_json(layout, verdicts, threshold,

@@ -46,8 +46,15 @@ struct LocateResults {
 };
 LocateResults read_locate_results(const std::filesystem::path& dir);  // throws UsageError
 
-// The findings: kind, ranks, hosts, how slow, evidence; "nothing slow" when none.
-void print_findings_table(std::ostream& out, const HostLayout& layout, const Verdicts& verdicts, bool markdown);
+// The findings (kind, ranks, hosts, how slow, evidence), then what is unresolved (below the
+// threshold within noise) and, for each phase whose noise cannot tell the threshold, how
+// far below it can and how much longer repeats would do (with `iters`, the --iters the run
+// used: the --iters that would); "nothing slow" when nothing is below the threshold.
+void print_findings_table(std::ostream& out, const HostLayout& layout, const Verdicts& verdicts, bool markdown,
+                          int iters = 0);
+// One line per phase and subject kind whose noise cannot tell `verdicts.threshold`
+// ("host phase: tells a host from noise only below 0.70x (noise 12%) ..."); none when all can.
+std::vector<std::string> resolution_notes(const Verdicts& verdicts, int iters);
 // `reference`: the --reference directory the verdicts were judged against, "" for none.
 nlohmann::json verdicts_json(const HostLayout& layout, const Verdicts& verdicts, double threshold,
                              const std::string& reference = "");

@@ -100,11 +100,12 @@ LocateRun run_locate(Engine& engine, Coordinator& ranks, const HostLayout& layou
         const Group& group = step.groups[static_cast<std::size_t>(mine)];
         engine.slow_down(slowdown_for(fault, group.ranks, host_names(layout, group)));
       }
+      const std::chrono::duration<double> split = std::chrono::steady_clock::now() - start;
       for (Measurement& m : run_step_tests(engine, ranks, step, options, pass)) run.measurements.push_back(std::move(m));
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-      StepTime time{step.phase, step.round, pass, took.count()};
       // Rank 0's clock for everyone, so all ranks hold the same result.
-      time.seconds = ranks.max_each({rank == 0 ? time.seconds : 0.0}).front();
+      const std::vector<double> times = ranks.max_each({rank == 0 ? took.count() : 0.0, rank == 0 ? split.count() : 0.0});
+      const StepTime time{step.phase, step.round, pass, times[0], times[1]};
       run.steps.push_back(time);
       if (on_step) on_step(time, static_cast<int>(run.steps.size()) - 1, total);
     }

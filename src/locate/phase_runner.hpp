@@ -21,7 +21,8 @@ struct StepTime {
   LocatePhase phase = LocatePhase::host;
   int round = 0;
   int pass = 1;
-  double seconds = 0;  // wall time of the split and all its tests, on rank 0
+  double seconds = 0;        // wall time of the split and all its tests, on rank 0
+  double split_seconds = 0;  // of which the split (and the slow-down aid's setting), on rank 0
 };
 
 struct LocateRun {

@@ -4,238 +4,33 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <set>
 #include <tuple>
+
+#include "core/iteration_stats.hpp"
+#include "locate/noise.hpp"
+#include "locate/pair_graph.hpp"
 
 namespace ncclsweep::locate {
 namespace {
 
-std::string share(double ratio) {
+std::string share_text(double ratio) {
   char text[32];
   std::snprintf(text, sizeof text, "%.2fx", ratio);
   return text;
 }
 
-std::string gbps(double value) {
+std::string gbps_text(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g GB/s", value);
   return text;
 }
 
-double median_of(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-// The median figure of several: median of the medians, median of the bands.
-Figure median_figure(const std::vector<Figure>& figures) {
-  std::vector<double> medians, bands;
-  for (const Figure& f : figures) {
-    medians.push_back(f.median);
-    bands.push_back(f.band);
-  }
-  return {median_of(medians), median_of(bands)};
-}
-
-double ratio_to(const Figure& value, const Figure& reference) {
-  return reference.median > 0 ? value.median / reference.median : 1;
-}
-
-// What one group of a phase measured: its hosts, rail and ranks.
-struct GroupKey {
-  std::vector<int> hosts;
-  int rail = -1;
-  std::vector<int> ranks;
-  auto operator<=>(const GroupKey&) const = default;
-};
-// Per test ("all_gather 256 KiB"), per group: the figure of its repeats.
-using TestFigures = std::map<std::string, std::map<GroupKey, Figure>>;
-
-TestFigures figures_of(const std::vector<Measurement>& measurements, LocatePhase phase) {
-  std::map<std::string, std::map<GroupKey, std::vector<double>>> repeats;
-  for (const Measurement& m : measurements) {
-    if (m.phase == phase) repeats[m.test()][{m.hosts, m.rail, m.ranks}].push_back(m.busbw_gbps);
-  }
-  TestFigures figures;
-  for (const auto& [test, groups] : repeats) {
-    for (const auto& [key, values] : groups) figures[test][key] = figure_of(values);
-  }
-  return figures;
-}
-
-// The reference of pairs of nodes (hosts, or the GPUs of one host) with no other: what a
-// node reaches with its better partners (the upper quartile of its row), the median of
-// that over nodes. One slow node then lowers every row it is in by one entry only, and
-// cannot drag the reference down with it.
-Figure better_partner_reference(int nodes, const std::map<HostPair, Figure>& values) {
-  std::vector<std::vector<Figure>> rows(static_cast<std::size_t>(nodes));
-  for (const auto& [pair, figure] : values) {
-    rows[static_cast<std::size_t>(pair.a)].push_back(figure);
-    rows[static_cast<std::size_t>(pair.b)].push_back(figure);
-  }
-  std::vector<Figure> upper;
-  for (auto& row : rows) {
-    if (row.empty()) continue;
-    std::sort(row.begin(), row.end(), [](const Figure& x, const Figure& y) { return x.median < y.median; });
-    const auto at = static_cast<std::size_t>(std::ceil(0.75 * static_cast<double>(row.size() - 1)));
-    upper.push_back(row[at]);
-  }
-  return median_figure(upper);
-}
-
-// One test's pairs of nodes: each pair's share of the reference, and which are below it.
-struct PairsJudgement {
-  Figure reference;
-  std::map<HostPair, double> ratio;
-  std::set<HostPair> low;
-};
-
-PairsJudgement judge_pairs(int nodes, const std::map<HostPair, Figure>& values, double threshold,
-                           const Figure* reference) {
-  PairsJudgement j;
-  j.reference = reference != nullptr ? *reference : better_partner_reference(nodes, values);
-  for (const auto& [pair, figure] : values) {
-    j.ratio[pair] = ratio_to(figure, j.reference);
-    if (below(figure, j.reference, threshold)) j.low.insert(pair);
-  }
-  return j;
-}
-
-// Every test of a phase together: a pair is low when it is low in more than half of the
-// tests it was measured in. A node is low when more than half of its partners (at least
-// two) lean low with it: the pair is low in one test at least and below the threshold
-// over all its tests. A slow node often sits right at the threshold in one test of its
-// pairs; counting only pairs low in most tests then named one of its pairs as a link,
-// "fine with their other partners", next to partners it was just as slow with.
-class ConsistentPairs {
- public:
-  explicit ConsistentPairs(double threshold) : threshold_(threshold) {}
-
-  void add(const std::string& test, const PairsJudgement& j) {
-    for (const auto& [pair, ratio] : j.ratio) {
-      Tally& t = pairs_[pair];
-      ++t.tests;
-      t.ratios.push_back(ratio);
-      if (j.low.count(pair) > 0) {
-        ++t.low;
-        t.low_ratios.push_back(ratio);
-      }
-    }
-    tests_.push_back({test, j});
-  }
-
-  bool pair_low(const HostPair& pair) const {
-    const auto it = pairs_.find(pair);
-    return it != pairs_.end() && 2 * it->second.low > it->second.tests;
-  }
-  std::vector<HostPair> measured_pairs() const {
-    std::vector<HostPair> out;
-    for (const auto& [pair, t] : pairs_) out.push_back(pair);
-    return out;
-  }
-  std::vector<HostPair> low_pairs() const {
-    std::vector<HostPair> out;
-    for (const auto& [pair, t] : pairs_) {
-      if (pair_low(pair)) out.push_back(pair);
-    }
-    return out;
-  }
-  // The pair's ratio over all its tests (the heat map's cell).
-  double ratio(const HostPair& pair) const { return median_of(pairs_.at(pair).ratios); }
-  // ... over the tests it was low in (a finding's "how slow").
-  double low_ratio(const HostPair& pair) const { return median_of(pairs_.at(pair).low_ratios); }
-
-  // Low in a test at least, and below the threshold over all of them.
-  bool pair_leans_low(const HostPair& pair) const {
-    const auto it = pairs_.find(pair);
-    return it != pairs_.end() && it->second.low > 0 && median_of(it->second.ratios) < threshold_;
-  }
-  int partners(int node) const { return count(node, false); }
-  int low_partners(int node) const { return count(node, true); }
-  bool node_low(int node) const { return partners(node) >= 2 && 2 * low_partners(node) > partners(node); }
-  double node_ratio(int node) const {
-    std::vector<double> ratios;
-    for (const auto& [pair, t] : pairs_) {
-      if ((pair.a == node || pair.b == node) && pair_leans_low(pair)) ratios.push_back(low_ratio(pair));
-    }
-    return median_of(ratios);
-  }
-  // What a pair finding says of its two nodes' other partners: fine with them, or which
-  // of them a node leans low with as well ("h2 is also slow with h0, h1"). A partner
-  // already named slow itself (`named`) explains its own pairs and is left out.
-  std::string others_text(const HostPair& pair, const std::function<std::string(int)>& name,
-                          const std::function<bool(int)>& named, const std::string& fine) const {
-    std::string text;
-    for (const int node : {pair.a, pair.b}) {
-      std::string also;
-      for (const auto& [other, t] : pairs_) {
-        if (other == pair || (other.a != node && other.b != node) || !pair_leans_low(other)) continue;
-        const int partner = other.a == node ? other.b : other.a;
-        if (named(partner)) continue;
-        also += (also.empty() ? "" : ", ") + name(partner);
-      }
-      if (!also.empty()) text += (text.empty() ? "" : "; ") + name(node) + " is also slow with " + also;
-    }
-    return text.empty() ? fine : text;
-  }
-
-  // Per test, the partners of `node` low in it: "all_gather 1 MiB across hosts: slow with
-  // h1 (0.31x), h3 (0.30x) of 3 partners; the reference 10 GB/s".
-  std::vector<std::string> node_evidence(int node, const std::string& where,
-                                         const std::function<std::string(int)>& name,
-                                         const std::string& reference_name) const {
-    std::vector<std::string> lines;
-    for (const auto& [test, j] : tests_) {
-      std::string partners;
-      int measured = 0;
-      for (const auto& [pair, ratio] : j.ratio) {
-        if (pair.a != node && pair.b != node) continue;
-        ++measured;
-        if (j.low.count(pair) == 0) continue;
-        partners += (partners.empty() ? "" : ", ") + name(pair.a == node ? pair.b : pair.a) + " (" + share(ratio) + ")";
-      }
-      if (partners.empty()) continue;
-      lines.push_back(test + where + ": slow with " + partners + " of " + std::to_string(measured) + " partners; " +
-                      reference_name + " " + gbps(j.reference.median));
-    }
-    return lines;
-  }
-  std::vector<std::string> pair_evidence(const HostPair& pair, const std::string& where,
-                                         const std::string& reference_name, const std::string& fine) const {
-    std::vector<std::string> lines;
-    for (const auto& [test, j] : tests_) {
-      if (j.low.count(pair) == 0) continue;
-      lines.push_back(test + where + ": " + share(j.ratio.at(pair)) + " " + reference_name + " " +
-                      gbps(j.reference.median) + "; " + fine);
-    }
-    return lines;
-  }
-
- private:
-  struct Tally {
-    int tests = 0, low = 0;
-    std::vector<double> ratios, low_ratios;
-  };
-  int count(int node, bool leaning_low_only) const {
-    int n = 0;
-    for (const auto& [pair, t] : pairs_) {
-      if ((pair.a == node || pair.b == node) && (!leaning_low_only || pair_leans_low(pair))) ++n;
-    }
-    return n;
-  }
-  double threshold_;
-  std::map<HostPair, Tally> pairs_;
-  std::vector<std::pair<std::string, PairsJudgement>> tests_;
-};
-
-std::map<HostPair, Figure> pair_figures(const std::map<GroupKey, Figure>& groups, int rail) {
-  std::map<HostPair, Figure> pairs;
-  for (const auto& [key, figure] : groups) {
-    if (key.hosts.size() == 2 && key.rail == rail) pairs[{key.hosts[0], key.hosts[1]}] = figure;
-  }
-  return pairs;
+std::string percent_text(double noise) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2g%%", 100 * noise);
+  return text;
 }
 
 std::vector<int> ranks_of_hosts(const HostLayout& layout, const std::vector<int>& hosts) {
@@ -248,44 +43,57 @@ std::vector<int> ranks_of_hosts(const HostLayout& layout, const std::vector<int>
   return ranks;
 }
 
-// Findings keyed by what they name, so several phases add evidence to one finding.
+// The evidence line that says how the share stands to noise.
+std::string noise_text(Judged state, double noise, double widths, FindingKind kind) {
+  const double tells = std::exp(-widths * noise);
+  char text[160];
+  if (state == Judged::slow) {
+    std::snprintf(text, sizeof text, "beyond noise: named below %s (noise %s, %.3g widths)", share_text(tells).c_str(),
+                  percent_text(noise).c_str(), widths);
+  } else {
+    std::snprintf(text, sizeof text, "within noise: this run tells a %s from noise only below %s (noise %s)",
+                  std::string(name_of(kind)).c_str(), share_text(tells).c_str(), percent_text(noise).c_str());
+  }
+  return text;
+}
+
+// Findings keyed by what they name, so several phases add evidence to one subject; a
+// subject slow in one phase is slow, unresolved only when no phase named it slow.
 class FindingSet {
  public:
-  using Key = std::tuple<FindingKind, std::vector<int>, int, std::vector<int>>;  // kind, hosts, rail, local
-
-  Finding& at(FindingKind kind, std::vector<int> hosts, int rail, std::vector<int> local,
-              std::vector<int> ranks) {
-    auto [it, added] = findings_.try_emplace({kind, hosts, rail, local});
-    if (added) {
-      Finding& f = it->second;
-      f.kind = kind;
-      f.hosts = std::move(hosts);
-      f.rail = rail;
-      f.local = std::move(local);
-      f.ranks = std::move(ranks);
-      f.ratio = 2;  // above any real share until the first add()
+  void add(FindingKind kind, std::vector<int> hosts, int rail, std::vector<int> local, std::vector<int> ranks,
+           Judged state, double ratio, const std::vector<std::string>& evidence) {
+    auto [it, added] = entries_.try_emplace({kind, hosts, rail, local});
+    Entry& e = it->second;
+    if (added) e.finding = {kind, std::move(hosts), rail, std::move(local), std::move(ranks), 2.0, {}};
+    if (state == Judged::slow) {
+      if (!e.slow) e.finding.ratio = 2;  // a slow phase's share replaces an unresolved one's
+      e.slow = true;
     }
-    return it->second;
+    if (state == Judged::slow || !e.slow) e.finding.ratio = std::min(e.finding.ratio, ratio);
+    e.finding.evidence.insert(e.finding.evidence.end(), evidence.begin(), evidence.end());
   }
-  bool has(FindingKind kind, const std::vector<int>& hosts, int rail = -1) const {
-    return findings_.count({kind, hosts, rail, {}}) > 0;
+  bool slow(FindingKind kind, const std::vector<int>& hosts, int rail = -1) const {
+    const auto it = entries_.find({kind, hosts, rail, {}});
+    return it != entries_.end() && it->second.slow;
   }
-  void add(Finding& f, double ratio, const std::vector<std::string>& evidence) {
-    f.ratio = std::min(f.ratio, ratio);
-    f.evidence.insert(f.evidence.end(), evidence.begin(), evidence.end());
-  }
-  std::vector<Finding> ordered() const {
-    std::vector<Finding> out;
+  void into(Verdicts& v) const {
     for (const auto& [kind, name] : kFindingKindNames.entries()) {
-      for (const auto& [key, f] : findings_) {
-        if (std::get<0>(key) == kind) out.push_back(f);
+      (void)name;
+      for (const auto& [key, e] : entries_) {
+        if (std::get<0>(key) != kind) continue;
+        (e.slow ? v.findings : v.unresolved).push_back(e.finding);
       }
     }
-    return out;
   }
 
  private:
-  std::map<Key, Finding> findings_;
+  using Key = std::tuple<FindingKind, std::vector<int>, int, std::vector<int>>;  // kind, hosts, rail, local
+  struct Entry {
+    Finding finding;
+    bool slow = false;
+  };
+  std::map<Key, Entry> entries_;
 };
 
 // Judging one phase's tests against a reference: the given one, or this run's own.
@@ -299,82 +107,211 @@ struct ReferenceChoice {
   }
 };
 
+// Resolutions gathered per phase and subject (several hosts' GPUs, several rails): the
+// median noise, the most widths.
+class ResolutionSet {
+ public:
+  void add(LocatePhase phase, FindingKind subject, double noise, double widths, double longer_widths,
+           double seconds_per_call) {
+    Gathered& g = gathered_[{phase, subject}];
+    g.noises.push_back(noise);
+    g.widths = std::max(g.widths, widths);
+    g.longer_widths = std::max(g.longer_widths, longer_widths);
+    g.seconds = seconds_per_call;
+  }
+  std::vector<Resolution> list() const {
+    std::vector<Resolution> out;
+    for (const auto& [key, g] : gathered_) {
+      out.push_back({key.first, key.second, median_of(g.noises), g.widths, g.seconds, g.longer_widths});
+    }
+    return out;
+  }
+
+ private:
+  struct Gathered {
+    std::vector<double> noises;
+    double widths = 0, longer_widths = 0, seconds = 0;
+  };
+  std::map<std::pair<LocatePhase, FindingKind>, Gathered> gathered_;
+};
+
 void judge_host_phase(const HostLayout& layout, const std::vector<Measurement>& measurements, double threshold,
-                      const ReferenceChoice& reference, Verdicts& v, FindingSet& found) {
+                      const ReferenceChoice& reference, Verdicts& v, FindingSet& found, ResolutionSet& resolutions) {
+  const PhaseFigures figures = log_figures(measurements, LocatePhase::host);
+  if (figures.tests.empty()) return;
   struct Tally {
-    int tests = 0;
-    std::vector<double> ratios, low_ratios;
+    std::vector<double> shares, errors;  // per test: log share of the reference, the figure's own error
     std::vector<std::string> evidence;
   };
   std::map<int, Tally> hosts;
-  for (const auto& [test, groups] : figures_of(measurements, LocatePhase::host)) {
+  std::vector<double> peer_deviations, given_widths;
+  for (const auto& [test, groups] : figures.tests) {
     const Figure* given = reference.find(LocatePhase::host, test);
     const std::string ref_name = reference.name(groups.size() == 2 ? "the other host" : "the other hosts' median");
     for (const auto& [key, figure] : groups) {
       // Against the other hosts alone: inside its own baseline a slow host pulls it
-      // halfway to itself when there are two (a host 15% slower then passed a 0.9 threshold).
-      std::vector<Figure> others;
+      // halfway to itself when there are two.
+      std::vector<double> others;
       for (const auto& [other_key, other] : groups) {
-        if (!(other_key == key)) others.push_back(other);
+        if (!(other_key == key)) others.push_back(other.level);
       }
-      const Figure ref = given != nullptr ? *given : others.empty() ? figure : median_figure(others);
+      const double own_reference = others.empty() ? figure.level : median_of(others);
+      if (groups.size() >= 3) peer_deviations.push_back(figure.level - own_reference);
+      const double ref = given != nullptr && given->median > 0 ? std::log(given->median) : own_reference;
+      if (given != nullptr && given->median > 0) given_widths.push_back(given->band / given->median);
       Tally& t = hosts[key.hosts.front()];
-      const double ratio = ratio_to(figure, ref);
-      ++t.tests;
-      t.ratios.push_back(ratio);
-      if (!below(figure, ref, threshold)) continue;
-      t.low_ratios.push_back(ratio);
-      t.evidence.push_back(test + " within the host: " + gbps(figure.median) + ", " + share(ratio) + " " + ref_name +
-                           " " + gbps(ref.median));
+      const double s = figure.level - ref;
+      t.shares.push_back(s);
+      t.errors.push_back(figure.error);
+      if (s >= std::log(threshold)) continue;
+      t.evidence.push_back(test + " within the host: " + gbps_text(std::exp(figure.level)) + ", " + share_text(std::exp(s)) + " " +
+                           ref_name + " " + gbps_text(std::exp(ref)));
     }
   }
+  // The peers' spread: how far healthy hosts differ from the others' median in this run;
+  // a host's tests move together, so each host is one degree of freedom.
+  const int peers = static_cast<int>(hosts.size());
+  const NoiseWidth typical = widest({{spread_of(peer_deviations), std::max(1, peers - 1)},
+                                     figures.pooled_error,
+                                     {given_widths.empty() ? 0.0 : median_of(given_widths), NoiseWidth::kKnownFreedom},
+                                     {kLeastNoiseWidth, NoiseWidth::kKnownFreedom}});
+  resolutions.add(LocatePhase::host, FindingKind::host, typical.width, significance_widths(hosts.size(), typical.freedom),
+                  peers >= 3 ? significance_widths(hosts.size(), peers - 1) : 0, figures.seconds_per_call);
   for (const auto& [host, t] : hosts) {
+    const double share_log = upper_median(t.shares);  // more than half of its tests at or below
     const auto h = static_cast<std::size_t>(host);
-    v.matrix[h][h] = median_of(t.ratios);
-    if (2 * t.low_ratios.size() <= static_cast<std::size_t>(t.tests)) continue;
-    found.add(found.at(FindingKind::host, {host}, -1, {}, ranks_of_hosts(layout, {host})), median_of(t.low_ratios), t.evidence);
+    v.matrix[h][h] = std::exp(share_log);
+    const NoiseWidth noise = widest({typical, {upper_median(t.errors), figures.pooled_error.freedom}});
+    const double widths = significance_widths(hosts.size(), noise.freedom);
+    if (share_log >= std::log(threshold)) continue;
+    const Judged state = share_log < -widths * noise.width ? Judged::slow : Judged::unresolved;
+    std::vector<std::string> evidence = t.evidence;
+    evidence.push_back(noise_text(state, noise.width, widths, FindingKind::host));
+    found.add(FindingKind::host, {host}, -1, {}, ranks_of_hosts(layout, {host}), state, std::exp(share_log), evidence);
   }
 }
 
-// Pairs of hosts (rail -1) or one rail of them: hosts slow with most partners are named
-// (as `node_kind`), then pairs whose hosts are fine elsewhere (as `pair_kind`).
-void judge_host_pairs(const HostLayout& layout, const TestFigures& tests, LocatePhase phase, int rail,
-                      double threshold, const ReferenceChoice& reference, Verdicts& v, FindingSet& found) {
-  const int hosts = layout.host_count();
-  ConsistentPairs consistent(threshold);
-  const std::string ref_name = reference.name("the reference");
-  for (const auto& [test, groups] : tests) {
-    const std::map<HostPair, Figure> values = pair_figures(groups, rail);
-    if (values.empty()) continue;
-    consistent.add(test, judge_pairs(hosts, values, threshold, reference.find(phase, test)));
+// Per test, the partners of `node` below the threshold in it: "all_gather 1 MiB across
+// hosts: slow with h1 (0.31x), h3 (0.30x) of 3 partners; the reference 10 GB/s".
+std::vector<std::string> node_evidence(const PairGraphVerdicts& g, int node, double threshold, const std::string& where,
+                                       const std::function<std::string(int)>& name, const std::string& reference_name) {
+  std::vector<std::string> lines;
+  for (const auto& [test, shares] : g.test_shares) {
+    std::string partners;
+    int measured = 0;
+    for (const auto& [pair, s] : shares) {
+      if (pair.a != node && pair.b != node) continue;
+      ++measured;
+      if (s >= threshold) continue;
+      partners += (partners.empty() ? "" : ", ") + name(pair.a == node ? pair.b : pair.a) + " (" + share_text(s) + ")";
+    }
+    if (partners.empty()) continue;
+    lines.push_back(test + where + ": slow with " + partners + " of " + std::to_string(measured) + " partners; " +
+                    reference_name + " " + gbps_text(g.level_gbps.at(test)));
   }
+  return lines;
+}
+
+// What a pair finding says of its nodes: which slow node it is beyond, or which other
+// partners a node is below the threshold with as well ("h0 is also slow with h3"), or
+// that both are fine with their other partners. Partners named slow themselves are
+// left out: their own pairs are their evidence.
+std::string others_text(const PairGraphVerdicts& g, const HostPair& pair, double threshold,
+                        const std::function<std::string(int)>& name, const std::string& fine) {
+  std::string text;
+  for (const int node : {pair.a, pair.b}) {
+    const NodeVerdict& n = g.nodes[static_cast<std::size_t>(node)];
+    if (n.state == Judged::slow) {
+      text += (text.empty() ? "" : "; ") + std::string("beyond ") + name(node) + "'s own " + share_text(n.share);
+      continue;
+    }
+    std::string also;
+    for (const auto& [other, p] : g.pairs) {
+      if (other == pair || (other.a != node && other.b != node) || p.share >= threshold) continue;
+      const int partner = other.a == node ? other.b : other.a;
+      if (g.nodes[static_cast<std::size_t>(partner)].state == Judged::slow) continue;
+      also += (also.empty() ? "" : ", ") + name(partner);
+    }
+    if (!also.empty()) text += (text.empty() ? "" : "; ") + name(node) + " is also slow with " + also;
+  }
+  return text.empty() ? fine : text;
+}
+
+std::vector<std::string> pair_evidence(const PairGraphVerdicts& g, const HostPair& pair, double threshold,
+                                       const std::string& where, const std::string& reference_name,
+                                       const std::string& others) {
+  std::vector<std::string> lines;
+  for (const auto& [test, shares] : g.test_shares) {
+    const auto it = shares.find(pair);
+    if (it == shares.end() || it->second >= threshold) continue;
+    lines.push_back(test + where + ": " + share_text(it->second) + " " + reference_name + " " + gbps_text(g.level_gbps.at(test)) +
+                    "; " + others);
+  }
+  return lines;
+}
+
+std::map<HostPair, LogFigure> pair_figures(const std::map<GroupKey, LogFigure>& groups, int rail) {
+  std::map<HostPair, LogFigure> pairs;
+  for (const auto& [key, figure] : groups) {
+    if (key.hosts.size() == 2 && key.rail == rail) pairs[{key.hosts[0], key.hosts[1]}] = figure;
+  }
+  return pairs;
+}
+
+PairGraphInput host_pairs_input(const HostLayout& layout, const PhaseFigures& figures, LocatePhase phase, int rail,
+                                double threshold, const ReferenceChoice& reference) {
+  PairGraphInput in;
+  in.nodes = layout.host_count();
+  in.threshold = threshold;
+  in.pooled_error = figures.pooled_error;
+  for (const auto& [test, groups] : figures.tests) {
+    std::map<HostPair, LogFigure> pairs = pair_figures(groups, rail);
+    if (pairs.empty()) continue;
+    in.tests[test] = std::move(pairs);
+    if (const Figure* given = reference.find(phase, test); given != nullptr && given->median > 0) {
+      in.given[test] = {std::log(given->median), given->band / given->median};
+    }
+  }
+  return in;
+}
+
+// Pairs of hosts (rail -1) or one rail of them: hosts slow with (nearly) all partners are
+// named (as host, or nic on a rail), then pairs slow beyond their slow hosts (link, rail).
+void judge_host_pairs(const HostLayout& layout, const PhaseFigures& figures, LocatePhase phase, int rail,
+                      double threshold, const ReferenceChoice& reference, Verdicts& v, FindingSet& found,
+                      ResolutionSet& resolutions) {
+  const PairGraphInput in = host_pairs_input(layout, figures, phase, rail, threshold, reference);
+  if (in.tests.empty()) return;
+  const PairGraphVerdicts g = judge_pair_graph(in);
+  const std::string ref_name = reference.name("the reference");
   const std::string where = rail < 0 ? " across hosts" : " on rail " + std::to_string(rail);
   const auto name = [&](int host) { return layout.hosts[static_cast<std::size_t>(host)]; };
   const FindingKind node_kind = rail < 0 ? FindingKind::host : FindingKind::nic;
   const FindingKind pair_kind = rail < 0 ? FindingKind::link : FindingKind::rail;
+  resolutions.add(phase, node_kind, g.node_noise, g.node_widths, g.node_peer_widths, figures.seconds_per_call);
+  resolutions.add(phase, pair_kind, g.pair_noise, g.pair_widths, g.pair_peer_widths, figures.seconds_per_call);
   if (rail < 0) {
-    for (const HostPair& pair : consistent.measured_pairs()) {
-      v.matrix[static_cast<std::size_t>(pair.a)][static_cast<std::size_t>(pair.b)] = consistent.ratio(pair);
-      v.matrix[static_cast<std::size_t>(pair.b)][static_cast<std::size_t>(pair.a)] = consistent.ratio(pair);
+    for (const auto& [pair, p] : g.pairs) {
+      v.matrix[static_cast<std::size_t>(pair.a)][static_cast<std::size_t>(pair.b)] = p.share;
+      v.matrix[static_cast<std::size_t>(pair.b)][static_cast<std::size_t>(pair.a)] = p.share;
     }
   }
-  for (int host = 0; host < hosts; ++host) {
-    if (!consistent.node_low(host)) continue;
-    if (rail >= 0 && found.has(FindingKind::host, {host})) continue;  // the host explains its NIC
+  for (int host = 0; host < layout.host_count(); ++host) {
+    const NodeVerdict& node = g.nodes[static_cast<std::size_t>(host)];
+    if (node.state == Judged::fine) continue;
+    if (rail >= 0 && found.slow(FindingKind::host, {host})) continue;  // the host explains its NIC
     std::vector<int> ranks = ranks_of_hosts(layout, {host});
     if (rail >= 0) ranks = {layout.host_ranks[static_cast<std::size_t>(host)][static_cast<std::size_t>(rail)]};
-    found.add(found.at(node_kind, {host}, rail, {}, ranks), consistent.node_ratio(host),
-              consistent.node_evidence(host, where, name, ref_name));
+    std::vector<std::string> evidence = node_evidence(g, host, threshold, where, name, ref_name);
+    evidence.push_back(noise_text(node.state, node.noise, node.widths, node_kind));
+    found.add(node_kind, {host}, rail, {}, ranks, node.state, node.share, evidence);
   }
-  // A host (or, on a rail, its NIC) already named: its own pairs are its evidence.
-  const auto slow_host = [&](int host) {
-    return found.has(FindingKind::host, {host}) || (rail >= 0 && found.has(FindingKind::nic, {host}, rail));
-  };
-  for (const HostPair& pair : consistent.low_pairs()) {
-    // A pair of a slow host (or NIC, or a link already named) is explained by that.
-    if (found.has(FindingKind::host, {pair.a}) || found.has(FindingKind::host, {pair.b})) continue;
-    if (rail >= 0 && (found.has(FindingKind::link, {pair.a, pair.b}) || found.has(FindingKind::nic, {pair.a}, rail) ||
-                      found.has(FindingKind::nic, {pair.b}, rail))) {
+  for (const auto& [pair, p] : g.pairs) {
+    if (p.state == Judged::fine) continue;
+    // On a rail, a link, NIC or host already named slow explains it.
+    if (rail >= 0 && (found.slow(FindingKind::link, {pair.a, pair.b}) || found.slow(FindingKind::nic, {pair.a}, rail) ||
+                      found.slow(FindingKind::nic, {pair.b}, rail) || found.slow(FindingKind::host, {pair.a}) ||
+                      found.slow(FindingKind::host, {pair.b}))) {
       continue;
     }
     std::vector<int> ranks = ranks_of_hosts(layout, {pair.a, pair.b});
@@ -382,80 +319,78 @@ void judge_host_pairs(const HostLayout& layout, const TestFigures& tests, Locate
       ranks = {layout.host_ranks[static_cast<std::size_t>(pair.a)][static_cast<std::size_t>(rail)],
                layout.host_ranks[static_cast<std::size_t>(pair.b)][static_cast<std::size_t>(rail)]};
     }
-    found.add(found.at(pair_kind, {pair.a, pair.b}, rail, {}, ranks), consistent.low_ratio(pair),
-              consistent.pair_evidence(pair, where, ref_name,
-                                       consistent.others_text(pair, name, slow_host,
-                                                              name(pair.a) + " and " + name(pair.b) +
-                                                                  " are fine with their other partners")));
+    const std::string others =
+        others_text(g, pair, threshold, name, name(pair.a) + " and " + name(pair.b) + " are fine with their other partners");
+    std::vector<std::string> evidence = pair_evidence(g, pair, threshold, where, ref_name, others);
+    evidence.push_back(noise_text(p.state, p.noise, p.widths, pair_kind));
+    found.add(pair_kind, {pair.a, pair.b}, rail, {}, ranks, p.state, p.beyond, evidence);
   }
 }
 
 // The gpus steps: on each host, the neighbour pairs of its GPUs (local indices) against
-// what that host's GPUs reach with their better partners. Always within the host: a
-// GPU pair is compared with its host's other pairs, with or without --reference.
+// that host's own GPU pairs' level. Always within the host: a GPU pair is compared with
+// its host's other pairs, with or without --reference.
 void judge_gpu_pairs(const HostLayout& layout, const std::vector<Measurement>& measurements, double threshold,
-                     Verdicts& v, FindingSet& found) {
-  const TestFigures tests = figures_of(measurements, LocatePhase::gpus);
+                     Verdicts& v, FindingSet& found, ResolutionSet& resolutions) {
+  const PhaseFigures figures = log_figures(measurements, LocatePhase::gpus);
   for (int host = 0; host < layout.host_count(); ++host) {
     const auto& host_ranks = layout.host_ranks[static_cast<std::size_t>(host)];
     const int gpus = static_cast<int>(host_ranks.size());
-    ConsistentPairs consistent(threshold);
-    for (const auto& [test, groups] : tests) {
-      std::map<HostPair, Figure> values;
+    PairGraphInput in;
+    in.nodes = gpus;
+    in.threshold = threshold;
+    in.pooled_error = figures.pooled_error;
+    for (const auto& [test, groups] : figures.tests) {
       for (const auto& [key, figure] : groups) {
         if (key.hosts != std::vector<int>{host} || key.ranks.size() != 2) continue;
         const int a = layout.local_index(key.ranks[0]), b = layout.local_index(key.ranks[1]);
-        values[{std::min(a, b), std::max(a, b)}] = figure;
+        in.tests[test][{std::min(a, b), std::max(a, b)}] = figure;
       }
-      if (!values.empty()) consistent.add(test, judge_pairs(gpus, values, threshold, nullptr));
     }
-    const std::vector<HostPair> measured = consistent.measured_pairs();
-    if (measured.empty()) continue;
+    if (in.tests.empty()) continue;
+    const PairGraphVerdicts g = judge_pair_graph(in);
+    resolutions.add(LocatePhase::gpus, FindingKind::gpu, g.node_noise, g.node_widths, g.node_peer_widths,
+                    figures.seconds_per_call);
+    resolutions.add(LocatePhase::gpus, FindingKind::gpu_link, g.pair_noise, g.pair_widths, g.pair_peer_widths,
+                    figures.seconds_per_call);
     auto& cells = v.gpu_matrix[static_cast<std::size_t>(host)];
     cells.assign(static_cast<std::size_t>(gpus), std::vector<double>(static_cast<std::size_t>(gpus), -1.0));
-    for (const HostPair& pair : measured) {
-      cells[static_cast<std::size_t>(pair.a)][static_cast<std::size_t>(pair.b)] = consistent.ratio(pair);
-      cells[static_cast<std::size_t>(pair.b)][static_cast<std::size_t>(pair.a)] = consistent.ratio(pair);
+    for (const auto& [pair, p] : g.pairs) {
+      cells[static_cast<std::size_t>(pair.a)][static_cast<std::size_t>(pair.b)] = p.share;
+      cells[static_cast<std::size_t>(pair.b)][static_cast<std::size_t>(pair.a)] = p.share;
     }
     const std::string host_name = layout.hosts[static_cast<std::size_t>(host)];
     const auto name = [](int local) { return "local " + std::to_string(local); };
     const auto rank_of = [&](int local) { return host_ranks[static_cast<std::size_t>(local)]; };
-    const std::string ref_name = "the reference of " + host_name + "'s GPU pairs";
-    std::set<int> slow_gpus;
+    const std::string ref_name = "the level of " + host_name + "'s GPU pairs";
+    const std::string where = " within " + host_name;
     for (int gpu = 0; gpu < gpus; ++gpu) {
-      if (!consistent.node_low(gpu)) continue;
-      slow_gpus.insert(gpu);
-      found.add(found.at(FindingKind::gpu, {host}, -1, {gpu}, {rank_of(gpu)}), consistent.node_ratio(gpu),
-                consistent.node_evidence(gpu, " within " + host_name, name, ref_name));
+      const NodeVerdict& node = g.nodes[static_cast<std::size_t>(gpu)];
+      if (node.state == Judged::fine) continue;
+      std::vector<std::string> evidence = node_evidence(g, gpu, threshold, where, name, ref_name);
+      evidence.push_back(noise_text(node.state, node.noise, node.widths, FindingKind::gpu));
+      found.add(FindingKind::gpu, {host}, -1, {gpu}, {rank_of(gpu)}, node.state, node.share, evidence);
     }
-    const auto slow_gpu = [&](int gpu) { return slow_gpus.count(gpu) > 0; };
-    for (const HostPair& pair : consistent.low_pairs()) {
-      if (slow_gpu(pair.a) || slow_gpu(pair.b)) continue;  // the GPU explains it
-      found.add(found.at(FindingKind::gpu_link, {host}, -1, {pair.a, pair.b}, {rank_of(pair.a), rank_of(pair.b)}),
-                consistent.low_ratio(pair),
-                consistent.pair_evidence(pair, " within " + host_name, ref_name,
-                                         consistent.others_text(pair, name, slow_gpu,
-                                                                name(pair.a) + " and " + name(pair.b) +
-                                                                    " are fine with their other neighbours")));
+    for (const auto& [pair, p] : g.pairs) {
+      if (p.state == Judged::fine) continue;
+      const std::string others = others_text(g, pair, threshold, name,
+                                             name(pair.a) + " and " + name(pair.b) + " are fine with their other neighbours");
+      std::vector<std::string> evidence = pair_evidence(g, pair, threshold, where, ref_name, others);
+      evidence.push_back(noise_text(p.state, p.noise, p.widths, FindingKind::gpu_link));
+      found.add(FindingKind::gpu_link, {host}, -1, {pair.a, pair.b}, {rank_of(pair.a), rank_of(pair.b)}, p.state,
+                p.beyond, evidence);
     }
   }
 }
 
-std::set<int> rails_of(const std::map<GroupKey, Figure>& groups) {
+std::set<int> rails_of(const PhaseFigures& figures) {
   std::set<int> rails;
-  for (const auto& [key, figure] : groups) {
-    if (key.rail >= 0) rails.insert(key.rail);
+  for (const auto& [test, groups] : figures.tests) {
+    for (const auto& [key, figure] : groups) {
+      if (key.rail >= 0) rails.insert(key.rail);
+    }
   }
   return rails;
-}
-
-// One phase's tests regrouped per rail: rail -> test -> groups.
-std::map<int, TestFigures> per_rail(const TestFigures& tests) {
-  std::map<int, TestFigures> out;
-  for (const auto& [test, groups] : tests) {
-    for (const auto& [key, figure] : groups) out[key.rail][test][key] = figure;
-  }
-  return out;
 }
 
 }  // namespace
@@ -472,8 +407,17 @@ Figure figure_of(std::vector<double> repeats) {
   return {median, std::max(kLocateNoiseBand, spread) * median};
 }
 
-bool below(const Figure& value, const Figure& reference, double threshold) {
-  return value.median < threshold * reference.median && value.median + value.band < reference.median - reference.band;
+double Resolution::tells_below() const { return std::exp(-widths * noise); }
+
+double Resolution::longer_for(double threshold) const {
+  // The noise that tells the threshold, at the widths a longer run faces.
+  const double needed = -std::log(threshold) / std::max(widths, longer_widths);
+  if (noise <= needed) return 1;
+  // Below the least noise width no length of repeat gets.
+  if (!(needed > kLeastNoiseWidth)) return std::numeric_limits<double>::infinity();
+  // Twice what would tell it exactly: the noise is an estimate too, and a run of exactly
+  // that length would tell the threshold about half the time.
+  return 2 * (noise / needed) * (noise / needed);
 }
 
 const Figure* ReferenceFigures::find(LocatePhase phase, const std::string& test) const {
@@ -485,21 +429,35 @@ const Figure* ReferenceFigures::find(LocatePhase phase, const std::string& test)
 
 ReferenceFigures own_references(const HostLayout& layout, const std::vector<Measurement>& measurements) {
   ReferenceFigures r;
-  for (const auto& [test, groups] : figures_of(measurements, LocatePhase::host)) {
-    std::vector<Figure> all;
-    for (const auto& [key, figure] : groups) all.push_back(figure);
-    r.by_phase[LocatePhase::host][test] = median_figure(all);
+  // Each figure with a band of its level's noise width: the hosts' spread around their
+  // median, or the healthy pairs' around their level.
+  for (const auto& [test, groups] : log_figures(measurements, LocatePhase::host).tests) {
+    std::vector<double> levels;
+    for (const auto& [key, figure] : groups) levels.push_back(figure.level);
+    const double middle = median_of(levels);
+    std::vector<double> deviations;
+    for (const double level : levels) deviations.push_back(level - middle);
+    const double level = std::exp(middle);
+    r.by_phase[LocatePhase::host][test] = {level, level * std::max(spread_of(deviations), kLocateNoiseBand)};
   }
-  for (const auto& [test, groups] : figures_of(measurements, LocatePhase::pairs)) {
-    r.by_phase[LocatePhase::pairs][test] = better_partner_reference(layout.host_count(), pair_figures(groups, -1));
+  const ReferenceChoice own;
+  const PhaseFigures pairs = log_figures(measurements, LocatePhase::pairs);
+  const PairGraphVerdicts g = judge_pair_graph(host_pairs_input(layout, pairs, LocatePhase::pairs, -1, 0.9, own));
+  for (const auto& [test, level] : g.level_gbps) r.by_phase[LocatePhase::pairs][test] = {level, level * g.pair_noise};
+  // Rails: each rail has its own level; a later run takes their median.
+  const PhaseFigures rails = log_figures(measurements, LocatePhase::rails);
+  std::map<std::string, std::vector<Figure>> per_test;
+  for (const int rail : rails_of(rails)) {
+    const PairGraphVerdicts rg = judge_pair_graph(host_pairs_input(layout, rails, LocatePhase::rails, rail, 0.9, own));
+    for (const auto& [test, level] : rg.level_gbps) per_test[test].push_back({level, level * rg.pair_noise});
   }
-  // Rails: each rail has its own reference; a later run takes their median.
-  for (const auto& [test, groups] : figures_of(measurements, LocatePhase::rails)) {
-    std::vector<Figure> rails;
-    for (const int rail : rails_of(groups)) {
-      rails.push_back(better_partner_reference(layout.host_count(), pair_figures(groups, rail)));
+  for (const auto& [test, figures] : per_test) {
+    std::vector<double> levels, bands;
+    for (const Figure& f : figures) {
+      levels.push_back(f.median);
+      bands.push_back(f.band);
     }
-    r.by_phase[LocatePhase::rails][test] = median_figure(rails);
+    r.by_phase[LocatePhase::rails][test] = {median_of(levels), median_of(bands)};
   }
   return r;
 }
@@ -508,17 +466,22 @@ Verdicts judge(const HostLayout& layout, const std::vector<Measurement>& measure
                const ReferenceFigures* reference) {
   const auto hosts = static_cast<std::size_t>(layout.host_count());
   Verdicts v;
+  v.threshold = threshold;
   v.matrix.assign(hosts, std::vector<double>(hosts, -1.0));
   v.gpu_matrix.assign(hosts, {});
   FindingSet found;
+  ResolutionSet resolutions;
   const ReferenceChoice choice{reference};
-  judge_host_phase(layout, measurements, threshold, choice, v, found);
-  judge_host_pairs(layout, figures_of(measurements, LocatePhase::pairs), LocatePhase::pairs, -1, threshold, choice, v, found);
-  for (const auto& [rail, tests] : per_rail(figures_of(measurements, LocatePhase::rails))) {
-    judge_host_pairs(layout, tests, LocatePhase::rails, rail, threshold, choice, v, found);
+  judge_host_phase(layout, measurements, threshold, choice, v, found, resolutions);
+  judge_host_pairs(layout, log_figures(measurements, LocatePhase::pairs), LocatePhase::pairs, -1, threshold, choice, v,
+                   found, resolutions);
+  const PhaseFigures rails = log_figures(measurements, LocatePhase::rails);
+  for (const int rail : rails_of(rails)) {
+    judge_host_pairs(layout, rails, LocatePhase::rails, rail, threshold, choice, v, found, resolutions);
   }
-  judge_gpu_pairs(layout, measurements, threshold, v, found);
-  v.findings = found.ordered();
+  judge_gpu_pairs(layout, measurements, threshold, v, found, resolutions);
+  found.into(v);
+  v.resolution = resolutions.list();
   return v;
 }
 

@@ -1,51 +1,48 @@
 #pragma once
 // Verdicts: which hosts, GPUs and links are slow, from measurements alone (pure).
-//   host:     its own numbers (host phase) or most of its pairs sit below threshold x
-//             the reference;
-//   link:     a pair below the threshold while both its hosts are fine with other
-//             partners (a cable, port or switch path rather than a host);
+//   host:     below the threshold in its own numbers (host phase, against the other hosts'
+//             median), or with (nearly) all of its partners (pairs phase);
+//   link:     a pair below the threshold beyond what its slow hosts explain (a cable, port
+//             or switch path rather than a host): a pair runs at its slower host's pace;
 //   nic/rail: as host/link, for one rail (--by-rail);
-//   gpu/gpu-link: as host/link, for the GPUs of one host and their neighbour pairs
-//             (the gpus steps of the host phase), against the other GPUs of that host.
-// Noise-aware as `compare`: per test (collective and size) the repeats make one figure,
-// their median with a noise band from their spread; a figure is below only when its
-// ratio to the reference is under the threshold AND its band does not reach the
-// reference's band. A subject (host, pair, GPU) is named only when it is below in more
-// than half of the tests it was measured in, so one test upset by a burst of load
-// names nothing.
+//   gpu/gpu-link: as host/link, for the GPUs of one host and their neighbour pairs.
+// Each share is judged against noise (noise.hpp, pair_graph.hpp): the peers' own spread,
+// the repeats' error and the reference's band. A subject below the threshold beyond
+// noise is slow; below it but within noise, it is unresolved (never "nothing slow"), and
+// the phase's resolution says how far below its reference this run can tell a subject
+// from noise, and how much longer repeats would tell the threshold.
 #include <map>
 #include <string>
 #include <vector>
 
-#include "locate/locate_kinds.hpp"
 #include "locate/host_layout.hpp"
+#include "locate/locate_kinds.hpp"
 #include "locate/measurement.hpp"
 
 namespace ncclsweep::locate {
 
-inline constexpr double kLocateNoiseBand = 0.03;  // the least relative half-width, as compare's
+inline constexpr double kLocateNoiseBand = 0.03;  // the least band of a reference figure, as compare's
 
-// The repeats of one figure: their median and the half-width of their noise band.
+// A reference figure in busbw (a --reference directory's, or this run's own for a later one).
 struct Figure {
   double median = 0;
-  double band = 0;  // absolute, same unit as median
+  double band = 0;  // absolute half-width, same unit as median
 };
+// The median of the repeats and half their range, at least 3%; from five repeats on, the
+// lowest and highest are left out of the range.
 Figure figure_of(std::vector<double> repeats);
 
-// True when `value` is slower than `reference` beyond noise and below threshold x reference.
-bool below(const Figure& value, const Figure& reference, double threshold);
-
-// What figures are judged against, per phase ("host", "pairs", "rails") and test
-// ("all_gather 256 MiB"): without one, each test's reference comes from this run (the
-// median of the hosts; for pairs, what hosts reach with their better partners).
+// What figures are judged against, per phase and test ("all_gather 256 MiB"): without
+// one, each test's reference comes from this run (the other hosts' median; for pairs,
+// the healthy pairs' level).
 struct ReferenceFigures {
-  std::string source;  // where it came from, for the evidence ("this run" when empty)
+  std::string source;  // where it came from, for the evidence
   std::map<LocatePhase, std::map<std::string, Figure>> by_phase;
   const Figure* find(LocatePhase phase, const std::string& test) const;
 };
 
-// The references a run's own measurements give: what judge() uses without --reference,
-// and what a later run takes from this one's records as its --reference.
+// The references a run's own measurements give: what a later run takes from this one's
+// records as its --reference.
 ReferenceFigures own_references(const HostLayout& layout, const std::vector<Measurement>& measurements);
 
 struct Finding {
@@ -54,19 +51,44 @@ struct Finding {
   int rail = -1;           // rail and nic
   std::vector<int> local;  // gpu: its local index; gpu-link: the pair's two
   std::vector<int> ranks;  // the world ranks it concerns
-  double ratio = 1;        // its share of the reference: the median over the tests it was slow in
+  double ratio = 1;        // its share of the reference (the lowest of the phases that judged it)
   std::vector<std::string> evidence;
 };
 
+// How finely one phase's figures tell a subject from noise.
+struct Resolution {
+  LocatePhase phase = LocatePhase::host;
+  FindingKind subject = FindingKind::host;
+  double noise = 0;   // one subject's noise width (log; 0.05 is about 5%)
+  double widths = 3;  // how many widths below its reference a subject must sit
+  double seconds_per_call = 0;  // the phase's median per-call time
+  // The widths a longer run would face: once repeats are long enough, the peers' spread
+  // (estimated from few peers, so more widths) is what is left; never fewer than `widths`.
+  double longer_widths = 0;
+  // The share below which a subject is told from noise: exp(-widths x noise).
+  double tells_below() const;
+  bool resolves(double threshold) const { return tells_below() >= threshold; }
+  // How many times longer each repeat would tell `threshold`, if the noise falls as the
+  // square root of the time measured: twice (widths x noise / -ln threshold)^2, as the
+  // noise is itself estimated; 1 when it tells it already; infinite when even the least
+  // noise width (kLeastNoiseWidth) could not.
+  double longer_for(double threshold) const;
+};
+
 struct Verdicts {
-  std::vector<Finding> findings;  // hosts first, then nics, links, rails, gpus, gpu links
-  // Host x host: the diagonal the host's own ratio, elsewhere the pair's ratio to its
-  // reference (each the median over tests); negative where nothing was measured.
+  double threshold = 0.9;
+  std::vector<Finding> findings;    // slow: hosts first, then nics, links, rails, gpus, gpu links
+  std::vector<Finding> unresolved;  // below the threshold but within noise, same order
+  std::vector<Resolution> resolution;  // per phase and subject kind judged
+  // Host x host: the diagonal the host's own share, elsewhere the pair's share of its
+  // reference (over its tests); negative where nothing was measured.
   std::vector<std::vector<double>> matrix;
-  // Per host, GPU x GPU (local indices): each measured neighbour pair's ratio to the
-  // host's reference; negative where not measured. Empty for a host of one GPU.
+  // Per host, GPU x GPU (local indices): each measured neighbour pair's share of the
+  // host's GPU pairs' level; negative where not measured. Empty for a host of one GPU.
   std::vector<std::vector<std::vector<double>>> gpu_matrix;
   bool anything_slow() const { return !findings.empty(); }
+  // Nothing below the threshold at all: no finding and nothing unresolved.
+  bool all_clear() const { return findings.empty() && unresolved.empty(); }
 };
 
 // `reference`: judge against these figures instead of this run's own (--reference); it

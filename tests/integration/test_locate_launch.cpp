@@ -76,6 +76,49 @@ TEST_CASE("locate names exactly the host of a slowed rank", "[locate]") {
   CHECK_THAT(svg.output, ContainsSubstring("h2 x h0"));
 }
 
+TEST_CASE("locate names a slowed link as that link, and no host", "[locate]") {
+  const auto dir = scratch_dir("locate-slow-link");
+  const Launch run = locate_on_four_hosts(dir, {"--inject-fault", "link=h1,h2:slow=40"});
+  INFO(run.output);
+  CHECK(run.status == 1);
+  const json findings = findings_of(dir);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].at("kind") == "link");
+  CHECK(findings[0].at("hosts") == json{"h1", "h2"});
+  for (const json& f : read_json_file(dir / "run.json").at("verdicts").at("unresolved")) CHECK(f.at("kind") != "host");
+}
+
+TEST_CASE("locate names nothing on a launch without a fault", "[locate]") {
+  const auto dir = scratch_dir("locate-clean");
+  const Launch run = locate_on_four_hosts(dir);
+  INFO(run.output);
+  CHECK(run.status == 0);
+  CHECK(findings_of(dir).empty());
+  CHECK_THAT(run.output, ContainsSubstring("# locate: nothing slow on 4 host(s), 8 rank(s)"));
+}
+
+TEST_CASE("a locate too short to tell its threshold from noise says so and how long would do", "[locate]") {
+  // One call of 4 KiB a repeat on 8 ranks sharing 2 cores: far too short to tell 0.9.
+  const auto dir = scratch_dir("locate-too-short");
+  std::vector<AppContext> apps;
+  for (int h = 0; h < 4; ++h) {
+    apps.push_back({2, {"NCCLSWEEP_FAKE_HOSTNAME=h" + std::to_string(h)},
+                    {"locate", "--engine", "mpi", "--sizes", "4K", "--warmup", "0", "--iters", "1", "--repeats", "3",
+                     "-o", dir.string()}});
+  }
+  const Launch run = mpirun_mpmd(apps);
+  INFO(run.output);
+  CHECK((run.status == 0 || run.status == 1));
+  CHECK_THAT(run.output, ContainsSubstring("# resolution: "));
+  CHECK_THAT(run.output, ContainsSubstring("--threshold 0.90 needs about"));
+  const json verdicts = read_json_file(dir / "run.json").at("verdicts");
+  bool short_somewhere = false;
+  for (const json& r : verdicts.at("resolution")) short_somewhere = short_somewhere || !r.at("resolves_threshold").get<bool>();
+  CHECK(short_somewhere);
+  // Whatever it names slow it names beyond the noise it reports, never within it.
+  for (const json& f : verdicts.at("findings")) CHECK_THAT(f.at("evidence").back().get<std::string>(), ContainsSubstring("beyond noise"));
+}
+
 TEST_CASE("locate --reference judges against an earlier locate instead of this launch's median", "[locate][leaks]") {
   // The fixture's figures (1000 GB/s) are far above anything the mpi engine reaches on
   // a CPU: judged against them every host is slow, where the launch alone names nothing.

@@ -3,6 +3,8 @@
 // (paced_engine.hpp): which host, link or GPU pair the slow-down aid marks is judged on
 // exact figures, so no test needs repeated runs to hold. Real timing end to end stays in
 // tests/integration/test_locate_launch.cpp (one slowed rank, and --reference).
+#include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -33,22 +35,33 @@ std::vector<std::string> host_names(int hosts, int per_host) {
   return names;
 }
 
+// How a paced run is measured: exact times by default; `jitter` scatters each call's
+// time (paced_engine.hpp), every rank's engine seeded from `seed`.
+struct PacedRun {
+  int iters = 2;
+  int repeats = 2;
+  double threshold = 0.9;  // the GPU default: exact figures need no wider band
+  double jitter = 0;
+  unsigned seed = 1;
+};
+
 // locate on those ranks with the given fault ("" for none); rank 0's verdicts.
 Verdicts located(const std::vector<std::string>& hosts, const std::string& fault_text, const std::string& phases,
-                 std::vector<StepTime>* steps = nullptr) {
+                 std::vector<StepTime>* steps = nullptr, const PacedRun& paced = {}) {
   LocateOptions options;
   set_phases(options, phases);
   options.sizes = {256 * kKiB};
   options.warmup = 1;
-  options.iters = 2;
-  options.repeats = 2;
-  options.threshold = 0.9;  // the GPU default: exact figures need no wider band
+  options.iters = paced.iters;
+  options.repeats = paced.repeats;
+  options.threshold = paced.threshold;
   const SlowFault fault = fault_text.empty() ? SlowFault{} : parse_slow_fault(fault_text);
   const HostLayout layout = layout_from_hosts(hosts);
   std::mutex mutex;
   LocateRun on_rank0;
   run_ranks(hosts, [&](ThreadRank& rank) {
     PacedEngine engine;
+    engine.set_jitter(paced.jitter, paced.seed * 1000 + static_cast<unsigned>(rank.rank()));
     engine.connect({});
     LocateRun run = run_locate(engine, rank, layout, options, fault, [](const StepTime&, int, int) {});
     if (rank.rank() == 0) {
@@ -119,6 +132,93 @@ TEST_CASE("in-process locate names a slowed GPU pair within a host as a gpu-link
   for (std::size_t at = text.find("<rect"); at != std::string::npos; at = text.find("<rect", at + 1)) ++cells;
   CHECK(cells == 1 + 16);
   CHECK_THAT(text, ContainsSubstring("local 1 x local 2: 0.1"));
+}
+
+namespace {
+
+bool names(const std::vector<Finding>& list, FindingKind kind, const std::vector<int>& hosts) {
+  return std::any_of(list.begin(), list.end(), [&](const Finding& f) { return f.kind == kind && f.hosts == hosts; });
+}
+
+}  // namespace
+
+TEST_CASE("in-process locate with noisy figures names a slowed host, and only it") {
+  // Each call scattered by 20%; 20 calls a repeat, 3 repeats: the slowed host reads 0.1x.
+  const PacedRun noisy{.iters = 20, .repeats = 3, .threshold = 0.5, .jitter = 0.2, .seed = 7};
+  const Verdicts v = located(host_names(6, 2), "5:slow=10", "host,pairs", nullptr, noisy);
+  REQUIRE(v.findings.size() == 1);
+  CHECK(v.findings[0].kind == FindingKind::host);
+  CHECK(v.findings[0].hosts == std::vector<int>{2});
+  CHECK(v.unresolved.empty());
+}
+
+TEST_CASE("in-process locate with noisy figures names a slowed link as that link: its two hosts, never three or four") {
+  for (const unsigned seed : {1u, 2u, 3u}) {
+    INFO("seed " << seed);
+    const PacedRun noisy{.iters = 20, .repeats = 3, .threshold = 0.5, .jitter = 0.2, .seed = seed};
+    const Verdicts v = located(host_names(4, 2), "link=h1,h2:slow=10", "host,pairs", nullptr, noisy);
+    REQUIRE(v.findings.size() == 1);
+    CHECK(v.findings[0].kind == FindingKind::link);
+    CHECK(v.findings[0].hosts == std::vector<int>{1, 2});
+    CHECK(v.unresolved.empty());
+  }
+}
+
+TEST_CASE("in-process locate on a clean fabric with noisy figures names nothing, three runs in a row") {
+  for (const unsigned seed : {11u, 12u, 13u}) {
+    INFO("seed " << seed);
+    const PacedRun noisy{.iters = 20, .repeats = 3, .threshold = 0.5, .jitter = 0.3, .seed = seed};
+    const Verdicts v = located(host_names(4, 2), "", "host,pairs", nullptr, noisy);
+    CHECK(v.all_clear());
+    for (const Resolution& r : v.resolution) CHECK(r.resolves(0.5));
+  }
+}
+
+TEST_CASE("a run too short to resolve its threshold names no host, says so, and the length it names resolves it") {
+  const auto hosts = host_names(4, 2);
+  // Two calls a repeat, each scattered by 30%: the figures scatter by about 20%.
+  PacedRun brief{.iters = 2, .repeats = 3, .threshold = 0.9, .jitter = 0.3, .seed = 5};
+  const Verdicts short_run = located(hosts, "", "host,pairs", nullptr, brief);
+  CHECK(short_run.findings.empty());  // nothing named slow on a clean fabric
+  const std::vector<std::string> notes = resolution_notes(short_run, brief.iters);
+  REQUIRE_FALSE(notes.empty());
+  CHECK_THAT(notes.front(), ContainsSubstring("this run tells a"));
+  CHECK_THAT(notes.front(), ContainsSubstring("--threshold 0.90 needs about"));
+  std::ostringstream table;
+  print_findings_table(table, layout_from_hosts(hosts), short_run, false, brief.iters);
+  CHECK_THAT(table.str(), ContainsSubstring("# resolution: "));
+  if (short_run.unresolved.empty()) CHECK_THAT(table.str(), ContainsSubstring("nothing below the threshold; see the resolution"));
+  // As long as the notes say: every phase then tells 0.9 from noise, and still names nothing.
+  double longest = 1;
+  for (const Resolution& r : short_run.resolution) longest = std::max(longest, r.longer_for(brief.threshold));
+  REQUIRE(std::isfinite(longest));
+  brief.iters = static_cast<int>(std::ceil(brief.iters * longest));
+  const Verdicts long_run = located(hosts, "", "host,pairs", nullptr, brief);
+  for (const Resolution& r : long_run.resolution) {
+    INFO(name_of(r.phase) << " " << name_of(r.subject) << " noise " << r.noise << " widths " << r.widths);
+    CHECK(r.resolves(0.9));
+  }
+  CHECK(long_run.all_clear());
+  CHECK(resolution_notes(long_run, brief.iters).empty());
+}
+
+TEST_CASE("a link below the threshold in every repeat but within noise is unresolved, never nothing slow") {
+  const auto hosts = host_names(4, 2);
+  // Half speed on h0-h3 in figures that scatter by about 30%: below 0.7, within noise.
+  const PacedRun rough{.iters = 1, .repeats = 3, .threshold = 0.7, .jitter = 0.35, .seed = 3};
+  const Verdicts v = located(hosts, "link=h0,h3:slow=2", "host,pairs", nullptr, rough);
+  REQUIRE(v.matrix[0][3] < 0.7);  // the premise: the link's cell is below the threshold
+  CHECK(names(v.unresolved, FindingKind::link, {0, 3}));
+  CHECK(v.findings.empty());
+  std::ostringstream table;
+  print_findings_table(table, layout_from_hosts(hosts), v, false, rough.iters);
+  CHECK_THAT(table.str(), ContainsSubstring("unresolved link"));
+  CHECK_THAT(table.str(), !ContainsSubstring("nothing slow"));
+  // 25 times slower under figures scattered four times as wide: named, at the least unresolved.
+  const PacedRun rougher{.iters = 1, .repeats = 3, .threshold = 0.6, .jitter = 1.0, .seed = 3};
+  const Verdicts worse = located(hosts, "link=h0,h3:slow=25", "host,pairs", nullptr, rougher);
+  CHECK((names(worse.unresolved, FindingKind::link, {0, 3}) || names(worse.findings, FindingKind::link, {0, 3})));
+  for (const Finding& f : worse.findings) CHECK(f.kind != FindingKind::host);
 }
 
 namespace {
