@@ -73,6 +73,12 @@ HostLayout uniform_layout(int hosts, int ranks_per_host) {
 
 namespace {
 
+// A split exchanges every rank's colour over the whole world (NCCL's ncclCommSplit
+// all-gathers it around the parent's bootstrap ring, a step per rank; MPI_Comm_split's
+// all-gather takes fewer steps), then initialises each group's communicator, which
+// grows with that group's ranks only. Per world rank, a ring step of a few bytes.
+constexpr double kSplitExchangePerWorldRankS = 50e-6;
+
 // One split of the world as the estimate needs it: its measured groups and the largest.
 struct StepShape {
   LocatePhase phase = LocatePhase::host;
@@ -141,7 +147,8 @@ LocateEstimate estimate_locate(const std::vector<int>& host_sizes, const LocateO
     if (step.phase == LocatePhase::pairs) ++e.rounds;
     e.coordination_s += coordination;  // one reduction of every test's times per step
     // Every group of the step runs at once: the step takes its slowest (largest) group's time.
-    double step_s = model.init_base_s + model.init_per_rank_s * model.ranks;
+    double step_s = model.init_base_s + model.init_per_rank_s * step.group_ranks + kSplitExchangePerWorldRankS * model.ranks;
+    e.per_split_s = std::max(e.per_split_s, step_s);
     e.splits_s += step_s;
     for (const LocateTest& test : tests_for(step.phase, options.sizes)) {
       if (step.measured_groups == 0) continue;

@@ -56,11 +56,13 @@ struct LocateEstimate {
   double collectives_s = 0;  // warm-up and timed calls
   double coordination_s = 0; // one reduction of the tests' times per step
   double per_round_s = 0;    // one pairs round (0 without the pairs phase)
+  double per_split_s = 0;    // the costliest split: its group's init and the world's colour exchange
   double total_s() const { return launch_s + splits_s + collectives_s + coordination_s; }
 };
 
 // From the rank-count model `plan --ranks` uses (docs/scale.md): per-call latency growing
-// with log2(ranks), a bus bandwidth, communicator creation growing with ranks.
+// with log2(ranks), a bus bandwidth, a split costing its group's communicator init (0.1 s
+// + 1 ms per group rank) and an exchange of colours over the world (50 us per world rank).
 // Counted from each step's shape (how many groups it measures and their largest rank
 // count), never from the steps themselves: 100000 hosts of 1024 ranks are 10^5 pairs
 // rounds of 10^8 ranks each, which no estimate may build. `host_sizes`: ranks per host.

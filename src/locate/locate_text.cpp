@@ -25,7 +25,8 @@ std::string estimate_text(int hosts, int ranks_per_host, const LocateOptions& op
                      hosts, ranks_per_host, e.steps, e.rounds, e.measurements) +
          "#   launch " + seconds_text(e.launch_s) + ", splits " + seconds_text(e.splits_s) + ", collectives " +
          seconds_text(e.collectives_s) + ", coordination " + seconds_text(e.coordination_s) + "; per pairs round " +
-         seconds_text(e.per_round_s) + "; total " + seconds_text(e.total_s()) + "\n" +
+         seconds_text(e.per_round_s) + " (split at most " + seconds_text(e.per_split_s) + "); total " +
+         seconds_text(e.total_s()) + "\n" +
          printf_text("#   (model: %.0f GB/s bus bandwidth and the per-rank costs of docs/scale.md)\n", busbw_gbps);
 }
 
@@ -52,6 +53,7 @@ int run_locate_dry_run(int hosts, int ranks_per_host, const LocateOptions& optio
                                               {"collectives", e.collectives_s},
                                               {"coordination", e.coordination_s},
                                               {"per_pairs_round", e.per_round_s},
+                                              {"costliest_split", e.per_split_s},
                                               {"total", e.total_s()}}}};
   out << j.dump(2) << "\n";
   return kExitOk;
@@ -60,8 +62,8 @@ int run_locate_dry_run(int hosts, int ranks_per_host, const LocateOptions& optio
 std::string step_text(const StepTime& t, int index, int total, int passes) {
   const std::string round = t.round > 0 ? " round " + std::to_string(t.round) : "";
   const std::string pass = passes > 1 ? " (pass " + std::to_string(t.pass) + ")" : "";
-  return printf_text("# step %d/%d: ", index + 1, total) + std::string(name_of(t.phase)) + round + pass + " took " + seconds_text(t.seconds) +
-         "\n";
+  return printf_text("# step %d/%d: ", index + 1, total) + std::string(name_of(t.phase)) + round + pass + " took " +
+         seconds_text(t.seconds) + " (split " + seconds_text(t.split_seconds) + ")\n";
 }
 
 }  // namespace ncclsweep::locate

@@ -259,7 +259,10 @@ TEST_CASE("a host slow with every partner, though at the threshold in one test, 
   REQUIRE(v.findings.size() == 1);
   CHECK(v.findings[0].kind == FindingKind::host);
   CHECK(v.findings[0].hosts == std::vector<int>{2});
-  CHECK(v.findings[0].ratio == Approx(0.18).epsilon(0.05));
+  // What it reaches with its better partners, over most of its tests: between its
+  // all_gather (0.18x) and its sendrecv (0.24-0.27x).
+  CHECK(v.findings[0].ratio > 0.17);
+  CHECK(v.findings[0].ratio < 0.28);
 }
 
 TEST_CASE("a link's evidence names the other partners its hosts are slow with too") {
@@ -294,6 +297,7 @@ TEST_CASE("a link's evidence leaves out a partner already named as a slow host")
   CHECK(v.findings[1].hosts == std::vector<int>{0, 2});
   for (const std::string& line : v.findings[1].evidence) {
     CHECK_THAT(line, !ContainsSubstring("also slow with host3"));
+    if (line.find("across hosts") == std::string::npos) continue;  // the line on noise
     CHECK_THAT(line, ContainsSubstring("host0 and host2 are fine with their other partners"));
   }
 }
@@ -310,13 +314,7 @@ TEST_CASE("healthy hosts within the noise are not named") {
   CHECK_FALSE(v.anything_slow());
 }
 
-TEST_CASE("a figure below the threshold but within its noise is not slow") {
-  const Figure reference = figure_of({10, 10.1, 9.9});
-  // 8.5 of 10 is below 0.9; tight repeats make it slow, a wide spread does not.
-  CHECK(below(figure_of({8.4, 8.5, 8.6}), reference, 0.9));
-  CHECK_FALSE(below(figure_of({6.0, 8.5, 11.0}), reference, 0.9));
-  // Above the threshold, however tight: not slow.
-  CHECK_FALSE(below(figure_of({9.5, 9.5, 9.5}), reference, 0.9));
+TEST_CASE("a reference figure is the median of its repeats with half their range as its band") {
   CHECK(figure_of({1, 2, 3}).band == Approx(1.0));           // half the range
   CHECK(figure_of({10, 10, 10}).band == Approx(0.3));        // at least 3%
   // From five repeats the lowest and highest are left out of the band, not the median.
@@ -401,6 +399,22 @@ TEST_CASE("the time estimate counts H-1 rounds and grows with them") {
   // A pair round at 256 MiB is at least its data over the bus bandwidth, per timed call.
   const double calls = options.warmup + options.repeats * options.iters;
   CHECK(e64.per_round_s > calls * (256.0 * (1 << 20)) * collective("all_gather").busbw_factor(16) / 100e9);
+}
+
+TEST_CASE("a split costs its group's init and an exchange over the world: 512 hosts of 8 take under ten minutes") {
+  LocateOptions options;
+  options.sizes = {64 << 20, 256 << 20};  // the defaults
+  const LocateEstimate e512 = estimate_locate(std::vector<int>(512, 8), options, 100e9);
+  CHECK(e512.rounds == 511);
+  CHECK(e512.total_s() < 600);
+  // A pairs round's split: the init of its 16 ranks, and the colours of all 4096.
+  CHECK(e512.per_split_s == Approx(0.1 + 16 * 1e-3 + 4096 * 50e-6));
+  // H-1 rounds, each split's exchange growing with the world: 8 times the hosts cost more
+  // than 8 times as long, the collectives of a round do not grow.
+  const LocateEstimate e4096 = estimate_locate(std::vector<int>(4096, 8), options, 100e9);
+  CHECK(e4096.rounds == 4095);
+  CHECK(e4096.total_s() > 8 * e512.total_s());
+  CHECK(e4096.collectives_s / e4096.rounds == Approx(e512.collectives_s / e512.rounds).epsilon(0.05));
 }
 
 TEST_CASE("the estimate counts what plan_steps would build, without building it") {
@@ -561,7 +575,11 @@ TEST_CASE("a host is named only when it is below in most of its tests") {
                                }), 0.8);
   REQUIRE(twice.findings.size() == 1);
   CHECK(twice.findings[0].hosts == std::vector<int>{1});
-  CHECK(twice.findings[0].evidence.size() == 2);  // the two tests it was slow in
+  // The two tests it was slow in, and how its share stands to the noise.
+  REQUIRE(twice.findings[0].evidence.size() == 3);
+  CHECK_THAT(twice.findings[0].evidence[0], ContainsSubstring("within the host"));
+  CHECK_THAT(twice.findings[0].evidence[1], ContainsSubstring("within the host"));
+  CHECK_THAT(twice.findings[0].evidence[2], ContainsSubstring("beyond noise: named below"));
   CHECK(twice.findings[0].ratio == Approx(0.2).epsilon(0.05));
   // The heat map's diagonal: the median of the host's three tests.
   CHECK(twice.matrix[1][1] == Approx(0.2).epsilon(0.05));
