@@ -224,10 +224,17 @@ TEST_CASE("a link below the threshold in every repeat but within noise is unreso
 namespace {
 
 // The whole locate launch (runtime/locate_launch.hpp) on thread ranks; each rank's status.
-std::vector<int> locate_launch(const std::vector<std::string>& hosts, const LocateRequest& request) {
+// `jitter` and `seed` as PacedRun's.
+std::vector<int> locate_launch(const std::vector<std::string>& hosts, const LocateRequest& request, double jitter = 0,
+                               unsigned seed = 1) {
   return run_ranks(hosts, [&](ThreadRank& rank) {
     const LaunchServices services{
-        .make_engine = [](EngineKind) { return std::unique_ptr<Engine>(std::make_unique<PacedEngine>()); },
+        .make_engine =
+            [&](EngineKind) {
+              auto engine = std::make_unique<PacedEngine>();
+              engine->set_jitter(jitter, seed * 1000 + static_cast<unsigned>(rank.rank()));
+              return std::unique_ptr<Engine>(std::move(engine));
+            },
         .received_signal = [] { return 0; },
     };
     return run_locate_launch(rank, request, services);
@@ -266,4 +273,23 @@ TEST_CASE("an in-process locate launch refuses a fault aimed at a rank it lacks,
   CHECK(all_equal(locate_launch(host_names(2, 2), paced_locate(dir, "9:slow=10")), kExitUsage));
   CHECK(!std::filesystem::exists(dir / "run.json"));
   CHECK(all_equal(locate_launch(host_names(2, 2), paced_locate(dir, "link=h0,h7:slow=10")), kExitUsage));
+}
+
+TEST_CASE("an in-process locate launch exits 1 on every rank when a link is below the threshold within noise") {
+  // The noisy link of "a link below the threshold in every repeat but within noise ...":
+  // nothing slow, so no host or link to drain, but no all-clear either.
+  const auto dir = fresh_dir("locate-unresolved");
+  LocateRequest request = paced_locate(dir, "link=h0,h3:slow=2");
+  request.options.iters = 1;
+  request.options.repeats = 3;
+  request.options.threshold = 0.7;
+  CHECK(all_equal(locate_launch(host_names(4, 2), request, 0.35, 3), kExitFindings));
+  const nlohmann::json verdicts = nlohmann::json::parse(read_file(dir / "run.json")).at("verdicts");
+  CHECK(verdicts.at("findings").empty());
+  CHECK(verdicts.at("slow") == false);
+  CHECK(verdicts.at("clear") == false);
+  const nlohmann::json& unresolved = verdicts.at("unresolved");
+  CHECK(std::any_of(unresolved.begin(), unresolved.end(), [](const nlohmann::json& f) {
+    return f.at("kind") == "link" && f.at("hosts") == nlohmann::json{"h0", "h3"};
+  }));
 }
