@@ -18,20 +18,25 @@ struct ProbeRowComparison {
   double new_band = 0, reference_band = 0;  // in the metric's unit
   Verdict verdict = Verdict::same;
   bool fails = false;  // worse beyond both bands and below the threshold
+  // unresolved: why (a side's figure is an unresolved record, docs/probe.md); its value is
+  // then no figure at all, so the row is neither better nor worse.
+  std::string unresolved;
 };
 
 struct ProbeComparison {
   double threshold = kDefaultThreshold;
   std::vector<ProbeRowComparison> rows;  // NEW's hosts in order, metrics in enum order
   bool passed() const;
-  std::string summary() const;  // "40 figures: 38 same, ... -> PASS" / "-> FAIL: ... on host h3"
+  std::string summary() const;  // "40 figures: 38 same, ..., 1 unresolved -> PASS" / "-> FAIL: ... on host h3"
 };
 
 // A figure's noise half-width: the larger of the noise model's relative part and the
 // record's own spread, times the value, plus half the metric's floor (its resolution).
 double probe_noise_band(const probe::MetricInfo& info, double value, double spread, const NoiseModel& noise);
 
-// Throws UsageError when the two share no measured metric.
+// Each host of NEW, each figure measured (or unresolved) there and in the reference. A
+// figure unresolved on the host, or on every reference host, is an `unresolved` row.
+// Throws UsageError when the two share no figure.
 ProbeComparison compare_probe_records(const std::vector<probe::ProbeRecord>& new_records,
                                       const std::vector<probe::ProbeRecord>& reference, const CompareOptions& options);
 

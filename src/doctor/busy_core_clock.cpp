@@ -77,10 +77,12 @@ CoreClockReading measure_calling_core(std::chrono::duration<double> round_length
     const double cpu = thread_cpu_seconds() - cpu_start;
     const double adds = static_cast<double>(blocks) * 64;
     result.cpu = sched_getcpu();
-    result.cpu_ghz = std::max(result.cpu_ghz, cpu > 0 ? adds / cpu * 1e-9 : 0);
+    result.round_cpu_ghz.push_back(cpu > 0 ? adds / cpu * 1e-9 : 0);
+    result.cpu_ghz = std::max(result.cpu_ghz, result.round_cpu_ghz.back());
     wall_rates.push_back(adds / wall * 1e-9);
     shares.push_back(wall > 0 ? cpu / wall : 0);
   }
+  result.round_wall_ghz = wall_rates;
   result.wall_ghz = median_of(wall_rates);
   result.share = median_of(shares);
   return result;

@@ -16,6 +16,8 @@ struct CoreClockReading {
   double wall_ghz = 0;  // adds per wall-clock nanosecond
   double cpu_ghz = 0;   // adds per nanosecond of the thread's own CPU time
   double share = 0;     // thread CPU time / wall time (1: the core was the thread's alone)
+  // Each round's figures, in order: what the best and the median above were taken from.
+  std::vector<double> round_cpu_ghz, round_wall_ghz;
 };
 
 // False on an architecture without the add chain (then every reading is zero).

@@ -97,62 +97,94 @@ std::vector<ProbeRecord> probe_core_clock(const ProbeOptions& options) {
   }
   const std::chrono::duration<double> round(options.clock_round_s);
   const auto cpus = allowed_cpus();
-  // The calling thread runs where the rank's main thread runs: on its first allowed core.
-  const auto one = doctor::measure_cores({cpus.empty() ? 0 : cpus.front()}, round, options.clock_rounds).front();
+  // On the rank's own thread, unpinned: where the scheduler runs the rank's main thread.
+  // Pinned to the rank's first core, every unbound rank of one machine measured on core 0.
+  const auto one = doctor::measure_calling_core(round, options.clock_rounds);
   const std::string where = "cpu " + std::to_string(one.cpu);
-  std::vector<ProbeRecord> out{measured(ProbeMetric::busy_clock_ghz, one.cpu_ghz, 0, where),
-                               measured(ProbeMetric::busy_effective_ghz, one.wall_ghz, 0,
-                                        where + ", share " + std::to_string(one.share).substr(0, 4))};
+  std::vector<ProbeRecord> out{
+      checked(measured_repeats(ProbeMetric::busy_clock_ghz, one.cpu_ghz, one.round_cpu_ghz, where)),
+      checked(measured_repeats(ProbeMetric::busy_effective_ghz, one.wall_ghz, one.round_wall_ghz,
+                               where + ", share " + std::to_string(one.share).substr(0, 4)))};
   const auto all = doctor::measure_cores(cpus, round, options.clock_rounds);
   if (all.empty()) return out;
   const auto slowest_clock = std::min_element(all.begin(), all.end(), [](auto& a, auto& b) { return a.cpu_ghz < b.cpu_ghz; });
   const auto slowest_wall = std::min_element(all.begin(), all.end(), [](auto& a, auto& b) { return a.wall_ghz < b.wall_ghz; });
-  std::vector<double> clocks;
-  for (const auto& r : all) clocks.push_back(r.cpu_ghz);
   const std::string span = std::to_string(all.size()) + " cores";
-  out.push_back(measured(ProbeMetric::all_cores_clock_ghz, slowest_clock->cpu_ghz, relative_spread(clocks),
-                         span + ", slowest cpu " + std::to_string(slowest_clock->cpu)));
-  out.push_back(measured(ProbeMetric::all_cores_effective_ghz, slowest_wall->wall_ghz, 0,
-                         span + ", slowest cpu " + std::to_string(slowest_wall->cpu)));
+  out.push_back(checked(measured_repeats(ProbeMetric::all_cores_clock_ghz, slowest_clock->cpu_ghz,
+                                         slowest_clock->round_cpu_ghz,
+                                         span + ", slowest cpu " + std::to_string(slowest_clock->cpu))));
+  out.push_back(checked(measured_repeats(ProbeMetric::all_cores_effective_ghz, slowest_wall->wall_ghz,
+                                         slowest_wall->round_wall_ghz,
+                                         span + ", slowest cpu " + std::to_string(slowest_wall->cpu))));
   return out;
 }
 
-std::vector<ProbeRecord> stall_records(const std::vector<long long>& gaps_ns, double seconds) {
-  long long max_gap = 0;
-  int over_1ms = 0, over_10ms = 0;
-  for (const long long gap : gaps_ns) {
-    max_gap = std::max(max_gap, gap);
-    over_1ms += gap > 1'000'000;
-    over_10ms += gap > 10'000'000;
+int stall_slices(double seconds) { return std::clamp(static_cast<int>(seconds / 0.2), 1, 10); }
+
+std::vector<ProbeRecord> stall_records(const StallWatch& watch) {
+  const double s = watch.seconds > 0 ? watch.seconds : 1;
+  const int slices = std::max<int>(static_cast<int>(watch.slice_reads.size()), 1);
+  const double slice_s = s / slices;
+  const int ran_in = static_cast<int>(
+      std::count_if(watch.slice_reads.begin(), watch.slice_reads.end(), [](int reads) { return reads > 0; }));
+  const std::string detail = std::to_string(watch.gaps.size()) + " gaps over 50 us in " + std::to_string(s).substr(0, 4) +
+                             " s, clock read in " + std::to_string(ran_in) + " of " + std::to_string(slices) + " slices";
+  if (2 * ran_in < slices) {
+    const std::string why = "the stall watcher read the clock in only " + std::to_string(ran_in) + " of " +
+                            std::to_string(slices) +
+                            " slices of its watch: it hardly ran (the rank's cores were taken), so how long and how "
+                            "often its threads stop cannot be told (the effective clock shows the share it got)";
+    return {unresolved(ProbeMetric::stall_max_ms, why, detail), unresolved(ProbeMetric::stalls_over_1ms_per_s, why, detail),
+            unresolved(ProbeMetric::stalls_over_10ms_per_s, why, detail)};
   }
-  const double s = seconds > 0 ? seconds : 1;
-  const std::string detail = std::to_string(gaps_ns.size()) + " gaps over 50 us in " + std::to_string(s).substr(0, 4) + " s";
-  return {measured(ProbeMetric::stall_max_ms, static_cast<double>(max_gap) * 1e-6, 0, detail),
-          measured(ProbeMetric::stalls_over_1ms_per_s, over_1ms / s, 0, detail),
-          measured(ProbeMetric::stalls_over_10ms_per_s, over_10ms / s, 0, detail)};
+  double max_gap = 0;
+  int over_1ms = 0, over_10ms = 0;
+  std::vector<double> slice_max(static_cast<std::size_t>(slices), 0), slice_1ms(slice_max), slice_10ms(slice_max);
+  for (const StallGap& gap : watch.gaps) {
+    const auto at = static_cast<std::size_t>(std::clamp(static_cast<int>(gap.end_s / slice_s), 0, slices - 1));
+    max_gap = std::max(max_gap, gap.length_s);
+    slice_max[at] = std::max(slice_max[at], gap.length_s * 1e3);
+    if (gap.length_s > 1e-3) {
+      ++over_1ms;
+      slice_1ms[at] += 1 / slice_s;
+    }
+    if (gap.length_s > 10e-3) {
+      ++over_10ms;
+      slice_10ms[at] += 1 / slice_s;
+    }
+  }
+  return {measured_repeats(ProbeMetric::stall_max_ms, max_gap * 1e3, slice_max, detail),
+          measured_repeats(ProbeMetric::stalls_over_1ms_per_s, over_1ms / s, slice_1ms, detail),
+          measured_repeats(ProbeMetric::stalls_over_10ms_per_s, over_10ms / s, slice_10ms, detail)};
 }
 
 std::vector<ProbeRecord> probe_stalls(const ProbeOptions& options) {
-  std::vector<long long> gaps;
+  StallWatch watch;
+  watch.seconds = options.stall_seconds;
+  watch.slice_reads.assign(static_cast<std::size_t>(stall_slices(options.stall_seconds)), 0);
+  // The watch starts now, not when the watcher first runs: a watcher kept off the CPU
+  // from the start has that wait as its first gap. Unpinned, it runs where the rank's
+  // threads may (pinned to the first allowed core, every unbound rank watched core 0).
+  const auto start = Clock::now();
   std::thread watcher([&] {
-    const auto cpus = allowed_cpus();
-    if (!cpus.empty()) {
-      cpu_set_t set;
-      CPU_ZERO(&set);
-      CPU_SET(cpus.front(), &set);  // the core the rank's main thread would use
-      pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-    }
-    const auto start = Clock::now();
     const auto end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.stall_seconds));
+    const double slice_s = options.stall_seconds / static_cast<double>(watch.slice_reads.size());
+    const int last_slice = static_cast<int>(watch.slice_reads.size()) - 1;
     auto last = start;
-    for (auto now = Clock::now(); now < end; now = Clock::now()) {
-      const long long gap = std::chrono::duration_cast<std::chrono::nanoseconds>(now - last).count();
-      if (gap > 50'000) gaps.push_back(gap);
+    for (bool watching = true; watching;) {
+      const auto now = Clock::now();
+      const double at = std::chrono::duration<double>(now - start).count();
+      const auto gap = now - last;
+      // The gap that runs past the end counts too: a watcher starved beyond the end
+      // otherwise left its longest stall out (and read as a quiet core).
+      if (gap > std::chrono::microseconds(50)) watch.gaps.push_back({at, std::chrono::duration<double>(gap).count()});
+      if (now < end) ++watch.slice_reads[static_cast<std::size_t>(std::min(static_cast<int>(at / slice_s), last_slice))];
       last = now;
+      watching = now < end;
     }
   });
   watcher.join();
-  return stall_records(gaps, options.stall_seconds);
+  return stall_records(watch);
 }
 
 std::vector<ProbeRecord> probe_host_map_unmap(const ProbeOptions& options) {
@@ -167,7 +199,7 @@ std::vector<ProbeRecord> probe_host_map_unmap(const ProbeOptions& options) {
     munmap(p, bytes);
     us.push_back(seconds_since(start) * 1e6);
   }
-  return {measured(ProbeMetric::host_mmap_64mib_us, median_of(us), relative_spread(us), "mmap + touch + munmap")};
+  return {measured_repeats(ProbeMetric::host_mmap_64mib_us, median_of(us), us, "mmap + touch + munmap")};
 }
 
 std::vector<ProbeRecord> probe_numa(const ProbeOptions& options) {
@@ -206,11 +238,15 @@ std::vector<ProbeRecord> probe_numa(const ProbeOptions& options) {
     out.push_back(skipped(ProbeMetric::numa_local_copy_gbps, "no memory could be bound to the cores' own node"));
   }
   if (nodes < 2) {
-    out.push_back(skipped(ProbeMetric::numa_remote_copy_gbps, "one NUMA node: nothing is remote"));
+    out.push_back(skipped(ProbeMetric::numa_remote_copy_gbps, std::string(kOneNumaNode)));
   } else if (remote >= 0) {
     out.push_back(measured(ProbeMetric::numa_remote_copy_gbps, remote, 0, "node " + std::to_string(remote_node)));
   } else {
     out.push_back(skipped(ProbeMetric::numa_remote_copy_gbps, "no memory could be bound to another node"));
+  }
+  if (nodes < 2) {
+    out.push_back(skipped(ProbeMetric::memory_on_local_node, "one NUMA node: memory is always on the cores' node"));
+    return out;
   }
   // Where memory under the rank's own policy (numactl, the launcher) really lands.
   std::vector<char> plain(bytes, 1);

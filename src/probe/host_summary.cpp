@@ -14,6 +14,28 @@ bool better_of(const MetricInfo& info, double a, double b) {
   return info.better == Better::higher ? a > b : a < b;
 }
 
+bool one_numa_node(const std::vector<ProbeRecord>& records, const std::string& host) {
+  return std::any_of(records.begin(), records.end(), [&](const ProbeRecord& r) {
+    return r.host == host && r.metric == ProbeMetric::numa_remote_copy_gbps && r.skipped == kOneNumaNode;
+  });
+}
+
+double half_range(const std::vector<double>& values) {
+  if (values.size() < 2) return 0;
+  const auto [low, high] = std::minmax_element(values.begin(), values.end());
+  return (*high - *low) / 2;
+}
+
+// Figures that mean nothing on a machine with one NUMA node (every byte is local there).
+bool needs_two_numa_nodes(ProbeMetric metric) {
+  return metric == ProbeMetric::numa_remote_copy_gbps || metric == ProbeMetric::memory_on_local_node;
+}
+
+std::string cause_for(const HostValue& host) {
+  if (host.one_numa_node && host.metric == ProbeMetric::numa_local_copy_gbps) return std::string(memory_bandwidth_cause());
+  return std::string(metric_info(host.metric).cause);
+}
+
 }  // namespace
 
 std::vector<HostValue> summarise_hosts(const std::vector<ProbeRecord>& records) {
@@ -27,12 +49,14 @@ std::vector<HostValue> summarise_hosts(const std::vector<ProbeRecord>& records) 
     for (const auto& r : records) {
       if (r.host == host && r.measured()) by_metric[r.metric].push_back(&r);
     }
+    const bool one_node = one_numa_node(records, host);
     for (const auto& [metric, list] : by_metric) {
       const MetricInfo& info = metric_info(metric);
       HostValue v;
       v.host = host;
       v.metric = metric;
       v.ranks = static_cast<int>(list.size());
+      v.one_numa_node = one_node;
       std::vector<double> values;
       const ProbeRecord* worst = list.front();
       for (const auto* r : list) {
@@ -43,15 +67,30 @@ std::vector<HostValue> summarise_hosts(const std::vector<ProbeRecord>& records) 
       v.median = median_of(values);
       v.worst_rank = worst->rank;
       v.worst_value = worst->value;
+      v.worst_repeats = worst->repeats;
       out.push_back(v);
     }
   }
   return out;
 }
 
-bool worse_than(const MetricInfo& info, double value, double baseline) {
-  const double margin = std::max(info.tolerance * std::fabs(baseline), info.floor);
-  return info.better == Better::higher ? value < baseline - margin : value > baseline + margin;
+double peer_noise(const std::vector<const HostValue*>& peers, double baseline) {
+  if (peers.empty()) return 0;
+  std::vector<double> worst, halves;
+  for (const HostValue* p : peers) {
+    worst.push_back(p->worst_value);
+    halves.push_back(half_range(p->worst_repeats));
+  }
+  double between = 0;
+  if (peers.size() >= 3) {
+    const double centre = median_of(worst);
+    std::vector<double> deviations;
+    for (const double w : worst) deviations.push_back(std::fabs(w - centre));
+    between = 3 * 1.4826 * median_of(deviations);
+  } else {
+    for (const double w : worst) between = std::max(between, std::fabs(w - baseline));
+  }
+  return between + median_of(halves);
 }
 
 std::vector<Outlier> outlier_hosts(const std::vector<HostValue>& hosts) {
@@ -60,18 +99,31 @@ std::vector<Outlier> outlier_hosts(const std::vector<HostValue>& hosts) {
   std::vector<Outlier> out;
   for (const auto& [metric, list] : by_metric) {
     if (list.size() < 2) continue;
+    const MetricInfo& info = metric_info(metric);
     for (const auto* h : list) {
+      if (h->one_numa_node && needs_two_numa_nodes(metric)) continue;
       // Against the other hosts only: a host inside its own baseline pulls it halfway to
       // itself when there are two, and a host at half the other's rate went unnamed.
+      std::vector<const HostValue*> peers;
       std::vector<double> others;
       for (const auto* o : list) {
-        if (o != h) others.push_back(o->median);
+        if (o == h) continue;
+        peers.push_back(o);
+        others.push_back(o->median);
       }
       const double baseline = median_of(others);
-      // The host's worst rank decides: one rank on a shared core is the case to catch.
-      if (worse_than(metric_info(metric), h->worst_value, baseline)) {
-        out.push_back({*h, baseline, list.size() == 2 ? "the other host" : "the other hosts' median"});
-      }
+      const double margin =
+          std::max({info.tolerance * std::fabs(baseline), info.floor, peer_noise(peers, baseline)});
+      const auto beyond = [&](double value) {
+        return info.better == Better::higher ? value < baseline - margin : value > baseline + margin;
+      };
+      // The host's worst rank decides (one rank on a shared core is the case to catch),
+      // in its value and in most of its repeats: one stray stall is not a host's trait.
+      if (!beyond(h->worst_value)) continue;
+      const auto& repeats = h->worst_repeats;
+      const auto beyond_count = std::count_if(repeats.begin(), repeats.end(), beyond);
+      if (!repeats.empty() && 2 * static_cast<std::size_t>(beyond_count) <= repeats.size()) continue;
+      out.push_back({*h, baseline, margin, list.size() == 2 ? "the other host" : "the other hosts' median", cause_for(*h)});
     }
   }
   return out;
@@ -87,10 +139,11 @@ std::vector<doctor::Finding> outlier_findings(const std::vector<Outlier>& outlie
     f.ranks = {o.host.worst_rank};
     f.hosts = {o.host.host};
     const std::string unit(info.unit);
-    f.evidence = printf_text("%s rank %d: %.3g %s (the host's median over %d rank(s): %.3g) against %s %.3g %s",
+    f.evidence = printf_text("%s rank %d: %.3g %s (the host's median over %d rank(s): %.3g) against %s %.3g %s, "
+                             "beyond its margin of %.3g %s",
                              o.host.host.c_str(), o.host.worst_rank, o.host.worst_value, unit.c_str(), o.host.ranks,
-                             o.host.median, o.against.c_str(), o.baseline, unit.c_str());
-    f.fix = std::string(info.cause);
+                             o.host.median, o.against.c_str(), o.baseline, unit.c_str(), o.margin, unit.c_str());
+    f.fix = o.cause;
     findings.push_back(std::move(f));
   }
   return doctor::merge_findings(std::move(findings));
@@ -102,6 +155,18 @@ std::vector<std::string> named_hosts(const std::vector<Outlier>& outliers) {
     if (std::find(hosts.begin(), hosts.end(), o.host.host) == hosts.end()) hosts.push_back(o.host.host);
   }
   return hosts;
+}
+
+std::vector<UnresolvedFigures> unresolved_figures(const std::vector<ProbeRecord>& records) {
+  std::vector<UnresolvedFigures> out;
+  for (const auto& r : records) {
+    if (r.unresolved.empty()) continue;
+    auto it = std::find_if(out.begin(), out.end(), [&](const UnresolvedFigures& u) { return u.reason == r.unresolved; });
+    if (it == out.end()) it = out.insert(out.end(), {r.unresolved, {}});
+    const std::string figure = std::string(kProbeMetricNames.name(r.metric)) + " on " + r.host;
+    if (std::find(it->figures.begin(), it->figures.end(), figure) == it->figures.end()) it->figures.push_back(figure);
+  }
+  return out;
 }
 
 }  // namespace ncclsweep::probe

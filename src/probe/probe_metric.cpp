@@ -20,6 +20,10 @@ constexpr std::string_view kMap =
 constexpr std::string_view kNuma =
     "memory is reached across NUMA nodes: bind the rank's memory with its cores (numactl --localalloc or "
     "--membind, the launcher's --bind-to and --map-by) and check the NUMA-per-socket BIOS setting";
+constexpr std::string_view kMemoryBandwidth =
+    "copies from the rank's cores to memory run slower than on the other hosts (one NUMA node, so not placement): "
+    "check what else uses memory bandwidth there, the memory clock and how many channels hold DIMMs "
+    "(dmidecode -t memory)";
 constexpr std::string_view kLaunch =
     "the host time per tiny GPU operation is high while the single-thread clock matches: check IOMMU/SMMU "
     "passthrough and command-queue virtualisation (VCMDQ) in the VM, and what shares the rank's core";
@@ -65,6 +69,8 @@ constexpr std::array<MetricInfo, 30> kMetrics = {{
 }};
 
 }  // namespace
+
+std::string_view memory_bandwidth_cause() { return kMemoryBandwidth; }
 
 const MetricInfo& metric_info(ProbeMetric metric) {
   for (const auto& info : kMetrics) {

@@ -98,4 +98,10 @@ inline constexpr NameTable<ProbeMetric, 30> kProbeMetricNames{"probe metric", {{
 
 const MetricInfo& metric_info(ProbeMetric metric);
 
+// Why numa_remote_copy_gbps is skipped on a machine with one NUMA node: a host whose
+// records say so gets no NUMA cause (its local copy is then plain memory bandwidth).
+inline constexpr std::string_view kOneNumaNode = "one NUMA node: nothing is remote";
+// The cause for numa_local_copy_gbps on such a host.
+std::string_view memory_bandwidth_cause();
+
 }  // namespace ncclsweep::probe

@@ -14,11 +14,33 @@ ProbeRecord measured(ProbeMetric metric, double value, double spread, std::strin
   return r;
 }
 
+ProbeRecord measured_repeats(ProbeMetric metric, double value, std::vector<double> repeats, std::string detail) {
+  ProbeRecord r = measured(metric, value, relative_spread(repeats), std::move(detail));
+  r.repeats = std::move(repeats);
+  return r;
+}
+
 ProbeRecord skipped(ProbeMetric metric, std::string why) {
   ProbeRecord r;
   r.metric = metric;
   r.skipped = why.empty() ? "not measured" : std::move(why);
   return r;
+}
+
+ProbeRecord unresolved(ProbeMetric metric, std::string why, std::string detail) {
+  ProbeRecord r;
+  r.metric = metric;
+  r.unresolved = why.empty() ? "not resolved" : std::move(why);
+  r.detail = std::move(detail);
+  return r;
+}
+
+ProbeRecord checked(ProbeRecord record) {
+  if (!record.measured()) return record;
+  const bool finite = std::isfinite(record.value) && std::isfinite(record.spread) &&
+                      std::all_of(record.repeats.begin(), record.repeats.end(), [](double v) { return std::isfinite(v); });
+  if (finite) return record;
+  return unresolved(record.metric, "the probe's reading is not a number", std::move(record.detail));
 }
 
 void to_json(nlohmann::json& j, const ProbeRecord& r) {
@@ -32,8 +54,11 @@ void to_json(nlohmann::json& j, const ProbeRecord& r) {
   if (r.measured()) {
     j["value"] = r.value;
     j["spread"] = r.spread;
-  } else {
+    if (!r.repeats.empty()) j["repeats"] = r.repeats;
+  } else if (!r.skipped.empty()) {
     j["skipped"] = r.skipped;
+  } else {
+    j["unresolved"] = r.unresolved;
   }
   if (!r.detail.empty()) j["detail"] = r.detail;
 }
@@ -44,7 +69,9 @@ void from_json(const nlohmann::json& j, ProbeRecord& r) {
   r.host = j.at("host").get<std::string>();
   r.value = j.value("value", 0.0);
   r.spread = j.value("spread", 0.0);
+  r.repeats = j.value("repeats", std::vector<double>{});
   r.skipped = j.value("skipped", std::string());
+  r.unresolved = j.value("unresolved", std::string());
   r.detail = j.value("detail", std::string());
 }
 
@@ -52,7 +79,10 @@ double relative_spread(std::vector<double> values) {
   if (values.size() < 2) return 0;
   std::sort(values.begin(), values.end());
   const double mid = values[values.size() / 2];
-  return mid != 0 ? std::fabs(values.back() - values.front()) / std::fabs(mid) : 0;
+  const double range = std::fabs(values.back() - values.front());
+  if (mid != 0) return range / std::fabs(mid);
+  const double largest = std::max(std::fabs(values.front()), std::fabs(values.back()));
+  return largest > 0 ? range / largest : 0;
 }
 
 }  // namespace ncclsweep::probe

@@ -170,13 +170,17 @@ std::string probe_report(const ProbeDocument& d) {
     for (const ProbeMetric metric : kColumns) {
       const auto it = std::find_if(hosts.begin(), hosts.end(),
                                    [&](const HostValue& v) { return v.host == host && v.metric == metric; });
-      text += it == hosts.end() ? printf_text(" %10s", "-") : printf_text(" %10.3g", it->median);
+      const bool unresolved = std::any_of(d.records.begin(), d.records.end(), [&](const ProbeRecord& r) {
+        return r.host == host && r.metric == metric && !r.unresolved.empty();
+      });
+      // A host with one unresolved rank shows its other ranks' median; with none, "?".
+      text += it != hosts.end() ? printf_text(" %10.3g", it->median) : printf_text(" %10s", unresolved ? "?" : "-");
     }
     text += "\n";
   }
   std::map<std::string, std::vector<std::string>> skipped_by_reason;
   for (const auto& r : d.records) {
-    if (r.measured()) continue;
+    if (r.skipped.empty()) continue;
     auto& names = skipped_by_reason[r.skipped];
     const std::string name(kProbeMetricNames.name(r.metric));
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
@@ -185,6 +189,11 @@ std::string probe_report(const ProbeDocument& d) {
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
     text += "# skipped (" + reason + "): " + list + "\n";
+  }
+  for (const auto& u : unresolved_figures(d.records)) {
+    std::string list;
+    for (const auto& f : u.figures) list += (list.empty() ? "" : ", ") + f;
+    text += "# unresolved (" + u.reason + "): " + list + "\n";
   }
   if (d.named_hosts.empty()) {
     text += printf_text("# no host stands out among the %zu host(s)\n", d.hosts.size());

@@ -8,8 +8,24 @@
 #include "core/errors.hpp"
 #include "core/utc_time.hpp"
 #include "probe/cpu_probes.hpp"
+#include "probe/hog_placement.hpp"
+#include "runtime/in_process_engine.hpp"
 
 namespace ncclsweep {
+
+bool cpu_hog_refused(MpiSession& session, const FaultInjection& fault) {
+  if (fault.action != FaultAction::cpu_hog) return false;
+  const auto gathered = session.gather(nlohmann::json(probe::this_rank_placement(session.rank(), session.host())).dump());
+  std::string refusal;
+  if (session.rank() == 0) {
+    std::vector<probe::RankPlacement> placements;
+    for (const auto& text : gathered) placements.push_back(nlohmann::json::parse(text).get<probe::RankPlacement>());
+    if (const auto r = probe::cpu_hog_refusal(placements, fault.rank); r.refused()) {
+      refusal = UsageError(r.message, r.fix).message();
+    }
+  }
+  return refused_on_every_rank(session, refusal);
+}
 
 std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const probe::ProbeOptions& options,
                                                      const FaultInjection& fault,
@@ -60,6 +76,7 @@ void write_and_print_probe(const probe::ProbeDocument& document, const std::stri
 int run_probe_launch(MpiSession& session, const probe::ProbeOptions& options, const FaultInjection& fault,
                      const std::vector<std::string>& command_line, const std::string& directory,
                      const std::string& results_root) {
+  if (cpu_hog_refused(session, fault)) return kExitUsage;
   const std::string started = compact_utc(std::chrono::system_clock::now());
   const auto document = probe_every_rank(session, options, fault, command_line);
   int status = kExitOk;

@@ -117,6 +117,7 @@ int run_run_launch(MpiSession& session, const RunFlags& flags, const std::vector
   request.envp = envp;
   std::optional<probe::ProbeDocument> probed;
   if (flags.probe) {
+    if (cpu_hog_refused(session, request.fault)) return kExitUsage;
     probe::ProbeOptions options = probe::ProbeOptions::quick();
     options.gpu = request.spec.engine != EngineKind::mpi;
     probed = probe_every_rank(session, options, request.fault, command_line);

@@ -207,7 +207,8 @@ int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchSe
                      write_soak_document(plan.dir, plan.document, plan.windows);
                      write_metrics(judge_document(plan.document, plan.windows));
                      out.notes << window_line(window, host_list) << std::flush;
-                   });
+                   },
+                   [&] { return leader && wants_trace(judge_document(plan.document, plan.windows)); });
     engine->disconnect();
     engine->settle();
   } catch (...) {

@@ -21,7 +21,8 @@ std::string soak_metrics(const std::vector<SoakWindow>& windows, const std::vect
     for (const WindowFigure& f : last.figures) {
       PromLabels labels{{"collective", std::string(f.collective->name)}, {"size", std::to_string(f.bytes)},
                         {"scope", std::string(name_of(f.scope))}};
-      if (f.scope == Scope::host) labels.emplace_back("host", host_name(f.host));
+      if (f.scope != Scope::world) labels.emplace_back("host", host_name(f.host));
+      if (f.scope == Scope::pair) labels.emplace_back("peer", host_name(f.peer));
       prom.gauge("ncclsweep_busbw_gbps", "Bus bandwidth in GB/s (nccl-tests convention), the last window's median",
                  labels, f.busbw_gbps);
       prom.gauge("ncclsweep_algbw_gbps", "Algorithm bandwidth in GB/s, the last window's median", labels, f.algbw_gbps);

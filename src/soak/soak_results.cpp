@@ -25,11 +25,23 @@ namespace fs = std::filesystem;
 constexpr int kSchema = 1;
 
 
+// "world", a host's name, or a link's two names joined by "-".
+std::string subject_name(const std::vector<std::string>& hosts, int host, int peer) {
+  if (host < 0) return "world";
+  const std::string& first = hosts.at(static_cast<std::size_t>(host));
+  return peer < 0 ? first : first + "-" + hosts.at(static_cast<std::size_t>(peer));
+}
+
 nlohmann::json verdicts_json(const std::vector<std::string>& hosts, const SoakVerdicts& verdicts) {
   nlohmann::json findings = nlohmann::json::array();
   for (const Verdict& v : verdicts.findings) {
+    nlohmann::json named = nlohmann::json::array();
+    for (const int h : {v.host, v.peer}) {
+      if (h >= 0) named.push_back(hosts.at(static_cast<std::size_t>(h)));
+    }
     findings.push_back({{"kind", name_of(v.kind)},
-                        {"host", v.host < 0 ? "world" : hosts.at(static_cast<std::size_t>(v.host))},
+                        {"host", subject_name(hosts, v.host, v.peer)},
+                        {"hosts", named},
                         {"series", v.series},
                         {"first_window", v.first_window},
                         {"start_s", v.start_s},
@@ -233,7 +245,7 @@ void print_verdicts_table(std::ostream& out, const std::vector<std::string>& hos
   }
   out << printf_text("%-10s %-10s %-28s %7s %8s  %s\n", "host", "verdict", "series", "window", "from_s", "evidence");
   for (const Verdict& v : verdicts.findings) {
-    const std::string host = v.host < 0 ? "world" : hosts.at(static_cast<std::size_t>(v.host));
+    const std::string host = subject_name(hosts, v.host, v.peer);
     out << printf_text("%-10s %-10s %-28s %7d %8.1f  %s\n", host.c_str(), std::string(name_of(v.kind)).c_str(),
                        v.series.c_str(), v.first_window, v.start_s, v.evidence.c_str());
   }
@@ -334,7 +346,7 @@ void print_timeline_svg(std::ostream& out, const SoakDocument& document, const s
     for (const SoakWindow& w : windows) {
       for (const WindowFigure& f : w.figures) {
         if (f.collective != tests[t].first || f.bytes != tests[t].second) continue;
-        const std::string name = f.scope == Scope::world ? "world" : hosts.at(static_cast<std::size_t>(f.host));
+        const std::string name = subject_name(hosts, f.host, f.peer);
         line(name).emplace_back((w.start_s + w.end_s) / 2, f.busbw_gbps > 0 ? f.busbw_gbps : f.algbw_gbps);
       }
     }

@@ -8,6 +8,7 @@
 #include "core/dtype.hpp"
 #include "core/iteration_stats.hpp"
 #include "core/utc_time.hpp"
+#include "locate/tournament.hpp"
 
 namespace ncclsweep::soak {
 namespace {
@@ -74,9 +75,62 @@ RankSignals decode_signals(const double* f) {
   return s;
 }
 
+bool wants_trace(const SoakVerdicts& verdicts) {
+  return verdicts.has(-1, VerdictKind::drift) || verdicts.has(-1, VerdictKind::flap);
+}
+
+namespace {
+
+// The pair tests of a trace: every round of locate's pairs schedule as one more
+// sub-communicator each (comm 2 + round), and where each pair's figures go.
+struct PairTrace {
+  std::vector<locate::Step> steps;          // one per round
+  std::vector<locate::HostPair> pairs;      // every pair of hosts, in slot order
+  std::vector<std::vector<CollectiveCall>> calls;  // per round, per test: this rank's call
+  std::vector<int> my_pair;                 // per round: this rank's pair's slot, -1 idle
+  std::vector<bool> faulted;                // per round: the testing aid's rank is in this rank's group
+
+  static PairTrace plan(const locate::HostLayout& layout, int rank, int faulted_rank,
+                        const std::vector<Test>& tests) {
+    PairTrace t;
+    const std::vector<locate::Round> rounds = locate::round_robin(layout.host_count());
+    for (std::size_t r = 0; r < rounds.size(); ++r) {
+      t.steps.push_back(locate::pairs_step(layout, rounds[r], static_cast<int>(r) + 1));
+      for (const locate::HostPair& pair : rounds[r].pairs) t.pairs.push_back(pair);
+    }
+    std::sort(t.pairs.begin(), t.pairs.end());
+    for (const locate::Step& step : t.steps) {
+      const locate::Group& group =
+          step.groups[static_cast<std::size_t>(step.color_of_rank[static_cast<std::size_t>(rank)])];
+      std::vector<CollectiveCall> calls;
+      for (const Test& test : tests) {
+        calls.push_back(call_for(test, static_cast<int>(group.ranks.size()), 2 + static_cast<int>(t.calls.size())));
+      }
+      t.calls.push_back(std::move(calls));
+      int slot = -1;
+      if (group.measured) {
+        const locate::HostPair mine{group.hosts[0], group.hosts[1]};
+        slot = static_cast<int>(std::find(t.pairs.begin(), t.pairs.end(), mine) - t.pairs.begin());
+      }
+      t.my_pair.push_back(slot);
+      t.faulted.push_back(std::find(group.ranks.begin(), group.ranks.end(), faulted_rank) != group.ranks.end());
+    }
+    return t;
+  }
+
+  // Every rank's colours: its host's group first (comm 1), then one per round.
+  std::vector<int> colors(const locate::Step& host, int rank) const {
+    std::vector<int> out{host.color_of_rank[static_cast<std::size_t>(rank)]};
+    for (const locate::Step& step : steps) out.push_back(step.color_of_rank[static_cast<std::size_t>(rank)]);
+    return out;
+  }
+};
+
+}  // namespace
+
 SoakEnd run_soak(Engine& engine, Coordinator& ranks, const locate::HostLayout& layout, const SoakOptions& options,
                  WindowSampler& sampler, const FaultInjection& fault, const TimelineStart& start,
-                 const StopRequest& stop, const WindowDone& on_window) {
+                 const StopRequest& stop, const WindowDone& on_window, const TraceRequest& trace) {
   const int rank = ranks.rank(), world = ranks.size();
   const int my_host = layout.host_of_rank[static_cast<std::size_t>(rank)];
   const locate::Step step = locate::host_step(layout);
@@ -104,12 +158,28 @@ SoakEnd run_soak(Engine& engine, Coordinator& ranks, const locate::HostLayout& l
   }
 
   const std::size_t hosts = static_cast<std::size_t>(layout.host_count());
-  const std::size_t per_test = 1 + hosts;  // slot 0 the world, then each host
+  const PairTrace pairs = layout.host_count() >= 3 ? PairTrace::plan(layout, rank, fault_in_world ? fault.rank : -1, tests)
+                                                   : PairTrace{};
+  // Slot 0 the world, then each host, then each pair of hosts (filled while tracing).
+  const std::size_t per_test = 1 + hosts + pairs.pairs.size();
+  bool tracing = false;
+  std::size_t next_round = 0;  // the pairs round of the next round of a traced window
   const auto launch_start = Clock::now();
   const auto monotonic = [] { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); };
   // Rank 0's value of `mine`, on every rank.
   const auto rank0 = [&](double mine) { return ranks.max_each({rank == 0 ? mine : kEmpty}).front(); };
 
+  // From the next window on, the pairs too: one split for every round, warmed once. Asked
+  // before the first window as well: a resumed soak's earlier windows may already want it.
+  const auto start_trace_if_asked = [&] {
+    if (tracing || pairs.steps.empty() || rank0(trace && rank == 0 && trace() ? 1 : 0) <= 0) return;
+    tracing = true;
+    engine.split(pairs.colors(step, rank));
+    for (std::size_t r = 0; r < pairs.steps.size() && options.warmup > 0; ++r) {
+      for (const CollectiveCall& call : pairs.calls[r]) engine.run_timed(call, options.warmup);
+    }
+  };
+  start_trace_if_asked();
   double elapsed = start.elapsed_s;
   for (int index = start.next_window; elapsed < options.duration_s; ++index) {
     SoakWindow window;
@@ -125,17 +195,27 @@ SoakEnd run_soak(Engine& engine, Coordinator& ranks, const locate::HostLayout& l
     bool stopping = false;
     for (bool more = true; more;) {
       std::vector<double> slots(tests.size() * per_test + 2, kEmpty);
+      const std::size_t pair_round = tracing ? next_round++ % pairs.steps.size() : 0;
       for (std::size_t t = 0; t < tests.size(); ++t) {
         engine.slow_down(world_factor);
         slots[t * per_test] = engine.run_timed(world_calls[t], options.iters).device_seconds / options.iters;
         engine.slow_down(host_factor);
         slots[t * per_test + 1 + static_cast<std::size_t>(my_host)] =
             engine.run_timed(host_calls[t], options.iters).device_seconds / options.iters;
+        if (!tracing) continue;
+        // Every rank runs its group of this pairs round (an idle host's ranks alone).
+        engine.slow_down(pairs.faulted[pair_round] ? factor : 1);
+        const double seconds = engine.run_timed(pairs.calls[pair_round][t], options.iters).device_seconds / options.iters;
+        if (const int pair = pairs.my_pair[pair_round]; pair >= 0) {
+          slots[t * per_test + 1 + hosts + static_cast<std::size_t>(pair)] = seconds;
+        }
       }
       slots[slots.size() - 2] = stop ? stop() : 0;
       slots.back() = rank == 0 ? seconds_since(window_start) : kEmpty;
       slots = ranks.max_each(slots);
-      for (std::size_t i = 0; i < rounds.size(); ++i) rounds[i].push_back(slots[i]);
+      for (std::size_t i = 0; i < rounds.size(); ++i) {
+        if (slots[i] > kEmpty) rounds[i].push_back(slots[i]);  // a pair not measured this round has none
+      }
       stopping = stopping || slots[slots.size() - 2] > 0;
       more = slots.back() < options.window_s;
     }
@@ -152,6 +232,18 @@ SoakEnd run_soak(Engine& engine, Coordinator& ranks, const locate::HostLayout& l
         WindowFigure f = figure_of(tests[t], call, group_ranks, rounds[t * per_test + 1 + h]);
         f.scope = Scope::host;
         f.host = static_cast<int>(h);
+        window.figures.push_back(f);
+      }
+      for (std::size_t p = 0; p < pairs.pairs.size(); ++p) {
+        const auto& seconds = rounds[t * per_test + 1 + hosts + p];
+        if (seconds.empty()) continue;
+        const locate::HostPair& pair = pairs.pairs[p];
+        const int group_ranks = static_cast<int>(layout.host_ranks[static_cast<std::size_t>(pair.a)].size() +
+                                                 layout.host_ranks[static_cast<std::size_t>(pair.b)].size());
+        WindowFigure f = figure_of(tests[t], call_for(tests[t], group_ranks, 2), group_ranks, seconds);
+        f.scope = Scope::pair;
+        f.host = pair.a;
+        f.peer = pair.b;
         window.figures.push_back(f);
       }
     }
@@ -177,6 +269,7 @@ SoakEnd run_soak(Engine& engine, Coordinator& ranks, const locate::HostLayout& l
     window.end_unix_s = std::chrono::duration<double>(now.time_since_epoch()).count();
     if (on_window) on_window(window);
     if (stopping) return SoakEnd::stopped;
+    start_trace_if_asked();
   }
   return SoakEnd::duration;
 }

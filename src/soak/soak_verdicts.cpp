@@ -9,6 +9,8 @@
 #include "core/iteration_stats.hpp"
 #include "core/name_table.hpp"
 #include "core/printf_text.hpp"
+#include "locate/host_layout.hpp"
+#include "locate/verdicts.hpp"
 #include "soak/change_points.hpp"
 
 namespace ncclsweep::soak {
@@ -39,7 +41,7 @@ std::vector<Series> busbw_series(const std::vector<SoakWindow>& windows, int hos
       if (f.scope == Scope::host && f.algbw_gbps > 0) host_figures[{f.collective, f.bytes}].push_back(f.algbw_gbps);
     }
     for (const WindowFigure& f : windows[w].figures) {
-      if (!(f.algbw_gbps > 0)) continue;
+      if (!(f.algbw_gbps > 0) || f.scope == Scope::pair) continue;  // pairs are judged by trace_world
       const TestKey test{f.collective, f.bytes};
       double value = f.algbw_gbps;
       // With three hosts or more the median of the hosts is a reference one slow host
@@ -170,12 +172,86 @@ void judge_throttling(const std::vector<SoakWindow>& windows, std::vector<Verdic
   }
 }
 
+// The pair figures of the windows from index `from` on, as locate's pairs measurements:
+// each window one repeat of each pair and test.
+std::vector<locate::Measurement> pair_measurements(const std::vector<SoakWindow>& windows, int from) {
+  std::vector<locate::Measurement> out;
+  for (const SoakWindow& w : windows) {
+    if (w.index < from) continue;
+    for (const WindowFigure& f : w.figures) {
+      if (f.scope != Scope::pair || !(f.algbw_gbps > 0)) continue;
+      locate::Measurement m;
+      m.phase = locate::LocatePhase::pairs;
+      m.hosts = {f.host, f.peer};
+      m.collective = f.collective;
+      m.bytes = f.bytes;
+      m.repeat = w.index;
+      m.seconds = f.seconds;
+      m.busbw_gbps = f.busbw_gbps > 0 ? f.busbw_gbps : f.algbw_gbps;
+      out.push_back(m);
+    }
+  }
+  return out;
+}
+
+// Each drift (slower) or flap of the world traced to the host or link behind it, from the
+// pair tests of the windows after it. The pairs' threshold is halfway from the world's
+// level to its low level (a world 40% lower looks for pairs below 0.8x), within 0.5-0.95;
+// locate's noise rule holds besides. What the pairs cannot place stays the world's alone,
+// and its evidence says so.
+void trace_world(const std::vector<SoakWindow>& windows, int hosts, std::vector<Verdict>& out) {
+  if (hosts < 3) return;
+  std::vector<std::string> names;
+  for (int h = 0; h < hosts; ++h) names.push_back(std::to_string(h));
+  const locate::HostLayout layout = locate::layout_from_hosts(names);
+  const std::size_t judged = out.size();
+  for (std::size_t i = 0; i < judged; ++i) {
+    const Verdict world = out[i];
+    if (world.host != -1 || (world.kind != VerdictKind::drift && world.kind != VerdictKind::flap)) continue;
+    if (world.kind == VerdictKind::drift && world.step >= 0) continue;  // a faster world has nothing to trace
+    const std::vector<locate::Measurement> measured = pair_measurements(windows, world.first_window);
+    if (measured.empty()) continue;
+    const auto [first, last] = std::minmax_element(measured.begin(), measured.end(),
+                                                   [](const auto& a, const auto& b) { return a.repeat < b.repeat; });
+    const std::string where = printf_text("pair tests in windows %d-%d", first->repeat, last->repeat);
+    const double low = world.kind == VerdictKind::drift ? 1 + world.step : 1 / (1 + world.step);
+    const double threshold = std::clamp(1 - (1 - low) / 2, 0.5, 0.95);
+    const std::string from = "the world's " + std::string(name_of(world.kind)) + " from window " +
+                             std::to_string(world.first_window) + " (" + percent(world.step) + ")";
+    bool placed = false;
+    for (const locate::Finding& f : locate::judge(layout, measured, threshold).findings) {
+      const bool link = f.kind == locate::FindingKind::link;
+      if (f.kind != locate::FindingKind::host && !link) continue;
+      placed = true;
+      Verdict v = world;
+      v.scope = link ? Scope::pair : Scope::host;
+      v.host = f.hosts[0];
+      v.peer = link ? f.hosts[1] : -1;
+      // A host whose own split already drifted has its verdict: the trace adds nothing.
+      const bool known = !link && std::any_of(out.begin(), out.end(), [&](const Verdict& o) {
+        return o.host == v.host && o.peer < 0 && o.kind == v.kind;
+      });
+      if (known) continue;
+      v.evidence = v.series + ": " + from + ", traced by " + where +
+                   (link ? printf_text(": this link's pairs at %.2fx of what hosts reach with their better partners, "
+                                       "both hosts fine with their other partners",
+                                       f.ratio)
+                         : printf_text(": this host's pairs at %.2fx of what hosts reach with their better partners",
+                                       f.ratio));
+      out.push_back(v);
+    }
+    if (!placed) out[i].evidence += "; " + where + " name no host or link (what slowed it slowed every pair alike)";
+  }
+}
+
 }  // namespace
 
 std::string_view name_of(VerdictKind kind) { return kVerdictNames.name(kind); }
 
 bool SoakVerdicts::has(int host, VerdictKind kind) const {
-  return std::any_of(findings.begin(), findings.end(), [&](const Verdict& v) { return v.host == host && v.kind == kind; });
+  return std::any_of(findings.begin(), findings.end(), [&](const Verdict& v) {
+    return v.kind == kind && (v.host == host || (host >= 0 && v.peer == host));
+  });
 }
 
 SoakVerdicts judge_soak(const std::vector<SoakWindow>& windows, int hosts, const VerdictOptions& options) {
@@ -184,8 +260,9 @@ SoakVerdicts judge_soak(const std::vector<SoakWindow>& windows, int hosts, const
   // Clocks: drift and flaps only; a clock dip is what throttling reports.
   for (const Series& s : clock_series(windows)) judge_series(s, windows, options, false, verdicts.findings);
   judge_throttling(windows, verdicts.findings);
+  trace_world(windows, hosts, verdicts.findings);
   std::stable_sort(verdicts.findings.begin(), verdicts.findings.end(), [](const Verdict& a, const Verdict& b) {
-    return std::tie(a.host, a.kind, a.first_window) < std::tie(b.host, b.kind, b.first_window);
+    return std::tie(a.host, a.peer, a.kind, a.first_window) < std::tie(b.host, b.peer, b.kind, b.first_window);
   });
   return verdicts;
 }

@@ -7,7 +7,12 @@
 //   outliers    single windows below the threshold share of their level, counted.
 // A host's busbw series is its figure over the median of all hosts' in the same window
 // (with three hosts or more), so a load spell that slows every host alike moves no host;
-// the world's series is its own figure, and catches what slows every host.
+// the world's series is its own figure, and catches what slows every host, or the
+// traffic between hosts, which no host's own split carries. A world drift or flap is then
+// traced: the pair tests of the windows after it (soak_runner.hpp) are judged as locate
+// judges its pairs phase (locate::judge), and the host slow with most of its partners, or
+// the link slow while both its hosts are fine with others, gets the same verdict, from the
+// same window.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,7 +34,8 @@ std::string_view name_of(VerdictKind kind);
 struct Verdict {
   VerdictKind kind = VerdictKind::drift;
   Scope scope = Scope::host;
-  int host = -1;           // -1: the world
+  int host = -1;           // -1: the world; Scope::pair: the lower host of the link
+  int peer = -1;           // Scope::pair: the link's other host
   std::string series;      // "all_reduce 1 MiB busbw", "rank 3 sm clock"
   int first_window = 0;    // window index where it starts (drift, flap, throttling: the first such)
   double start_s = 0;      // seconds into the timeline of that window's start
@@ -42,7 +48,7 @@ struct Verdict {
 struct SoakVerdicts {
   std::vector<Verdict> findings;
   bool anything() const { return !findings.empty(); }
-  // Whether `host` (-1: the world) has a verdict of `kind`.
+  // Whether `host` (-1: the world) has a verdict of `kind`, its own or on a link of it.
   bool has(int host, VerdictKind kind) const;
 };
 

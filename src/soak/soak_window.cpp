@@ -7,7 +7,8 @@
 namespace ncclsweep::soak {
 namespace {
 
-constexpr NameTable<Scope, 2> kScopeNames{"soak scope", {{{Scope::world, "world"}, {Scope::host, "host"}}}};
+constexpr NameTable<Scope, 3> kScopeNames{
+    "soak scope", {{{Scope::world, "world"}, {Scope::host, "host"}, {Scope::pair, "pair"}}}};
 constexpr NameTable<Gap, 4> kGapNames{
     "signal gap",
     {{{Gap::none, "none"}, {Gap::no_gpu, "no_gpu"}, {Gap::unreadable, "unreadable"}, {Gap::not_built, "not_built"}}}};
@@ -17,7 +18,8 @@ nlohmann::json figure_json(const WindowFigure& f) {
                    {"ranks", f.ranks},          {"rounds", f.rounds},         {"seconds", f.seconds},
                    {"algbw_gbps", f.algbw_gbps}, {"busbw_gbps", f.busbw_gbps}, {"low_gbps", f.low_gbps},
                    {"high_gbps", f.high_gbps}};
-  if (f.scope == Scope::host) j["host"] = f.host;
+  if (f.scope != Scope::world) j["host"] = f.host;
+  if (f.scope == Scope::pair) j["peer"] = f.peer;
   return j;
 }
 
@@ -25,6 +27,7 @@ WindowFigure figure_from(const nlohmann::json& j) {
   WindowFigure f;
   f.scope = kScopeNames.parse(j.at("scope").get<std::string>());
   f.host = j.value("host", -1);
+  f.peer = j.value("peer", -1);
   f.collective = &collective(j.at("collective").get<std::string>());
   f.bytes = j.at("size_bytes").get<Bytes>();
   f.ranks = j.at("ranks").get<int>();

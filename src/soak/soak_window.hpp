@@ -17,13 +17,15 @@
 
 namespace ncclsweep::soak {
 
-// Where a figure was measured: the world communicator or one host's ranks alone.
-enum class Scope { world, host };
+// Where a figure was measured: the world communicator, one host's ranks alone, or the
+// ranks of two hosts together (the pair tests that trace a world drift, soak_runner.hpp).
+enum class Scope { world, host, pair };
 std::string_view name_of(Scope scope);
 
 struct WindowFigure {
   Scope scope = Scope::world;
-  int host = -1;            // host index (Scope::host); -1 for the world
+  int host = -1;            // host index (Scope::host; Scope::pair: the lower); -1 for the world
+  int peer = -1;            // Scope::pair: the other host's index
   const CollectiveKind* collective = nullptr;
   Bytes bytes = 0;          // total size, nccl-tests convention
   int ranks = 0;            // of the communicator

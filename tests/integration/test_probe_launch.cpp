@@ -1,9 +1,19 @@
 // ncclsweep probe end to end on the mpi engine: 2 fake hosts x 1 rank, each rank bound to
-// its own core, with the cpu-hog testing aid on one rank, without it (5 runs), and a
-// probe run compared with itself. GPU probes skip with their reason here.
+// its own core. Faults made outside ncclsweep: a cgroup CPU quota on one host's rank, and
+// a busy process pinned to its core; the cpu-hog testing aid where it can work (bound
+// ranks) and its refusal where it cannot (unbound); no fault (5 runs); and a probe run
+// compared with itself. GPU probes skip with their reason here.
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "catch_compat.hpp"
 #include "integration/launch.hpp"
@@ -13,15 +23,121 @@ using nlohmann::json;
 
 namespace {
 
-Launch probe_on_two_hosts(const std::filesystem::path& dir, const std::vector<std::string>& extra = {}) {
+// Two fake hosts, one rank each. `wrap(h)`: what runs the rank of host h, before ncclsweep
+// (empty: ncclsweep itself); `bound`: each rank bound to its own core.
+Launch probe_on_two_hosts(const std::filesystem::path& dir, const std::vector<std::string>& extra = {}, bool bound = true,
+                          const std::function<std::vector<std::string>(int host)>& wrap = {}) {
   std::vector<std::string> args{"probe", "--engine", "mpi", "--quick", "-o", dir.string()};
   args.insert(args.end(), extra.begin(), extra.end());
   std::vector<AppContext> apps;
   for (int h = 0; h < 2; ++h) apps.push_back({1, {"NCCLSWEEP_FAKE_HOSTNAME=h" + std::to_string(h)}, args});
   std::vector<std::string> argv = mpirun_argv(apps);
-  // One core each, so the hog of one rank shares no core with the other.
-  argv.insert(argv.begin() + 1, {"--bind-to", "core", "--map-by", "core"});
+  // One core each, so a hog of one rank's core shares no core with the other.
+  if (bound) {
+    argv.insert(argv.begin() + 1, {"--bind-to", "core", "--map-by", "core"});
+  } else {
+    argv.insert(argv.begin() + 1, {"--bind-to", "none"});
+  }
+  if (wrap) {
+    int host = 0;
+    for (auto it = argv.begin(); it != argv.end(); ++it) {
+      if (*it != NCCLSWEEP_BINARY) continue;
+      const std::vector<std::string> before = wrap(host++);
+      it = argv.insert(it, before.begin(), before.end()) + static_cast<std::ptrdiff_t>(before.size());
+    }
+  }
   return run_process(argv);
+}
+
+// A cgroup of the CPU controller made by the test (v1 under /sys/fs/cgroup/cpu, else v2),
+// with `percent` of one CPU (0: no limit), removed with its owner. Empty path where this
+// machine lets the test make none (not root, no cpu controller).
+class CpuCgroup {
+ public:
+  CpuCgroup(const std::string& name, int percent) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path v1 = "/sys/fs/cgroup/cpu", v2 = "/sys/fs/cgroup";
+    const bool has_v1 = fs::exists(v1 / "cpu.cfs_quota_us", ec);
+    const bool has_v2 = !has_v1 && fs::exists(v2 / "cgroup.controllers", ec);
+    if (!has_v1 && !has_v2) return;
+    const fs::path dir = (has_v1 ? v1 : v2) / ("ncclsweep-test-" + std::to_string(getpid()) + "-" + name);
+    if (!fs::create_directory(dir, ec) || ec) return;
+    path_ = dir;
+    if (has_v2) {
+      std::ofstream(v2 / "cgroup.subtree_control") << "+cpu";
+      if (percent > 0) std::ofstream(dir / "cpu.max") << percent * 1000 << " 100000";
+      ok_ = percent == 0 || fs::exists(dir / "cpu.max", ec);
+    } else {
+      std::ofstream(dir / "cpu.cfs_period_us") << 100000;
+      if (percent > 0) std::ofstream(dir / "cpu.cfs_quota_us") << percent * 1000;
+      ok_ = true;
+    }
+  }
+  ~CpuCgroup() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove(path_, ec);  // empty by then: its processes have ended
+  }
+  CpuCgroup(const CpuCgroup&) = delete;
+  CpuCgroup& operator=(const CpuCgroup&) = delete;
+  bool usable() const { return ok_; }
+  // What puts a process into it and then runs the command after it.
+  std::vector<std::string> joined() const {
+    return {"/bin/sh", "-c", "echo $$ > '" + (path_ / "cgroup.procs").string() + "' && exec \"$0\" \"$@\""};
+  }
+
+ private:
+  std::filesystem::path path_;
+  bool ok_ = false;
+};
+
+// A busy process the test starts itself (not ncclsweep), pinned to one core at the highest
+// priority it may take, in the test's own session (with autogroup scheduling a process of
+// another session shares the core fairly, and nice does not reach across). Killed with
+// its owner.
+class PinnedHog {
+ public:
+  explicit PinnedHog(int cpu) {
+    child_ = fork();
+    if (child_ != 0) return;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    sched_setaffinity(0, sizeof set, &set);
+    setpriority(PRIO_PROCESS, 0, -20);
+    for (unsigned long n = 0;; ++n) asm volatile("" : "+r"(n));  // busy on purpose
+  }
+  ~PinnedHog() {
+    if (child_ <= 0) return;
+    kill(child_, SIGKILL);
+    waitpid(child_, nullptr, 0);
+  }
+  PinnedHog(const PinnedHog&) = delete;
+  PinnedHog& operator=(const PinnedHog&) = delete;
+
+ private:
+  pid_t child_ = -1;
+};
+
+int online_cpus() { return static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)); }
+
+// The checks of the findings that name `host`, e.g. {"probe.busy_effective_ghz"}.
+std::vector<std::string> checks_naming(const json& doc, const std::string& host) {
+  std::vector<std::string> checks;
+  for (const auto& f : doc.at("findings")) {
+    if (std::find(f.at("hosts").begin(), f.at("hosts").end(), host) != f.at("hosts").end()) {
+      checks.push_back(f.at("check").get<std::string>());
+    }
+  }
+  return checks;
+}
+
+bool any_clock_or_stall(const std::vector<std::string>& checks) {
+  return std::any_of(checks.begin(), checks.end(), [](const std::string& c) {
+    return c.find("effective_ghz") != std::string::npos || c.find("clock_ghz") != std::string::npos ||
+           c.find("stall") != std::string::npos;
+  });
 }
 
 json probe_json(const std::filesystem::path& dir) { return read_json_file(dir / "probe.json"); }
@@ -52,10 +168,7 @@ TEST_CASE("probe names exactly the host of the rank whose cores a hog keeps busy
   // The records of both ranks are there, in the records file too.
   REQUIRE(record(doc, "busy_effective_ghz", 0));
   REQUIRE(record(doc, "busy_effective_ghz", 1));
-  // The hog shows in the busy core's or in every core's effective rate, whichever rounds
-  // it landed in: it runs as real-time FIFO, which the kernel still leaves 5% of each
-  // second, and a --quick round of 50 ms can fall wholly into that 5% (on 2 cores the
-  // busy core once read 3.31 GHz hogged against 2.98 GHz unhogged, every core 0.17 GHz).
+  // The hog shows in the busy core's or in every core's effective rate.
   const auto slowest = [&](int rank) {
     REQUIRE(record(doc, "all_cores_effective_ghz", rank));
     return std::min(record(doc, "busy_effective_ghz", rank)->at("value").get<double>(),
@@ -66,6 +179,45 @@ TEST_CASE("probe names exactly the host of the rank whose cores a hog keeps busy
   int count = 0;
   for (std::string line; std::getline(lines, line);) ++count;
   CHECK(count == static_cast<int>(doc.at("records").size()));
+}
+
+TEST_CASE("probe names the host whose rank a cgroup holds to 10% of a CPU, for its clocks or stalls", "[probe]") {
+  if (geteuid() != 0) NCCLSWEEP_SKIP("making a cgroup needs root");
+  // Each host's rank in a cgroup of its own, so both weigh alike against the machine's
+  // other work; only h1's has a quota.
+  const CpuCgroup free("free", 0), capped("capped", 10);
+  if (!free.usable() || !capped.usable()) NCCLSWEEP_SKIP("no cgroup CPU controller to make a quota with here");
+  const auto dir = scratch_dir("probe-cgroup-quota");
+  const Launch run = probe_on_two_hosts(dir, {}, true, [&](int host) { return host == 1 ? capped.joined() : free.joined(); });
+  INFO(run.output);
+  CHECK(run.status == 1);
+  const json doc = probe_json(dir);
+  CHECK(doc.at("named_hosts") == json{"h1"});
+  CHECK(checks_naming(doc, "h0").empty());
+  CHECK(any_clock_or_stall(checks_naming(doc, "h1")));
+}
+
+TEST_CASE("probe names the host whose core a busy process pinned there takes", "[probe]") {
+  if (online_cpus() < 2) NCCLSWEEP_SKIP("one core: the two ranks cannot have cores of their own");
+  // --bind-to core --map-by core puts rank 1 (h1) on core 1.
+  const PinnedHog hog(1);
+  const auto dir = scratch_dir("probe-pinned-hog");
+  const Launch run = probe_on_two_hosts(dir);
+  INFO(run.output);
+  CHECK(run.status == 1);
+  const json doc = probe_json(dir);
+  CHECK(doc.at("named_hosts") == json{"h1"});
+  CHECK(any_clock_or_stall(checks_naming(doc, "h1")));
+}
+
+TEST_CASE("the cpu-hog aid is refused on unbound ranks of one machine, where it would slow both hosts", "[probe]") {
+  const auto dir = scratch_dir("probe-hog-unbound");
+  const Launch run = probe_on_two_hosts(dir, {"--inject-fault", "1:cpu-hog"}, false);
+  INFO(run.output);
+  CHECK(run.status == 2);
+  CHECK_THAT(run.output, ContainsSubstring("cannot slow host h1 alone"));
+  CHECK_THAT(run.output, ContainsSubstring("--bind-to core"));
+  CHECK_FALSE(std::filesystem::exists(dir / "probe.json"));
 }
 
 TEST_CASE("without a fault probe names no host, five runs in a row", "[probe]") {

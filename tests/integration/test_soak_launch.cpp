@@ -1,6 +1,7 @@
 // ncclsweep soak end to end on the mpi engine: 4 fake hosts x 2 ranks under one MPMD
 // mpirun, windows of one second: the slow-down aid from a time on (a drift on exactly
-// that host), none (no verdict), and SIGTERM then --resume (one timeline). The metrics
+// that host; with one rank a host, traced through pairs of hosts), none (no verdict),
+// and SIGTERM then --resume (one timeline). The metrics
 // file is parsed with prometheus_client at every window. A flap, and the same verdicts on
 // exact figures, are judged in-process in tests/unit/test_soak_in_process.cpp.
 #include <signal.h>
@@ -165,6 +166,32 @@ TEST_CASE("soak: a rank slowed from t=4 s drifts exactly its host, from that win
   REQUIRE(svg.status == 0);
   CHECK_THAT(svg.output, ContainsSubstring("<svg"));
   CHECK_THAT(svg.output, ContainsSubstring("drift: "));
+}
+
+TEST_CASE("soak: 4 hosts x 1 rank, one rank slowed from t=4 s: the world's drift is traced to its host", "[soak]") {
+  // No host has a split of its own: only the world's series moves, and the pair tests of
+  // the windows after its drift name the host.
+  const auto dir = scratch_dir("soak-trace");
+  std::vector<AppContext> apps;
+  const std::vector<std::string> args = soak_args(dir, "14s", {"--inject-fault", "2:slow=10@t=4"});
+  for (int h = 0; h < 4; ++h) apps.push_back({1, {"NCCLSWEEP_FAKE_HOSTNAME=h" + std::to_string(h)}, args});
+  const Launch run = mpirun_mpmd(apps);
+  INFO(run.output);
+  CHECK(run.status == 1);
+  const json findings = findings_of(dir);
+  INFO(findings.dump(2));
+  std::set<std::string> drifting = hosts_with(findings, "drift");
+  CHECK(drifting.count("world") == 1);
+  drifting.erase("world");
+  CHECK(drifting == std::set<std::string>{"h2"});
+  int slowed = -1;
+  for (const json& w : windows_of(dir)) {
+    if (slowed < 0 && w.at("testing_aid_slow_factors").at(2).get<double>() > 1) slowed = w.at("window").get<int>();
+  }
+  REQUIRE(slowed > 0);
+  for (const json& f : findings) {
+    if (f.at("kind") == "drift" && f.at("host") == "h2") CHECK(std::abs(f.at("first_window").get<int>() - slowed) <= 1);
+  }
 }
 
 TEST_CASE("soak: a clean soak finds nothing", "[soak][leaks]") {

@@ -3,11 +3,14 @@
 // with two NUMA nodes would write them), its files, and the comparison with a reference.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "catch_compat.hpp"
 #include "compare/probe_comparison.hpp"
 #include "probe/cpu_probes.hpp"
+#include "probe/hog_placement.hpp"
 #include "probe/host_summary.hpp"
 #include "probe/probe_run.hpp"
 
@@ -52,12 +55,80 @@ TEST_CASE("every probe metric has its row and its name", "[probe]") {
   CHECK_THAT(usage_error_text([] { kProbeMetricNames.parse("busy_clock"); }), ContainsSubstring("busy_clock_ghz"));
 }
 
-TEST_CASE("stall gaps become the max and the counts per second above 1 and 10 ms", "[probe]") {
-  const auto records = stall_records({60'000, 2'000'000, 15'000'000, 900'000}, 2.0);
+TEST_CASE("stall gaps become the max and the counts per second above 1 and 10 ms, per slice as repeats", "[probe]") {
+  StallWatch watch;
+  watch.seconds = 2.0;
+  watch.slice_reads = {100, 100, 100, 100};  // slices of 0.5 s
+  watch.gaps = {{0.1, 60e-6}, {0.7, 2e-3}, {0.8, 15e-3}, {1.9, 0.9e-3}};
+  const auto records = stall_records(watch);
   REQUIRE(records.size() == 3);
   CHECK(records[0].value == Approx(15.0));  // ms
   CHECK(records[1].value == Approx(1.0));   // two gaps over 1 ms in 2 s
   CHECK(records[2].value == Approx(0.5));
+  // Slice 1 (0.5-1.0 s) holds both long gaps: 4 and 2 a second there, none elsewhere.
+  const auto near = [](const std::vector<double>& got, const std::vector<double>& want) {
+    if (got.size() != want.size()) return false;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      if (std::fabs(got[i] - want[i]) > 1e-9) return false;
+    }
+    return true;
+  };
+  CHECK(near(records[0].repeats, {0.06, 15.0, 0.0, 0.9}));
+  CHECK(near(records[1].repeats, {0.0, 4.0, 0.0, 0.0}));
+  CHECK(near(records[2].repeats, {0.0, 2.0, 0.0, 0.0}));
+  for (const auto& r : records) CHECK(r.measured());
+  CHECK(stall_slices(1.0) == 5);
+  CHECK(stall_slices(10.0) == 10);
+  CHECK(stall_slices(0.1) == 1);
+}
+
+TEST_CASE("a stall watcher that hardly ran is unresolved, never a quiet core", "[probe]") {
+  // Starved: it read the clock at the start and once after the watch, one gap between:
+  // counted as it is, that is one stall a second, better than a busy machine's.
+  StallWatch watch;
+  watch.seconds = 1.0;
+  watch.slice_reads = {3, 0, 0, 0, 0};
+  watch.gaps = {{1.05, 1.0}};
+  const auto records = stall_records(watch);
+  REQUIRE(records.size() == 3);
+  for (const auto& r : records) {
+    CHECK_FALSE(r.measured());
+    CHECK(r.skipped.empty());
+    CHECK_THAT(r.unresolved, ContainsSubstring("1 of 5 slices"));
+  }
+  // Unresolved figures neither name nor clear their host, and the report lists them.
+  ProbeDocument d;
+  d.ranks = 2;
+  for (auto r : records) {
+    r.host = "h1";
+    r.rank = 1;
+    d.records.push_back(r);
+  }
+  for (auto r : stall_records({1.0, {{0.5, 2e-3}}, {9, 9, 9, 9, 9}})) {
+    r.host = "h0";
+    d.records.push_back(r);
+  }
+  judge_hosts(d);
+  CHECK(d.named_hosts.empty());
+  const std::string report = probe_report(d);
+  CHECK_THAT(report, ContainsSubstring("# unresolved (the stall watcher read the clock in only 1 of 5 slices"));
+  CHECK_THAT(report, ContainsSubstring("stall_max_ms on h1, stalls_over_1ms_per_s on h1"));
+}
+
+TEST_CASE("a reading that is not a number is unresolved; repeats and reasons survive JSON", "[probe]") {
+  CHECK(checked(measured(ProbeMetric::busy_clock_ghz, std::nan(""))).unresolved == "the probe's reading is not a number");
+  CHECK(checked(measured_repeats(ProbeMetric::busy_clock_ghz, 3, {3, INFINITY})).unresolved.size() > 0);
+  CHECK(checked(measured(ProbeMetric::busy_clock_ghz, 3)).measured());
+  const ProbeRecord r = measured_repeats(ProbeMetric::stall_max_ms, 9, {1, 9, 2});
+  CHECK(r.spread == Approx(4.0));  // (9 - 1) / 2
+  const auto back = nlohmann::json(r).get<ProbeRecord>();
+  CHECK(back.repeats == r.repeats);
+  const auto gone = nlohmann::json(unresolved(ProbeMetric::stall_max_ms, "starved")).get<ProbeRecord>();
+  CHECK(gone.unresolved == "starved");
+  CHECK_FALSE(gone.measured());
+  CHECK_FALSE(nlohmann::json(unresolved(ProbeMetric::stall_max_ms, "starved")).contains("value"));
+  // A spread of counts whose median is 0 is not 0: the range against the largest.
+  CHECK(relative_spread({0, 0, 0, 5}) == Approx(1.0));
 }
 
 TEST_CASE("a host's value is the median of its ranks and its worst rank is named", "[probe]") {
@@ -138,6 +209,91 @@ TEST_CASE("a busy core held below the others' clock is named for its clock", "[p
   CHECK_THAT(findings[0].fix, ContainsSubstring("C-states"));
 }
 
+TEST_CASE("one stray stall in a quiet watch names nothing; stalls that keep coming back do", "[probe]") {
+  // Two clean hosts of a busy machine: h0 had one 25 ms stall in one slice of five.
+  const auto stalls = [](const std::string& host, int rank, std::vector<double> slice_max) {
+    ProbeRecord r = measured_repeats(ProbeMetric::stall_max_ms, *std::max_element(slice_max.begin(), slice_max.end()),
+                                     slice_max);
+    r.host = host;
+    r.rank = rank;
+    return r;
+  };
+  CHECK(outlier_hosts(summarise_hosts({stalls("h0", 0, {25, 1, 1.2, 0.9, 1}), stalls("h1", 1, {0.4, 0.3, 0.5, 0.4, 0.3})}))
+            .empty());
+  // A host held to a CPU quota stops for most of every period: 75 ms in every slice.
+  const auto outliers =
+      outlier_hosts(summarise_hosts({stalls("h0", 0, {5, 6, 4, 5, 7}), stalls("h1", 1, {75, 76, 74, 75, 77})}));
+  REQUIRE(outliers.size() == 1);
+  CHECK(outliers[0].host.host == "h1");
+  CHECK_THAT(outliers[0].cause, ContainsSubstring("housekeeping"));
+}
+
+TEST_CASE("no host is named on a difference its peers' own spread explains", "[probe]") {
+  const auto effective = [](std::vector<std::pair<std::string, double>> hosts) {
+    std::vector<ProbeRecord> records;
+    int rank = 0;
+    for (const auto& [host, value] : hosts) records.push_back(on(host, rank++, ProbeMetric::all_cores_effective_ghz, value));
+    return named_hosts(outlier_hosts(summarise_hosts(records)));
+  };
+  // Four clean fake hosts of a loaded two-core machine (a probe named h1 from these): h1
+  // at half the others' median, but the others themselves range from 0.19 to 0.52.
+  CHECK(effective({{"h0", 0.187}, {"h1", 0.142}, {"h2", 0.52}, {"h3", 0.284}}).empty());
+  // Peers that agree: the same host at a sixth of them is named.
+  CHECK(effective({{"h0", 0.95}, {"h1", 0.142}, {"h2", 0.9}, {"h3", 0.92}}) == std::vector<std::string>{"h1"});
+  // Among many hosts two bad ones do not hide each other: the peers' spread is robust.
+  std::vector<std::pair<std::string, double>> many;
+  for (int h = 0; h < 16; ++h) many.push_back({"n" + std::to_string(h), 3.0 + 0.02 * (h % 4)});
+  many[3].second = 0.4;
+  many[11].second = 0.5;
+  CHECK(effective(many) == std::vector<std::string>{"n3", "n11"});
+  // Two hosts: the other host's own repeats are its spread. Rounds of 0.5 to 2.5 GHz
+  // explain a host at 1.3.
+  ProbeRecord noisy = measured_repeats(ProbeMetric::busy_effective_ghz, 1.5, {0.5, 2.5, 1.5, 1.6});
+  noisy.host = "h0";
+  ProbeRecord low = measured_repeats(ProbeMetric::busy_effective_ghz, 0.7, {0.7, 0.72, 0.68, 0.7});
+  low.host = "h1";
+  low.rank = 1;
+  CHECK(outlier_hosts(summarise_hosts({noisy, low})).empty());
+}
+
+TEST_CASE("on a machine with one NUMA node no finding gives a NUMA cause", "[probe]") {
+  // What probe_numa writes there: the remote figure and the placement skipped.
+  const auto host = [](const std::string& name, int rank, double local_gbps) {
+    std::vector<ProbeRecord> records{on(name, rank, ProbeMetric::numa_local_copy_gbps, local_gbps),
+                                     skipped(ProbeMetric::numa_remote_copy_gbps, std::string(kOneNumaNode)),
+                                     on(name, rank, ProbeMetric::memory_on_local_node, 1)};
+    records[1].host = name;
+    records[1].rank = rank;
+    return records;
+  };
+  std::vector<ProbeRecord> records = host("h0", 0, 12);
+  for (const auto& r : host("h1", 1, 3)) records.push_back(r);
+  // An old record's placement at 0 (it cannot be on one node) is not judged either.
+  records.back().value = 0;
+  const auto findings = outlier_findings(outlier_hosts(summarise_hosts(records)));
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].check == "probe.numa_local_copy_gbps");
+  CHECK(findings[0].hosts == std::vector<std::string>{"h1"});
+  CHECK_THAT(findings[0].fix, ContainsSubstring("memory bandwidth"));
+  CHECK_THAT(findings[0].fix, !ContainsSubstring("numactl") && !ContainsSubstring("across NUMA"));
+}
+
+TEST_CASE("the cpu-hog aid is refused where it cannot slow its host alone", "[probe]") {
+  const auto at = [](int rank, std::string host, std::string machine, std::vector<int> cpus) {
+    return RankPlacement{rank, std::move(host), std::move(machine), std::move(cpus)};
+  };
+  // Two fake hosts of one 2-core machine, unbound: the hogged rank's cores are the other's.
+  const auto unbound = cpu_hog_refusal({at(0, "h0", "m", {0, 1}), at(1, "h1", "m", {0, 1})}, 1);
+  CHECK(unbound.refused());
+  CHECK_THAT(unbound.message, ContainsSubstring("cannot slow host h1 alone") && ContainsSubstring("rank 0 of host h0"));
+  CHECK_THAT(unbound.fix, ContainsSubstring("--bind-to core"));
+  // Bound to a core each, on other machines, or sharing cores with its own host's ranks: fine.
+  CHECK_FALSE(cpu_hog_refusal({at(0, "h0", "m", {0}), at(1, "h1", "m", {1})}, 1).refused());
+  CHECK_FALSE(cpu_hog_refusal({at(0, "h0", "m", {0, 1}), at(1, "h1", "n", {0, 1})}, 1).refused());
+  CHECK_FALSE(cpu_hog_refusal({at(0, "h0", "m", {0, 1}), at(1, "h0", "m", {0, 1}), at(2, "h1", "m", {2})}, 1).refused());
+  CHECK_THAT(cpu_hog_refusal({at(0, "h0", "m", {0})}, 3).message, ContainsSubstring("names rank 3 of a launch of 1"));
+}
+
 TEST_CASE("a probe document is written and read back; skipped figures keep their reason", "[probe]") {
   ProbeDocument d;
   d.ranks = 2;
@@ -194,6 +350,41 @@ TEST_CASE("a reference whose own hosts disagree widely judges nothing inside tha
     if (r.metric == ProbeMetric::busy_effective_ghz && r.host == "h2") r.value = 0.5;
   });
   CHECK_FALSE(compare_probe_records(worse, uneven, {}).passed());
+}
+
+TEST_CASE("an unresolved figure is compared as unresolved: never better, never a failure", "[probe][compare]") {
+  const auto reference = four_hosts([](ProbeRecord&) {});
+  // h2's stall watcher starved: its stall figures are unresolved, the rest measured.
+  auto starved = four_hosts([](ProbeRecord&) {});
+  for (auto& r : starved) {
+    if (r.host == "h2" && r.metric == ProbeMetric::stall_max_ms) {
+      r = unresolved(ProbeMetric::stall_max_ms, "the stall watcher read the clock in only 1 of 5 slices");
+      r.host = "h2";
+    }
+  }
+  const ProbeComparison c = compare_probe_records(starved, reference, {});
+  CHECK(c.passed());
+  int rows = 0;
+  for (const auto& row : c.rows) {
+    if (row.metric != ProbeMetric::stall_max_ms || row.host != "h2") continue;
+    ++rows;
+    CHECK(row.verdict == Verdict::unresolved);
+    CHECK_THAT(row.unresolved, ContainsSubstring("new: the stall watcher"));
+  }
+  CHECK(rows == 1);
+  CHECK_THAT(c.summary(), ContainsSubstring("1 unresolved"));
+  const std::string table = probe_comparison_table(c);
+  CHECK_THAT(table, ContainsSubstring("# h2 stall_max_ms unresolved (new: the stall watcher"));
+  // Unresolved in the reference on every host: each NEW host's figure is unresolved.
+  auto unresolved_reference = reference;
+  for (auto& r : unresolved_reference) {
+    if (r.metric == ProbeMetric::stall_max_ms) r.unresolved = "starved";
+  }
+  int against_unresolved = 0;
+  for (const auto& row : compare_probe_records(reference, unresolved_reference, {}).rows) {
+    if (row.metric == ProbeMetric::stall_max_ms) against_unresolved += row.verdict == Verdict::unresolved;
+  }
+  CHECK(against_unresolved == 4);
 }
 
 // A real probe of one H200 (tests/data/real/h200-probe: every GPU figure measured; the

@@ -1,5 +1,6 @@
 // soak's pure parts: the change-point statistics, the verdicts over fake windows, the
 // window record, the signals' encoding, metrics text, durations and the fault schedule.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -204,6 +205,77 @@ TEST_CASE("soak verdicts: one window below the threshold is an outlier, counted"
 TEST_CASE("soak verdicts: steady hosts give nothing", "[soak]") {
   const auto windows = fake_windows(30, [](int w, int h) { return 10.0 * jitter(w, h); });
   CHECK_FALSE(judge_soak(windows, 4, {}).anything());
+}
+
+namespace {
+
+// Steady hosts whose world drops to `world_share` from window 5 (traffic between hosts),
+// with pair figures from window 8 on: `pair_gbps(a, b)` for each pair of the four hosts.
+template <typename Pairs>
+std::vector<SoakWindow> world_drift_with_pairs(double world_share, Pairs pair_gbps) {
+  auto windows = fake_windows(14, [](int w, int h) { return 10.0 * jitter(w, h); });
+  for (SoakWindow& w : windows) {
+    for (WindowFigure& f : w.figures) {
+      if (f.scope == Scope::world && w.index >= 5) f.algbw_gbps *= world_share;
+    }
+    if (w.index < 8) continue;
+    for (int a = 0; a < 4; ++a) {
+      for (int b = a + 1; b < 4; ++b) {
+        WindowFigure f = w.figures.front();
+        f.scope = Scope::pair;
+        f.host = a;
+        f.peer = b;
+        f.ranks = 4;
+        f.algbw_gbps = f.busbw_gbps = pair_gbps(a, b) * jitter(w.index, a + b);
+        w.figures.push_back(f);
+      }
+    }
+  }
+  return windows;
+}
+
+}  // namespace
+
+TEST_CASE("soak verdicts: a world drift is traced through the pairs to the link behind it, from its window", "[soak]") {
+  const auto windows = world_drift_with_pairs(0.3, [](int a, int b) { return a == 1 && b == 3 ? 2.0 : 10.0; });
+  const SoakVerdicts verdicts = judge_soak(windows, 4, {});
+  std::vector<std::pair<int, int>> drifting;
+  for (const soak::Verdict& v : verdicts.findings) {
+    if (v.kind != VerdictKind::drift) continue;
+    drifting.emplace_back(v.host, v.peer);
+    CHECK(v.first_window == 5);
+    CHECK(v.step == Approx(-0.7).margin(0.02));
+    if (v.host >= 0) {
+      CHECK(v.scope == Scope::pair);
+      CHECK_THAT(v.evidence, ContainsSubstring("traced by pair tests in windows 8-13"));
+    }
+  }
+  CHECK(drifting == std::vector<std::pair<int, int>>{{-1, -1}, {1, 3}});
+  // The link counts for both its hosts, not for the others.
+  CHECK(verdicts.has(1, VerdictKind::drift));
+  CHECK(verdicts.has(3, VerdictKind::drift));
+  CHECK_FALSE(verdicts.has(0, VerdictKind::drift));
+}
+
+TEST_CASE("soak verdicts: a world drift whose pairs are slow with one host is that host's, and none is the world's alone",
+          "[soak]") {
+  const auto host = judge_soak(world_drift_with_pairs(0.3, [](int a, int b) { return a == 2 || b == 2 ? 2.0 : 10.0; }), 4, {});
+  CHECK(hosts_with(host, VerdictKind::drift) == std::vector<int>{-1, 2});
+  for (const soak::Verdict& v : host.findings) {
+    CHECK(v.peer == -1);
+    if (v.host == 2) CHECK(v.first_window == 5);
+  }
+  // Every pair alike: the world's own, and it says the pairs placed nothing.
+  const auto alike = judge_soak(world_drift_with_pairs(0.3, [](int, int) { return 10.0; }), 4, {});
+  CHECK(hosts_with(alike, VerdictKind::drift) == std::vector<int>{-1});
+  REQUIRE_FALSE(alike.findings.empty());
+  CHECK_THAT(alike.findings.front().evidence, ContainsSubstring("pair tests in windows 8-13 name no host or link"));
+  // A pair figure survives its record.
+  const SoakWindow back = nlohmann::json(world_drift_with_pairs(0.3, [](int, int) { return 10.0; }).back()).get<SoakWindow>();
+  CHECK(std::any_of(back.figures.begin(), back.figures.end(),
+                    [](const WindowFigure& f) { return f.scope == Scope::pair && f.host == 1 && f.peer == 3; }));
+  CHECK(wants_trace(alike));
+  CHECK_FALSE(wants_trace(judge_soak(fake_windows(10, [](int w, int h) { return 10.0 * jitter(w, h); }), 4, {})));
 }
 
 TEST_CASE("soak verdicts: a throttle reason names the rank's host and the clock it fell to", "[soak]") {

@@ -5,8 +5,13 @@
 // windows' lengths follow the wall clock. What needs
 // processes and real timing (mpirun's signals, the metrics parsed by prometheus_client)
 // stays in tests/integration/test_soak_launch.cpp.
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <csignal>
+#include <functional>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -28,6 +33,89 @@ namespace {
 
 std::vector<std::string> soak_hosts() {
   return {"h0", "h0", "h1", "h1", "h2", "h2", "h3", "h3"};
+}
+
+// Who shares each sub-communicator, from every rank's split: the thread ranks' engines
+// record their colours, and a rank asking about its group waits until every rank has
+// split as often as it has (they split at the same point of the loop).
+class SplitBook {
+ public:
+  explicit SplitBook(int ranks) : colours_(static_cast<std::size_t>(ranks)), splits_(colours_.size(), 0) {}
+  void record(int rank, const std::vector<int>& colours) {
+    const std::lock_guard lock(mutex_);
+    colours_[static_cast<std::size_t>(rank)] = colours;
+    ++splits_[static_cast<std::size_t>(rank)];
+    changed_.notify_all();
+  }
+  // The world ranks of `rank`'s group on sub-communicator `comm` (1-based; 0: the world).
+  std::vector<int> members(int rank, int comm) {
+    std::vector<int> out;
+    if (comm == 0) {
+      for (int r = 0; r < static_cast<int>(colours_.size()); ++r) out.push_back(r);
+      return out;
+    }
+    std::unique_lock lock(mutex_);
+    const int mine = splits_[static_cast<std::size_t>(rank)];
+    changed_.wait(lock, [&] { return std::all_of(splits_.begin(), splits_.end(), [&](int n) { return n >= mine; }); });
+    const auto index = static_cast<std::size_t>(comm - 1);
+    for (int r = 0; r < static_cast<int>(colours_.size()); ++r) {
+      if (colours_[static_cast<std::size_t>(r)].at(index) == colours_[static_cast<std::size_t>(rank)].at(index)) out.push_back(r);
+    }
+    return out;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<std::vector<int>> colours_;
+  std::vector<int> splits_;
+};
+
+// A fault made outside the tool: calls on a communicator whose ranks span both ends of
+// the link run `factor` times as long, from `from_s` after the engine is made; every
+// other call is the paced engine's. A link between hosts slows the world too.
+class SlowLinkEngine final : public Engine {
+ public:
+  SlowLinkEngine(SplitBook& book, int rank, std::set<int> end_a, std::set<int> end_b, double factor, double from_s)
+      : book_(book), rank_(rank), a_(std::move(end_a)), b_(std::move(end_b)), factor_(factor), from_s_(from_s) {}
+  std::string_view name() const override { return "mpi"; }
+  DeviceDescription device() const override { return {}; }
+  void connect(const std::vector<ConfigSetting>&) override {}
+  void disconnect() override {}
+  std::string unsupported_reason(const CollectiveCall&) const override { return {}; }
+  std::uint64_t run_checked(const CollectiveCall&, bool) override { return 0; }
+  void split(const std::vector<int>& colours) override { book_.record(rank_, colours); }
+  void slow_down(double factor) override { aid_ = factor; }
+  TimedIterations run_timed(const CollectiveCall& call, int samples, int calls_per_sample = 1) override {
+    const std::chrono::duration<double> since = std::chrono::steady_clock::now() - made_;
+    bool crosses_a = false, crosses_b = false;
+    for (const int r : book_.members(rank_, call.comm)) {
+      crosses_a = crosses_a || a_.count(r) > 0;
+      crosses_b = crosses_b || b_.count(r) > 0;
+    }
+    paced_.slow_down(aid_ * (since.count() >= from_s_ && crosses_a && crosses_b ? factor_ : 1));
+    return paced_.run_timed(call, samples, calls_per_sample);
+  }
+
+ private:
+  SplitBook& book_;
+  int rank_;
+  std::set<int> a_, b_;
+  double factor_, from_s_, aid_ = 1;
+  PacedEngine paced_;
+  const std::chrono::steady_clock::time_point made_ = std::chrono::steady_clock::now();
+};
+
+// A soak on `hosts` whose engines are made by `engine_for(rank)`.
+std::vector<int> soak_with(const std::vector<std::string>& hosts, const SoakRequest& request,
+                           const std::function<std::unique_ptr<Engine>(int rank)>& engine_for) {
+  return run_ranks(hosts, [&](ThreadRank& rank) {
+    const LaunchServices services{
+        .make_engine = [&, r = rank.rank()](EngineKind) { return engine_for(r); },
+        .received_signal = [] { return 0; },
+    };
+    return run_soak_launch(rank, request, services);
+  });
 }
 
 SoakRequest paced_soak(const std::filesystem::path& dir, double duration_s, const std::string& fault = "") {
@@ -134,6 +222,101 @@ TEST_CASE("an in-process soak stopped on one rank ends after its window; --resum
     CHECK(all[i].at("launch") == (i < first.size() ? 1 : 2));
   }
   CHECK(all.back().at("end_s").get<double>() >= 1.0);
+}
+
+TEST_CASE("an in-process soak of 4 hosts x 1 rank: a slowed rank's world drift is traced to its host, from its window") {
+  // One rank a host: no host has a split of its own, so only the world's series moves.
+  // The pairs traced after it name the host, from the window the world's drift starts in.
+  const auto dir = fresh_dir("soak-trace-host");
+  const std::vector<std::string> hosts{"h0", "h1", "h2", "h3"};
+  CHECK(all_equal(soak_with(hosts, paced_soak(dir, 2.0, "2:slow=10@t=0.6"),
+                            [](int) { return std::unique_ptr<Engine>(std::make_unique<PacedEngine>()); }),
+                  kExitFindings));
+  const json findings = findings_in(dir);
+  INFO(findings.dump(2));
+  CHECK(hosts_named(findings, "drift") == std::set<std::string>{"h2"});
+  int world_from = -1, host_from = -2;
+  for (const json& f : findings) {
+    if (f.at("kind") != "drift") continue;
+    if (f.at("host") == "world") world_from = f.at("first_window").get<int>();
+    if (f.at("host") == "h2") {
+      host_from = f.at("first_window").get<int>();
+      CHECK(f.at("hosts") == json{"h2"});
+      CHECK_THAT(f.at("evidence").get<std::string>(), ContainsSubstring("traced by pair tests in windows"));
+    }
+  }
+  int slowed = -1;
+  for (const json& w : records_of(dir)) {
+    if (slowed < 0 && w.at("testing_aid_slow_factors").at(2).get<double>() > 1) slowed = w.at("window").get<int>();
+  }
+  CHECK(world_from == slowed);
+  CHECK(host_from == slowed);
+  // Pairs were measured only after the world's drift was found, never before it.
+  for (const json& w : records_of(dir)) {
+    for (const json& f : w.at("figures")) {
+      if (f.at("scope") == "pair") CHECK(w.at("window").get<int>() > slowed);
+    }
+  }
+}
+
+TEST_CASE("an in-process soak with one link slowed half way through: a drift on that link, from its window") {
+  // 4 hosts x 2 ranks; the link h1-h3 slowed 8-fold from 0.6 s by the engine, not the aid.
+  const auto dir = fresh_dir("soak-trace-link");
+  SplitBook book(8);
+  const double from_s = 0.6;
+  CHECK(all_equal(soak_with(soak_hosts(), paced_soak(dir, 2.0),
+                            [&](int rank) {
+                              return std::unique_ptr<Engine>(
+                                  std::make_unique<SlowLinkEngine>(book, rank, std::set<int>{2, 3}, std::set<int>{6, 7}, 8, from_s));
+                            }),
+                  kExitFindings));
+  const json findings = findings_in(dir);
+  INFO(findings.dump(2));
+  int link_from = -1;
+  for (const json& f : findings) {
+    CHECK(f.at("host") != "h0");
+    CHECK(f.at("host") != "h2");
+    if (f.at("kind") == "drift" && f.at("host") == "h1-h3") {
+      link_from = f.at("first_window").get<int>();
+      CHECK(f.at("hosts") == json({"h1", "h3"}));
+      CHECK_THAT(f.at("evidence").get<std::string>(), ContainsSubstring("fine with their other partners"));
+    }
+  }
+  REQUIRE(link_from >= 0);
+  // The drift starts in the window the link slowed in, or the one after (a window that
+  // straddles the change holds both levels). The timeline starts a few milliseconds after
+  // the engines' clock, hence the allowance.
+  int first_slow = -1;
+  for (const json& w : records_of(dir)) {
+    if (first_slow < 0 && w.at("end_s").get<double>() > from_s - 0.02) first_slow = w.at("window").get<int>();
+  }
+  CHECK(link_from >= first_slow);
+  CHECK(link_from <= first_slow + 1);
+  // Neither end is named a slow host: each is fine with its other partners.
+  CHECK(hosts_named(findings, "drift") == std::set<std::string>{"h1-h3"});
+}
+
+TEST_CASE("an in-process soak slowed everywhere alike: the world drifts and its trace names no host or link") {
+  // Every call of every communicator 4-fold from 0.6 s: a spell of load, or the whole fabric.
+  const auto dir = fresh_dir("soak-trace-everywhere");
+  SplitBook book(8);
+  CHECK(all_equal(soak_with(soak_hosts(), paced_soak(dir, 2.0),
+                            [&](int rank) {
+                              std::set<int> all{0, 1, 2, 3, 4, 5, 6, 7};
+                              return std::unique_ptr<Engine>(std::make_unique<SlowLinkEngine>(book, rank, all, all, 4, 0.6));
+                            }),
+                  kExitFindings));
+  const json findings = findings_in(dir);
+  INFO(findings.dump(2));
+  bool world = false;
+  for (const json& f : findings) {
+    CHECK(f.at("host") == "world");
+    if (f.at("kind") == "drift") {
+      world = true;
+      CHECK_THAT(f.at("evidence").get<std::string>(), ContainsSubstring("name no host or link"));
+    }
+  }
+  CHECK(world);
 }
 
 TEST_CASE("an in-process soak refuses a fault on a rank the launch lacks, or one that does not slow") {
