@@ -31,6 +31,18 @@ bool needs_two_numa_nodes(ProbeMetric metric) {
   return metric == ProbeMetric::numa_remote_copy_gbps || metric == ProbeMetric::memory_on_local_node;
 }
 
+// The best and the worst of a host's worst rank: over its repeats, or its value alone.
+double best_repeat(const MetricInfo& info, const HostValue& h) {
+  if (h.worst_repeats.empty()) return h.worst_value;
+  const auto [low, high] = std::minmax_element(h.worst_repeats.begin(), h.worst_repeats.end());
+  return info.better == Better::higher ? *high : *low;
+}
+double worst_repeat(const MetricInfo& info, const HostValue& h) {
+  if (h.worst_repeats.empty()) return h.worst_value;
+  const auto [low, high] = std::minmax_element(h.worst_repeats.begin(), h.worst_repeats.end());
+  return info.better == Better::higher ? *low : *high;
+}
+
 std::string cause_for(const HostValue& host) {
   if (host.one_numa_node && host.metric == ProbeMetric::numa_local_copy_gbps) return std::string(memory_bandwidth_cause());
   return std::string(metric_info(host.metric).cause);
@@ -105,11 +117,12 @@ std::vector<Outlier> outlier_hosts(const std::vector<HostValue>& hosts) {
       // Against the other hosts only: a host inside its own baseline pulls it halfway to
       // itself when there are two, and a host at half the other's rate went unnamed.
       std::vector<const HostValue*> peers;
-      std::vector<double> others;
+      std::vector<double> others, peers_worst;
       for (const auto* o : list) {
         if (o == h) continue;
         peers.push_back(o);
         others.push_back(o->median);
+        peers_worst.push_back(worst_repeat(info, *o));
       }
       const double baseline = median_of(others);
       const double margin =
@@ -123,6 +136,10 @@ std::vector<Outlier> outlier_hosts(const std::vector<HostValue>& hosts) {
       const auto& repeats = h->worst_repeats;
       const auto beyond_count = std::count_if(repeats.begin(), repeats.end(), beyond);
       if (!repeats.empty() && 2 * static_cast<std::size_t>(beyond_count) <= repeats.size()) continue;
+      // Its best repeat must be worse than the other hosts' worst ones (their median): where
+      // the ranges overlap, the peers' own spread explains the difference.
+      const double envelope = median_of(peers_worst);
+      if (!(info.better == Better::higher ? best_repeat(info, *h) < envelope : best_repeat(info, *h) > envelope)) continue;
       out.push_back({*h, baseline, margin, list.size() == 2 ? "the other host" : "the other hosts' median", cause_for(*h)});
     }
   }

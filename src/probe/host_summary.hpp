@@ -45,7 +45,9 @@ struct Outlier {
 // shared core is enough to name its host) is worse than the median of the other hosts'
 // medians by more than the margin - the widest of the metric's tolerance, its floor and
 // peer_noise - in its value and in more than half of its repeats (one stray stall in a
-// quiet watch names nothing). A single host is judged only against a reference (compare).
+// quiet watch names nothing), and whose best repeat is worse than the other hosts' worst
+// ones (their median): ranges that overlap are the peers' own spread. A single host is
+// judged only against a reference (compare).
 // On a host with one NUMA node the remote and placement figures are not judged.
 std::vector<Outlier> outlier_hosts(const std::vector<HostValue>& hosts);
 

@@ -10,6 +10,7 @@
 #include "core/input_file.hpp"
 #include "core/json_input.hpp"
 #include "core/output_file.hpp"
+#include "core/iteration_stats.hpp"
 #include "core/printf_text.hpp"
 #include "probe/cpu_probes.hpp"
 #include "probe/gpu_probes.hpp"
@@ -78,9 +79,37 @@ void judge_hosts(ProbeDocument& document) {
       document.hosts.push_back(r.host);
     }
   }
-  const auto outliers = outlier_hosts(summarise_hosts(document.records));
+  const auto summary = summarise_hosts(document.records);
+  const auto outliers = outlier_hosts(summary);
   document.findings = outlier_findings(outliers);
   document.named_hosts = named_hosts(outliers);
+  document.notes.clear();
+  if (document.cpu_hog_rank < 0) return;
+  const auto hogged = std::find_if(document.records.begin(), document.records.end(),
+                                   [&](const ProbeRecord& r) { return r.rank == document.cpu_hog_rank; });
+  if (hogged == document.records.end()) return;
+  const std::string host = hogged->host;
+  if (std::find(document.named_hosts.begin(), document.named_hosts.end(), host) != document.named_hosts.end()) return;
+  std::vector<double> others;
+  double mine = -1;
+  for (const HostValue& v : summary) {
+    if (v.metric != ProbeMetric::busy_effective_ghz) continue;
+    if (v.host == host) {
+      mine = v.worst_value;
+    } else {
+      others.push_back(v.median);
+    }
+  }
+  std::string evidence;
+  if (mine >= 0 && !others.empty()) {
+    evidence = printf_text(" (its busy core's effective clock %.3g GHz against %.3g GHz on the other hosts)", mine,
+                           median_of(others));
+  }
+  document.notes.push_back("the testing aid --inject-fault " + std::to_string(document.cpu_hog_rank) +
+                           ":cpu-hog did not make host " + host + " stand out" + evidence +
+                           ": other work on this machine took the other hosts' cores as well, so this probe says "
+                           "nothing about the aid's fault; run it on an idle machine, or limit the host from outside "
+                           "(a cgroup CPU quota: docs/probe.md)");
 }
 
 void write_probe_document(const ProbeDocument& d, const fs::path& directory) {
@@ -97,7 +126,9 @@ void write_probe_document(const ProbeDocument& d, const fs::path& directory) {
                            {"hosts", d.hosts},
                            {"ranks", d.ranks},                   {"options", options_json(d.options)},
                            {"records", d.records},               {"findings", d.findings},
-                           {"named_hosts", d.named_hosts}};
+                           {"named_hosts", d.named_hosts},
+                           {"cpu_hog_rank", d.cpu_hog_rank},
+                           {"notes", d.notes}};
   // Through a fresh file renamed into place (core/output_file.hpp); a failed write is exit 3 with its reason.
   const auto write = [](const fs::path& file, const std::string& text) {
     if (const int error = replace_file(file, text); error != 0) {
@@ -148,6 +179,8 @@ ProbeDocument read_probe_document(const fs::path& path) {
     d.records = j.at("records").get<std::vector<ProbeRecord>>();
     d.findings = j.value("findings", std::vector<doctor::Finding>{});
     d.named_hosts = j.value("named_hosts", std::vector<std::string>{});
+    d.cpu_hog_rank = j.value("cpu_hog_rank", -1);
+    d.notes = j.value("notes", std::vector<std::string>{});
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(file.string() + ": " + e.what(), "give the probe.json that ncclsweep probe wrote");
   }
@@ -195,6 +228,7 @@ std::string probe_report(const ProbeDocument& d) {
     for (const auto& f : u.figures) list += (list.empty() ? "" : ", ") + f;
     text += "# unresolved (" + u.reason + "): " + list + "\n";
   }
+  for (const auto& note : d.notes) text += "# note: " + note + "\n";
   if (d.named_hosts.empty()) {
     text += printf_text("# no host stands out among the %zu host(s)\n", d.hosts.size());
   } else {

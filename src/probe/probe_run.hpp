@@ -39,9 +39,14 @@ struct ProbeDocument {
   std::vector<ProbeRecord> records;
   std::vector<doctor::Finding> findings;
   std::vector<std::string> named_hosts;
+  int cpu_hog_rank = -1;           // the cpu-hog testing aid's rank; -1 without it
+  std::vector<std::string> notes;  // what the reader must know besides the findings
 };
 
-// Fills hosts, findings and named_hosts from the records (outliers among the hosts).
+// Fills hosts, findings and named_hosts from the records (outliers among the hosts), and
+// a note when the cpu-hog aid did not make its rank's host stand out: on a loaded machine
+// the kernel's group scheduling can starve the other hosts' ranks with it, and a probe that
+// names nothing then says nothing about the aid's fault.
 void judge_hosts(ProbeDocument& document);
 
 // Writes probe.json and records.jsonl into `directory` (created); UsageError when it

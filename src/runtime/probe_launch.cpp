@@ -61,6 +61,7 @@ std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const 
   document.phase_seconds = run.phase_seconds;
   document.ranks = session.size();
   document.options = options;
+  if (fault.action == FaultAction::cpu_hog) document.cpu_hog_rank = fault.rank;
   for (const auto& text : gathered) {
     for (auto& r : nlohmann::json::parse(text).get<std::vector<probe::ProbeRecord>>()) document.records.push_back(std::move(r));
   }

@@ -254,6 +254,17 @@ TEST_CASE("no host is named on a difference its peers' own spread explains", "[p
   low.host = "h1";
   low.rank = 1;
   CHECK(outlier_hosts(summarise_hosts({noisy, low})).empty());
+  // Ranges that overlap: a host whose best copy beats the other host's worst is not named,
+  // though its best is half the other's best.
+  const auto copies = [](const std::string& host, int rank, std::vector<double> gbps) {
+    ProbeRecord r = measured_repeats(ProbeMetric::numa_local_copy_gbps, *std::max_element(gbps.begin(), gbps.end()), gbps);
+    r.host = host;
+    r.rank = rank;
+    return r;
+  };
+  CHECK(outlier_hosts(summarise_hosts({copies("h0", 0, {1.6, 1.67, 1.5}), copies("h1", 1, {3.64, 1.4, 3.0})})).empty());
+  CHECK(named_hosts(outlier_hosts(summarise_hosts({copies("h0", 0, {1.6, 1.67, 1.5}), copies("h1", 1, {3.64, 3.5, 3.6})}))) ==
+        std::vector<std::string>{"h0"});
 }
 
 TEST_CASE("on a machine with one NUMA node no finding gives a NUMA cause", "[probe]") {
@@ -292,6 +303,30 @@ TEST_CASE("the cpu-hog aid is refused where it cannot slow its host alone", "[pr
   CHECK_FALSE(cpu_hog_refusal({at(0, "h0", "m", {0, 1}), at(1, "h1", "n", {0, 1})}, 1).refused());
   CHECK_FALSE(cpu_hog_refusal({at(0, "h0", "m", {0, 1}), at(1, "h0", "m", {0, 1}), at(2, "h1", "m", {2})}, 1).refused());
   CHECK_THAT(cpu_hog_refusal({at(0, "h0", "m", {0})}, 3).message, ContainsSubstring("names rank 3 of a launch of 1"));
+}
+
+TEST_CASE("a cpu-hog aid that did not make its host stand out says so in a note", "[probe]") {
+  ProbeDocument d;
+  d.ranks = 8;
+  d.records = four_hosts([](ProbeRecord&) {});
+  d.cpu_hog_rank = 5;  // on h2
+  judge_hosts(d);
+  CHECK(d.named_hosts.empty());
+  REQUIRE(d.notes.size() == 1);
+  CHECK_THAT(d.notes[0], ContainsSubstring("--inject-fault 5:cpu-hog did not make host h2 stand out"));
+  CHECK_THAT(probe_report(d), ContainsSubstring("# note: the testing aid"));
+  // Where it took, no note.
+  d.records = four_hosts([](ProbeRecord& r) {
+    if (r.rank == 5 && r.metric == ProbeMetric::busy_effective_ghz) r.value = 0.03;
+  });
+  judge_hosts(d);
+  CHECK(d.named_hosts == std::vector<std::string>{"h2"});
+  CHECK(d.notes.empty());
+  // Without the aid, none either.
+  d.cpu_hog_rank = -1;
+  d.records = four_hosts([](ProbeRecord&) {});
+  judge_hosts(d);
+  CHECK(d.notes.empty());
 }
 
 TEST_CASE("a probe document is written and read back; skipped figures keep their reason", "[probe]") {
