@@ -84,7 +84,17 @@ std::optional<ChangePoint> cusum_change(const std::vector<double>& values, doubl
     if (up == 0) up_zero = i;
     if (down == 0) down_zero = i;
     if (up > decision || down > decision) {
-      const int start = (up > decision ? up_zero : down_zero) + 1;
+      // The sum starts after its last zero, but noise that nudged it before the change
+      // (a dip or two inside the band's reach) pulls that early: of the windows from there
+      // to the alarm, the start is the cut where two levels fit the series best.
+      const int earliest = std::max((up > decision ? up_zero : down_zero) + 1, 1);
+      const SegmentErrors error(values);
+      int start = earliest;
+      double best = INFINITY;
+      for (int cut = earliest; cut <= i; ++cut) {
+        const double e = error(0, static_cast<std::size_t>(cut)) + error(static_cast<std::size_t>(cut), static_cast<std::size_t>(n));
+        if (e < best) best = e, start = cut;
+      }
       // The step is judged against everything before it, not the few baseline windows:
       // a baseline that happened to sit off-centre must not read as a drift of noise.
       const double before = start >= baseline ? median_of({values.begin(), values.begin() + start}) : level;

@@ -34,8 +34,9 @@ struct ChangePoint {
 // k = band (moves inside the band add nothing), decision h = 4 x band, and each window's
 // move clipped to +-3 x band, so one wild window adds at most 2 x band and never alarms
 // alone (that is an outlier, not a drift): a drift needs several windows off the level.
-// The change starts after the last window where the alarming sum was zero. Nothing
-// when no alarm, or when the step it leads to is inside the band.
+// The change starts between the last window where the alarming sum was zero and the
+// alarm, where two levels fit the whole series best (least squares). Nothing when no
+// alarm, or when the step it leads to is inside the band.
 std::optional<ChangePoint> cusum_change(const std::vector<double>& values, double band, int baseline);
 
 struct TwoLevels {

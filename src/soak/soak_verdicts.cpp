@@ -195,9 +195,12 @@ std::vector<locate::Measurement> pair_measurements(const std::vector<SoakWindow>
 }
 
 // Each drift (slower) or flap of the world traced to the host or link behind it, from the
-// pair tests of the windows after it. The pairs' threshold is halfway from the world's
-// level to its low level (a world 40% lower looks for pairs below 0.8x), within 0.5-0.95;
-// locate's noise rule holds besides. What the pairs cannot place stays the world's alone,
+// pair tests of the windows after it. A world collective goes at its slowest link, so the
+// pairs behind its change sit near the world's low level and the others near 1: the
+// threshold is halfway between in log space, the square root of the low level (a world at
+// 0.11x looks for pairs below 0.33x, one at 0.6x below 0.77x), within 0.1-0.95; locate's
+// noise rule holds besides (a linear halfway would name hosts whose pairs CPU contention
+// held to a third of the others'). What the pairs cannot place stays the world's alone,
 // and its evidence says so.
 void trace_world(const std::vector<SoakWindow>& windows, int hosts, std::vector<Verdict>& out) {
   if (hosts < 3) return;
@@ -215,7 +218,7 @@ void trace_world(const std::vector<SoakWindow>& windows, int hosts, std::vector<
                                                    [](const auto& a, const auto& b) { return a.repeat < b.repeat; });
     const std::string where = printf_text("pair tests in windows %d-%d", first->repeat, last->repeat);
     const double low = world.kind == VerdictKind::drift ? 1 + world.step : 1 / (1 + world.step);
-    const double threshold = std::clamp(1 - (1 - low) / 2, 0.5, 0.95);
+    const double threshold = std::clamp(std::sqrt(low), 0.1, 0.95);
     const std::string from = "the world's " + std::string(name_of(world.kind)) + " from window " +
                              std::to_string(world.first_window) + " (" + percent(world.step) + ")";
     bool placed = false;

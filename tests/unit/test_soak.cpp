@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catch_compat.hpp"
+#include "core/iteration_stats.hpp"
 #include "runtime/fault_injection.hpp"
 #include "soak/change_points.hpp"
 #include "soak/duration.hpp"
@@ -167,6 +168,18 @@ TEST_CASE("a step with one stray window changes level three times and is still n
   REQUIRE(flapping);
   CHECK(flapping->step_misfits >= 4);
   CHECK(is_flap(*flapping));
+}
+
+TEST_CASE("CUSUM: noise dips before a change do not pull its start early", "[soak]") {
+  // A loaded machine's world series (log of busbw): two windows at 0.39x, one at 0.8x,
+  // then the real change to 0.11x from window 7. The sum left zero at window 4 and never
+  // came back; the change is the cut where two levels fit best.
+  std::vector<double> values{0, -0.1, 0.05, 0, -0.95, -0.95, -0.22};
+  for (int i = 0; i < 8; ++i) values.push_back(-2.2 + 0.02 * (i % 3));
+  const auto change = cusum_change(values, std::log1p(0.6), 3);
+  REQUIRE(change);
+  CHECK(change->start == 7);
+  CHECK(change->step == Approx(std::expm1(-2.2 - median_of({values.begin(), values.begin() + 7}))).margin(0.02));
 }
 
 TEST_CASE("soak verdicts: a host that drops from window 5 drifts, the others do not", "[soak]") {
