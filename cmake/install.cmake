@@ -1,15 +1,20 @@
 # `cmake --install BUILD --prefix P` puts the binary in P/bin and the data it reads in
 # P/share/ncclsweep (configs/models, configs/workloads, configs/systems, the example
-# sweeps/ and the Slurm template); src/cli/data_dir.cpp finds that directory beside the
-# binary, so the two paths below must keep their relation. `cpack -G DEB` packages the same
+# sweeps/ and the Slurm template), and the GPU module in P/lib/ncclsweep;
+# src/cli/data_dir.cpp and src/doctor/gpu_module.cpp find them from the binary's own path,
+# so these paths must keep their relation. `cpack -G DEB` packages the same
 # tree for /usr.
 install(TARGETS ncclsweep RUNTIME DESTINATION bin)
+# The GPU module, which the binary loads from ../lib/ncclsweep (src/doctor/gpu_module.cpp).
+if(NCCLSWEEP_HAVE_NCCL)
+  install(TARGETS ncclsweep_gpu LIBRARY DESTINATION ${NCCLSWEEP_GPU_MODULE_DIR})
+endif()
 install(DIRECTORY configs/models configs/workloads configs/systems DESTINATION share/ncclsweep/configs)
 install(DIRECTORY sweeps/ DESTINATION share/ncclsweep/sweeps)
 install(FILES scripts/slurm/ncclsweep.sbatch DESTINATION share/ncclsweep/slurm)
 install(FILES README.md DESTINATION share/doc/ncclsweep)
 # MPI, NCCL and the CUDA runtime may live outside the loader's paths (/usr/local/cuda/lib,
-# a Spack prefix): the installed binary keeps the directories it was linked against.
+# a Spack prefix): the installed binary and module keep the directories they were linked against.
 set_target_properties(ncclsweep PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 
 # ---- the .deb: runtime dependencies named as Debian 12 and Ubuntu 24.04 call them ----

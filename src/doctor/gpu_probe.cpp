@@ -2,49 +2,33 @@
 
 #include <sstream>
 
-#include "core/nccl_version.hpp"
+#include "doctor/gpu_module.hpp"
 #include "doctor/nvidia_smi.hpp"
 #include "doctor/nvml_reader.hpp"
 
-#if NCCLSWEEP_HAVE_NCCL
-#include <cuda_runtime.h>
-#include <nccl.h>
-#endif
-
 namespace ncclsweep::doctor {
 
-#if NCCLSWEEP_HAVE_NCCL
 GpuFacts probe_gpu(int local_rank) {
-  GpuFacts gpu;
-  int devices = 0;
-  const cudaError_t status = cudaGetDeviceCount(&devices);
-  if (status != cudaSuccess || devices == 0) {
-    gpu.unavailable_reason = status != cudaSuccess ? cudaGetErrorString(status) : "CUDA sees 0 devices";
+  const GpuModule module;
+  if (!module.loaded()) {
+    GpuFacts gpu;
+    gpu.unavailable_reason = module.unavailable_reason();
     return gpu;
   }
-  char bus[32] = {};
-  if (cudaDeviceGetPCIBusId(bus, sizeof bus, local_rank % devices) != cudaSuccess) {
-    gpu.unavailable_reason = "cudaDeviceGetPCIBusId failed";
-    return gpu;
-  }
-  gpu.bus_id = bus;
-  return gpu;
+  return NCCLSWEEP_GPU_ENTRY(module, ncclsweep_gpu_facts)(local_rank);
 }
 
 void add_nccl_versions(RankFacts& facts) {
-  int code = 0;
-  if (ncclGetVersion(&code) == ncclSuccess) facts.nccl_library_version = nccl_version_text(code);
-  facts.nccl_header_version = nccl_version_text(NCCL_VERSION_CODE);
-}
-#else
-GpuFacts probe_gpu(int) {
-  GpuFacts gpu;
-  gpu.unavailable_reason = "ncclsweep was built without CUDA";
-  return gpu;
+  const GpuModule module;
+  if (module.loaded()) NCCLSWEEP_GPU_ENTRY(module, ncclsweep_gpu_nccl_versions)(facts);
 }
 
-void add_nccl_versions(RankFacts&) {}
-#endif
+std::optional<std::int64_t> gpu_free_mib() {
+  const GpuModule module;
+  if (!module.loaded()) return std::nullopt;
+  const std::int64_t mib = NCCLSWEEP_GPU_ENTRY(module, ncclsweep_gpu_free_mib)();
+  return mib < 0 ? std::nullopt : std::optional<std::int64_t>(mib);
+}
 
 void add_gpu_state(GpuFacts& gpu) {
   if (gpu.bus_id.empty()) return;

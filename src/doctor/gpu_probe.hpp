@@ -1,6 +1,9 @@
 #pragma once
-// The live side of the GPU facts: which GPU this rank would drive (through CUDA, when
-// ncclsweep was built with it) and what NVML (or nvidia-smi) says about it.
+// The live side of the GPU facts: which GPU this rank would drive (through CUDA, in the
+// GPU module when ncclsweep was built with it: gpu_module.hpp) and what NVML (or
+// nvidia-smi) says about it.
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,5 +31,13 @@ std::vector<std::string> gpu_fact_disagreements(const GpuFacts& a, const GpuFact
 
 // ncclGetVersion and NCCL_VERSION_CODE as "2.28.3"; both empty without NCCL.
 void add_nccl_versions(RankFacts& facts);
+
+// Free memory of the current CUDA device in MiB (cudaMemGetInfo); empty without CUDA or a GPU.
+std::optional<std::int64_t> gpu_free_mib();
+
+// The GPU module's side of the three above (gpu_probe_cuda.cpp); free MiB -1 when unknown.
+extern "C" GpuFacts ncclsweep_gpu_facts(int local_rank);
+extern "C" void ncclsweep_gpu_nccl_versions(RankFacts& facts);
+extern "C" std::int64_t ncclsweep_gpu_free_mib();
 
 }  // namespace ncclsweep::doctor

@@ -14,7 +14,8 @@ namespace ncclsweep {
 int run_doctor_launch(MpiSession& session, const DoctorFlags& flags, char** envp, std::ostream& out) {
   doctor::GpuFacts gpu = doctor::probe_gpu(session.local_rank());
   if (!flags.no_gpu_tools) doctor::add_gpu_state(gpu);
-  const auto mine = doctor::collect_local_facts(session, envp, std::move(gpu));
+  doctor::RankFacts mine = doctor::collect_local_facts(session, envp, std::move(gpu));
+  doctor::add_nccl_versions(mine);
   const auto all = doctor::gather_facts(session, mine);
   int status = kExitOk;
   if (session.rank() == 0) {

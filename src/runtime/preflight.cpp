@@ -1,7 +1,6 @@
 #include "runtime/preflight.hpp"
 
 #include "doctor/checks.hpp"
-#include "doctor/gpu_probe.hpp"
 #include "doctor/system_reader.hpp"
 #include "runtime/rank_group.hpp"
 
@@ -10,9 +9,7 @@ namespace ncclsweep::doctor {
 RankFacts collect_local_facts(const RankGroup& session, char** envp, GpuFacts gpu) {
   const auto reader = make_rooted_reader("/");
   const RankIdentity identity{session.rank(), session.host(), session.local_rank()};
-  RankFacts facts = collect_rank_facts(*reader, identity, doctor_environment(envp), std::move(gpu));
-  add_nccl_versions(facts);
-  return facts;
+  return collect_rank_facts(*reader, identity, doctor_environment(envp), std::move(gpu));
 }
 
 std::vector<RankFacts> gather_facts(RankGroup& session, const RankFacts& mine) {
@@ -23,11 +20,15 @@ std::vector<RankFacts> gather_facts(RankGroup& session, const RankFacts& mine) {
   return facts;
 }
 
-std::vector<Finding> cheap_checks(RankGroup& session, char** envp, const std::string& pci_bus_id) {
+std::vector<Finding> cheap_checks(RankGroup& session, char** envp, const DeviceDescription& device) {
   GpuFacts gpu;
-  gpu.bus_id = pci_bus_id;
-  if (pci_bus_id.empty()) gpu.unavailable_reason = "the engine drives no GPU";
-  const auto all = gather_facts(session, collect_local_facts(session, envp, std::move(gpu)));
+  gpu.bus_id = device.pci_bus_id;
+  if (device.pci_bus_id.empty()) gpu.unavailable_reason = "the engine drives no GPU";
+  // NCCL's versions as the engine read them: this process need not load the GPU module.
+  RankFacts mine = collect_local_facts(session, envp, std::move(gpu));
+  mine.nccl_library_version = device.nccl_library_version;
+  mine.nccl_header_version = device.nccl_header_version;
+  const auto all = gather_facts(session, mine);
   return session.rank() == 0 ? evaluate(all) : std::vector<Finding>{};
 }
 

@@ -47,7 +47,7 @@ bool begin_run(LaunchState& state, const DeviceDescription& device) {
     state.refuse(refusal);
     return false;
   }
-  start.preflight = doctor::cheap_checks(session, request.envp, device.pci_bus_id);  // collective
+  start.preflight = doctor::cheap_checks(session, request.envp, device);  // collective
   if (!state.leader) return true;
   for (const std::string& line : preflight_lines(start.preflight)) state.log(LogLevel::info, line);
   start.mpi_library_version = session.library_version();

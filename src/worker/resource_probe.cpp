@@ -1,9 +1,8 @@
 #include "worker/resource_probe.hpp"
 
 #include <filesystem>
-#if NCCLSWEEP_HAVE_NCCL
-#include <cuda_runtime.h>
-#endif
+
+#include "doctor/gpu_probe.hpp"
 
 namespace ncclsweep {
 
@@ -16,10 +15,7 @@ ResourceUse current_resource_use() {
     ++fds;
   }
   if (!ec) use.open_fds = fds - 1;  // the iterator's own descriptor
-#if NCCLSWEEP_HAVE_NCCL
-  std::size_t free_bytes = 0, total_bytes = 0;
-  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) use.gpu_free_mib = static_cast<std::int64_t>(free_bytes >> 20);
-#endif
+  if (const auto free_mib = doctor::gpu_free_mib()) use.gpu_free_mib = *free_mib;
   return use;
 }
 

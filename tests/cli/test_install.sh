@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `cmake --install` into a temporary prefix, then the installed binary run from another
 # directory, where no configs/ or sweeps/ are: it must find its data beside itself
-# (P/share/ncclsweep), and NCCLSWEEP_DATA_DIR must override that. Then `cpack -G DEB`
+# (P/share/ncclsweep) and its GPU module (P/lib/ncclsweep), and NCCLSWEEP_DATA_DIR must
+# override the data. Then `cpack -G DEB`
 # into a temporary directory: the package holds the same tree and names its dependencies.
 # Usage: test_install.sh BUILD_DIR MPIEXEC
 set -uo pipefail
@@ -58,6 +59,18 @@ run mpi "$mpiexec" -np 2 --oversubscribe "${root[@]}" "$bin" run --engine mpi --
 [ -f "$work/elsewhere/results/run.json" ] || fail "no run.json"
 expect mpi "all_reduce"
 
+# The GPU module: installed where the binary looks for it (lib/ncclsweep), and loaded from
+# there by the nccl engine, which then measures, or says that no GPU is visible - never
+# that the module is missing. (No leak checking: CUDA's failed start is not ncclsweep's.)
+if [ -f "$build/libncclsweep-gpu.so" ]; then
+  [ -f "$prefix/lib/ncclsweep/libncclsweep-gpu.so" ] || fail "not installed: lib/ncclsweep/libncclsweep-gpu.so"
+  run nccl env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$mpiexec" -np 1 --oversubscribe "${root[@]}" \
+    "$bin" run --engine nccl --collectives all_reduce --sizes 4K --iters 2 -o "$work/elsewhere/nccl-results"
+  if [ "$status" -ne 0 ] && ! { [ "$status" -eq 2 ] && grep -q "no GPU visible" "$work/nccl.out"; }; then
+    fail "the installed ncclsweep's nccl engine exited $status without measuring or saying no GPU is visible"
+  fi
+fi
+
 # NCCLSWEEP_DATA_DIR wins over the installed data.
 mkdir -p "$work/other-data/configs/models"
 run override env NCCLSWEEP_DATA_DIR="$work/other-data" "$bin" sizes --model llama3-8b --dp 8
@@ -80,8 +93,9 @@ if command -v cpack >/dev/null 2>&1; then
       grep -q "$package" <<<"$depends" || fail "the .deb does not depend on $package"
     done
     contents=$(dpkg-deb -c "$deb")
-    for path in ./usr/bin/ncclsweep ./usr/share/ncclsweep/configs/models/llama3-8b.yaml \
-      ./usr/share/ncclsweep/sweeps/smoke-mpi.yaml; do
+    paths=(./usr/bin/ncclsweep ./usr/share/ncclsweep/configs/models/llama3-8b.yaml ./usr/share/ncclsweep/sweeps/smoke-mpi.yaml)
+    [ -f "$build/libncclsweep-gpu.so" ] && paths+=(./usr/lib/ncclsweep/libncclsweep-gpu.so)
+    for path in "${paths[@]}"; do
       grep -qF " $path" <<<"$contents" || fail "the .deb lacks $path"
     done
   fi

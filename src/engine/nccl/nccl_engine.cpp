@@ -479,7 +479,9 @@ class NcclEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_nccl_engine(Coordinator& coordinator) { return std::make_unique<NcclEngine>(coordinator); }
+extern "C" std::unique_ptr<Engine> ncclsweep_gpu_nccl_engine(Coordinator& coordinator) {
+  return std::make_unique<NcclEngine>(coordinator);
+}
 
 }  // namespace ncclsweep
 
