@@ -13,6 +13,9 @@ struct RankTimes {
   double min = 0, avg = 0, max = 0;
 };
 
+// The most values one Coordinator::reduce_times_each takes.
+inline constexpr std::size_t kReducedValues = 8;
+
 // The control plane: what the runtime and engines need from the other ranks,
 // independent of the engine's data plane. MPI ranks implement it with MPI; worker
 // processes by relaying through their MPI rank.
@@ -27,6 +30,12 @@ class Coordinator {
   // stop the others before they wait for it in a collective.
   virtual bool all_ranks_agree(bool ok) = 0;
   virtual RankTimes reduce_times(double seconds) = 0;  // min, avg, max over ranks
+  // The min, avg and max over ranks of each of a few values (at most kReducedValues), in
+  // one collective of fixed size: a measurement's statistics cost O(log N) per rank.
+  virtual std::vector<RankTimes> reduce_times_each(const std::vector<double>& values) = 0;
+  // Every rank's `value` in rank order on rank 0, empty on the other ranks: each rank sends
+  // one value and only rank 0 receives N, where every rank would with an all-reduce.
+  virtual std::vector<double> gather_on_first(double value) = 0;
   virtual std::uint64_t sum(std::uint64_t value) = 0;
   // Element-wise maximum of small status codes over ranks (the worst status wins).
   virtual std::vector<std::uint8_t> max_codes(std::vector<std::uint8_t> codes) = 0;

@@ -5,11 +5,13 @@
 
 namespace ncclsweep {
 
-void add_sub_communicator_times(MeasurementRecord& record, const PlannedCall& planned, const std::vector<double>& seconds_by_rank) {
+void add_sub_communicator_times(MeasurementRecord& record, const PlannedCall& planned, int world,
+                                const std::vector<double>& seconds_by_rank) {
   const CommSplit& group = planned.split;
   record.communicator = group.kind;
+  record.communicators = group.is_world() ? 1 : world / group.size;
   const int ranks = static_cast<int>(seconds_by_rank.size());
-  record.communicators = group.is_world() ? 1 : ranks / group.size;
+  if (ranks != world) return;
   record.per_communicator.assign(static_cast<std::size_t>(record.communicators), SubCommunicatorTime{});
   std::vector<int> members(record.per_communicator.size(), 0);
   for (auto& g : record.per_communicator) g.time_us.min = std::numeric_limits<double>::max();

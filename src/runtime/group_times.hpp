@@ -8,7 +8,10 @@
 
 namespace ncclsweep {
 
-// Fills record.communicator, groups and per_communicator from every rank's per-call seconds (rank order).
-void add_sub_communicator_times(MeasurementRecord& record, const PlannedCall& planned, const std::vector<double>& seconds_by_rank);
+// Fills record.communicator and communicators on every rank of `world`, and
+// per_communicator where every rank's per-call seconds (rank order) are known: on rank 0,
+// which gathered them; elsewhere `seconds_by_rank` is empty and per_communicator stays so.
+void add_sub_communicator_times(MeasurementRecord& record, const PlannedCall& planned, int world,
+                                const std::vector<double>& seconds_by_rank);
 
 }  // namespace ncclsweep

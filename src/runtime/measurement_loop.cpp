@@ -66,10 +66,11 @@ int calls_per_sample(double call_seconds, const LoopOptions& options) {
   return std::max(k, 1);
 }
 
-// The clocks around a measurement over every rank (collective: every rank calls it once).
-std::optional<MeasurementClocks> reduce_clocks(const std::optional<GpuClocks>& before,
-                                               const std::optional<GpuClocks>& after, Coordinator& ranks) {
-  if (!ranks.all_ranks_agree(before && after)) return std::nullopt;
+// The clocks around a measurement over every rank, once all of them have both readings
+// (collective: every rank calls it once, with the same `every_rank_read`).
+std::optional<MeasurementClocks> reduce_clocks(const std::optional<GpuClocks>& before, const std::optional<GpuClocks>& after,
+                                               bool every_rank_read, Coordinator& ranks) {
+  if (!every_rank_read) return std::nullopt;
   // The lowest clock over ranks is the largest negated one.
   const std::vector<double> lowest =
       ranks.max_each({-double(before->sm_mhz), -double(after->sm_mhz), -double(before->mem_mhz), -double(after->mem_mhz)});
@@ -120,7 +121,8 @@ UnderCompute measure_under_compute(const CollectiveCall& call, const PlannedCall
   u.serial_sum_us = slowest[5] * 1e6;
   u.compute_ops_under = static_cast<int>(-slowest[6]);
   u.plain_loop_tflops = slowest[7] > 0 ? load.flops() / slowest[7] / 1e12 : 0;
-  u.clocks = reduce_clocks(before, engine.read_clocks(), ranks);
+  const std::optional<GpuClocks> after = engine.read_clocks();
+  u.clocks = reduce_clocks(before, after, ranks.all_ranks_agree(before && after), ranks);
   return u;
 }
 
@@ -157,28 +159,31 @@ MeasurementRecord measure_placement(const PlannedCall& planned, Placement placem
   }
   times.calls_per_sample = per_sample;
   const double t_timed = clock.lap();
-  const std::optional<MeasurementClocks> clocks = reduce_clocks(clocks_before, engine.read_clocks(), ranks);
-  const double t_clocks_after = clock.lap();
+  const std::optional<GpuClocks> clocks_after = engine.read_clocks();
   const double iters = static_cast<double>(times.slowest_seconds.size()) * per_sample;
+  // The measurement's statistics in one fixed-size reduction, whatever the rank count:
+  // device and host time per call, the slowest-rank code, and whether a rank lacks clocks.
   const double code = slowest_here * kRankSlots + (kRankSlots - 1 - ranks.rank());
-  const double top = ranks.max_each({code}).front();
+  const std::vector<RankTimes> reduced =
+      ranks.reduce_times_each({device_s / iters, host_s / iters, code, clocks_before && clocks_after ? 0.0 : 1.0});
+  const RankTimes& t = reduced[0];
+  const RankTimes& host = reduced[1];
+  const double top = reduced[2].max;
   times.slowest_rank_iterations = static_cast<int>(std::floor(top / kRankSlots));
   times.slowest_rank = static_cast<int>(kRankSlots - 1 - (top - times.slowest_rank_iterations * kRankSlots));
-
-  // Every rank's average, for the straggler report: each fills its own slot and the
-  // element-wise maximum over ranks (times are positive) gathers them.
-  std::vector<double> rank_times(static_cast<std::size_t>(ranks.size()), 0.0);
-  rank_times[static_cast<std::size_t>(ranks.rank())] = device_s / iters * 1e6;
-  rank_times = ranks.max_each(std::move(rank_times));
-  const RankTimes t = ranks.reduce_times(device_s / iters);
-  const RankTimes host = ranks.reduce_times(host_s / iters);
+  const std::optional<MeasurementClocks> clocks = reduce_clocks(clocks_before, clocks_after, reduced[3].max == 0, ranks);
+  // Every rank's average, for the per-node view, the stragglers and the groups: gathered
+  // on rank 0, which writes the record (one value sent per rank; the other ranks' records
+  // go without them).
+  std::vector<double> rank_times = ranks.gather_on_first(device_s / iters * 1e6);
+  const double t_reduced = clock.lap();
   // On sub-communicators busbw counts one group's ranks; every group ran at once.
   MeasurementRecord record =
       make_record(planned, placement, planned.split.ranks_in(ranks.size()), options, t.min, t.avg, t.max);
   if (call.comm != 0) {
     std::vector<double> seconds_by_rank(rank_times);
     for (double& s : seconds_by_rank) s *= 1e-6;
-    add_sub_communicator_times(record, planned, seconds_by_rank);
+    add_sub_communicator_times(record, planned, ranks.size(), seconds_by_rank);
   }
   record.warmup = warmed.calls;
   record.iters = static_cast<int>(iters);
@@ -190,10 +195,9 @@ MeasurementRecord measure_placement(const PlannedCall& planned, Placement placem
   if (options.trace_timing && ranks.rank() == 0) {
     std::fprintf(stderr,
                  "ncclsweep timing: %s %llu B %s: clocks before %.2f ms, check %.2f ms, warm-up %.2f ms, timed %.2f ms "
-                 "(device %.2f ms, %d batches), clocks after %.2f ms, reductions %.2f ms\n",
+                 "(device %.2f ms, %d batches), clocks after and reductions %.2f ms\n",
                  collective_name(record).data(), static_cast<unsigned long long>(record.size_bytes), name_of(record.placement).data(),
-                 t_clocks * 1e3, t_check * 1e3, t_warmup * 1e3, t_timed * 1e3, device_s * 1e3, batches,
-                 t_clocks_after * 1e3, clock.lap() * 1e3);
+                 t_clocks * 1e3, t_check * 1e3, t_warmup * 1e3, t_timed * 1e3, device_s * 1e3, batches, t_reduced * 1e3);
   }
   add_iteration_stats(times, record);
   if (options.compute) {

@@ -116,14 +116,17 @@ std::string MpiSession::library_version() const {
 
 void MpiSession::barrier() { check_mpi(MPI_Barrier(world_), "MPI_Barrier"); }
 
-RankTimes MpiSession::reduce_times(double seconds) {
-  RankTimes t;
-  check_mpi(MPI_Allreduce(&seconds, &t.min, 1, MPI_DOUBLE, MPI_MIN, world_), "MPI_Allreduce");
-  check_mpi(MPI_Allreduce(&seconds, &t.max, 1, MPI_DOUBLE, MPI_MAX, world_), "MPI_Allreduce");
-  double total = 0;
-  check_mpi(MPI_Allreduce(&seconds, &total, 1, MPI_DOUBLE, MPI_SUM, world_), "MPI_Allreduce");
-  t.avg = total / size_;
-  return t;
+RankTimes MpiSession::reduce_times(double seconds) { return reduce_times_each({seconds}).front(); }
+
+std::vector<RankTimes> MpiSession::reduce_times_each(const std::vector<double>& values) {
+  // One MPI_Allreduce of a relay step, not one per statistic.
+  return reduced_times(combine_relay_steps(reduce_times_step(values)).step, values.size(), size_);
+}
+
+std::vector<double> MpiSession::gather_on_first(double value) {
+  std::vector<double> all(rank_ == 0 ? static_cast<std::size_t>(size_) : 0);
+  check_mpi(MPI_Gather(&value, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, world_), "MPI_Gather");
+  return all;
 }
 
 std::uint64_t MpiSession::sum(std::uint64_t value) {
@@ -181,9 +184,12 @@ std::vector<std::string> MpiSession::gather(const std::string& value, int root) 
   return out;
 }
 
-RelayStep MpiSession::combine_relay_steps(const RelayStep& mine) {
+CombinedStep MpiSession::combine_relay_steps(const RelayStep& mine) {
   if (!relay_) relay_.emplace(world_);
-  return relay_->all_reduce(mine);
+  CombinedStep combined{relay_->all_reduce(mine), {}};
+  // Every rank sees the same combination, so all of them gather or none does.
+  if (combined.step.gather != 0 && !combined.step.failed()) combined.gathered = gather_on_first(mine.gather_value);
+  return combined;
 }
 
 void MpiSession::abort(int status) {

@@ -34,6 +34,8 @@ class MpiSession final : public RankGroup {
   std::string library_version() const override;  // first line of MPI_Get_library_version
   void barrier() override;
   RankTimes reduce_times(double seconds) override;
+  std::vector<RankTimes> reduce_times_each(const std::vector<double>& values) override;
+  std::vector<double> gather_on_first(double value) override;
   std::uint64_t sum(std::uint64_t value) override;
   std::vector<std::uint8_t> max_codes(std::vector<std::uint8_t> codes) override;
   std::vector<double> max_each(std::vector<double> values) override;
@@ -41,14 +43,14 @@ class MpiSession final : public RankGroup {
   using RankGroup::gather;
   std::string broadcast_string(std::string value, int root) override;
   std::vector<std::string> gather(const std::string& value, int root) override;
-  RelayStep combine_relay_steps(const RelayStep& mine) override;
+  CombinedStep combine_relay_steps(const RelayStep& mine) override;
   [[noreturn]] void abort(int status) override;
 
  private:
   MPI_Comm world_ = MPI_COMM_NULL;  // a private duplicate of MPI_COMM_WORLD
   int rank_ = 0, size_ = 1, local_rank_ = 0;
   std::string host_;
-  std::optional<RelayReducer> relay_;  // made on the first relayed step (worker launches)
+  std::optional<RelayReducer> relay_;  // made on the first relayed step or time reduction
 };
 
 }  // namespace ncclsweep

@@ -22,8 +22,9 @@ class RankGroup : public Coordinator {
   // Every rank's string, in rank order, on `root`; empty elsewhere.
   virtual std::vector<std::string> gather(const std::string& value, int root) = 0;
   std::vector<std::string> gather(const std::string& value) { return gather(value, 0); }
-  // Every rank's step combined (relay_step.hpp), on every rank: one call per step.
-  virtual RelayStep combine_relay_steps(const RelayStep& mine) = 0;
+  // Every rank's step combined (relay_step.hpp), on every rank: one call per step; when
+  // the combination asks for a gather, every rank's gather_value too, on rank 0.
+  virtual CombinedStep combine_relay_steps(const RelayStep& mine) = 0;
   // What carries the ranks' messages, for run.json ("Open MPI v4.1.4").
   virtual std::string library_version() const = 0;
   // Ends every rank of the launch with `status`: for a failure one rank cannot recover

@@ -49,12 +49,14 @@ GroupResult run_worker_group(RankGroup& ranks, const WorkerStart& start,
         return result;
       }
       if (type == "step") {
-        const RelayStep combined = ranks.combine_relay_steps(message->at("step").get<RelayStep>());
-        note_step(combined, result, aborted);
-        channel.send({{"type", "step"}, {"step", combined}});
+        const CombinedStep combined = ranks.combine_relay_steps(message->at("step").get<RelayStep>());
+        note_step(combined.step, result, aborted);
+        nlohmann::json reply{{"type", "step"}, {"step", combined.step}};
+        if (!combined.gathered.empty()) reply["gathered"] = combined.gathered;  // rank 0's, after a gather
+        channel.send(reply);
       } else if (type == "device") {
         // All workers must be up before the collective on_device: agree first.
-        const RelayStep combined = ranks.combine_relay_steps(RelayStep{});
+        const RelayStep combined = ranks.combine_relay_steps(RelayStep{}).step;
         note_step(combined, result, aborted);
         result.startup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - spawned).count();
         const bool go = !aborted && callbacks.on_device(message->at("device").get<DeviceDescription>());
@@ -85,7 +87,7 @@ GroupResult run_worker_group(RankGroup& ranks, const WorkerStart& start,
     // The others are waiting in this worker's next step: join it as failed.
     RelayStep failed;
     failed.failed_rank = start.rank;
-    note_step(ranks.combine_relay_steps(failed), result, aborted);
+    note_step(ranks.combine_relay_steps(failed).step, result, aborted);
     if (result.local_error.empty()) result.local_error = "worker ended with " + exit;
     if (result.local_status == 0) result.local_status = kExitRuntime;
   } else if (exit != "exit 0" && result.local_error.empty() && result.failed_rank == start.rank) {

@@ -7,12 +7,13 @@
 
 namespace ncclsweep {
 
-RelayStep RelayCoordinator::exchange(const RelayStep& mine) {
+RelayStep RelayCoordinator::exchange(const RelayStep& mine, std::vector<double>* gathered) {
   channel_.send({{"type", "step"}, {"step", mine}});
   const auto reply = channel_.receive();
   if (!reply) throw RuntimeFailure("relay", "the MPI rank closed the worker channel");
   const RelayStep combined = reply->at("step").get<RelayStep>();
   if (combined.failed()) throw PeerFailure(combined.failed_rank);
+  if (gathered) *gathered = reply->value("gathered", std::vector<double>());
   return combined;
 }
 
@@ -30,11 +31,23 @@ bool RelayCoordinator::all_ranks_agree(bool ok) {
   return exchange(step).flag == 0;
 }
 
-RankTimes RelayCoordinator::reduce_times(double seconds) {
+RankTimes RelayCoordinator::reduce_times(double seconds) { return reduce_times_each({seconds}).front(); }
+
+std::vector<RankTimes> RelayCoordinator::reduce_times_each(const std::vector<double>& values) {
+  return reduced_times(exchange(reduce_times_step(values)), values.size(), size_);
+}
+
+std::vector<double> RelayCoordinator::gather_on_first(double value) {
   RelayStep step;
-  step.min = step.max = step.sum = seconds;
-  const RelayStep combined = exchange(step);
-  return {combined.min, combined.sum / size_, combined.max};
+  step.gather = 1;
+  step.gather_value = value;
+  std::vector<double> gathered;
+  exchange(step, &gathered);
+  if (rank_ == 0 && gathered.size() != static_cast<std::size_t>(size_)) {
+    throw RuntimeFailure("relay", "the MPI rank gathered " + std::to_string(gathered.size()) + " values for " +
+                                      std::to_string(size_) + " ranks");
+  }
+  return gathered;
 }
 
 std::uint64_t RelayCoordinator::sum(std::uint64_t value) {

@@ -32,6 +32,9 @@ class RelayCoordinator final : public Coordinator {
   void broadcast(std::span<std::byte> data, int root) override;
   bool all_ranks_agree(bool ok) override;
   RankTimes reduce_times(double seconds) override;
+  std::vector<RankTimes> reduce_times_each(const std::vector<double>& values) override;
+  // One step that asks the MPI ranks to gather; rank 0's worker gets the values back.
+  std::vector<double> gather_on_first(double value) override;
   std::uint64_t sum(std::uint64_t value) override;
   std::vector<std::uint8_t> max_codes(std::vector<std::uint8_t> codes) override;
   // One step per chunk of RelayStep::values; the chunk count follows from the value
@@ -42,7 +45,8 @@ class RelayCoordinator final : public Coordinator {
 
  private:
   // Sends one step and waits for the combined one; throws PeerFailure when a rank failed.
-  RelayStep exchange(const RelayStep& mine);
+  // `gathered` (when given) gets what a gathering step brought rank 0.
+  RelayStep exchange(const RelayStep& mine, std::vector<double>* gathered = nullptr);
 
   MessageChannel& channel_;
   int rank_, size_, local_rank_;

@@ -101,7 +101,7 @@ TEST_CASE("per-group times reduce within each group; the busbw factor is the gro
   const MeasurementPlan plan = plan_measurements(spec, 4);
   MeasurementRecord r;
   r.ranks = 2;
-  add_sub_communicator_times(r, plan.calls[0], {1e-6, 2e-6, 3e-6, 4e-6});
+  add_sub_communicator_times(r, plan.calls[0], 4, {1e-6, 2e-6, 3e-6, 4e-6});
   REQUIRE(r.per_communicator.size() == 2);
   CHECK(r.communicators == 2);
   CHECK(r.communicator == CommunicatorKind::stride);
@@ -110,6 +110,13 @@ TEST_CASE("per-group times reduce within each group; the busbw factor is the gro
   CHECK(r.per_communicator[1].time_us.avg == Approx(3));  // ranks 1 and 3
   // 8000 B in 4 us = 2 GB/s algbw; all_gather on 2 ranks: x 1/2.
   CHECK(r.per_communicator[1].busbw_gbps == Approx(1.0));
+  // A rank other than 0 has no rank's times but its own: the shape, not the per-group times.
+  MeasurementRecord elsewhere;
+  elsewhere.ranks = 2;
+  add_sub_communicator_times(elsewhere, plan.calls[0], 4, {});
+  CHECK(elsewhere.communicator == CommunicatorKind::stride);
+  CHECK(elsewhere.communicators == 2);
+  CHECK(elsewhere.per_communicator.empty());
 }
 
 TEST_CASE("sweep files take sizes from a workload and groups, with positions for errors") {

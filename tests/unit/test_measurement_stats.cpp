@@ -16,6 +16,7 @@
 #include "results/record_json.hpp"
 #include "results/stragglers.hpp"
 #include "runtime/measurement_loop.hpp"
+#include "thread_ranks.hpp"
 #include "worker/point_runner.hpp"
 
 using namespace ncclsweep;
@@ -149,6 +150,7 @@ class ScriptedEngine final : public Engine {
   void connect(const std::vector<ConfigSetting>&) override {}
   void disconnect() override {}
   std::string unsupported_reason(const CollectiveCall&) const override { return {}; }
+  void split(const std::vector<int>&) override {}
   std::uint64_t run_checked(const CollectiveCall&, bool) override { return 0; }
   TimedIterations run_timed(const CollectiveCall&, int iters, int calls_per_sample) override {
     TimedIterations t;
@@ -179,6 +181,12 @@ class OneRank final : public Coordinator {
   void broadcast(std::span<std::byte>, int) override {}
   bool all_ranks_agree(bool ok) override { return ok; }
   RankTimes reduce_times(double s) override { return {s, s, s}; }
+  std::vector<RankTimes> reduce_times_each(const std::vector<double>& v) override {
+    std::vector<RankTimes> out;
+    for (const double s : v) out.push_back({s, s, s});
+    return out;
+  }
+  std::vector<double> gather_on_first(double v) override { return {v}; }
   std::uint64_t sum(std::uint64_t v) override { return v; }
   std::vector<std::uint8_t> max_codes(std::vector<std::uint8_t> c) override { return c; }
   std::vector<double> max_each(std::vector<double> v) override { return v; }
@@ -275,6 +283,51 @@ TEST_CASE("short calls are timed in samples of several calls; a fixed count stay
   sink.records.clear();
   measure_plan(one_size_plan(), options, slow, rank, &sink);
   CHECK(sink.records[0].calls_per_sample == 1);
+}
+
+TEST_CASE("on several ranks the statistics are reduced and every rank's time is gathered on rank 0 alone") {
+  // Rank r takes (r + 1) ms per call: 4 ranks, a world call and one on stride-2 groups.
+  RunSpec spec;
+  spec.calls = {SizedCall{&collective("all_reduce"), &data_type("float32"), ReduceOp::sum, 4096, CommSplit{}},
+                SizedCall{&collective("all_reduce"), &data_type("float32"), ReduceOp::sum, 4096,
+                          CommSplit{CommunicatorKind::stride, 2, 2}}};
+  const MeasurementPlan plan = plan_measurements(spec, 4);
+  std::vector<std::vector<MeasurementRecord>> seen(4);
+  ncclsweep::testing::run_ranks(4, [&](ncclsweep::testing::ThreadRank& rank) {
+    ScriptedEngine engine({(rank.rank() + 1) * 1e-3});
+    LoopOptions options;
+    options.warmup = 0;
+    options.check = false;
+    options.stopping.fixed_iters = 4;
+    Collect sink;
+    measure_plan(plan, options, engine, rank, &sink);
+    seen[static_cast<std::size_t>(rank.rank())] = sink.records;
+    return 0;
+  });
+  const auto on = [](const std::vector<MeasurementRecord>& records, CommunicatorKind kind) {
+    const auto it = std::find_if(records.begin(), records.end(), [&](const MeasurementRecord& r) { return r.communicator == kind; });
+    REQUIRE(it != records.end());
+    return *it;
+  };
+  const MeasurementRecord world = on(seen[0], CommunicatorKind::world);
+  CHECK(world.rank_time_us == std::vector<double>{1000, 2000, 3000, 4000});
+  CHECK(world.time_us.min == Approx(1000));
+  CHECK(world.time_us.avg == Approx(2500));
+  CHECK(world.time_us.max == Approx(4000));
+  CHECK(world.host_time_us.max == Approx(4000));
+  CHECK(world.slowest_rank == 3);
+  CHECK(world.slowest_rank_iterations == 4);
+  const MeasurementRecord grouped = on(seen[0], CommunicatorKind::stride);
+  REQUIRE(grouped.per_communicator.size() == 2);
+  CHECK(grouped.per_communicator[0].time_us.max == Approx(3000));  // ranks 0 and 2
+  CHECK(grouped.per_communicator[1].time_us.min == Approx(2000));   // ranks 1 and 3
+  for (std::size_t r = 1; r < seen.size(); ++r) {
+    REQUIRE(seen[r].size() == seen[0].size());
+    CHECK(on(seen[r], CommunicatorKind::world).rank_time_us.empty());  // only rank 0 receives every rank's time
+    CHECK(on(seen[r], CommunicatorKind::world).time_us.max == Approx(4000));  // the reduced figures reach every rank
+    CHECK(on(seen[r], CommunicatorKind::stride).communicators == 2);
+    CHECK(on(seen[r], CommunicatorKind::stride).per_communicator.empty());
+  }
 }
 
 TEST_CASE("records keep the per-iteration fields through JSON, and older files still load") {

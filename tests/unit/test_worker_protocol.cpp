@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "catch_compat.hpp"
+#include "core/errors.hpp"
 #include "plan/sweep_plan.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/message_channel.hpp"
@@ -16,21 +17,27 @@ using namespace ncclsweep;
 
 TEST_CASE("relay steps combine field by field, and a failure wins") {
   RelayStep a, b;
-  a.min = a.max = a.sum = 2.0;
-  b.min = b.max = b.sum = 5.0;
+  a.sums[0] = 2.0;
+  b.sums[0] = 5.0;
+  a.values[3] = 2.0;
+  b.values[3] = 5.0;
   a.count = 3;
   b.count = 4;
   a.flag = 0;
   b.flag = 1;
+  a.gather = 1;
+  a.gather_value = 8.0;
+  b.gather_value = 9.0;
   a.bytes[0] = 7;  // a broadcast: only the root fills the bytes
   b.bytes[1] = 2;
   b.failed_rank = 3;
   combine_steps(a, b);
-  CHECK(b.min == 2.0);
-  CHECK(b.max == 5.0);
-  CHECK(b.sum == 7.0);
+  CHECK(b.sums[0] == 7.0);
+  CHECK(b.values[3] == 5.0);
   CHECK(b.count == 7);
   CHECK(b.flag == 1);
+  CHECK(b.gather == 1);
+  CHECK(b.gather_value == 9.0);  // each rank's own, never combined
   CHECK(b.bytes[0] == 7);
   CHECK(b.bytes[1] == 2);
   CHECK(b.failed());
@@ -42,15 +49,37 @@ TEST_CASE("relay steps combine field by field, and a failure wins") {
   CHECK_FALSE(RelayStep{}.failed());
 }
 
+TEST_CASE("one relay step reduces the min, mean and max of several values") {
+  const std::vector<std::vector<double>> ranks{{1.0, -4.0, 10.0}, {3.0, -1.0, 10.0}, {2.0, -7.0, 40.0}};
+  RelayStep combined = reduce_times_step(ranks[0]);
+  for (std::size_t r = 1; r < ranks.size(); ++r) combine_steps(reduce_times_step(ranks[r]), combined);
+  const std::vector<RankTimes> t = reduced_times(combined, 3, 3);
+  REQUIRE(t.size() == 3);
+  CHECK(t[0].min == 1.0);
+  CHECK(t[0].avg == Approx(2.0));
+  CHECK(t[0].max == 3.0);
+  CHECK(t[1].min == -7.0);  // negative values too
+  CHECK(t[1].avg == Approx(-4.0));
+  CHECK(t[1].max == -1.0);
+  CHECK(t[2].min == 10.0);
+  CHECK(t[2].avg == Approx(20.0));
+  CHECK(t[2].max == 40.0);
+  CHECK_THROWS_AS(reduce_times_step(std::vector<double>(kReducedValues + 1, 1.0)), RuntimeFailure);
+}
+
 TEST_CASE("a relay step survives its JSON form") {
   RelayStep s;
   s.failed_rank = 5;
-  s.min = 1.5;
+  s.sums[2] = 1.5;
+  s.gather = 1;
+  s.gather_value = 2.5;
   s.count = 9;
   s.bytes[255] = 200;
   const RelayStep back = nlohmann::json(s).get<RelayStep>();
   CHECK(back.failed_rank == 5);
-  CHECK(back.min == 1.5);
+  CHECK(back.sums[2] == 1.5);
+  CHECK(back.gather == 1);
+  CHECK(back.gather_value == 2.5);
   CHECK(back.count == 9);
   CHECK(back.bytes[255] == 200);
 }

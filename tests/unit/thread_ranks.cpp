@@ -73,17 +73,29 @@ void ThreadRank::broadcast(std::span<std::byte> data, int root) {
   std::memcpy(data.data(), sent.data(), data.size());
 }
 
-RankTimes ThreadRank::reduce_times(double seconds) {
-  RankTimes t{seconds, 0, seconds};
-  double total = 0;
-  for (const std::string& part : exchange(bytes_of(std::vector<double>{seconds}))) {
-    const double s = values_of<double>(part).at(0);
-    t.min = std::min(t.min, s);
-    t.max = std::max(t.max, s);
-    total += s;
+RankTimes ThreadRank::reduce_times(double seconds) { return reduce_times_each({seconds}).front(); }
+
+std::vector<RankTimes> ThreadRank::reduce_times_each(const std::vector<double>& values) {
+  std::vector<RankTimes> out;
+  for (const double v : values) out.push_back({v, 0, v});
+  for (const std::string& part : exchange(bytes_of(values))) {
+    const std::vector<double> theirs = values_of<double>(part);
+    if (theirs.size() != values.size()) throw std::logic_error("ranks passed different counts to a collective");
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      out[i].min = std::min(out[i].min, theirs[i]);
+      out[i].max = std::max(out[i].max, theirs[i]);
+      out[i].avg += theirs[i] / size_;
+    }
   }
-  t.avg = total / size_;
-  return t;
+  return out;
+}
+
+std::vector<double> ThreadRank::gather_on_first(double value) {
+  std::vector<double> all;
+  const std::vector<std::string> parts = exchange(bytes_of(std::vector<double>{value}));
+  if (rank_ != 0) return all;
+  for (const std::string& part : parts) all.push_back(values_of<double>(part).at(0));
+  return all;
 }
 
 std::uint64_t ThreadRank::sum(std::uint64_t value) {
@@ -113,10 +125,14 @@ std::vector<std::string> ThreadRank::gather(const std::string& value, int root) 
   return rank_ == root ? all : std::vector<std::string>{};
 }
 
-RelayStep ThreadRank::combine_relay_steps(const RelayStep& mine) {
+CombinedStep ThreadRank::combine_relay_steps(const RelayStep& mine) {
   const std::vector<std::string> parts = exchange(bytes_of(std::vector<RelayStep>{mine}));
-  RelayStep combined = values_of<RelayStep>(parts.front()).at(0);
-  for (std::size_t r = 1; r < parts.size(); ++r) combine_steps(values_of<RelayStep>(parts[r]).at(0), combined);
+  CombinedStep combined{values_of<RelayStep>(parts.front()).at(0), {}};
+  for (std::size_t r = 1; r < parts.size(); ++r) combine_steps(values_of<RelayStep>(parts[r]).at(0), combined.step);
+  // As MpiSession: the gather follows only a step that asked for it and did not fail.
+  if (rank_ == 0 && combined.step.gather != 0 && !combined.step.failed()) {
+    for (const std::string& part : parts) combined.gathered.push_back(values_of<RelayStep>(part).at(0).gather_value);
+  }
   return combined;
 }
 

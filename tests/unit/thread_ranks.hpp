@@ -56,6 +56,8 @@ class ThreadRank final : public RankGroup {
   void broadcast(std::span<std::byte> data, int root) override;
   bool all_ranks_agree(bool ok) override { return max_across_ranks(ok ? 0 : 1) == 0; }
   RankTimes reduce_times(double seconds) override;
+  std::vector<RankTimes> reduce_times_each(const std::vector<double>& values) override;
+  std::vector<double> gather_on_first(double value) override;
   std::uint64_t sum(std::uint64_t value) override;
   std::vector<std::uint8_t> max_codes(std::vector<std::uint8_t> codes) override;
   std::vector<double> max_each(std::vector<double> values) override;
@@ -65,7 +67,7 @@ class ThreadRank final : public RankGroup {
   using RankGroup::gather;
   std::string broadcast_string(std::string value, int root) override;
   std::vector<std::string> gather(const std::string& value, int root) override;
-  RelayStep combine_relay_steps(const RelayStep& mine) override;
+  CombinedStep combine_relay_steps(const RelayStep& mine) override;
   std::string library_version() const override { return "ncclsweep test ranks (threads)"; }
   [[noreturn]] void abort(int status) override {
     meeting_.abandon();
