@@ -21,6 +21,12 @@ void note_step(const RelayStep& combined, GroupResult& result, bool& aborted) {
 
 }  // namespace
 
+nlohmann::json relay_step_reply(const CombinedStep& combined) {
+  nlohmann::json reply{{"type", "step"}, {"step", combined.step}};
+  if (!combined.gathered.empty()) reply["gathered"] = combined.gathered;
+  return reply;
+}
+
 GroupResult run_worker_group(RankGroup& ranks, const WorkerStart& start,
                              const std::map<std::string, std::string>& environment, GroupCallbacks& callbacks,
                              double deadline_s) {
@@ -51,9 +57,7 @@ GroupResult run_worker_group(RankGroup& ranks, const WorkerStart& start,
       if (type == "step") {
         const CombinedStep combined = ranks.combine_relay_steps(message->at("step").get<RelayStep>());
         note_step(combined.step, result, aborted);
-        nlohmann::json reply{{"type", "step"}, {"step", combined.step}};
-        if (!combined.gathered.empty()) reply["gathered"] = combined.gathered;  // rank 0's, after a gather
-        channel.send(reply);
+        channel.send(relay_step_reply(combined));
       } else if (type == "device") {
         // All workers must be up before the collective on_device: agree first.
         const RelayStep combined = ranks.combine_relay_steps(RelayStep{}).step;

@@ -40,6 +40,10 @@ struct GroupResult {
   std::unique_ptr<WorkerProcess> exiting;
 };
 
+// The MPI rank's answer to its worker's "step": the combination of every rank's step and,
+// on rank 0 after a gathering step, every rank's value.
+nlohmann::json relay_step_reply(const CombinedStep& combined);
+
 // `deadline_s`: the longest the worker may go without a message (runtime/deadline.hpp);
 // past it the worker is killed and the group fails on every rank.
 GroupResult run_worker_group(RankGroup& ranks, const WorkerStart& start,

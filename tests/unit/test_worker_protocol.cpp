@@ -3,6 +3,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <exception>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
 #include "catch_compat.hpp"
 #include "core/errors.hpp"
 #include "plan/sweep_plan.hpp"
@@ -10,8 +15,11 @@
 #include "runtime/message_channel.hpp"
 #include "runtime/relay_step.hpp"
 #include "runtime/worker_environment.hpp"
+#include "runtime/worker_group.hpp"
 #include "runtime/worker_protocol.hpp"
 #include "spec/sweep.hpp"
+#include "thread_ranks.hpp"
+#include "worker/relay_coordinator.hpp"
 
 using namespace ncclsweep;
 
@@ -82,6 +90,53 @@ TEST_CASE("a relay step survives its JSON form") {
   CHECK(back.gather_value == 2.5);
   CHECK(back.count == 9);
   CHECK(back.bytes[255] == 200);
+}
+
+// Workers' statistics and gathers through their MPI ranks, as the nccl engine's measurement
+// loop sends them: each worker a RelayCoordinator over a socket pair, each MPI rank a
+// thread rank answering as run_worker_group does.
+TEST_CASE("relayed workers reduce statistics in one step each and only rank 0's worker gets every rank's value") {
+  constexpr int kRanks = 3;
+  std::vector<std::vector<RankTimes>> reduced(kRanks);
+  std::vector<std::vector<double>> gathered(kRanks);
+  ncclsweep::testing::run_ranks(kRanks, [&](ncclsweep::testing::ThreadRank& rank) {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) throw std::runtime_error("socketpair failed");
+    MessageChannel mpi_side(fds[0]), worker_side(fds[1]);
+    const int r = rank.rank();
+    std::exception_ptr failure;
+    std::thread worker([&, r] {
+      try {
+        RelayCoordinator relay(worker_side, r, kRanks, 0);
+        reduced[static_cast<std::size_t>(r)] = relay.reduce_times_each({10.0 * (r + 1), -1.0 * r});
+        gathered[static_cast<std::size_t>(r)] = relay.gather_on_first(100.0 + r);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      worker_side.close();  // as a worker that exits: its MPI rank reads the end
+    });
+    int steps = 0;
+    for (; steps < 2; ++steps) {
+      const auto message = mpi_side.receive();
+      if (!message) break;
+      mpi_side.send(relay_step_reply(rank.combine_relay_steps(message->at("step").get<RelayStep>())));
+    }
+    worker.join();
+    if (failure) std::rethrow_exception(failure);
+    return steps;
+  });
+  for (int r = 0; r < kRanks; ++r) {
+    const auto& t = reduced[static_cast<std::size_t>(r)];
+    REQUIRE(t.size() == 2);
+    CHECK(t[0].min == 10.0);
+    CHECK(t[0].avg == Approx(20.0));
+    CHECK(t[0].max == 30.0);
+    CHECK(t[1].min == -2.0);
+    CHECK(t[1].max == 0.0);
+  }
+  CHECK(gathered[0] == std::vector<double>{100.0, 101.0, 102.0});
+  CHECK(gathered[1].empty());
+  CHECK(gathered[2].empty());
 }
 
 TEST_CASE("the worker environment adds the group's variables and NCCL's log, keeping the user's wishes") {
