@@ -181,7 +181,8 @@ GateRow evidence(const RowComparison& r, const NoiseModel& noise) {
 }
 
 // Whether a side's row is the measurement of this workload call: an ncclsweep row by the
-// size it asked for and the communicator it ran on, an nccl-tests row (the world) by size.
+// size it asked for and the communicator it ran on (a group as large as the world is the
+// world: a run measures it there), an nccl-tests row (the world) by size.
 bool is_call(const SideRow& row, const WorkloadCall& call) {
   if (row.key.placement != Placement::out_of_place || !row.key.collective || !row.key.dtype || !call.collective ||
       !call.dtype || row.key.collective->name != call.collective->name || row.key.dtype->name != call.dtype->name) {
@@ -189,7 +190,10 @@ bool is_call(const SideRow& row, const WorkloadCall& call) {
   }
   if (!row.measurement) return call.communicator == CommunicatorKind::world && row.key.size_bytes == call.bytes;
   const Bytes asked = row.measurement->requested_bytes ? row.measurement->requested_bytes : row.key.size_bytes;
-  return row.measurement->communicator.kind == call.communicator && (asked == call.bytes || row.key.size_bytes == call.bytes);
+  const CommunicatorShape& ran_on = row.measurement->communicator;
+  const bool same_communicator = ran_on.kind == call.communicator ||
+                                 (ran_on.is_world() && call.communicator_ranks > 0 && ran_on.ranks == call.communicator_ranks);
+  return same_communicator && (asked == call.bytes || row.key.size_bytes == call.bytes);
 }
 
 std::string rows_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " row" : " rows"); }

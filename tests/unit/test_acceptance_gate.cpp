@@ -249,7 +249,7 @@ TEST_CASE("gate: a run's rows match the workload's calls by the size asked for a
     MeasurementKey k;
     k.collective = r.key.collective;
     k.dtype = r.key.dtype;
-    k.communicator = {kind, kind == CommunicatorKind::world ? 0 : 4};
+    k.communicator = {kind, kind == CommunicatorKind::world ? 8 : 4};
     k.size_bytes = moved;
     k.requested_bytes = asked;
     r.measurement = k;
@@ -286,6 +286,18 @@ TEST_CASE("gate: a run's rows match the workload's calls by the size asked for a
   CHECK(world.acceptance->rows == 1);
   CHECK(world.acceptance->ratio == Approx(0.8));
   CHECK(world.acceptance->verdict == GateVerdict::fail);
+  // A call on a group as large as the world (all 8 ranks) was measured on the world.
+  now.workload->calls[0].communicator = CommunicatorKind::tp;
+  now.workload->calls[0].communicator_ranks = 8;
+  const Comparison whole = compare_sides(now, reference, options);
+  CHECK(whole.acceptance->weighting == GateWeighting::workload_time);
+  CHECK(whole.acceptance->rows == 1);
+  CHECK(whole.acceptance->ratio == Approx(0.8));
+  // On 4-rank tp groups it has no row: the gate pools every row and says so.
+  now.workload->calls[0].communicator_ranks = 4;
+  const Comparison unmatched = compare_sides(now, reference, options);
+  CHECK(unmatched.acceptance->weighting == GateWeighting::precision);
+  CHECK(unmatched.acceptance->rows == 2);
 }
 
 TEST_CASE("gate: a reference noisier than a clean figure widens the interval, and NEW's repeats cannot settle that") {
