@@ -31,6 +31,8 @@ import tempfile
 import threading
 import time
 
+from control_plane import fit  # least squares a + b x, shared with the control-plane bench
+
 RUN_ARGS = ["run", "--engine", "mpi", "--sizes", "4K", "--iters", "5"]
 
 
@@ -107,16 +109,6 @@ def floor_run(binary, ranks):
                    stdout=subprocess.DEVNULL)
     return time.monotonic() - start, float("nan"), float("nan"), 0
 
-
-def fit(xs, ys):
-    """Least squares y = a + b x; returns a, b and R^2."""
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    sxx = sum((x - mx) ** 2 for x in xs)
-    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
-    a = my - b * mx
-    total = sum((y - my) ** 2 for y in ys)
-    residual = sum((y - a - b * x) ** 2 for x, y in zip(xs, ys))
-    return a, b, (1 - residual / total) if total > 0 else 1.0
 
 
 def main(argv):

@@ -14,6 +14,23 @@ namespace ncclsweep {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// Every byte of `text` to `fd`, through short writes and EINTR; 0 or the errno that stopped it.
+int write_all(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t written = ::write(fd, text.data(), text.size());
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    text.remove_prefix(static_cast<std::size_t>(written));
+  }
+  return 0;
+}
+
+}  // namespace
+
 int open_no_follow(const fs::path& path, int flags, int mode) {
   return ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode);
 }
@@ -23,16 +40,7 @@ int replace_file(const fs::path& path, std::string_view text) {
   if (::unlink(temporary.c_str()) != 0 && errno != ENOENT) return errno;
   const int fd = open_no_follow(temporary, O_WRONLY | O_CREAT | O_EXCL);
   if (fd < 0) return errno;
-  int error = 0;
-  while (!text.empty()) {
-    const ssize_t written = ::write(fd, text.data(), text.size());
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      error = errno;
-      break;
-    }
-    text.remove_prefix(static_cast<std::size_t>(written));
-  }
+  int error = write_all(fd, text);
   if (error == 0 && ::fsync(fd) != 0) error = errno;
   if (::close(fd) != 0 && error == 0) error = errno;  // some file systems report a failed write only here
   if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
@@ -43,16 +51,7 @@ int replace_file(const fs::path& path, std::string_view text) {
 void write_output_file(const fs::path& path, std::string_view text) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
   if (fd < 0) throw RuntimeFailure("writing " + path.string(), std::strerror(errno));
-  int error = 0;
-  while (!text.empty()) {
-    const ssize_t written = ::write(fd, text.data(), text.size());
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      error = errno;
-      break;
-    }
-    text.remove_prefix(static_cast<std::size_t>(written));
-  }
+  int error = write_all(fd, text);
   // A device or pipe cannot be synced (EINVAL, EROFS): what it took is all there is to know.
   if (error == 0 && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) error = errno;
   if (::close(fd) != 0 && error == 0) error = errno;
