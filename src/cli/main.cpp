@@ -73,6 +73,7 @@ int main(int argc, char** argv, char** envp) {
   app.set_version_flag("--version", NCCLSWEEP_VERSION " (" NCCLSWEEP_GIT_SHA ") engines:" + engines);
   CommandAction chosen;
   add_run_command(app, chosen);
+  add_diagnose_command(app, chosen);
   add_worker_command(app, chosen);
   add_sizes_command(app, chosen);
   add_plan_command(app, chosen);

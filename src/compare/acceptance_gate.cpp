@@ -180,10 +180,14 @@ GateRow evidence(const RowComparison& r, const NoiseModel& noise) {
   return g;
 }
 
+std::string rows_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " row" : " rows"); }
+
+}  // namespace
+
 // Whether a side's row is the measurement of this workload call: an ncclsweep row by the
 // size it asked for and the communicator it ran on (a group as large as the world is the
 // world: a run measures it there), an nccl-tests row (the world) by size.
-bool is_call(const SideRow& row, const WorkloadCall& call) {
+bool is_workload_call(const SideRow& row, const WorkloadCall& call) {
   if (row.key.placement != Placement::out_of_place || !row.key.collective || !row.key.dtype || !call.collective ||
       !call.dtype || row.key.collective->name != call.collective->name || row.key.dtype->name != call.dtype->name) {
     return false;
@@ -195,10 +199,6 @@ bool is_call(const SideRow& row, const WorkloadCall& call) {
                                  (ran_on.is_world() && call.communicator_ranks > 0 && ran_on.ranks == call.communicator_ranks);
   return same_communicator && (asked == call.bytes || row.key.size_bytes == call.bytes);
 }
-
-std::string rows_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " row" : " rows"); }
-
-}  // namespace
 
 AcceptanceGate acceptance_gate(const Comparison& comparison, double target, const std::optional<WorkloadWeights>& workload) {
   std::vector<const RowComparison*> usable;
@@ -227,7 +227,7 @@ AcceptanceGate acceptance_gate(const Comparison& comparison, double target, cons
       bool found = false;
       for (std::size_t i = 0; i < usable.size(); ++i) {
         const RowComparison& r = *usable[i];
-        if (!is_call(r.new_row, call) && !is_call(r.reference_row, call)) continue;
+        if (!is_workload_call(r.new_row, call) && !is_workload_call(r.reference_row, call)) continue;
         const double time_us = r.reference_row.time_us > 0 ? r.reference_row.time_us : r.new_row.time_us;
         if (!(time_us > 0) || !(call.calls > 0)) continue;
         call_time[i] += call.calls * time_us;

@@ -119,6 +119,12 @@ AcceptanceGate evaluate_gate(std::span<const GateRow> rows, const GateSettings& 
 // gives a clean figure (`clean_sigma`), for a median of `repeats`; 0 when within it.
 double excess_sigma(double measured_sigma, double clean_sigma, int repeats);
 
+struct SideRow;
+// Whether a side's row is the measurement of this workload call: an ncclsweep row by the
+// size it asked for and the communicator it ran on, an nccl-tests row (the world) by size;
+// out-of-place rows only.
+bool is_workload_call(const SideRow& row, const WorkloadCall& call);
+
 // The gate over a comparison's rows: every matched row with a figure on both sides,
 // except rows whose buffer footprints differ (the footprint alone moves them, a bias no
 // pooling removes). With `workload` (the calls a run carries in run.json), only the

@@ -33,6 +33,13 @@ std::string verdict_text(const RowComparison& r) {
          (r.footprint_differs && r.verdict != Verdict::ambiguous ? " (footprints differ)" : "");
 }
 
+std::string band_rule(const Comparison& c) {
+  return "a row whose band is over " + significant3(c.max_band_share * 100) + "% of its busbw is unresolved (" +
+         kUnresolvedAdvice + ")";
+}
+
+}  // namespace
+
 // The gate's JSON: every figure the line prints, and its notes.
 nlohmann::json acceptance_json(const AcceptanceGate& g) {
   nlohmann::json j{{"verdict", name_of(g.verdict)},
@@ -52,13 +59,6 @@ nlohmann::json acceptance_json(const AcceptanceGate& g) {
                    {"line", g.line()}};
   return j;
 }
-
-std::string band_rule(const Comparison& c) {
-  return "a row whose band is over " + significant3(c.max_band_share * 100) + "% of its busbw is unresolved (" +
-         kUnresolvedAdvice + ")";
-}
-
-}  // namespace
 
 void print_comparison_table(const Comparison& c, const PrintStyle& style, std::ostream& out) {
   const char* bold = style.colour ? "\033[1m" : "";

@@ -37,21 +37,6 @@ std::string read_sweep_text(MpiSession& session, const std::string& path) {
   return session.broadcast_string(text);
 }
 
-// Where the ranks sit. Ranks per node counts only when ranks sit in equal blocks per
-// node (rank r on local rank r % n): intra-node and inter-node groups need that placement.
-RankLayout rank_layout(MpiSession& session) {
-  RankLayout layout;
-  layout.ranks = session.size();
-  layout.most_on_a_host = session.max_across_ranks(session.local_rank()) + 1;
-  const int per_node = layout.most_on_a_host;
-  const bool block = session.max_across_ranks(session.local_rank() != session.rank() % per_node ? 1 : 0) == 0;
-  layout.per_node = block && session.size() % per_node == 0 ? per_node : 0;
-  const MemoryLimit memory = process_memory_limit();  // the job's cgroup limit where it has one
-  layout.host_memory = memory.bytes;
-  layout.host_memory_what = memory.what;
-  return layout;
-}
-
 // libncclsweep-tuner.so next to this binary, where the build puts it.
 std::string tuner_plugin_beside_binary() {
   std::error_code ec;
@@ -76,6 +61,19 @@ int verify_after_run(MpiSession& session, const std::string& results_dir, const 
 }
 
 }  // namespace
+
+RankLayout rank_layout(MpiSession& session) {
+  RankLayout layout;
+  layout.ranks = session.size();
+  layout.most_on_a_host = session.max_across_ranks(session.local_rank()) + 1;
+  const int per_node = layout.most_on_a_host;
+  const bool block = session.max_across_ranks(session.local_rank() != session.rank() % per_node ? 1 : 0) == 0;
+  layout.per_node = block && session.size() % per_node == 0 ? per_node : 0;
+  const MemoryLimit memory = process_memory_limit();  // the job's cgroup limit where it has one
+  layout.host_memory = memory.bytes;
+  layout.host_memory_what = memory.what;
+  return layout;
+}
 
 int run_run_launch(MpiSession& session, const RunFlags& flags, const std::vector<std::string>& command_line,
                    char** envp) {

@@ -11,6 +11,10 @@
 
 namespace ncclsweep {
 
+// Where the ranks sit (collective). Ranks per node counts only when ranks sit in equal
+// blocks per node (rank r on local rank r % n): intra-node and inter-node groups need it.
+RankLayout rank_layout(MpiSession& session);
+
 // Returns the exit status on every rank (README: exit codes).
 int run_run_launch(MpiSession& session, const RunFlags& flags, const std::vector<std::string>& command_line,
                    char** envp);

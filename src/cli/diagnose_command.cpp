@@ -1,0 +1,88 @@
+// `ncclsweep diagnose`: launched like run (mpirun or srun, one rank per GPU); compares
+// this cluster with a reference layer by layer (docs/diagnose.md). This file only parses
+// flags into a DiagnoseRequest; runtime/diagnose_launch.cpp runs the launch.
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/command.hpp"
+#include "cli/data_dir.hpp"
+#include "core/errors.hpp"
+#include "runtime/diagnose_launch.hpp"
+#include "runtime/mpi_session.hpp"
+#include "soak/duration.hpp"
+
+namespace ncclsweep {
+namespace {
+
+struct DiagnoseArgs {
+  DiagnoseRequest request;
+  std::string workload;  // --workload FILE
+  std::string budget = "10m";
+  std::string sweep;     // --sweep FILE: not supported yet, refused
+};
+
+int diagnose_from_args(const DiagnoseArgs& args, CommandContext& context) {
+  if (!args.sweep.empty()) {
+    throw UsageError("diagnose --sweep is not supported yet: the settings search does not run inside a diagnose",
+                     "diagnose without --sweep, then search the settings at the same calls with ncclsweep run " +
+                         args.sweep + " --search racing (docs/search.md)");
+  }
+  DiagnoseRequest request = args.request;
+  request.budget_s = soak::parse_duration(args.budget, "--budget");
+  if (!args.workload.empty()) {
+    // A sizes block of the workload: its calls, each on its own group, weighed per iteration.
+    const std::string path = std::filesystem::absolute(args.workload).string();
+    request.sweep_text = "sizes: {workload: " + nlohmann::json(path).dump() + "}\n";
+    request.run.sweep_file = "(diagnose --workload " + args.workload + ")";
+  }
+  request.run.models_dir = models_directory(request.run.models_dir);
+  MpiSession session(&context.argc, &context.argv);
+  request.command_line = {context.argv, context.argv + context.argc};
+  return run_diagnose_launch(session, request, context.envp);
+}
+
+}  // namespace
+
+void add_diagnose_command(CLI::App& app, CommandAction& chosen) {
+  auto args = std::make_shared<DiagnoseArgs>();
+  DiagnoseRequest& r = args->request;
+  CLI::App* cmd = app.add_subcommand(
+      "diagnose", "Compare this cluster with a reference layer by layer, within a time budget (launch like run)");
+  cmd->add_option("--reference", r.reference,
+                  "A run or diagnose directory, or nccl-tests output (text or -J JSON), of the reference cluster")
+      ->required();
+  cmd->add_option("--workload", args->workload,
+                  "Workload file (configs/workloads/*.yaml): its calls, weighed by time per iteration; without it, "
+                  "--sizes and --collectives");
+  cmd->add_option("--target", r.target, "PASS at or above this share of the reference, with the run's noise")
+      ->check(finite_range(0.01, 10))
+      ->capture_default_str();
+  cmd->add_option("--budget", args->budget, "Time for the whole diagnose (90s, 10m, 1h); refused when its phases cannot fit")
+      ->capture_default_str();
+  cmd->add_option("--sweep", args->sweep, "Settings to search at the workload's calls (not supported yet: refused)");
+  cmd->add_option("--collectives,-c", r.run.measurements.collectives, "Comma list, as run's (without --workload)");
+  cmd->add_option("--sizes,-s", r.run.measurements.sizes, "Sizes, as run's (without --workload)");
+  cmd->add_option("--dtype,--dtypes,-d", r.run.measurements.dtypes, "Comma list of dtypes, as run's");
+  cmd->add_option("--warmup,-w", r.run.measurements.warmup, "Untimed iterations per size")->check(finite_range(0, 1000000));
+  cmd->add_option("--iters,-n", r.run.measurements.iters,
+                  "Timed iterations per size (default: until the noise target or the budget's cap per size)")
+      ->check(finite_range(1, 1000000));
+  cmd->add_option("--repeats", r.run.measurements.repeats, "Measure each call this many times (the gate names how many settle it)")
+      ->check(finite_range(1, 10000));
+  add_choice(*cmd, "--engine", r.run.measurements.engine, kEngineNames, "nccl (GPU; the default when built) or mpi (host buffers)");
+  cmd->add_option("--groups", r.run.groups, "Sub-communicators, as run's --groups");
+  cmd->add_option("--models-dir", r.run.models_dir, "Model catalog for --workload (default configs/models)");
+  add_choice(*cmd, "--format", r.format, kReportFormatNames,
+             {ReportFormat::table, ReportFormat::md, ReportFormat::json, ReportFormat::svg},
+             "table, md (a ticket), json (docs/diagnose.md) or svg (the gap by layer) on stdout; progress on stderr");
+  cmd->add_option("--output,-o", r.output_dir, "Diagnose directory (default results/diagnose/<UTC time>/)");
+  cmd->add_option("--results-root", r.results_root, "Where the default directory goes")->capture_default_str();
+  cmd->add_option("--inject-fault", r.fault,
+                  "Testing aid: RANK:cpu-hog (during the probes) or RANK:slow=FACTOR (locate and the calls), as run's");
+  cmd->callback([args, &chosen] { chosen = [args](CommandContext& context) { return diagnose_from_args(*args, context); }; });
+}
+
+}  // namespace ncclsweep

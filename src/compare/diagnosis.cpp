@@ -1,0 +1,261 @@
+#include "compare/diagnosis.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "compare/comparison.hpp"
+#include "core/errors.hpp"
+#include "core/printf_text.hpp"
+
+namespace ncclsweep {
+// Named, not anonymous: the unity build shares this file's unit with other printers.
+namespace diagnosis_rules {
+
+std::vector<std::string> hosts_of(const std::vector<doctor::Finding>& findings) {
+  std::vector<std::string> hosts;
+  for (const auto& f : findings) {
+    for (const auto& h : f.hosts) {
+      if (std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
+    }
+  }
+  return hosts;
+}
+
+bool share_a_host(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  return std::any_of(a.begin(), a.end(), [&](const std::string& h) { return std::find(b.begin(), b.end(), h) != b.end(); });
+}
+
+std::string count_text(int n, const char* one) { return std::to_string(n) + " " + one + (n == 1 ? "" : "s"); }
+
+// The first finding at `severity` or above: its evidence names the signal, its fix the next step.
+const doctor::Finding* first_at(const std::vector<doctor::Finding>& findings, doctor::Severity severity) {
+  for (const auto& f : findings) {
+    if (f.severity >= severity) return &f;
+  }
+  return nullptr;
+}
+
+LayerRow preflight_row(const DiagnoseEvidence& e) {
+  LayerRow row;
+  row.layer = DiagnoseLayer::preflight;
+  int errors = 0, warnings = 0;
+  std::vector<doctor::Finding> named;
+  for (const auto& f : e.preflight) {
+    errors += f.severity == doctor::Severity::error;
+    warnings += f.severity == doctor::Severity::warning;
+    if (f.severity != doctor::Severity::info) named.push_back(f);
+  }
+  row.reference = "the same facts on every rank";
+  row.hosts = hosts_of(named);
+  if (const auto* worst = first_at(e.preflight, doctor::Severity::warning)) {
+    row.here = count_text(errors, "error") + ", " + count_text(warnings, "warning") + ": " + worst->check + ": " +
+               worst->evidence;
+    row.verdict = errors > 0 ? LayerVerdict::cause : LayerVerdict::suspect;
+    row.next = worst->fix.empty() ? "ncclsweep doctor" : worst->fix;
+  } else {
+    row.here = "no error or warning";
+    row.verdict = LayerVerdict::fine;
+  }
+  return row;
+}
+
+LayerRow platform_row(const DiagnoseEvidence& e) {
+  LayerRow row;
+  row.layer = DiagnoseLayer::platform;
+  row.reference = e.platform_against.empty() ? "nothing to judge against" : e.platform_against;
+  if (!e.platform_measured) {
+    row.here = "probed, not judged";
+    row.verdict = LayerVerdict::unresolved;
+    row.next = "launch on two hosts or more, or give a --reference diagnose directory that holds probe figures";
+    return row;
+  }
+  if (e.platform.empty()) {
+    row.here = "no host stands out";
+    row.verdict = LayerVerdict::fine;
+    return row;
+  }
+  row.hosts = hosts_of(e.platform);
+  row.here = e.platform.front().evidence;
+  row.next = e.platform.front().fix;
+  // Whether a cause or a suspect is settled by the other layers in attribute().
+  row.verdict = LayerVerdict::suspect;
+  return row;
+}
+
+LayerRow hosts_row(const DiagnoseEvidence& e) {
+  LayerRow row;
+  row.layer = DiagnoseLayer::hosts;
+  row.reference = printf_text("%.2f of the other hosts' figures", e.hosts_threshold);
+  if (!e.hosts_skipped.empty()) {
+    row.here = "not measured: " + e.hosts_skipped;
+    row.reference = "-";
+    row.verdict = LayerVerdict::unresolved;
+    row.next = "launch on two hosts or more (ncclsweep locate pairs the hosts)";
+    return row;
+  }
+  if (e.slow.empty()) {
+    row.here = "no host or link below the threshold";
+    row.verdict = LayerVerdict::fine;
+    return row;
+  }
+  std::string named;
+  for (const auto& s : e.slow) {
+    std::string hosts;
+    for (const auto& h : s.hosts) hosts += (hosts.empty() ? "" : " x ") + h;
+    named += (named.empty() ? "" : "; ") + s.kind + " " + hosts + printf_text(" at %.2f", s.ratio);
+    for (const auto& h : s.hosts) {
+      if (std::find(row.hosts.begin(), row.hosts.end(), h) == row.hosts.end()) row.hosts.push_back(h);
+    }
+  }
+  row.here = named;
+  row.verdict = LayerVerdict::cause;
+  row.next = "ncclsweep locate on these hosts, then drain or repair them (docs/locate.md)";
+  return row;
+}
+
+LayerRow collectives_row(const DiagnoseEvidence& e) {
+  LayerRow row;
+  row.layer = DiagnoseLayer::collectives;
+  if (!e.gate || e.gate->rows == 0 || !e.time) {
+    row.here = e.collectives_note.empty() ? "no call compared with the reference" : e.collectives_note;
+    row.reference = "-";
+    row.verdict = LayerVerdict::unresolved;
+    row.next = "give a --reference that measured the workload's calls (a run or diagnose directory, nccl-tests output)";
+    return row;
+  }
+  const CommunicationTime& t = *e.time;
+  row.here = printf_text("%.3f %s, %.3f of reference (95%% interval %.3f-%.3f)", t.new_ms, t.unit.c_str(), e.gate->ratio,
+                         e.gate->lower, e.gate->upper);
+  row.reference = printf_text("%.3f %s", t.reference_ms, t.unit.c_str());
+  return row;
+}
+
+}  // namespace diagnosis_rules
+
+int Diagnosis::exit_status() const {
+  if (!gate) return kExitUnresolved;
+  switch (gate->verdict) {
+    case GateVerdict::pass: return kExitOk;
+    case GateVerdict::fail: return kExitRegression;
+    case GateVerdict::unresolved: return kExitUnresolved;
+  }
+  return kExitUnresolved;
+}
+
+Diagnosis attribute(const DiagnoseEvidence& e) {
+  Diagnosis d;
+  d.gate = e.gate;
+  d.time = e.time;
+  LayerRow preflight = diagnosis_rules::preflight_row(e), platform = diagnosis_rules::platform_row(e), hosts = diagnosis_rules::hosts_row(e), calls = diagnosis_rules::collectives_row(e);
+
+  const bool timed = e.time && e.gate && e.gate->rows > 0;
+  const double gap = timed ? e.time->gap_ms() : 0;
+  const bool has_gap = timed && gap > kNoGapShare * e.time->reference_ms;
+  const bool gate_passed = e.gate && e.gate->verdict == GateVerdict::pass;
+
+  // Hosts and links: a slow subject paces every collective it is in, so the workload's
+  // calls would take (1 - its ratio) less without it; that, over the gap, is its share.
+  if (hosts.verdict == LayerVerdict::cause && has_gap) {
+    double slowest = 1;
+    for (const auto& s : e.slow) slowest = std::min(slowest, s.ratio);
+    hosts.share = std::min(1.0, e.time->new_ms * (1 - std::max(0.0, slowest)) / gap);
+  }
+  // A platform signal on the host locate named is the cause there: the host row stays
+  // as where it shows, a suspect, and hands its share over.
+  if (platform.verdict == LayerVerdict::suspect && hosts.verdict == LayerVerdict::cause &&
+      diagnosis_rules::share_a_host(platform.hosts, hosts.hosts)) {
+    platform.verdict = LayerVerdict::cause;
+    platform.share = hosts.share;
+    hosts.verdict = LayerVerdict::suspect;
+    hosts.share.reset();
+    hosts.next = "the platform row's fix on " + hosts.hosts.front() + ", then diagnose again";
+  } else if (platform.verdict == LayerVerdict::suspect && has_gap && !gate_passed &&
+             hosts.verdict != LayerVerdict::cause) {
+    // A host that stands out while the cluster misses the reference and nothing else
+    // explains it: the likeliest place of the gap, its time not measured apart.
+    platform.verdict = LayerVerdict::cause;
+  }
+  if (preflight.verdict != LayerVerdict::fine && hosts.verdict == LayerVerdict::cause &&
+      diagnosis_rules::share_a_host(preflight.hosts, hosts.hosts)) {
+    preflight.share = hosts.share;
+    preflight.verdict = LayerVerdict::cause;
+    hosts.verdict = LayerVerdict::suspect;
+    hosts.share.reset();
+    hosts.next = "the preflight row's fix, then diagnose again";
+  }
+
+  if (timed) {
+    double explained = 0;
+    for (const LayerRow* r : {&preflight, &platform, &hosts}) explained += r->share.value_or(0);
+    explained = std::min(1.0, explained);
+    const double residual = has_gap ? 1 - explained : 0;
+    if (has_gap) calls.share = residual;
+    switch (e.gate->verdict) {
+      case GateVerdict::pass:
+        calls.verdict = LayerVerdict::fine;
+        break;
+      case GateVerdict::fail:
+        calls.verdict = residual >= kCauseResidual     ? LayerVerdict::cause
+                        : residual >= kSuspectResidual ? LayerVerdict::suspect
+                                                       : LayerVerdict::fine;
+        calls.next = calls.verdict == LayerVerdict::fine
+                         ? "the rows above explain the gap"
+                         : "search the fabric's NCCL settings at these calls: ncclsweep run SWEEP --search racing "
+                           "(docs/search.md)";
+        break;
+      case GateVerdict::unresolved:
+        calls.verdict = LayerVerdict::unresolved;
+        if (e.gate->repeats_to_settle) {
+          calls.next = "diagnose again with --repeats " + std::to_string(*e.gate->repeats_to_settle);
+        } else if (e.gate->reference_too_noisy) {
+          calls.next = "a steadier reference: its own spread spans the target";
+        } else {
+          calls.next = "the ratio sits on the target: no number of repeats decides it";
+        }
+        break;
+    }
+    for (LayerRow* r : {&preflight, &platform, &hosts, &calls}) {
+      if (r->share) r->gap_ms = *r->share * gap;
+    }
+  }
+  d.rows = {preflight, platform, hosts, calls};
+  if (timed && !has_gap) d.notes.push_back("no gap to share out: this cluster is within 1% of the reference or faster");
+  return d;
+}
+
+std::optional<CommunicationTime> communication_time(const Comparison& comparison,
+                                                    const std::optional<WorkloadWeights>& workload) {
+  std::vector<const RowComparison*> timed;
+  for (const RowComparison& r : comparison.rows) {
+    if (r.new_row.time_us > 0 && r.reference_row.time_us > 0 && r.key.placement == Placement::out_of_place) {
+      timed.push_back(&r);
+    }
+  }
+  CommunicationTime t;
+  std::set<const RowComparison*> used;
+  if (workload) {
+    t.unit = workload->ms_unit();
+    for (const WorkloadCall& call : workload->calls) {
+      for (const RowComparison* r : timed) {
+        if (!is_workload_call(r->new_row, call) && !is_workload_call(r->reference_row, call)) continue;
+        t.new_ms += call.calls * r->new_row.time_us / 1000;
+        t.reference_ms += call.calls * r->reference_row.time_us / 1000;
+        used.insert(r);
+      }
+    }
+  }
+  if (used.empty()) {
+    t = CommunicationTime{};
+    t.unit = "ms/pass";
+    for (const RowComparison* r : timed) {
+      t.new_ms += r->new_row.time_us / 1000;
+      t.reference_ms += r->reference_row.time_us / 1000;
+      used.insert(r);
+    }
+  }
+  if (used.empty()) return std::nullopt;
+  t.calls = static_cast<int>(used.size());
+  return t;
+}
+
+}  // namespace ncclsweep

@@ -1,0 +1,123 @@
+#pragma once
+// `ncclsweep diagnose`'s verdicts: what each layer measured (preflight facts, platform
+// signals, slow hosts and links, the workload's calls against the reference) turned into
+// one row per layer, each with a verdict and the share of the gap in communication time
+// per iteration it explains. Pure: the launch gathers the evidence, printers show the
+// result (docs/diagnose.md).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/acceptance_gate.hpp"
+#include "core/finding.hpp"
+#include "core/name_table.hpp"
+
+namespace ncclsweep {
+
+struct Comparison;
+
+enum class DiagnoseLayer { preflight, platform, hosts, collectives };
+inline constexpr NameTable<DiagnoseLayer, 4> kDiagnoseLayerNames{
+    "diagnose layer",
+    {{{DiagnoseLayer::preflight, "preflight"},
+      {DiagnoseLayer::platform, "platform"},
+      {DiagnoseLayer::hosts, "hosts and links"},
+      {DiagnoseLayer::collectives, "collectives"}}}};
+inline std::string_view name_of(DiagnoseLayer l) { return kDiagnoseLayerNames.name(l); }
+
+// fine: measured and nothing wrong. cause: measured wrong, and it costs (or, for a
+// misconfiguration, is wrong whatever it costs). suspect: a signal that stands out, but
+// the time it costs is not shown. unresolved: not measured well enough to say; `settle`
+// says what would.
+enum class LayerVerdict { fine, cause, suspect, unresolved };
+inline constexpr NameTable<LayerVerdict, 4> kLayerVerdictNames{
+    "layer verdict",
+    {{{LayerVerdict::fine, "fine"},
+      {LayerVerdict::cause, "cause"},
+      {LayerVerdict::suspect, "suspect"},
+      {LayerVerdict::unresolved, "unresolved"}}}};
+inline std::string_view name_of(LayerVerdict v) { return kLayerVerdictNames.name(v); }
+
+// A slow host or link as locate named it.
+struct SlowSubject {
+  std::string kind;                 // "host", "link", ...: locate's finding kind
+  std::vector<std::string> hosts;   // one host, or a link's two
+  std::vector<int> ranks;
+  double ratio = 1;                 // its share of the reference figure (0.05: 20x slower)
+};
+
+// Communication time of the workload's calls (or of one call per compared size without a
+// workload), here and at the reference, over the calls both sides measured.
+struct CommunicationTime {
+  double new_ms = 0, reference_ms = 0;
+  std::string unit = "ms/iter";     // "ms/iter", "ms/input", or "ms/pass" (one call per size)
+  int calls = 0;                    // distinct calls (rows) summed
+  double gap_ms() const { return new_ms - reference_ms; }
+};
+
+struct DiagnoseEvidence {
+  // Preflight: doctor's findings over every rank's facts (warnings and errors count).
+  std::vector<doctor::Finding> preflight;
+  // Platform: probe's hosts that stand out, as findings; `platform_measured` false when
+  // nothing could be judged (one host and no reference probe figures).
+  bool platform_measured = false;
+  std::string platform_against;     // "the other hosts", "the reference"
+  std::vector<doctor::Finding> platform;
+  // Hosts and links: locate's findings; empty `hosts_skipped` when it ran.
+  std::string hosts_skipped;        // why locate did not run ("one host: ...")
+  std::vector<SlowSubject> slow;
+  double hosts_threshold = 0;
+  // The workload's calls: the gate against the reference, and the time it judged.
+  std::optional<AcceptanceGate> gate;
+  std::optional<CommunicationTime> time;
+  std::string collectives_note;     // why there is no gate, when there is none
+};
+
+struct LayerRow {
+  DiagnoseLayer layer = DiagnoseLayer::preflight;
+  std::string here;                 // the signal measured here
+  std::string reference;            // the same signal at the reference (or what it was judged against)
+  LayerVerdict verdict = LayerVerdict::fine;
+  std::optional<double> share;      // of the gap in time per iteration, 0..1; empty: no time model
+  std::optional<double> gap_ms;     // that share in ms (same unit as CommunicationTime)
+  std::vector<std::string> hosts;   // the hosts it names
+  std::string next;                 // the fix, or the command that settles it
+};
+
+// One phase of the launch: the seconds the budget gave it up front, and what it took.
+struct PhaseTime {
+  std::string phase;                // "preflight", "platform", "hosts and links", "collectives"
+  double planned_s = 0;
+  std::optional<double> used_s;     // empty: not run
+};
+
+struct Diagnosis {
+  std::vector<LayerRow> rows;       // preflight, platform, hosts and links, collectives
+  std::string reference;            // --reference as given
+  std::string results;              // the diagnose directory
+  double budget_s = 0;
+  std::vector<PhaseTime> phases;
+  std::optional<AcceptanceGate> gate;
+  std::optional<CommunicationTime> time;
+  std::vector<std::string> notes;
+  // kExitOk for PASS, kExitRegression for FAIL, kExitUnresolved otherwise (no gate too).
+  int exit_status() const;
+};
+
+// Slower than the reference by less than this share of its time is no gap to attribute.
+inline constexpr double kNoGapShare = 0.01;
+// The collectives row is a cause when at least this share of the gap is left unexplained
+// by the layers above it, suspect from kSuspectResidual up.
+inline constexpr double kCauseResidual = 0.5;
+inline constexpr double kSuspectResidual = 0.2;
+
+// The rows from the evidence (docs/diagnose.md, "How a verdict is decided").
+Diagnosis attribute(const DiagnoseEvidence& evidence);
+
+// The workload's communication time on both sides of a comparison: calls x time at each
+// workload call both sides measured; without a workload, one call per compared
+// out-of-place row. Empty when no row has a time on both sides.
+std::optional<CommunicationTime> communication_time(const Comparison& comparison,
+                                                    const std::optional<WorkloadWeights>& workload);
+
+}  // namespace ncclsweep

@@ -1,0 +1,22 @@
+#pragma once
+// `ncclsweep diagnose`'s result in each of its formats: the terminal table, Markdown (for
+// a ticket), JSON (docs/diagnose.md has the schema) and an SVG of the gap by layer.
+#include <ostream>
+
+#include "compare/diagnosis.hpp"
+#include "core/report_format.hpp"
+
+namespace ncclsweep {
+
+inline constexpr ReportFormat kDiagnoseFormats[] = {ReportFormat::table, ReportFormat::md, ReportFormat::json,
+                                                    ReportFormat::svg};
+
+// Throws UsageError (unsupported_format) for csv and prom, before writing anything.
+void check_diagnosis_format(ReportFormat format);
+
+// "10m 0s (preflight 5s, platform 12s, hosts and links 40s, collectives 9m 3s)"
+std::string budget_text(const Diagnosis& d);
+
+void print_diagnosis(const Diagnosis& d, ReportFormat format, std::ostream& out);
+
+}  // namespace ncclsweep

@@ -1,0 +1,53 @@
+#include "runtime/diagnose_budget.hpp"
+
+#include <cmath>
+
+#include "core/errors.hpp"
+#include "core/printf_text.hpp"
+
+namespace ncclsweep {
+
+DiagnoseBudget plan_diagnose_budget(double budget_s, const std::vector<int>& host_sizes,
+                                    const locate::LocateOptions& locate, EngineKind engine, long long measurements) {
+  DiagnoseBudget b;
+  b.total_s = budget_s;
+  double hosts_s = 0;
+  if (host_sizes.size() >= 2) {
+    const double busbw = engine == EngineKind::mpi ? kLocateMpiBusbw : kLocateGpuBusbw;
+    hosts_s = kLocateSafety * locate::estimate_locate(host_sizes, locate, busbw).total_s();
+  }
+  const double fixed = kPreflightAllowanceS + kPlatformAllowanceS + hosts_s;
+  const double collectives_s = budget_s - fixed;
+  const double needed = fixed + static_cast<double>(measurements) * kMinMeasurementS / kTimedShare;
+  if (measurements < 1 || collectives_s <= 0 ||
+      collectives_s * kTimedShare / static_cast<double>(measurements) < kMinMeasurementS) {
+    throw UsageError(printf_text("--budget %.0fs cannot hold the phases: preflight %.0fs, platform %.0fs, hosts and links "
+                                 "%.0fs and %lld measurement(s) of the workload's calls at %.2fs each need %.0fs",
+                                 budget_s, kPreflightAllowanceS, kPlatformAllowanceS, hosts_s, measurements,
+                                 kMinMeasurementS / kTimedShare, needed),
+                     printf_text("give --budget %.0fs or more, or fewer sizes or collectives", std::ceil(needed)));
+  }
+  b.per_measurement_s = collectives_s * kTimedShare / static_cast<double>(measurements);
+  b.phases = {{"preflight", kPreflightAllowanceS, {}},
+              {"platform", kPlatformAllowanceS, {}},
+              {"hosts and links", hosts_s, {}},
+              {"collectives", collectives_s, {}}};
+  return b;
+}
+
+locate::LocateOptions diagnose_locate_options(EngineKind engine) {
+  locate::LocateOptions o;
+  if (engine == EngineKind::mpi) {
+    o.sizes = {256 * 1024};
+    o.warmup = 5;
+    o.iters = 20;
+    o.repeats = 1;
+    o.passes = 5;
+    o.threshold = 0.25;
+  } else {
+    o.sizes = {64ull << 20, 256ull << 20};
+  }
+  return o;
+}
+
+}  // namespace ncclsweep

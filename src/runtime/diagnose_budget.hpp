@@ -1,0 +1,43 @@
+#pragma once
+// `ncclsweep diagnose`'s time budget, planned before anything runs: the fixed phases
+// (preflight, platform probes, locate's tournament) from their own estimates, and the
+// workload's calls the rest, as a time cap per measurement. Pure (docs/diagnose.md).
+#include <vector>
+
+#include "compare/diagnosis.hpp"
+#include "core/run_options.hpp"
+#include "locate/locate_plan.hpp"
+
+namespace ncclsweep {
+
+// What the budget holds back for the phases with no estimate of their own.
+inline constexpr double kPreflightAllowanceS = 5;
+inline constexpr double kPlatformAllowanceS = 15;  // probe --quick: under 5 s a rank on a GPU, slower on shared cores
+// Locate's model is for GPUs; on the mpi engine (shared CPU cores) a round takes longer.
+inline constexpr double kLocateMpiBusbw = 0.5e9;
+inline constexpr double kLocateGpuBusbw = 100e9;
+inline constexpr double kLocateSafety = 3;
+// Each measurement's share of the collectives phase is a cap on its timed seconds; below
+// this a measurement cannot stop on its noise, and the budget is refused.
+inline constexpr double kMinMeasurementS = 0.02;
+// The part of the collectives phase given to timed iterations; the rest is warm-up,
+// communicator set-up and the per-size overhead.
+inline constexpr double kTimedShare = 0.5;
+
+struct DiagnoseBudget {
+  double total_s = 0;
+  std::vector<PhaseTime> phases;  // preflight, platform, hosts and links, collectives
+  double per_measurement_s = 0;   // the cap on each measurement's timed seconds
+};
+
+// `host_sizes`: ranks per host (one entry: one host, no tournament). `measurements`: the
+// measurements the workload's plan makes (calls x placements x repeats). Throws
+// UsageError naming what the phases need when `budget_s` cannot hold them.
+DiagnoseBudget plan_diagnose_budget(double budget_s, const std::vector<int>& host_sizes,
+                                    const locate::LocateOptions& locate, EngineKind engine, long long measurements);
+
+// Locate's options for a diagnose on this engine: the mpi engine's CPU timing is noisy
+// (shared cores), so there a small size, more passes and a low threshold.
+locate::LocateOptions diagnose_locate_options(EngineKind engine);
+
+}  // namespace ncclsweep

@@ -1,0 +1,261 @@
+#include "runtime/diagnose_launch.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <cstring>
+
+#include "compare/comparison.hpp"
+#include "compare/diagnosis.hpp"
+#include "compare/side_readers.hpp"
+#include "core/errors.hpp"
+#include "core/failure_report.hpp"
+#include "core/output_file.hpp"
+#include "core/utc_time.hpp"
+#include "doctor/checks.hpp"
+#include "doctor/gpu_probe.hpp"
+#include "locate/locate_results.hpp"
+#include "report/diagnosis_report.hpp"
+#include "results/results_directory.hpp"
+#include "runtime/diagnose_budget.hpp"
+#include "runtime/engine_registry.hpp"
+#include "runtime/in_process_engine.hpp"
+#include "runtime/locate_launch.hpp"
+#include "runtime/preflight.hpp"
+#include "runtime/probe_launch.hpp"
+#include "runtime/run_entry.hpp"
+
+namespace ncclsweep {
+namespace diagnose_steps {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Rank 0's stdout goes to stderr while the phases run: their tables are progress, and
+// stdout is left for the diagnosis alone (a JSON or SVG document must be all of it).
+class PhasesOnStderr {
+ public:
+  PhasesOnStderr() : saved_(std::cout.rdbuf(std::cerr.rdbuf())) {}
+  ~PhasesOnStderr() {
+    std::cout.flush();
+    std::cout.rdbuf(saved_);
+  }
+  PhasesOnStderr(const PhasesOnStderr&) = delete;
+  PhasesOnStderr& operator=(const PhasesOnStderr&) = delete;
+
+ private:
+  std::streambuf* saved_;
+};
+
+// A run or diagnose directory, nccl-tests text or JSON: the side the calls are compared
+// with. A diagnose directory stands for the run inside it.
+std::filesystem::path reference_input(const std::string& reference) {
+  const std::filesystem::path path(reference);
+  if (std::filesystem::exists(path / kDiagnoseFile)) return path / kDiagnoseRunFolder;
+  return path;
+}
+
+// A collective check that every rank passes or none does: rank 0's `error` (a UsageError's
+// message) is printed there, and every rank returns false.
+bool agreed(MpiSession& session, const std::string& error) {
+  if (session.max_across_ranks(error.empty() ? 0 : 1) == 0) return true;
+  if (session.rank() == 0) print_error(error.empty() ? std::string("another rank refused the diagnose") : error);
+  return false;
+}
+
+// Ranks per host, hosts in order of first appearance.
+std::vector<int> host_sizes(const std::vector<std::string>& hosts) {
+  std::vector<std::string> seen;
+  std::vector<int> sizes;
+  for (const auto& h : hosts) {
+    std::size_t i = 0;
+    while (i < seen.size() && seen[i] != h) ++i;
+    if (i == seen.size()) seen.push_back(h), sizes.push_back(0);
+    ++sizes[i];
+  }
+  return sizes;
+}
+
+long long measurement_count(const LaunchRequest& request) {
+  long long points = 0;
+  for (const auto& g : request.groups) points += static_cast<long long>(g.points.size());
+  long long placements = 0;
+  for (const PlannedCall& c : request.plan.calls) placements += c.call.kind->supports_in_place ? 2 : 1;
+  return std::max(1LL, points) * placements * std::max(1, request.spec.repeats);
+}
+
+std::vector<doctor::Finding> preflight_phase(MpiSession& session, char** envp) {
+  doctor::GpuFacts gpu = doctor::probe_gpu(session.local_rank());
+  doctor::add_gpu_state(gpu);
+  const auto mine = collect_local_facts(session, envp, std::move(gpu));
+  const auto all = gather_facts(session, mine);
+  return session.rank() == 0 ? doctor::evaluate(all) : std::vector<doctor::Finding>{};
+}
+
+// The slow hosts and links locate's verdicts name, read back from its directory.
+std::vector<SlowSubject> slow_subjects(const std::filesystem::path& dir, double threshold) {
+  const locate::LocateResults results = locate::read_locate_results(dir);
+  const locate::HostLayout layout = locate::layout_from_hosts(results.document.rank_hosts);
+  const auto& reference = results.document.reference;
+  const locate::Verdicts verdicts =
+      locate::judge(layout, results.measurements, threshold, reference ? &*reference : nullptr);
+  std::vector<SlowSubject> slow;
+  for (const locate::Finding& f : verdicts.findings) {
+    SlowSubject s;
+    s.kind = std::string(locate::name_of(f.kind));
+    for (int h : f.hosts) s.hosts.push_back(layout.hosts[static_cast<std::size_t>(h)]);
+    s.ranks = f.ranks;
+    s.ratio = f.ratio;
+    slow.push_back(std::move(s));
+  }
+  return slow;
+}
+
+}  // namespace diagnose_steps
+
+int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, char** envp) {
+  using namespace diagnose_steps;
+  const bool leader = session.rank() == 0;
+  const auto started = Clock::now();
+
+  // Bad input first, the same answer on every rank: the fault, the reference, the plan,
+  // the budget.
+  std::string error;
+  FaultInjection fault;
+  std::optional<Side> reference;
+  try {
+    fault = parse_fault_injection(request.fault);
+    if (leader) reference = load_side(reference_input(request.reference));
+  } catch (const UsageError& e) {
+    error = e.message();
+  }
+  if (!agreed(session, error)) return kExitUsage;
+
+  const std::string dir = session.broadcast_string(
+      leader ? (!request.output_dir.empty()
+                    ? request.output_dir
+                    : default_results_dir(request.results_root, "diagnose", compact_utc(std::chrono::system_clock::now()))
+                          .string())
+             : std::string());
+  const std::vector<std::string> hosts = rank_hosts(session);
+  const std::vector<int> sizes = host_sizes(hosts);
+  const EngineKind engine = request.run.measurements.engine.value_or(default_engine());
+  const locate::LocateOptions locate_options = diagnose_locate_options(engine);
+
+  RunFlags flags = request.run;
+  flags.output = (std::filesystem::path(dir) / kDiagnoseRunFolder).string();
+  flags.progress = ProgressSetting::off;
+  flags.fault = fault.action == FaultAction::slow ? request.fault : std::string();
+  const RankLayout layout = rank_layout(session);
+  LaunchRequest run;
+  DiagnoseBudget budget;
+  try {
+    run = build_run_plan(flags, {request.sweep_text, nullptr}, layout);
+    budget = plan_diagnose_budget(request.budget_s, sizes, locate_options, engine, measurement_count(run));
+    if (!flags.measurements.iters) {
+      // The budget caps each measurement's timed seconds (never above the flags' own cap).
+      flags.measurements.stopping.max_seconds = std::min(flags.measurements.stopping.max_seconds, budget.per_measurement_s);
+      flags.measurements.stopping.min_seconds = std::min(flags.measurements.stopping.min_seconds, budget.per_measurement_s);
+      run = build_run_plan(flags, {request.sweep_text, nullptr}, layout);
+    }
+  } catch (const UsageError& e) {
+    error = e.message();
+  }
+  if (!agreed(session, error)) return kExitUsage;
+  run.command_line = request.command_line;
+  run.envp = envp;
+
+  Diagnosis diagnosis;
+  diagnosis.reference = request.reference;
+  diagnosis.results = dir;
+  diagnosis.budget_s = budget.total_s;
+  diagnosis.phases = budget.phases;
+  if (leader) std::cerr << "# ncclsweep diagnose: budget " << budget_text(diagnosis) << std::endl;
+
+  DiagnoseEvidence evidence;
+  {
+    std::optional<PhasesOnStderr> quiet;
+    if (leader) quiet.emplace();
+    auto phase = Clock::now();
+    evidence.preflight = preflight_phase(session, envp);
+    diagnosis.phases[0].used_s = seconds_since(phase);
+
+    phase = Clock::now();
+    probe::ProbeOptions probe_options = probe::ProbeOptions::quick();
+    probe_options.gpu = engine != EngineKind::mpi;
+    const FaultInjection hog = fault.action == FaultAction::cpu_hog ? fault : FaultInjection{};
+    const auto probed = probe_every_rank(session, probe_options, hog, request.command_line);
+    if (probed) {
+      probe::write_probe_document(*probed, std::filesystem::path(dir) / "probe");
+      evidence.platform_measured = probed->hosts.size() >= 2;
+      evidence.platform_against = "the other hosts";
+      for (const auto& f : probed->findings) {
+        if (f.severity != doctor::Severity::info) evidence.platform.push_back(f);
+      }
+    }
+    diagnosis.phases[1].used_s = seconds_since(phase);
+
+    phase = Clock::now();
+    evidence.hosts_threshold = locate_options.threshold;
+    if (sizes.size() >= 2) {
+      LocateRequest locate;
+      locate.options = locate_options;
+      locate.engine = engine;
+      locate.fault = fault.action == FaultAction::slow ? request.fault : std::string();
+      locate.output_dir = (std::filesystem::path(dir) / "locate").string();
+      locate.command_line = request.command_line;
+      const int status = run_locate_launch(session, locate);
+      if (status != kExitOk && status != kExitFindings) return status;
+      if (leader) evidence.slow = slow_subjects(locate.output_dir, locate_options.threshold);
+      diagnosis.phases[2].used_s = seconds_since(phase);
+    } else {
+      evidence.hosts_skipped = "one host (" + hosts.front() + "): no other host to judge it against";
+    }
+
+    phase = Clock::now();
+    const int status = run_launch(session, run);
+    if (status != kExitOk) return status;
+    diagnosis.phases[3].used_s = seconds_since(phase);
+  }
+
+  int exit_status = kExitOk;
+  if (leader) {
+    try {
+      const Side measured = load_side(flags.output);
+      CompareOptions options;
+      options.target = request.target;
+      const Comparison comparison = compare_sides(measured, *reference, options);
+      evidence.gate = comparison.acceptance;
+      evidence.time = communication_time(comparison, measured.workload);
+    } catch (const UsageError& e) {
+      // Nothing comparable (other rank counts, no common row): the layer stays unresolved.
+      evidence.collectives_note = "not compared: " + e.message();
+    }
+    const Diagnosis attributed = attribute(evidence);
+    diagnosis.rows = attributed.rows;
+    diagnosis.gate = attributed.gate;
+    diagnosis.time = attributed.time;
+    diagnosis.notes = attributed.notes;
+    const double total = seconds_since(started);
+    if (total > budget.total_s) {
+      diagnosis.notes.push_back("the launch took " + std::to_string(static_cast<int>(total)) + " s, beyond its budget");
+    }
+    std::ostringstream document;
+    print_diagnosis(diagnosis, ReportFormat::json, document);
+    const std::filesystem::path file = std::filesystem::path(dir) / kDiagnoseFile;
+    if (const int failed = replace_file(file, document.str()); failed != 0) {
+      throw UsageError("cannot write " + file.string() + ": " + std::strerror(failed), "check the disk");
+    }
+    print_diagnosis(diagnosis, request.format, std::cout);
+    exit_status = diagnosis.exit_status();
+  }
+  return session.max_across_ranks(exit_status);
+}
+
+}  // namespace ncclsweep

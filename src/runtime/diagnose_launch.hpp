@@ -1,0 +1,38 @@
+#pragma once
+// One `ncclsweep diagnose` on this rank (docs/diagnose.md): the budget planned and
+// announced, then in one launch the preflight facts, the platform probes, locate's
+// tournament (two hosts or more) and the workload's calls, compared with the reference
+// through the acceptance gate; rank 0 attributes the gap to the layers and prints the
+// result. The CLI only parses flags into a DiagnoseRequest.
+#include <string>
+#include <vector>
+
+#include "compare/acceptance_gate.hpp"
+#include "core/report_format.hpp"
+#include "runtime/mpi_session.hpp"
+#include "runtime/run_plan.hpp"
+
+namespace ncclsweep {
+
+struct DiagnoseRequest {
+  RunFlags run;             // the workload's measurement (engine, sizes, collectives, repeats ...)
+  std::string sweep_text;   // the sizes block a --workload gives ("" : the flags' sizes)
+  std::string reference;    // --reference: a run or diagnose directory, nccl-tests text or JSON
+  double target = kDefaultTarget;
+  double budget_s = 600;
+  std::string fault;        // --inject-fault: cpu-hog goes to the probes, slow= to locate and the calls
+  std::string output_dir;   // empty: RESULTS_ROOT/diagnose/<UTC start>
+  std::string results_root = "results";
+  ReportFormat format = ReportFormat::table;
+  std::vector<std::string> command_line;
+};
+
+// Returns the exit status on every rank: the acceptance gate's (0 PASS, 1 FAIL, 5
+// UNRESOLVED), 2 for bad input, 3 for a runtime failure.
+int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, char** envp);
+
+// The file of a diagnose directory, and the run inside it a later diagnose compares with.
+inline constexpr const char* kDiagnoseFile = "diagnose.json";
+inline constexpr const char* kDiagnoseRunFolder = "run";
+
+}  // namespace ncclsweep

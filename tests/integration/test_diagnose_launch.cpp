@@ -1,0 +1,158 @@
+// ncclsweep diagnose end to end on the mpi engine: against a reference run of this
+// machine, with the slow-down aid making the calls 90% and 100% of it (the factors of
+// test_acceptance_launch.cpp), a CPU hog and an NCCL variable on one fake host each, and
+// a slowed rank among four fake hosts. Which layer takes which share is judged on exact
+// evidence in tests/unit/test_diagnosis.cpp; here real launches must name the same layer
+// and host.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "catch_compat.hpp"
+#include "integration/launch.hpp"
+
+using namespace ncclsweep::testing;
+using nlohmann::json;
+
+namespace {
+
+// The calls both sides measure: all_reduce at 3 sizes, 20 timed iterations each.
+const std::vector<std::string> kCalls{"-c", "all_reduce", "--sizes", "32K:128K:x2", "--warmup", "2", "--iters", "20"};
+
+// A reference run on `apps`' layout, each timed call of rank 1 repeated `slowdown` times.
+std::filesystem::path reference_run(const std::filesystem::path& dir, const std::vector<AppContext>& layout,
+                                    int slowdown) {
+  const auto out = dir / "reference";
+  std::vector<std::string> args = with({"run", "--engine", "mpi"}, kCalls);
+  args = with(args, {"--repeats", "3", "--order", "interleaved", "-q", "-o", out.string()});
+  if (slowdown > 1) args = with(args, {"--inject-fault", "1:slow=" + std::to_string(slowdown)});
+  std::vector<AppContext> apps = layout;
+  for (auto& app : apps) app.args = args;
+  const Launch run = mpirun_mpmd(apps);
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  return out;
+}
+
+struct Diagnosed {
+  Launch launch;
+  json doc;  // what stdout printed (--format json), checked against the directory's copy
+};
+
+Diagnosed diagnose(const std::filesystem::path& out, const std::filesystem::path& reference, std::vector<AppContext> apps,
+                   const std::vector<std::string>& extra, const std::vector<std::string>& mpirun_options = {}) {
+  std::vector<std::string> args = with({"diagnose", "--engine", "mpi", "--reference", reference.string()}, kCalls);
+  args = with(args, {"--budget", "3m", "--format", "json", "-o", out.string()});
+  args = with(args, extra);
+  for (auto& app : apps) app.args = args;
+  std::vector<std::string> argv = mpirun_argv(apps);
+  argv.insert(argv.begin() + 1, mpirun_options.begin(), mpirun_options.end());
+  Diagnosed d{run_process(argv), {}};
+  INFO(d.launch.output);
+  // stdout is the JSON document alone; progress went to stderr, both captured together.
+  const auto start = d.launch.output.find("{\n  \"acceptance\"");
+  REQUIRE(start != std::string::npos);
+  d.doc = read_json_file(out / "diagnose.json");
+  CHECK(json::parse(d.launch.output.substr(start, d.launch.output.find("\n}\n", start) + 3 - start)) == d.doc);
+  CHECK(d.doc.at("exit_status") == d.launch.status);
+  return d;
+}
+
+const json& layer(const json& doc, const std::string& name) {
+  for (const json& l : doc.at("layers")) {
+    if (l.at("layer") == name) return l;
+  }
+  FAIL("no layer " << name);
+  return doc;
+}
+
+std::vector<std::string> causes(const json& doc) {
+  std::vector<std::string> out;
+  for (const json& l : doc.at("layers")) {
+    if (l.at("verdict") == "cause") out.push_back(l.at("layer"));
+  }
+  return out;
+}
+
+std::vector<AppContext> fake_hosts(int hosts, const std::vector<std::string>& first_host_exports = {}) {
+  std::vector<AppContext> apps;
+  for (int h = 0; h < hosts; ++h) {
+    std::vector<std::string> exports{"NCCLSWEEP_FAKE_HOSTNAME=h" + std::to_string(h)};
+    if (h == 0) exports.insert(exports.end(), first_host_exports.begin(), first_host_exports.end());
+    apps.push_back({1, exports, {}});
+  }
+  return apps;
+}
+
+}  // namespace
+
+TEST_CASE("diagnose: the gate at 90% of the reference FAILs on the collectives; at 100% it never FAILs") {
+  const auto dir = scratch_dir("diagnose-gate");
+  const std::vector<AppContext> one_host{{2, {}, {}}};
+  const auto reference = reference_run(dir, one_host, 45);
+
+  const Diagnosed at90 = diagnose(dir / "90", reference, one_host, {"--inject-fault", "1:slow=50"});
+  INFO(at90.launch.output);
+  CHECK(at90.launch.status == 1);
+  CHECK(at90.doc.at("acceptance").at("verdict") == "FAIL");
+  CHECK(causes(at90.doc) == std::vector<std::string>{"collectives"});
+  CHECK(layer(at90.doc, "collectives").at("share").get<double>() == Approx(1.0));
+  CHECK(layer(at90.doc, "hosts and links").at("verdict") == "unresolved");  // one host: nothing to judge it by
+  CHECK(at90.doc.at("time").at("new_ms").get<double>() > at90.doc.at("time").at("reference_ms").get<double>());
+  // The budget was announced before the phases, and each phase's time kept.
+  CHECK_THAT(at90.launch.output, ContainsSubstring("# ncclsweep diagnose: budget 3m"));
+  CHECK(at90.doc.at("phases").size() == 4);
+  CHECK(std::filesystem::exists(dir / "90" / "run" / "run.json"));
+  CHECK(std::filesystem::exists(dir / "90" / "probe" / "probe.json"));
+
+  // The same factor as the reference: nothing is a cause, and the gate passes or names
+  // the repeats that would settle it.
+  const Diagnosed at100 = diagnose(dir / "100", reference, one_host, {"--inject-fault", "1:slow=45"});
+  INFO(at100.launch.output);
+  CHECK(at100.doc.at("acceptance").at("verdict") != "FAIL");
+  CHECK((at100.launch.status == 0 || at100.launch.status == 5));
+  CHECK(causes(at100.doc).empty());
+  if (at100.launch.status == 5) {
+    CHECK_THAT(layer(at100.doc, "collectives").at("next").get<std::string>(), ContainsSubstring("--repeats"));
+  }
+
+  // A diagnose directory is a reference too (its run); the Markdown form has a row per layer.
+  const Launch md = mpirun_ncclsweep(
+      2, with(with({"diagnose", "--engine", "mpi", "--reference", (dir / "100").string()}, kCalls),
+              {"--budget", "2m", "--format", "md", "--inject-fault", "1:slow=45", "-o", (dir / "md").string()}));
+  INFO(md.output);
+  CHECK((md.status == 0 || md.status == 5));
+  CHECK_THAT(md.output, ContainsSubstring("| preflight |"));
+  CHECK_THAT(md.output, ContainsSubstring("| collectives |"));
+}
+
+TEST_CASE("diagnose: a CPU hog and an NCCL variable, each on one host, on their layers and hosts") {
+  const auto dir = scratch_dir("diagnose-hog");
+  const std::vector<std::string> bound{"--bind-to", "core", "--map-by", "core"};
+  const auto reference = reference_run(dir, fake_hosts(2), 1);
+  const Diagnosed d = diagnose(dir / "hog", reference, fake_hosts(2, {"NCCL_IB_HCA=mlx5_0"}),
+                               {"--inject-fault", "1:cpu-hog"}, bound);
+  INFO(d.launch.output);
+  const json& platform = layer(d.doc, "platform");
+  CHECK(platform.at("verdict") != "fine");
+  CHECK(platform.at("hosts") == json{"h1"});
+  const json& preflight = layer(d.doc, "preflight");
+  CHECK(preflight.at("verdict") == "cause");
+  CHECK(preflight.at("hosts") == json{"h0"});
+  CHECK_THAT(preflight.at("here").get<std::string>(), ContainsSubstring("NCCL_IB_HCA"));
+  CHECK(layer(d.doc, "hosts and links").at("verdict") != "cause");
+}
+
+TEST_CASE("diagnose: a slowed rank among four hosts is the hosts layer's cause, on its host") {
+  const auto dir = scratch_dir("diagnose-slow-rank");
+  const auto reference = reference_run(dir, fake_hosts(4), 1);
+  // 40-fold, as locate's own test: CPU timing on shared cores needs the room.
+  const Diagnosed d = diagnose(dir / "slow", reference, fake_hosts(4), {"--inject-fault", "2:slow=40"});
+  INFO(d.launch.output);
+  CHECK(d.launch.status == 1);
+  const json& hosts = layer(d.doc, "hosts and links");
+  CHECK(hosts.at("verdict") == "cause");
+  CHECK(hosts.at("hosts") == json{"h2"});
+  CHECK(hosts.at("share").get<double>() > 0.5);
+  CHECK(causes(d.doc) == std::vector<std::string>{"hosts and links"});
+}

@@ -1,0 +1,266 @@
+// diagnose's attribution (compare/diagnosis.hpp): layer evidence -> one row per layer with
+// a verdict and its share of the gap in time per iteration; the communication time of a
+// comparison's rows; the budget's plan; the result's formats.
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "catch_compat.hpp"
+#include "compare/comparison.hpp"
+#include "compare/diagnosis.hpp"
+#include "core/collective.hpp"
+#include "core/dtype.hpp"
+#include "core/errors.hpp"
+#include "report/diagnosis_report.hpp"
+#include "runtime/diagnose_budget.hpp"
+
+using namespace ncclsweep;
+
+namespace {
+
+// A gate over `n` rows all at `ratio`, each a single figure with 2% noise on both sides.
+AcceptanceGate gate_over(double ratio, int n = 20) {
+  GateRow row;
+  row.ratio = ratio;
+  row.new_sigma = 0.02;
+  row.reference_sigma = 0.02;
+  return evaluate_gate(std::vector<GateRow>(static_cast<std::size_t>(n), row), {});
+}
+
+// Evidence from a launch on several hosts where every layer was measured and nothing
+// stood out, and the calls took `new_ms` here against `reference_ms`.
+DiagnoseEvidence measured(double ratio, double new_ms, double reference_ms, int rows = 20) {
+  DiagnoseEvidence e;
+  e.platform_measured = true;
+  e.platform_against = "the other hosts";
+  e.hosts_threshold = 0.25;
+  e.gate = gate_over(ratio, rows);
+  CommunicationTime t;
+  t.new_ms = new_ms;
+  t.reference_ms = reference_ms;
+  t.calls = rows;
+  e.time = t;
+  return e;
+}
+
+const LayerRow& row_of(const Diagnosis& d, DiagnoseLayer layer) {
+  for (const LayerRow& r : d.rows) {
+    if (r.layer == layer) return r;
+  }
+  FAIL("no row for " << name_of(layer));
+  return d.rows.front();
+}
+
+int causes(const Diagnosis& d) {
+  int n = 0;
+  for (const LayerRow& r : d.rows) n += r.verdict == LayerVerdict::cause;
+  return n;
+}
+
+doctor::Finding finding(const std::string& check, doctor::Severity severity, const std::string& host) {
+  return doctor::Finding{check, severity, {1}, {host}, check + " on " + host, "fix " + check};
+}
+
+}  // namespace
+
+TEST_CASE("diagnose: a clean launch at the reference's pace calls nothing a cause and passes") {
+  const Diagnosis d = attribute(measured(1.0, 10.0, 10.0));
+  REQUIRE(d.rows.size() == 4);
+  CHECK(causes(d) == 0);
+  for (const LayerRow& r : d.rows) CHECK(r.verdict == LayerVerdict::fine);
+  CHECK(d.gate->verdict == GateVerdict::pass);
+  CHECK(d.exit_status() == kExitOk);
+  CHECK_FALSE(row_of(d, DiagnoseLayer::collectives).share.has_value());  // no gap: nothing to share out
+}
+
+TEST_CASE("diagnose: a slow host explains the gap on the hosts layer, naming it") {
+  DiagnoseEvidence e = measured(0.5, 20.0, 10.0);
+  e.slow = {SlowSubject{"host", {"h2"}, {2}, 0.05}};
+  const Diagnosis d = attribute(e);
+  const LayerRow& hosts = row_of(d, DiagnoseLayer::hosts);
+  CHECK(hosts.verdict == LayerVerdict::cause);
+  CHECK(hosts.hosts == std::vector<std::string>{"h2"});
+  REQUIRE(hosts.share.has_value());
+  CHECK(*hosts.share == Approx(1.0));  // 20 ms x 0.95 is more than the 10 ms gap
+  CHECK(*hosts.gap_ms == Approx(10.0));
+  CHECK(causes(d) == 1);
+  CHECK(row_of(d, DiagnoseLayer::collectives).verdict == LayerVerdict::fine);
+  CHECK(d.exit_status() == kExitRegression);
+}
+
+TEST_CASE("diagnose: a host slower by a little leaves the rest of the gap to the collectives") {
+  DiagnoseEvidence e = measured(0.5, 20.0, 10.0);
+  e.slow = {SlowSubject{"link", {"h0", "h1"}, {0, 1}, 0.8}};  // 20 ms x 0.2 = 4 of the 10 ms gap
+  const Diagnosis d = attribute(e);
+  CHECK(*row_of(d, DiagnoseLayer::hosts).share == Approx(0.4));
+  const LayerRow& calls = row_of(d, DiagnoseLayer::collectives);
+  CHECK(*calls.share == Approx(0.6));
+  CHECK(calls.verdict == LayerVerdict::cause);
+  CHECK(row_of(d, DiagnoseLayer::hosts).hosts == std::vector<std::string>{"h0", "h1"});
+}
+
+TEST_CASE("diagnose: a platform signal on the slow host is the cause there; the host row is where it shows") {
+  DiagnoseEvidence e = measured(0.5, 20.0, 10.0);
+  e.slow = {SlowSubject{"host", {"h1"}, {1}, 0.1}};
+  e.platform = {finding("probe.busy_clock_ghz", doctor::Severity::warning, "h1")};
+  const Diagnosis d = attribute(e);
+  const LayerRow& platform = row_of(d, DiagnoseLayer::platform);
+  CHECK(platform.verdict == LayerVerdict::cause);
+  CHECK(platform.hosts == std::vector<std::string>{"h1"});
+  CHECK(*platform.share == Approx(1.0));
+  CHECK(row_of(d, DiagnoseLayer::hosts).verdict == LayerVerdict::suspect);
+  CHECK_FALSE(row_of(d, DiagnoseLayer::hosts).share.has_value());
+  CHECK(causes(d) == 1);
+}
+
+TEST_CASE("diagnose: a platform signal that costs nothing measured is a suspect, not a cause") {
+  DiagnoseEvidence e = measured(1.0, 10.0, 10.0);
+  e.platform = {finding("probe.busy_clock_ghz", doctor::Severity::warning, "h3")};
+  const Diagnosis d = attribute(e);
+  CHECK(row_of(d, DiagnoseLayer::platform).verdict == LayerVerdict::suspect);
+  CHECK(row_of(d, DiagnoseLayer::platform).hosts == std::vector<std::string>{"h3"});
+  CHECK(row_of(d, DiagnoseLayer::platform).next == "fix probe.busy_clock_ghz");
+  CHECK(causes(d) == 0);
+}
+
+TEST_CASE("diagnose: a gap no layer explains is the collectives' cause, all of it") {
+  const Diagnosis d = attribute(measured(0.8, 12.5, 10.0));
+  const LayerRow& calls = row_of(d, DiagnoseLayer::collectives);
+  CHECK(calls.verdict == LayerVerdict::cause);
+  CHECK(*calls.share == Approx(1.0));
+  CHECK(*calls.gap_ms == Approx(2.5));
+  CHECK_THAT(calls.next, ContainsSubstring("--search"));
+  CHECK(causes(d) == 1);
+  CHECK(d.exit_status() == kExitRegression);
+}
+
+TEST_CASE("diagnose: an undecided gate leaves the collectives unresolved, naming the repeats") {
+  const Diagnosis d = attribute(measured(0.95, 10.5, 10.0, 3));
+  REQUIRE(d.gate->verdict == GateVerdict::unresolved);
+  const LayerRow& calls = row_of(d, DiagnoseLayer::collectives);
+  CHECK(calls.verdict == LayerVerdict::unresolved);
+  if (d.gate->repeats_to_settle) {
+    CHECK_THAT(calls.next, ContainsSubstring("--repeats " + std::to_string(*d.gate->repeats_to_settle)));
+  } else {
+    CHECK_THAT(calls.next, ContainsSubstring("no number of repeats"));
+  }
+  CHECK(d.exit_status() == kExitUnresolved);
+}
+
+TEST_CASE("diagnose: a preflight error is a cause naming its hosts; a warning a suspect") {
+  DiagnoseEvidence e = measured(1.0, 10.0, 10.0);
+  e.preflight = {finding("env.uniform", doctor::Severity::error, "h2"),
+                 finding("env.config_file", doctor::Severity::info, "h0")};
+  Diagnosis d = attribute(e);
+  const LayerRow& preflight = row_of(d, DiagnoseLayer::preflight);
+  CHECK(preflight.verdict == LayerVerdict::cause);
+  CHECK(preflight.hosts == std::vector<std::string>{"h2"});  // the information finding names no host
+  CHECK_THAT(preflight.here, ContainsSubstring("env.uniform"));
+  CHECK(preflight.next == "fix env.uniform");
+  e.preflight = {finding("env.config_file", doctor::Severity::warning, "h0")};
+  d = attribute(e);
+  CHECK(row_of(d, DiagnoseLayer::preflight).verdict == LayerVerdict::suspect);
+}
+
+TEST_CASE("diagnose: what one host cannot judge, and a missing comparison, stay unresolved") {
+  DiagnoseEvidence e;
+  e.hosts_skipped = "one host (h0): no other host to judge it against";
+  e.collectives_note = "not compared: no common row";
+  const Diagnosis d = attribute(e);
+  CHECK(row_of(d, DiagnoseLayer::platform).verdict == LayerVerdict::unresolved);
+  CHECK(row_of(d, DiagnoseLayer::hosts).verdict == LayerVerdict::unresolved);
+  CHECK(row_of(d, DiagnoseLayer::collectives).verdict == LayerVerdict::unresolved);
+  CHECK(row_of(d, DiagnoseLayer::collectives).here == "not compared: no common row");
+  CHECK(row_of(d, DiagnoseLayer::preflight).verdict == LayerVerdict::fine);
+  CHECK(d.exit_status() == kExitUnresolved);
+}
+
+TEST_CASE("diagnose: communication time sums the compared out-of-place rows, or the workload's calls") {
+  Comparison c;
+  const auto add = [&](Bytes size, Placement placement, double new_us, double reference_us) {
+    RowComparison r;
+    r.key = RowKey{&collective("all_reduce"), &data_type("float32"), ReduceOp::sum, size, placement, "default"};
+    r.new_row.key = r.key;
+    r.reference_row.key = r.key;
+    r.new_row.time_us = new_us;
+    r.reference_row.time_us = reference_us;
+    c.rows.push_back(r);
+  };
+  add(1024, Placement::out_of_place, 200, 100);
+  add(1024, Placement::in_place, 900, 900);  // not summed: in-place
+  add(4096, Placement::out_of_place, 400, 300);
+  const auto plain = communication_time(c, std::nullopt);
+  REQUIRE(plain);
+  CHECK(plain->unit == "ms/pass");
+  CHECK(plain->new_ms == Approx(0.6));
+  CHECK(plain->reference_ms == Approx(0.4));
+  CHECK(plain->calls == 2);
+
+  WorkloadWeights w;
+  WorkloadCall call;
+  call.collective = &collective("all_reduce");
+  call.dtype = &data_type("float32");
+  call.bytes = 4096;
+  call.calls = 10;
+  w.calls = {call};
+  const auto weighted = communication_time(c, w);
+  REQUIRE(weighted);
+  CHECK(weighted->unit == "ms/iter");
+  CHECK(weighted->new_ms == Approx(4.0));  // 10 calls x 400 us
+  CHECK(weighted->reference_ms == Approx(3.0));
+  CHECK(weighted->calls == 1);
+  CHECK_FALSE(communication_time(Comparison{}, std::nullopt).has_value());
+}
+
+TEST_CASE("diagnose budget: phases planned up front, and a budget they cannot fit refused") {
+  const auto options = diagnose_locate_options(EngineKind::mpi);
+  const DiagnoseBudget one_host = plan_diagnose_budget(600, {2}, options, EngineKind::mpi, 12);
+  REQUIRE(one_host.phases.size() == 4);
+  CHECK(one_host.phases[2].planned_s == 0);  // no tournament on one host
+  double sum = 0;
+  for (const auto& p : one_host.phases) sum += p.planned_s;
+  CHECK(sum == Approx(600));
+  CHECK(one_host.per_measurement_s == Approx(one_host.phases[3].planned_s * kTimedShare / 12));
+  const DiagnoseBudget four = plan_diagnose_budget(600, {2, 2, 2, 2}, options, EngineKind::mpi, 12);
+  CHECK(four.phases[2].planned_s > 0);
+  CHECK(four.phases[3].planned_s < one_host.phases[3].planned_s);
+  CHECK_THROWS_AS(plan_diagnose_budget(15, {2}, options, EngineKind::mpi, 12), UsageError);
+  CHECK_THROWS_WITH(plan_diagnose_budget(30, {2}, options, EngineKind::mpi, 10000), ContainsSubstring("cannot hold"));
+}
+
+TEST_CASE("diagnose formats: JSON carries every row, the SVG one bar per layer, csv is refused") {
+  DiagnoseEvidence e = measured(0.5, 20.0, 10.0);
+  e.slow = {SlowSubject{"host", {"h2"}, {2}, 0.05}};
+  Diagnosis d = attribute(e);
+  d.reference = "ref";
+  d.budget_s = 600;
+  d.phases = {{"preflight", 5, 1.0}, {"platform", 15, 3.0}, {"hosts and links", 30, {}}, {"collectives", 550, 20.0}};
+  std::ostringstream json_text;
+  print_diagnosis(d, ReportFormat::json, json_text);
+  const auto j = nlohmann::json::parse(json_text.str());
+  REQUIRE(j.at("layers").size() == 4);
+  CHECK(j.at("layers")[2].at("layer") == "hosts and links");
+  CHECK(j.at("layers")[2].at("verdict") == "cause");
+  CHECK(j.at("layers")[2].at("hosts") == nlohmann::json{"h2"});
+  CHECK(j.at("layers")[0].at("share").is_null());
+  CHECK(j.at("acceptance").at("verdict") == "FAIL");
+  CHECK(j.at("exit_status") == static_cast<int>(kExitRegression));
+  CHECK(j.at("phases")[2].at("used_s").is_null());
+  std::ostringstream svg;
+  print_diagnosis(d, ReportFormat::svg, svg);
+  std::size_t bars = 0;
+  for (auto at = svg.str().find("<rect x="); at != std::string::npos; at = svg.str().find("<rect x=", at + 1)) ++bars;
+  CHECK(bars == 4);
+  std::ostringstream table;
+  print_diagnosis(d, ReportFormat::table, table);
+  CHECK_THAT(table.str(), ContainsSubstring("hosts and links  cause"));
+  CHECK_THAT(table.str(), ContainsSubstring("acceptance at target 0.95: FAIL"));
+  std::ostringstream md;
+  print_diagnosis(d, ReportFormat::md, md);
+  CHECK_THAT(md.str(), ContainsSubstring("| hosts and links |"));
+  std::ostringstream csv;
+  CHECK_THROWS_AS(print_diagnosis(d, ReportFormat::csv, csv), UsageError);
+  CHECK(csv.str().empty());
+}
