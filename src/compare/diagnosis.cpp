@@ -146,7 +146,10 @@ Diagnosis attribute(const DiagnoseEvidence& e) {
   Diagnosis d;
   d.gate = e.gate;
   d.time = e.time;
-  LayerRow preflight = diagnosis_rules::preflight_row(e), platform = diagnosis_rules::platform_row(e), hosts = diagnosis_rules::hosts_row(e), calls = diagnosis_rules::collectives_row(e);
+  LayerRow preflight = diagnosis_rules::preflight_row(e);
+  LayerRow platform = diagnosis_rules::platform_row(e);
+  LayerRow hosts = diagnosis_rules::hosts_row(e);
+  LayerRow calls = diagnosis_rules::collectives_row(e);
 
   const bool timed = e.time && e.gate && e.gate->rows > 0;
   const double gap = timed ? e.time->gap_ms() : 0;

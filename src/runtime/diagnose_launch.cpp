@@ -130,7 +130,7 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
   FaultInjection fault;
   std::optional<Side> reference;
   try {
-    fault = parse_fault_injection(request.fault);
+    if (!request.fault.empty()) fault = parse_fault_injection(request.fault);
     if (leader) reference = load_side(reference_input(request.reference));
   } catch (const UsageError& e) {
     error = e.message();
