@@ -37,7 +37,7 @@ DiagnoseBudget plan_diagnose_budget(double budget_s, const std::vector<int>& hos
                                     const locate::LocateOptions& locate, EngineKind engine, long long measurements);
 
 // Locate's options for a diagnose on this engine: the mpi engine's CPU timing is noisy
-// (shared cores), so there a small size, more passes and a low threshold.
+// (shared cores), so there a small size, more passes and a low threshold (0.15).
 locate::LocateOptions diagnose_locate_options(EngineKind engine);
 
 }  // namespace ncclsweep
