@@ -114,7 +114,16 @@ TEST_CASE("diagnose: the gate at 90% of the reference FAILs on the collectives; 
   CHECK((at100.launch.status == 0 || at100.launch.status == 5));
   CHECK(causes(at100.doc).empty());
   if (at100.launch.status == 5) {
-    CHECK_THAT(layer(at100.doc, "collectives").at("next").get<std::string>(), ContainsSubstring("--repeats"));
+    // It names what settles it: the repeats, or a steadier reference where its spread alone spans the target.
+    const json& gate = at100.doc.at("acceptance");
+    const std::string next = layer(at100.doc, "collectives").at("next");
+    if (!gate.at("repeats_to_settle").is_null()) {
+      CHECK_THAT(next, ContainsSubstring("--repeats " + std::to_string(gate.at("repeats_to_settle").get<int>())));
+    } else if (gate.at("reference_too_noisy").get<bool>()) {
+      CHECK_THAT(next, ContainsSubstring("a steadier reference"));
+    } else {
+      CHECK_THAT(next, ContainsSubstring("no number of repeats"));
+    }
   }
 }
 
@@ -127,7 +136,9 @@ TEST_CASE("diagnose: a CPU hog and an NCCL variable, each on one host, on their 
   INFO(d.launch.output);
   const json& platform = layer(d.doc, "platform");
   CHECK(platform.at("verdict") != "fine");
-  CHECK(platform.at("hosts") == json{"h1"});
+  // h1, the hogged host; on a machine shared with other work another may stand out too.
+  const auto platform_hosts = platform.at("hosts").get<std::vector<std::string>>();
+  CHECK(std::find(platform_hosts.begin(), platform_hosts.end(), "h1") != platform_hosts.end());
   const json& preflight = layer(d.doc, "preflight");
   CHECK(preflight.at("verdict") == "cause");
   // One rank against one: doctor cannot tell which is the odd one, and names both.
