@@ -22,8 +22,8 @@ const std::vector<std::string> kCalls{"-c", "all_reduce", "--sizes", "32K:128K:x
 
 // A reference run on `apps`' layout, each timed call of rank 1 repeated `slowdown` times.
 std::filesystem::path reference_run(const std::filesystem::path& dir, const std::vector<AppContext>& layout,
-                                    int slowdown) {
-  const auto out = dir / "reference";
+                                    int slowdown, const std::string& name = "reference") {
+  const auto out = dir / name;
   std::vector<std::string> args = with({"run", "--engine", "mpi"}, kCalls);
   args = with(args, {"--repeats", "3", "--order", "interleaved", "-q", "-o", out.string()});
   if (slowdown > 1) args = with(args, {"--inject-fault", "1:slow=" + std::to_string(slowdown)});
@@ -90,9 +90,16 @@ std::vector<AppContext> fake_hosts(int hosts, const std::vector<std::string>& fi
 TEST_CASE("diagnose: the gate at 90% of the reference FAILs on the collectives; at 100% it never FAILs") {
   const auto dir = scratch_dir("diagnose-gate");
   const std::vector<AppContext> one_host{{2, {}, {}}};
-  const auto reference = reference_run(dir, one_host, 45);
-
-  const Diagnosed at90 = diagnose(dir / "90", reference, one_host, {"--inject-fault", "1:slow=50"});
+  // A reference disturbed by other work on the machine certifies nothing (the gate says
+  // so: "measure the reference again"); so it is measured again, up to three times.
+  std::filesystem::path reference;
+  Diagnosed at90;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    reference = reference_run(dir, one_host, 45, "reference-" + std::to_string(attempt));
+    at90 = diagnose(dir / ("90-" + std::to_string(attempt)), reference, one_host, {"--inject-fault", "1:slow=50"});
+    CHECK(at90.doc.at("acceptance").at("verdict") != "PASS");  // never PASS below the target
+    if (!at90.doc.at("acceptance").at("reference_too_noisy").get<bool>()) break;
+  }
   INFO(at90.launch.output);
   CHECK(at90.launch.status == 1);
   CHECK(at90.doc.at("acceptance").at("verdict") == "FAIL");
@@ -103,8 +110,8 @@ TEST_CASE("diagnose: the gate at 90% of the reference FAILs on the collectives; 
   // The budget was announced before the phases, and each phase's time kept.
   CHECK_THAT(at90.launch.output, ContainsSubstring("# ncclsweep diagnose: budget 3 min (preflight 5 s, platform 30 s"));
   CHECK(at90.doc.at("phases").size() == 4);
-  CHECK(std::filesystem::exists(dir / "90" / "run" / "run.json"));
-  CHECK(std::filesystem::exists(dir / "90" / "probe" / "probe.json"));
+  CHECK(std::filesystem::exists(std::filesystem::path(at90.doc.at("results").get<std::string>()) / "run" / "run.json"));
+  CHECK(std::filesystem::exists(std::filesystem::path(at90.doc.at("results").get<std::string>()) / "probe" / "probe.json"));
 
   // The same factor as the reference: nothing is a cause, and the gate passes or names
   // the repeats that would settle it.
