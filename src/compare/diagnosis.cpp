@@ -222,6 +222,7 @@ Diagnosis attribute(const DiagnoseEvidence& e) {
     }
   }
   d.rows = {preflight, platform, hosts, calls};
+  d.notes = e.platform_notes;
   if (timed && !has_gap) d.notes.push_back("no gap to share out: this cluster is within 1% of the reference or faster");
   return d;
 }

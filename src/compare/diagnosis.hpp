@@ -63,6 +63,7 @@ struct DiagnoseEvidence {
   bool platform_measured = false;
   std::string platform_against;     // "the other hosts", "the reference"
   std::vector<doctor::Finding> platform;
+  std::vector<std::string> platform_notes;  // what probe said about its own figures (a testing aid that did not take)
   // Hosts and links: locate's findings; empty `hosts_skipped` when it ran.
   std::string hosts_skipped;        // why locate did not run ("one host: ...")
   std::vector<SlowSubject> slow;

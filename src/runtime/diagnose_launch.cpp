@@ -198,6 +198,7 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
       for (const auto& f : probed->findings) {
         if (f.severity != doctor::Severity::info) evidence.platform.push_back(f);
       }
+      for (const auto& note : probed->notes) evidence.platform_notes.push_back("platform: " + note);
     }
     diagnosis.phases[1].used_s = seconds_since(phase);
 
