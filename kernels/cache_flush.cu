@@ -5,7 +5,7 @@
 namespace ncclsweep::kernels {
 namespace {
 
-constexpr int kThreads = 512;
+constexpr int kFlushThreads = 512;
 constexpr int kBlocks = 1024;  // enough to keep every SM's loads in flight; the loop covers the rest
 
 __global__ void read_through_kernel(const uint4* scratch, std::size_t vectors, unsigned long long* sink) {
@@ -23,7 +23,7 @@ __global__ void read_through_kernel(const uint4* scratch, std::size_t vectors, u
 cudaError_t read_through(const void* scratch, std::size_t bytes, unsigned long long* sink, cudaStream_t stream) {
   const std::size_t vectors = bytes / sizeof(uint4);
   if (vectors == 0) return cudaSuccess;
-  read_through_kernel<<<kBlocks, kThreads, 0, stream>>>(static_cast<const uint4*>(scratch), vectors, sink);
+  read_through_kernel<<<kBlocks, kFlushThreads, 0, stream>>>(static_cast<const uint4*>(scratch), vectors, sink);
   return cudaGetLastError();
 }
 
