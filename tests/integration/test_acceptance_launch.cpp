@@ -5,9 +5,13 @@
 // Exact figures are judged in tests/unit/test_acceptance_in_process.cpp; here real CPU
 // timing must give the same verdicts, and an UNRESOLVED one must settle when NEW is
 // measured again with the repeats it named.
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "catch_compat.hpp"
 #include "integration/launch.hpp"
@@ -35,6 +39,24 @@ struct GateOutcome {
   json acceptance;
 };
 
+// The widest spread of one measurement across a run's repeats: (max - min) / min of its
+// time per call, over every size and placement.
+double widest_repeat_spread(const std::filesystem::path& run) {
+  std::map<std::string, std::vector<double>> times;
+  std::ifstream in(run / "records.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    const json r = json::parse(line);
+    times[std::to_string(r.at("size_bytes").get<long long>()) + r.at("placement").get<std::string>()].push_back(
+        r.at("time_us").at("avg").get<double>());
+  }
+  double widest = 0;
+  for (const auto& [key, t] : times) {
+    const auto [low, high] = std::minmax_element(t.begin(), t.end());
+    widest = std::max(widest, (*high - *low) / *low);
+  }
+  return widest;
+}
+
 GateOutcome gate_of(const std::filesystem::path& measured, const std::filesystem::path& reference) {
   const Launch compare = run_ncclsweep({"compare", measured.string(), reference.string(), "--format", "json"});
   INFO(compare.output);
@@ -51,6 +73,14 @@ TEST_CASE("compare --target on slowed mpi-engine runs: 90, 94, 96 and 100% of a 
   // sanitizers a process's first few measurements run up to twice as slow as the rest,
   // which a single repeat would carry into the ratio.
   const auto reference = gate_run(dir, "reference", 45);
+  // The gate is judged here against steps of 4-10%: a build whose repeats of one run
+  // already differ by more than a third cannot show them (under the sanitizers a process
+  // runs its first second or so up to twice as slow; the optimised build does not).
+  if (const double spread = widest_repeat_spread(reference); spread > 0.33) {
+    NCCLSWEEP_SKIP("the repeats of one reference run differ by " + std::to_string(static_cast<int>(spread * 100)) +
+                   "% on this build and machine, too much to judge steps of 4-10%; "
+                   "tests/unit/test_acceptance_in_process.cpp judges the same verdicts on exact figures");
+  }
   const GateOutcome at90 = gate_of(gate_run(dir, "90", 50), reference);
   const GateOutcome at94 = gate_of(gate_run(dir, "94", 48), reference);
   const GateOutcome at96 = gate_of(gate_run(dir, "96", 47), reference);
