@@ -100,6 +100,13 @@ TEST_CASE("diagnose: the gate at 90% of the reference FAILs on the collectives; 
     CHECK(at90.doc.at("acceptance").at("verdict") != "PASS");  // never PASS below the target
     if (!at90.doc.at("acceptance").at("reference_too_noisy").get<bool>()) break;
   }
+  // Under the sanitizers a process's first second runs up to twice as slow, and on some
+  // machines no reference comes out steady enough: the gate says so, and that is all
+  // this build can show (the verdicts on exact figures: tests/unit/test_diagnosis.cpp).
+  if (at90.doc.at("acceptance").at("reference_too_noisy").get<bool>()) {
+    NCCLSWEEP_SKIP("three reference runs were each too noisy for the gate on this build and machine (\"measure the "
+                   "reference again\"); a 90% run was never called PASS");
+  }
   // An UNRESOLVED gate names the repeats that settle it; measuring with them does.
   const json& first = at90.doc.at("acceptance");
   if (first.at("verdict") == "UNRESOLVED" && !first.at("repeats_to_settle").is_null() &&
