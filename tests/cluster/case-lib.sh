@@ -55,7 +55,8 @@ case_init() {
   fi
   trap case_cleanup EXIT
   step "bed up $*"
-  NCCLSWEEP_BED=$("$bed" up --owner $$ "$@") || { echo "FAIL: bed up $*"; exit 1; }
+  # The build and the sources stay visible inside each host's own /tmp, if they are there.
+  NCCLSWEEP_BED=$("$bed" up --owner $$ --keep "$(dirname "$bin")" --keep "$src" "$@") || { echo "FAIL: bed up $*"; exit 1; }
   export NCCLSWEEP_BED
   cd "$NCCLSWEEP_BED/shared" || exit 1
   echo "case $case_name: bed $NCCLSWEEP_BED ($("$bed" status | head -1))"
