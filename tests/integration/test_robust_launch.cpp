@@ -112,6 +112,10 @@ TEST_CASE("a second writer of a results directory is refused naming the first; a
   const pid_t first = start_mpirun_ranks(2, with(kLongRun, {"-o", dir.string()}), log);
   wait_for_lines(dir, 2);
   const std::vector<pid_t> ranks = children_of(first);
+  REQUIRE(ranks.size() == 2);
+  // Frozen, its ranks cannot finish (and release the lock) while the second launches
+  // run: a fast machine measures the remaining sizes in a few seconds.
+  for (const pid_t rank : ranks) kill(rank, SIGSTOP);
 
   // While it writes: a --resume of its directory and a new run into it are refused.
   for (const auto& how : {std::vector<std::string>{"--resume", dir.string()}, std::vector<std::string>{"-o", dir.string()}}) {
