@@ -2,6 +2,7 @@
 // An engine runs one collective call on buffers it owns, and times repetitions of it.
 // Everything else (sizes, statistics, output) is shared by all engines.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -85,6 +86,20 @@ class Engine {
   // every rank's device (two ranks on one GPU) before any rank waits on the others.
   // Throws UsageError for a config field the engine does not know.
   virtual void connect(const std::vector<ConfigSetting>& config) = 0;
+  // The environment the next connect's init sees (the worker's as it started plus the
+  // point's variables), for an engine that reads its variables from it rather than from
+  // the process (the mpi engine's testing aid, core/test_slowdown.hpp). Default: nothing.
+  virtual void init_environment(const std::map<std::string, std::string>& environment) { (void)environment; }
+  // Whether the library under the engine reads its variables from the process
+  // environment (NCCL does): a point's variables are then set in the process for its init.
+  virtual bool reads_process_environment() const { return true; }
+  // For a variable the engine reads itself, the value it runs with ("" when unset): what
+  // a point's setting is verified against. nullopt: the engine does not read it (NCCL's
+  // log tells whether NCCL did).
+  virtual std::optional<std::string> setting_in_effect(std::string_view variable) const {
+    (void)variable;
+    return std::nullopt;
+  }
   // Destroys what connect made; connect may be called again. The teardown may finish in
   // the background (the nccl engine's does); run_timed and settle() wait for it.
   virtual void disconnect() = 0;

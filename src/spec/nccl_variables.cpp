@@ -4,6 +4,8 @@
 #include <array>
 #include <limits>
 
+#include "core/test_slowdown.hpp"
+
 namespace ncclsweep {
 namespace {
 
@@ -392,6 +394,10 @@ const NcclVariable* find_nccl_variable(std::string_view name) {
 }
 
 VariableKind variable_kind(std::string_view name) {
+  // The testing aid's variables are read as NCCL reads its own (core/test_slowdown.hpp).
+  if (const auto read = test_slowdown_variable(name)) {
+    return *read == TestVariableRead::each_init ? VariableKind::reread_each_init : VariableKind::process_cached;
+  }
   const NcclVariable* v = find_nccl_variable(name);
   return v ? v->kind : VariableKind::process_cached;
 }

@@ -29,7 +29,8 @@ std::span<const NcclVariable> nccl_variables();
 // nullptr when the name is not in the table.
 const NcclVariable* find_nccl_variable(std::string_view name);
 
-// Unknown variables are process_cached: the safe assumption.
+// Unknown variables are process_cached: the safe assumption. The testing aid's variables
+// (core/test_slowdown.hpp) are of the kind their family names.
 VariableKind variable_kind(std::string_view name);
 
 std::vector<std::string> nccl_variable_names();

@@ -4,60 +4,33 @@
 
 #include <chrono>
 #include <cmath>
-#include <new>
 #include <string>
 #include <vector>
 
 #include "core/errors.hpp"
 #include "core/pattern_spec.hpp"
-#include "core/units.hpp"
+#include "core/test_slowdown.hpp"
 #include "engine/call_buffers.hpp"
 #include "engine/mpi/cpu_antagonist.hpp"
-#include "engine/mpi/mpi_check.hpp"
+#include "engine/mpi/mpi_fabric.hpp"
 #include "engine/overlap_window.hpp"
+
+extern char** environ;
 
 namespace ncclsweep {
 namespace {
 
-// MPI's own types for the dtypes it can reduce; MPI_DATATYPE_NULL for the rest.
-MPI_Datatype reducible_type(const DataType& t) {
-  switch (t.nccl_id) {
-    case kNcclInt8: return MPI_INT8_T;
-    case kNcclUint8: return MPI_UINT8_T;
-    case kNcclInt32: return MPI_INT32_T;
-    case kNcclUint32: return MPI_UINT32_T;
-    case kNcclInt64: return MPI_INT64_T;
-    case kNcclUint64: return MPI_UINT64_T;
-    case kNcclFloat32: return MPI_FLOAT;
-    case kNcclFloat64: return MPI_DOUBLE;
-    default: return MPI_DATATYPE_NULL;
-  }
-}
-
-MPI_Op mpi_op(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::sum: return MPI_SUM;
-    case ReduceOp::prod: return MPI_PROD;
-    case ReduceOp::max: return MPI_MAX;
-    case ReduceOp::min: return MPI_MIN;
-    default: return MPI_OP_NULL;
-  }
-}
-
-int as_int_count(std::uint64_t n) {
-  if (n > static_cast<std::uint64_t>(INT32_MAX)) {
-    throw UsageError("the mpi engine cannot pass " + std::to_string(n) + " elements in one call (MPI counts are int)",
-                     "use sizes below 2 GiB per rank with the mpi engine");
-  }
-  return static_cast<int>(n);
+double steady_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 class MpiEngine final : public Engine {
  public:
-  explicit MpiEngine(MPI_Comm comm) : comm_(comm) {
-    MPI_Comm_rank(comm_, &rank_);
-    MPI_Comm_size(comm_, &ranks_);
-  }
+  MpiEngine(std::unique_ptr<HostFabric> fabric, const std::map<std::string, std::string>& environment)
+      : fabric_(std::move(fabric)),
+        // Read here, once: the worker's start is this process's only chance to set them.
+        once_(environment, TestVariableRead::once_per_process),
+        per_init_(environment, TestVariableRead::each_init) {}
 
   std::string_view name() const override { return "mpi"; }
 
@@ -67,22 +40,24 @@ class MpiEngine final : public Engine {
     return d;
   }
 
-  // MPI_COMM_WORLD's duplicate already connects the ranks.
+  // The ranks' communicator already connects them.
   void connect(const std::vector<ConfigSetting>& config) override {
     if (!config.empty()) throw UsageError("the mpi engine has no communicator config; '" + std::string(config.front().name()) +
                                           "' needs --engine nccl");
   }
-  void disconnect() override { free_groups(); }
-  ~MpiEngine() override { free_groups(); }
+  void disconnect() override { fabric_->free_splits(); }
 
-  void split(const std::vector<int>& colors) override {
-    free_groups();
-    for (const int color : colors) {
-      MPI_Comm group = MPI_COMM_NULL;
-      check_mpi(MPI_Comm_split(comm_, color, rank_, &group), "MPI_Comm_split");
-      groups_.push_back(group);
-    }
+  // The testing aid's per-init variables, as NCCL reads NCCL_PROTO at each init.
+  void init_environment(const std::map<std::string, std::string>& environment) override {
+    per_init_ = TestSlowdowns(environment, TestVariableRead::each_init);
   }
+  bool reads_process_environment() const override { return false; }
+  std::optional<std::string> setting_in_effect(std::string_view variable) const override {
+    if (auto value = once_.value_of(variable)) return value;
+    return per_init_.value_of(variable);
+  }
+
+  void split(const std::vector<int>& colors) override { fabric_->split(colors); }
 
   void slow_down(double factor) override { slow_factor_ = factor; }
 
@@ -96,42 +71,38 @@ class MpiEngine final : public Engine {
   double time_compute(const ComputeLoad& load, int count) override { return antagonist(load).run_alone(count); }
 
   OverlapTimes run_under_compute(const CollectiveCall& call, const ComputeLoad& load, int calls, int rounds) override {
-    const View v = view(call);
-    const Buffers b = prepare(call, v);
+    const Buffers b = prepare(call);
     CpuAntagonist& gemm = antagonist(load);
     std::vector<OverlapRound> timed;
     for (int r = 0; r < rounds; ++r) {
       OverlapRound round;
       round.calls = calls;
       round.compute_alone_s = gemm.run_alone(1);
-      check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
-      double start = MPI_Wtime();
-      run_calls(call, b, v, calls);
-      round.comm_alone_s = MPI_Wtime() - start;
-      check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
+      fabric_->barrier();
+      double start = steady_seconds();
+      run_calls(call, b, calls);
+      round.comm_alone_s = steady_seconds() - start;
+      fabric_->barrier();
       gemm.start();  // launched first: the collective never runs beside an idle core
-      // The antagonist's intervals are on the steady clock; the window is put on it too.
-      const double steady_offset = steady_seconds() - MPI_Wtime();
-      start = MPI_Wtime();
-      run_calls(call, b, v, calls);
-      const double end = MPI_Wtime();
+      start = steady_seconds();
+      run_calls(call, b, calls);
+      round.window = {start, steady_seconds()};  // the antagonist's intervals are on the steady clock too
       round.gemms = gemm.stop();
-      round.window = {start + steady_offset, end + steady_offset};
       timed.push_back(std::move(round));
     }
     return summarize_rounds(timed);
   }
 
   std::uint64_t run_checked(const CollectiveCall& call, bool corrupt) override {
-    const View v = view(call);
-    const Buffers b = prepare(call, v);
+    const HostFabric::Place v = fabric_->place(call.comm);
+    const Buffers b = prepare(call);
     const auto format = element_format(*call.dtype);
     for (std::uint64_t i = 0; i < b.output_elements; ++i) pattern::store(b.output, i, pattern::kPoison, format);
     const bool reduces = call.kind->reduces;
     for (std::uint64_t i = 0; i < b.input_elements; ++i) {
       pattern::store(b.input, i, pattern::input_value(reduces, v.rank, v.ranks, i, static_cast<int>(call.op)), format);
     }
-    launch(call, b, v);
+    fabric_->collective(call, b.send, b.recv);
     if (corrupt && b.output_elements > 0) pattern::store(b.output, 0, pattern::kPoison, format);
     const auto spec = check_spec(*call.kind, *call.dtype, call.op, call.count, v.rank, v.ranks, call.root);
     std::uint64_t wrong = 0;
@@ -144,28 +115,26 @@ class MpiEngine final : public Engine {
   }
 
   TimedIterations run_timed(const CollectiveCall& call, int iters, int calls_per_sample) override {
-    const View v = view(call);
-    const Buffers b = prepare(call, v);
+    const Buffers b = prepare(call);
     const bool flush = call.cache == CacheState::flush;
-    check_mpi(MPI_Barrier(comm_), "MPI_Barrier");  // every rank, so all groups start together
+    // The testing aids: each call runs this many times in all, on every rank of the group.
+    const int runs = calls_per_run(call);
+    fabric_->barrier();  // every rank, so all groups start together
     TimedIterations timed;
     timed.iteration_seconds.reserve(static_cast<std::size_t>(iters));
-    // The testing aid: each call runs this many times more, on every rank of the group.
-    const int repeat_calls = slow_factor_ > 1 ? static_cast<int>(std::lround(slow_factor_)) - 1 : 0;
-    const double start = MPI_Wtime();
+    const double start = steady_seconds();
     double mark = start;
     for (int i = 0; i < iters; ++i) {
       if (flush) {
         flush_cache();  // outside the sample; the barrier lines the ranks up after it
-        check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
-        mark = MPI_Wtime();
+        fabric_->barrier();
+        mark = steady_seconds();
       }
       for (int c = 0; c < calls_per_sample; ++c) {
         const Buffers at = b.at(b.span.offset_of(static_cast<std::uint64_t>(i) * calls_per_sample + c));
-        launch(call, at, v);
-        for (int extra = 0; extra < repeat_calls; ++extra) launch(call, at, v);
+        for (int run = 0; run < runs; ++run) fabric_->collective(call, at.send, at.recv);
       }
-      const double now = MPI_Wtime();
+      const double now = steady_seconds();
       timed.iteration_seconds.push_back(now - mark);
       timed.device_seconds += now - mark;
       mark = now;
@@ -175,30 +144,22 @@ class MpiEngine final : public Engine {
   }
 
  private:
-  // The communicator a call runs on, and this rank's place in it.
-  struct View {
-    MPI_Comm comm;
-    int rank;
-    int ranks;
-  };
+  // Where one call reads and writes, inside the buffers the fabric holds.
+  using Buffers = CallBuffers;
 
-  View view(const CollectiveCall& call) const {
-    if (call.comm == 0) return {comm_, rank_, ranks_};
-    if (call.comm < 0 || static_cast<std::size_t>(call.comm) > groups_.size()) {
-      throw UsageError("internal: call on sub-communicator " + std::to_string(call.comm) + " before split");
+  // --inject-fault ...slow=F times the testing variables' factor at this call's size.
+  int calls_per_run(const CollectiveCall& call) const {
+    const int ranks = fabric_->place(call.comm).ranks;
+    const Bytes total = total_bytes(*call.kind, call.count, ranks, call.dtype->bytes);
+    const int fault = slow_factor_ > 1 ? static_cast<int>(std::lround(slow_factor_)) : 1;
+    return fault * once_.factor_at(total) * per_init_.factor_at(total);
+  }
+
+  void run_calls(const CollectiveCall& call, const CallBuffers& b, int calls) {
+    for (int c = 0; c < calls; ++c) {
+      const CallBuffers at = b.at(b.span.offset_of(static_cast<std::uint64_t>(c)));
+      fabric_->collective(call, at.send, at.recv);
     }
-    View v{groups_[static_cast<std::size_t>(call.comm) - 1], 0, 1};
-    MPI_Comm_rank(v.comm, &v.rank);
-    MPI_Comm_size(v.comm, &v.ranks);
-    return v;
-  }
-
-  static double steady_seconds() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  }
-
-  void run_calls(const CollectiveCall& call, const CallBuffers& b, const View& v, int calls) {
-    for (int c = 0; c < calls; ++c) launch(call, b.at(b.span.offset_of(static_cast<std::uint64_t>(c))), v);
   }
 
   // One antagonist per load, made on first use (its thread lives as long as the engine).
@@ -207,23 +168,15 @@ class MpiEngine final : public Engine {
     return *antagonist_;
   }
 
-  void free_groups() {
-    for (MPI_Comm& group : groups_) MPI_Comm_free(&group);
-    groups_.clear();
-  }
-
-  // Where one call reads and writes, inside the buffers this engine owns.
-  using Buffers = CallBuffers;
-
-  Buffers prepare(const CollectiveCall& call, const View& v) {
+  Buffers prepare(const CollectiveCall& call) {
+    const HostFabric::Place v = fabric_->place(call.comm);
     const CallSizes sizes = call_sizes(call, v.ranks);
     const std::size_t elem = sizes.element_bytes;
     const bool in_place = sizes.in_place;
     // Host buffers follow the same footprint rules as the GPU's (core/buffer_footprint.hpp).
     const BufferSpan span = buffer_span(in_place ? 0 : sizes.send_bytes(), sizes.recv_bytes(), call.footprint_bytes);
-    allocate(send_, in_place ? 0 : span.send_bytes);
-    allocate(recv_, span.recv_bytes);
-    Buffers b = sizes.buffers_in(send_.data(), recv_.data(), span);
+    const HostBuffers memory = fabric_->buffers(in_place ? 0 : span.send_bytes, span.recv_bytes);
+    Buffers b = sizes.buffers_in(memory.send, memory.recv, span);
     if (in_place) {
       b.send = b.recv;
       // MPI_IN_PLACE: an allgather's own block sits at its rank's offset; every other
@@ -234,21 +187,6 @@ class MpiEngine final : public Engine {
       b.output = b.send;  // MPI_Bcast has one buffer: the root's data never moves
     }
     return b;
-  }
-
-  // Exactly `bytes`, a fresh allocation when the size changes (the footprint is measured;
-  // an in-place call leaves the send buffer as it is).
-  // A failed allocation names the size and the fix; the rank is added where it is printed.
-  static void allocate(std::vector<std::byte>& buffer, std::size_t bytes) {
-    if (bytes == 0 || buffer.size() == bytes) return;
-    buffer = {};  // the old buffer goes first: both at once may not fit
-    try {
-      buffer = std::vector<std::byte>(bytes);
-    } catch (const std::bad_alloc&) {
-      throw RuntimeFailure("host buffer allocation", "could not allocate " + format_bytes(bytes) +
-                                                         " (fix: measure smaller sizes, use buffer_footprint: exact, or "
-                                                         "run fewer ranks per host)");
-    }
   }
 
   // --cache flush on host buffers: write a buffer larger than the last-level cache
@@ -265,53 +203,10 @@ class MpiEngine final : public Engine {
     for (std::size_t i = 0; i < flush_scratch_.size(); i += 64) flush_scratch_[i] = static_cast<std::byte>(flush_round_);
   }
 
-  void launch(const CollectiveCall& call, const Buffers& b, const View& v) {
-    const bool in_place = call.placement == Placement::in_place;
-    const MPI_Datatype reduce_type = reducible_type(*call.dtype);
-    const int count = as_int_count(call.count);
-    const int bytes = as_int_count(call.count * call.dtype->bytes);
-    void* send = in_place ? MPI_IN_PLACE : static_cast<void*>(b.send);
-    switch (call.kind->layout) {
-      case OutputLayout::gathered:
-        check_mpi(MPI_Allgather(send, bytes, MPI_BYTE, b.recv, bytes, MPI_BYTE, v.comm), "MPI_Allgather");
-        break;
-      case OutputLayout::reduced_slice:
-        check_mpi(MPI_Reduce_scatter_block(send, b.recv, count, reduce_type, mpi_op(call.op), v.comm),
-                  "MPI_Reduce_scatter_block");
-        break;
-      case OutputLayout::reduced_whole:
-        check_mpi(MPI_Allreduce(send, b.recv, count, reduce_type, mpi_op(call.op), v.comm), "MPI_Allreduce");
-        break;
-      case OutputLayout::reduced_at_root: {
-        // MPI_IN_PLACE is the root's alone; other ranks pass their input as usual.
-        void* reduce_send = in_place && v.rank != call.root ? static_cast<void*>(b.recv) : send;
-        check_mpi(MPI_Reduce(reduce_send, b.recv, count, reduce_type, mpi_op(call.op), call.root, v.comm),
-                  "MPI_Reduce");
-        break;
-      }
-      case OutputLayout::from_root: {
-        std::byte* buffer = (!in_place && v.rank == call.root) ? b.send : b.recv;
-        check_mpi(MPI_Bcast(buffer, bytes, MPI_BYTE, call.root, v.comm), "MPI_Bcast");
-        break;
-      }
-      case OutputLayout::transposed:
-        check_mpi(MPI_Alltoall(b.send, bytes, MPI_BYTE, b.recv, bytes, MPI_BYTE, v.comm), "MPI_Alltoall");
-        break;
-      case OutputLayout::from_previous: {
-        const int next = (v.rank + 1) % v.ranks, previous = (v.rank + v.ranks - 1) % v.ranks;
-        check_mpi(MPI_Sendrecv(b.send, bytes, MPI_BYTE, next, 0, b.recv, bytes, MPI_BYTE, previous, 0, v.comm,
-                               MPI_STATUS_IGNORE),
-                  "MPI_Sendrecv");
-        break;
-      }
-    }
-  }
-
-  MPI_Comm comm_;
-  int rank_ = 0, ranks_ = 1;
-  double slow_factor_ = 1;  // slow_down(): the testing aid's factor, in whole calls
-  std::vector<MPI_Comm> groups_;  // from split(); freed by disconnect()
-  std::vector<std::byte> send_, recv_;
+  std::unique_ptr<HostFabric> fabric_;
+  double slow_factor_ = 1;  // slow_down(): the fault's factor, in whole calls
+  TestSlowdowns once_;      // NCCLSWEEP_TEST_SLOWDOWN*: read when the engine was made
+  TestSlowdowns per_init_;  // NCCLSWEEP_TEST_INIT_SLOWDOWN*: read at each init
   std::vector<std::byte> flush_scratch_;  // --cache flush; empty until first used
   unsigned flush_round_ = 0;
   std::unique_ptr<CpuAntagonist> antagonist_;  // --with-compute; null until first used
@@ -319,6 +214,13 @@ class MpiEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_mpi_engine(MPI_Comm comm) { return std::make_unique<MpiEngine>(comm); }
+std::unique_ptr<Engine> make_mpi_engine(std::unique_ptr<HostFabric> fabric,
+                                        const std::map<std::string, std::string>& environment) {
+  return std::make_unique<MpiEngine>(std::move(fabric), environment);
+}
+
+std::unique_ptr<Engine> make_mpi_engine(MPI_Comm comm) {
+  return make_mpi_engine(make_mpi_fabric(comm), environment_map(environ));
+}
 
 }  // namespace ncclsweep
