@@ -7,14 +7,17 @@
 
 namespace ncclsweep {
 
-enum class FateState { not_measured, alive, dropped, tied, leader };
-inline constexpr NameTable<FateState, 5> kFateStateNames{
+// failed: its point could not be measured (a setting NCCL refused, a worker that died),
+// so the search left it out.
+enum class FateState { not_measured, alive, dropped, tied, leader, failed };
+inline constexpr NameTable<FateState, 6> kFateStateNames{
     "search fate",
     {{{FateState::not_measured, "not-measured"},
       {FateState::alive, "alive"},
       {FateState::dropped, "dropped"},
       {FateState::tied, "tied"},
-      {FateState::leader, "leader"}}}};
+      {FateState::leader, "leader"},
+      {FateState::failed, "failed"}}}};
 constexpr std::string_view name_of(FateState state) { return kFateStateNames.name(state); }
 
 }  // namespace ncclsweep

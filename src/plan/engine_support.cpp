@@ -45,6 +45,24 @@ void check_engine_support(const RunSpec& spec, EngineKind engine, const EngineCh
   }
 }
 
+void check_engine_support(const std::vector<SizedCall>& calls, const std::vector<ListedCall>& listed, EngineKind engine,
+                          const EngineCheckPlaces& places) {
+  if (engine != EngineKind::mpi) return;
+  for (const SizedCall& call : calls) {
+    const std::string reason = mpi_engine_unsupported_reason(*call.kind, *call.dtype, call.op, BufferMode::cuda_malloc,
+                                                             LaunchMode::stream);
+    if (reason.empty()) continue;
+    // The listed call it came from: the same collective and, where it names them, dtype and op.
+    const auto from = std::find_if(listed.begin(), listed.end(), [&](const ListedCall& l) {
+      return l.collective == call.kind && (!l.dtype || l.dtype == call.dtype) && l.op.value_or(ReduceOp::sum) == call.op;
+    });
+    throw UsageError(reason + " (" + std::string(call.kind->name) + " " + format_bytes(call.bytes) + " " +
+                         std::string(call.dtype->name) + ")",
+                     "--dtype float32 (or another type MPI reduces) replaces the calls' dtype, or run with --engine nccl",
+                     from != listed.end() ? from->where : places.sizes);
+  }
+}
+
 Bytes largest_rank_buffers(const MeasurementPlan& plan, int ranks) {
   Bytes largest = 0;
   for (const PlannedCall& planned : plan.calls) {

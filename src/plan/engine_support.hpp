@@ -23,6 +23,13 @@ EngineCheckPlaces places_of(const Sweep& sweep, bool given_dtype, bool given_op,
 // op x mode `engine` cannot run (engine/engine.hpp, mpi_engine_unsupported_reason).
 void check_engine_support(const RunSpec& spec, EngineKind engine, const EngineCheckPlaces& places);
 
+// The same for sizes from a workload, logs or listed calls (`calls`, each in the spec's
+// modes): at the line of the first of `listed` (a sweep's sizes: {calls: [...]}) that is
+// the refused call, else at the sizes: line; the fix names --dtype, which replaces the
+// calls' dtype.
+void check_engine_support(const std::vector<SizedCall>& calls, const std::vector<ListedCall>& listed, EngineKind engine,
+                          const EngineCheckPlaces& places);
+
 // The most bytes one rank's buffers span for any call of the plan on `ranks` ranks: send
 // and receive, each as large as the call's footprint asks (core/buffer_footprint.hpp).
 Bytes largest_rank_buffers(const MeasurementPlan& plan, int ranks);

@@ -50,6 +50,8 @@ struct SearchSummary {
   int rounds = 0;
   long measurements = 0;       // size measurements made
   long grid_measurements = 0;  // the full grid's
+  int worker_starts = 0;       // isolation groups' workers started (0: measured in the ranks)
+  int isolation_groups = 1;    // the grid's: each starts its workers once
   std::vector<SearchBandSummary> bands;
   std::vector<SearchPointFate> points;
   std::vector<std::string> notes;
@@ -65,7 +67,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchPointFate, point, rounds, 
 void to_json(nlohmann::json& j, const SearchBandSummary& b);
 void from_json(const nlohmann::json& j, SearchBandSummary& b);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SearchSummary, method, confidence, budget_share, baseline, rounds,
-                                                measurements, grid_measurements, bands, points, notes)
+                                                measurements, grid_measurements, worker_starts, isolation_groups, bands,
+                                                points, notes)
 
 // The file's name in a results directory.
 inline constexpr const char* kSearchFileName = "search.json";

@@ -149,6 +149,11 @@ int slow_factor(const FaultInjection& fault, int this_rank, const std::string& p
   return 1;
 }
 
+int point_slow_factor(const FaultInjection& fault, const MeasurementPlan& plan, int this_rank, const std::string& point) {
+  if (!fault.slows(point)) return 1;
+  return comm_colors(plan, this_rank) == comm_colors(plan, fault.rank) ? static_cast<int>(fault.factor) : 1;
+}
+
 CpuHog::CpuHog(const std::vector<int>& cpus) {
   // Each spinner writes a byte here once it runs on its core, and the constructor waits
   // for them: a probe that starts before the hog is on the CPU measures an idle core.

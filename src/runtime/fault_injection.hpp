@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/name_table.hpp"
+#include "plan/measurement_plan.hpp"
 
 namespace ncclsweep {
 
@@ -69,6 +70,10 @@ std::string to_text(const FaultInjection& fault);
 
 // The factor `point`'s calls are slowed by on this rank (1: not slowed).
 int slow_factor(const FaultInjection& fault, int this_rank, const std::string& point);
+
+// RANK:slow=F[@POINT]: F on every rank that shares a communicator of `plan` with RANK (so
+// they stay in step), at the points it names; 1 elsewhere.
+int point_slow_factor(const FaultInjection& fault, const MeasurementPlan& plan, int this_rank, const std::string& point);
 
 // Sleeps, exits or kills this process as `fault` says; returns true for "skip" (the
 // caller skips its collectives), false after a sleep. "slow" is no action here: the

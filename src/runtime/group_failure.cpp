@@ -2,7 +2,7 @@
 
 namespace ncclsweep {
 
-GroupFailure describe_group_failure(const GroupResult& result, const std::vector<std::string>& errors) {
+GroupFailure describe_group_failure(const WorkerFailure& result, const std::vector<std::string>& errors) {
   std::string first, late;
   for (std::size_t r = 0; r < errors.size(); ++r) {
     if (errors[r].empty()) continue;

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/worker_group.hpp"
+#include "runtime/worker_pool.hpp"
 
 namespace ncclsweep {
 
@@ -15,6 +15,6 @@ struct GroupFailure {
 
 // The first rank's error, or, when ranks timed out, the timeout and every rank that did
 // not finish ("...; did not finish: rank 1 (node1), rank 3 (node2)").
-GroupFailure describe_group_failure(const GroupResult& result, const std::vector<std::string>& errors);
+GroupFailure describe_group_failure(const WorkerFailure& result, const std::vector<std::string>& errors);
 
 }  // namespace ncclsweep

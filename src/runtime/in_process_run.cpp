@@ -53,10 +53,7 @@ int run_in_process(LaunchState& state) {
   }
   if (!begin_run(state, engine->device())) return kExitUsage;
   engine->connect({});
-  if (request.search) {
-    state.stopped = !run_search_rounds(state, *engine);
-    return kExitOk;
-  }
+  if (request.search) return run_search_rounds(state, *in_process_measurer(state, *engine));
   RowsToLaunch to_launch(state);
   LoopOptions options = loop_options(request.spec, request.corrupt_rank, "default");
   options.done = state.done;

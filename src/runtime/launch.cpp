@@ -11,6 +11,9 @@
 #include "runtime/mpi_session.hpp"
 #include "runtime/stop_signals.hpp"
 #include "runtime/result_outputs.hpp"
+#include "runtime/worker_data_plane.hpp"
+#include "runtime/worker_process.hpp"
+#include "runtime/search_rounds.hpp"
 #include "runtime/worker_schedule.hpp"
 
 namespace ncclsweep {
@@ -68,6 +71,13 @@ std::vector<WorkerGroup> default_groups() {
   return {group};
 }
 
+bool sets_variables(const std::vector<WorkerGroup>& groups) {
+  return std::any_of(groups.begin(), groups.end(), [](const WorkerGroup& g) {
+    return !g.process_env.empty() ||
+           std::any_of(g.points.begin(), g.points.end(), [](const PointSpec& p) { return !p.settings.empty(); });
+  });
+}
+
 std::vector<WorkerGroup> worker_groups(const SweepPlan& plan) {
   std::vector<WorkerGroup> groups;
   for (const IsolationGroup& g : plan.isolation_groups) {
@@ -102,6 +112,15 @@ LaunchServices mpi_launch_services(MpiSession& session, const StopSignals* signa
         if (!signals) return nullptr;
         return std::make_shared<SignalWatcher>(std::move(on_signal));
       },
+      .workers =
+          {
+              .start_worker =
+                  [](const std::map<std::string, std::string>& environment, int region_fd) {
+                    return std::unique_ptr<WorkerLink>(
+                        std::make_unique<WorkerProcess>(current_executable(), environment, region_fd));
+                  },
+              .make_data_plane = [&session] { return make_mpi_data_plane(session.data_plane_comm()); },
+          },
   };
 }
 
@@ -120,10 +139,11 @@ int run_launch(RankGroup& ranks, const LaunchRequest& request, const LaunchServi
       state.leader && services.watch_signals
           ? services.watch_signals([&state](int signal) { state.checkpoint_interrupted(signal); })
           : nullptr;
-  // A search is in-process on either engine: build_run_plan lets the nccl engine search only
-  // candidates that set no NCCL variable.
-  const bool in_process = request.spec.engine == EngineKind::mpi || request.search.has_value();
-  return finish(state, in_process ? run_in_process(state) : run_in_workers(state));
+  // The nccl engine measures in workers, so every group's settings reach a NCCL never
+  // initialised; so does the mpi engine where a point sets a variable (the testing aid's).
+  const bool in_process = request.spec.engine == EngineKind::mpi && !sets_variables(request.groups);
+  if (in_process) return finish(state, run_in_process(state));
+  return finish(state, request.search ? run_search_in_workers(state) : run_in_workers(state));
 }
 
 }  // namespace ncclsweep

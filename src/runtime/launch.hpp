@@ -15,6 +15,7 @@
 #include "plan/sweep_plan.hpp"
 #include "runtime/fault_injection.hpp"
 #include "search/search_request.hpp"
+#include "runtime/worker_pool.hpp"
 #include "runtime/worker_protocol.hpp"
 
 namespace ncclsweep {
@@ -53,6 +54,8 @@ struct LaunchServices {
   // as the handle it returns lives (empty: nothing watches; the run still stops between
   // measurements through received_signal).
   std::function<std::shared_ptr<void>(std::function<void(int)>)> watch_signals;
+  // How this rank starts its workers (processes of this binary over MPI).
+  WorkerStarter workers;
 };
 
 class StopSignals;
@@ -64,6 +67,9 @@ LaunchServices mpi_launch_services(MpiSession& session, const StopSignals* signa
 int run_launch(RankGroup& ranks, const LaunchRequest& request, const LaunchServices& services);
 // The same over MPI, with the engines of this build and SIGINT/SIGTERM handlers.
 int run_launch(MpiSession& session, const LaunchRequest& request);
+
+// Whether a point of `groups` sets a variable or config field (then it measures in workers).
+bool sets_variables(const std::vector<WorkerGroup>& groups);
 
 // The single group and point of a run without a sweep.
 std::vector<WorkerGroup> default_groups();

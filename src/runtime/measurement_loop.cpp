@@ -294,4 +294,17 @@ bool measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engin
   return true;
 }
 
+std::vector<PointVisit> point_visits(std::size_t points, const LoopOptions& options) {
+  std::vector<PointVisit> visits;
+  if (options.order == RepeatOrder::sequential || points <= 1 || options.repeats <= 1) {
+    for (std::size_t p = 0; p < points; ++p) visits.push_back({p, 0, options.repeats});
+    return visits;
+  }
+  for (const ScheduledRun& run : schedule_repeats(static_cast<int>(points), options.repeats, options.order,
+                                                  options.seed)) {
+    visits.push_back({static_cast<std::size_t>(run.item), run.repeat, 1});
+  }
+  return visits;
+}
+
 }  // namespace ncclsweep

@@ -66,6 +66,18 @@ MeasurementRecord make_record(const PlannedCall& planned, Placement placement, i
 // Adds the percentiles, spread and slowest rank to a record.
 void add_iteration_stats(const IterationTimes& times, MeasurementRecord& record);
 
+// One visit of a sweep point: which of its repeats one communicator measures.
+struct PointVisit {
+  std::size_t point = 0;
+  int first_repeat = 0;
+  int repeats = 1;
+};
+
+// Sequential order, or a single point: each point once with all repeats (the
+// measurement loop orders them over sizes). Interleaved or shuffled over several points:
+// one visit per point and repeat in that order (A B A B), each with a fresh communicator.
+std::vector<PointVisit> point_visits(std::size_t points, const LoopOptions& options);
+
 // Every rank calls this; `sink` (rank 0's, null elsewhere) gets each size's row as it
 // completes. Returns false when the ranks agreed to stop before the end.
 bool measure_plan(const MeasurementPlan& plan, const LoopOptions& options, Engine& engine, Coordinator& ranks,

@@ -92,8 +92,14 @@ MpiSession::~MpiSession() {
   // reports the failure and aborts them all.
   if (std::uncaught_exceptions() > 0) return;
   relay_.reset();  // its MPI type and op go before MPI_Finalize
+  if (data_plane_ != MPI_COMM_NULL) MPI_Comm_free(&data_plane_);
   if (world_ != MPI_COMM_NULL) MPI_Comm_free(&world_);
   MPI_Finalize();
+}
+
+MPI_Comm MpiSession::data_plane_comm() {
+  if (data_plane_ == MPI_COMM_NULL) check_mpi(MPI_Comm_dup(world_, &data_plane_), "MPI_Comm_dup");
+  return data_plane_;
 }
 
 void MpiSession::broadcast(std::span<std::byte> data, int root) {

@@ -27,6 +27,9 @@ class MpiSession final : public RankGroup {
   int local_rank() const override { return local_rank_; }
   const std::string& host() const override { return host_; }
   MPI_Comm world() const { return world_; }
+  // Collective the first time: a duplicate of the world for the collectives this rank
+  // runs for its workers (runtime/worker_data_plane.hpp), apart from its own messages.
+  MPI_Comm data_plane_comm();
 
   void broadcast(std::span<std::byte> data, int root) override;
   bool all_ranks_agree(bool ok) override { return max_across_ranks(ok ? 0 : 1) == 0; }
@@ -51,6 +54,7 @@ class MpiSession final : public RankGroup {
   int rank_ = 0, size_ = 1, local_rank_ = 0;
   std::string host_;
   std::optional<RelayReducer> relay_;  // made on the first relayed step or time reduction
+  MPI_Comm data_plane_ = MPI_COMM_NULL;  // made on the first worker of the mpi engine
 };
 
 }  // namespace ncclsweep

@@ -13,7 +13,7 @@ namespace ncclsweep {
 
 // How the worker run ended, as every rank agreed on it.
 struct WorkerRunEnd {
-  bool failed = false;               // some rank's worker failed (GroupResult::failed)
+  bool failed = false;               // some rank's worker failed (WorkerFailure::failed)
   bool ended_after_outcome = false;  // it failed right after reporting a point's outcome
   bool stopped = false;              // the ranks agreed to stop (a signal)
   GroupFailure failure;              // why, in one line (runtime/group_failure.hpp)

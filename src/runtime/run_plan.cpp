@@ -1,6 +1,7 @@
 #include "runtime/run_plan.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "core/errors.hpp"
 #include "core/run_options.hpp"
@@ -92,6 +93,38 @@ void check_worker_plan_size(const MeasurementPlan& plan) {
                    "measure fewer sizes (a larger step in --sizes) or split the sweep into several runs");
 }
 
+// --dtype over sizes from a workload, logs or listed calls: every call in that one dtype,
+// its total bytes kept (the elements follow), and a note for run.json.
+void override_dtype(WorkloadCalls& calls, const std::vector<const DataType*>& dtypes, const SizesSource& source,
+                    std::vector<std::string>& notes) {
+  if (dtypes.size() != 1) {
+    throw UsageError("--dtype with sizes from " + std::string(name_of(source.kind)) +
+                         " takes one dtype (it replaces every call's own)",
+                     "give one, e.g. --dtype float32, or leave --dtype out to measure each call in its own dtype",
+                     source.where);
+  }
+  const DataType* dtype = dtypes.front();
+  std::set<std::string> replaced;
+  std::vector<SizedCall> distinct;
+  for (SizedCall c : calls.calls) {
+    if (c.dtype != dtype) replaced.insert(std::string(c.dtype->name));
+    c.dtype = dtype;
+    // Two calls that differed only in dtype are one measurement now.
+    const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const SizedCall& d) {
+      return d.kind == c.kind && d.op == c.op && d.bytes == c.bytes && d.split.kind == c.split.kind &&
+             d.split.size == c.split.size && d.split.stride == c.split.stride;
+    });
+    if (!seen) distinct.push_back(c);
+  }
+  calls.calls = std::move(distinct);
+  for (WorkloadCall& c : calls.weights.calls) c.dtype = dtype;
+  if (replaced.empty()) return;
+  std::string names;
+  for (const std::string& name : replaced) names += (names.empty() ? "" : ", ") + name;
+  notes.push_back("--dtype " + std::string(dtype->name) + " replaces the calls' own dtype (" + names +
+                  "): each call keeps its bytes, in " + std::string(dtype->name) + " elements");
+}
+
 // Groups and workload-derived sizes: what they make of the spec on this many ranks.
 void plan_groups(const RunFlags& flags, const Sweep* sweep, const RankLayout& layout, LaunchRequest& request,
                  std::vector<std::string>& notes) {
@@ -99,6 +132,7 @@ void plan_groups(const RunFlags& flags, const Sweep* sweep, const RankLayout& la
   if (sweep && sweep->sizes_from && !flags.measurements.sizes) {
     const SizesInput input = load_sizes_source(*sweep->sizes_from, flags.sweep_file, flags.models_dir);
     WorkloadCalls calls = plan_workload_calls(input, groups, request.spec.dtypes, layout.ranks, layout.per_node);
+    if (flags.measurements.dtypes) override_dtype(calls, request.spec.dtypes, *sweep->sizes_from, notes);
     request.spec.calls = std::move(calls.calls);
     request.workload = std::move(calls.weights);
     notes.insert(notes.end(), calls.notes.begin(), calls.notes.end());
@@ -126,8 +160,9 @@ std::optional<SearchRequest> plan_search(const RunFlags& flags, SearchSpec searc
 
 }  // namespace
 
-LaunchRequest build_run_plan(const RunFlags& flags, const RunInputs& inputs, const RankLayout& layout) {
-  LaunchRequest request;
+RunPlan plan_run(const RunFlags& flags, const RunInputs& inputs, const RankLayout& layout) {
+  RunPlan planned;
+  LaunchRequest& request = planned.request;
   request.output_dir = flags.output;
   request.results_root = flags.results_root;
   request.resume_dir = flags.resume_dir;
@@ -147,6 +182,7 @@ LaunchRequest build_run_plan(const RunFlags& flags, const RunInputs& inputs, con
   std::vector<std::string> notes;
   EngineCheckPlaces places;  // the sweep file's dtypes:/ops: lines, where it has them
   SearchSpec search;
+  std::vector<ListedCall> listed;  // a sweep's sizes: {calls: [...]}, for refusals at their lines
   std::vector<SweepPoint> points{SweepPoint{0, "default", {}, 0, false}};
   int baseline = 0;
   // --env and --config make a sweep of their own when no file is given.
@@ -186,18 +222,24 @@ LaunchRequest build_run_plan(const RunFlags& flags, const RunInputs& inputs, con
     search = sweep.search;
     points = sweep_plan.points;
     baseline = sweep_plan.baseline;
+    if (sweep.sizes_from && sweep.sizes_from->kind == SizesSourceKind::calls) listed = sweep.sizes_from->calls;
+    planned.sweep = std::move(sweep_plan);
   }
   if (!request.spec.engine) request.spec.engine = default_engine();  // no sweep: the flags' engine or the build's
   const EngineKind engine = *request.spec.engine;
-  check_engine(engine);
-  check_engine_support(request.spec, engine, places);
+  if (request.spec.calls.empty()) {
+    check_engine_support(request.spec, engine, places);
+  } else {
+    check_engine_support(request.spec.calls, listed, engine, places);
+  }
   request.fault = planned_fault(flags, engine, layout.ranks, request.groups);
-  if (engine == EngineKind::mpi && given.timeout_s) {
+  const bool in_workers = engine != EngineKind::mpi || sets_variables(request.groups);
+  if (!in_workers && given.timeout_s) {
     notes.push_back("--timeout bounds nothing under --engine mpi (the ranks measure in-process, with no "
                     "watchdog): bound the whole run with the scheduler's time limit instead");
   }
   request.plan = plan_measurements(request.spec, layout.ranks, places.sizes);
-  if (engine != EngineKind::mpi) check_worker_plan_size(request.plan);
+  if (in_workers) check_worker_plan_size(request.plan);
   if (engine == EngineKind::mpi) {
     check_rank_memory(request.plan, layout.ranks, layout.host_memory / static_cast<Bytes>(std::max(layout.most_on_a_host, 1)),
                       (layout.host_memory_what.empty() ? "this host's " + format_bytes(layout.host_memory) + " of memory"
@@ -213,7 +255,13 @@ LaunchRequest build_run_plan(const RunFlags& flags, const RunInputs& inputs, con
     for (const std::string& note : under_compute_notes(site, layout.ranks)) request.plan.notes.push_back(note);
   }
   if (request.groups.empty()) request.groups = default_groups();
-  return request;
+  return planned;
+}
+
+LaunchRequest build_run_plan(const RunFlags& flags, const RunInputs& inputs, const RankLayout& layout) {
+  RunPlan planned = plan_run(flags, inputs, layout);
+  check_engine(*planned.request.spec.engine);  // this build has it
+  return std::move(planned.request);
 }
 
 }  // namespace ncclsweep

@@ -54,9 +54,20 @@ struct RunInputs {
   const RecommendedSettings* verify = nullptr;
 };
 
+// What run plans, and what `plan` shows of it: the launch and, with a sweep, its points.
+struct RunPlan {
+  LaunchRequest request;
+  std::optional<SweepPlan> sweep;  // none: a run of the flags alone
+};
+
 // The whole plan of a launch: spec, measurement plan, worker groups, baseline, workload,
-// search, fault and RunFlags' launch fields (command_line and envp are the caller's).
-// Throws UsageError, the same on every rank for the same inputs.
+// search, fault and RunFlags' launch fields (command_line and envp are the caller's), and
+// every refusal of what the chosen engine cannot run. `ncclsweep plan` calls it too, so
+// it counts and refuses what run does. Throws UsageError, the same on every rank for the
+// same inputs.
+RunPlan plan_run(const RunFlags& flags, const RunInputs& inputs, const RankLayout& layout);
+
+// plan_run, for a launch: also refuses an engine this build lacks.
 LaunchRequest build_run_plan(const RunFlags& flags, const RunInputs& inputs, const RankLayout& layout);
 
 }  // namespace ncclsweep

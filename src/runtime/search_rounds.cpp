@@ -3,46 +3,38 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <map>
 #include <optional>
-#include <sstream>
+#include <set>
 
+#include "core/errors.hpp"
 #include "core/output_file.hpp"
 #include "results/search_summary.hpp"
 #include "runtime/fault_injection.hpp"
+#include "runtime/group_failure.hpp"
+#include "runtime/launch_pool.hpp"
 #include "runtime/launch_state.hpp"
 #include "runtime/measurement_loop.hpp"
 #include "runtime/rank_group.hpp"
 #include "search/search.hpp"
 
 namespace ncclsweep {
-namespace {
 
-// Rounds travel from rank 0 as text: "candidate:band,band;candidate:band;..." ("" ends).
-std::string round_text(const SearchRound& round) {
-  std::string text = std::to_string(round.number) + "|";
-  for (const RoundItem& item : round.items) {
-    text += std::to_string(item.candidate) + ":";
-    for (std::size_t b = 0; b < item.bands.size(); ++b) text += (b ? "," : "") + std::to_string(item.bands[b]);
-    text += ";";
-  }
-  return text;
+void to_json(nlohmann::json& j, const RoundItem& item) { j = nlohmann::json{{"candidate", item.candidate}, {"bands", item.bands}}; }
+void from_json(const nlohmann::json& j, RoundItem& item) {
+  j.at("candidate").get_to(item.candidate);
+  j.at("bands").get_to(item.bands);
 }
 
-SearchRound parse_round(const std::string& text) {
+namespace {
+
+// A round as it travels from rank 0: its number and items.
+nlohmann::json round_json(const SearchRound& round) { return {{"number", round.number}, {"items", round.items}}; }
+
+SearchRound round_from(const nlohmann::json& j) {
   SearchRound round;
-  std::istringstream in(text);
-  std::string part;
-  std::getline(in, part, '|');
-  round.number = std::stoi(part);
-  while (std::getline(in, part, ';')) {
-    RoundItem item;
-    const auto colon = part.find(':');
-    item.candidate = std::stoi(part.substr(0, colon));
-    std::istringstream bands(part.substr(colon + 1));
-    for (std::string b; std::getline(bands, b, ',');) item.bands.push_back(std::stoi(b));
-    round.items.push_back(item);
-  }
+  j.at("number").get_to(round.number);
+  j.at("items").get_to(round.items);
   return round;
 }
 
@@ -66,7 +58,7 @@ class RowsToSearch final : public ResultSink {
   int item_;
 };
 
-SearchSummary summarize(const Search& search, const SearchRequest& request) {
+SearchSummary summarize(const Search& search, const SearchRequest& request, int worker_starts, std::size_t groups) {
   const SearchOutcome& out = search.outcome();
   const auto& candidates = request.grid.space.candidates;
   const auto label = [&](int c) { return c < 0 ? std::string() : candidates[static_cast<std::size_t>(c)].label; };
@@ -78,6 +70,8 @@ SearchSummary summarize(const Search& search, const SearchRequest& request) {
   s.rounds = out.rounds;
   s.measurements = out.measurements;
   s.grid_measurements = out.grid_measurements;
+  s.worker_starts = worker_starts;
+  s.isolation_groups = static_cast<int>(groups);
   s.notes = out.notes;
   for (std::size_t b = 0; b < out.bands.size(); ++b) {
     const BandResult& r = out.bands[b];
@@ -106,9 +100,14 @@ std::string percent(double share) {
 
 // The `# ` lines under the table: each band's winner, and what the search cost.
 void log_outcome(LaunchState& state, const SearchSummary& s) {
-  state.log(LogLevel::info, "search (" + std::string(name_of(s.method)) + "): " + std::to_string(s.measurements) + " size measurements in " +
-                                std::to_string(s.rounds) + " rounds, the full grid's " +
-                                std::to_string(s.grid_measurements));
+  std::string cost = "search (" + std::string(name_of(s.method)) + "): " + std::to_string(s.measurements) +
+                     " size measurements in " + std::to_string(s.rounds) + " rounds, the full grid's " +
+                     std::to_string(s.grid_measurements);
+  if (s.worker_starts > 0) {
+    cost += "; " + std::to_string(s.worker_starts) + " worker start(s) for " + std::to_string(s.isolation_groups) +
+            " isolation group(s)";
+  }
+  state.log(LogLevel::info, cost);
   for (const SearchBandSummary& b : s.bands) {
     std::string line = "  " + b.band + ": ";
     line += b.winner.empty() ? "no confirmed winner: the baseline [" + s.baseline + "] stays" : b.winner;
@@ -122,57 +121,196 @@ void log_outcome(LaunchState& state, const SearchSummary& s) {
   for (const std::string& note : s.notes) state.log(LogLevel::info, "  note: " + note);
 }
 
+// The mpi engine in the ranks themselves: no points to verify, nothing to start.
+class InProcessMeasurer final : public SearchMeasurer {
+ public:
+  InProcessMeasurer(LaunchState& state, Engine& engine) : state_(state), engine_(engine) {}
+
+  SearchMeasureStatus measure(const WorkerGroup&, const PointSpec& point, const std::vector<std::size_t>& calls,
+                              int repeat, int slow_factor, ResultSink* rows, std::string&) override {
+    const LaunchRequest& request = state_.request;
+    MeasurementPlan plan = request.plan;
+    plan.calls.clear();
+    for (const std::size_t c : calls) plan.calls.push_back(request.plan.calls[c]);
+    LoopOptions options = loop_options(request.spec, request.corrupt_rank, point.label);
+    options.repeats = 1;
+    options.first_repeat = repeat;
+    options.order = RepeatOrder::sequential;
+    options.stop_requested = [this] { return state_.signalled(); };
+    engine_.slow_down(slow_factor);
+    const bool went_on = measure_plan(plan, options, engine_, state_.ranks, rows);
+    engine_.slow_down(1);
+    return went_on ? SearchMeasureStatus::measured : SearchMeasureStatus::stopped;
+  }
+
+ private:
+  LaunchState& state_;
+  Engine& engine_;
+};
+
+// In workers: one pool for the search, each group's workers kept between rounds.
+class WorkerMeasurer final : public SearchMeasurer {
+ public:
+  WorkerMeasurer(LaunchState& state, bool& begun) : state_(state), begun_(begun), pool_(make_launch_pool(state, begun)) {}
+
+  SearchMeasureStatus measure(const WorkerGroup& group, const PointSpec& point, const std::vector<std::size_t>& calls,
+                              int repeat, int slow_factor, ResultSink* rows, std::string& why) override {
+    const StartResult started = pool_->start(group);
+    if (started.refused) {
+      worst_ = std::max(worst_, static_cast<int>(kExitUsage));
+      return SearchMeasureStatus::refused;
+    }
+    if (!started.up) return failed(point, started.failure, why, !begun_);
+    const MeasureRequest request{point, calls, repeat, 1, RepeatOrder::sequential, slow_factor};
+    const MeasureResult measured = pool_->measure(group, request, rows);
+    if (!measured.ok) return failed(point, measured.failure, why, false);
+    PointOutcome outcome = measured.outcome;
+    outcome.isolation_group = group.index;
+    if (started.fresh) outcome.phase_s.worker_start = started.startup_s;
+    if (outcome.status == PointStatus::interrupted) return SearchMeasureStatus::stopped;
+    remember(outcome);
+    if (outcome.status != PointStatus::ok) {
+      why = outcome.error;
+      worst_ = std::max(worst_, static_cast<int>(kExitRuntime));
+      return SearchMeasureStatus::failed;
+    }
+    return SearchMeasureStatus::measured;
+  }
+
+  int worker_starts() const override { return pool_->starts(); }
+  int exit_status() const override { return worst_; }
+
+ private:
+  // Collective: every rank's word on a failure, rank 0's outcome for the point.
+  SearchMeasureStatus failed(const PointSpec& point, const WorkerFailure& failure, std::string& why, bool never_up) {
+    RankGroup& ranks = state_.ranks;
+    const std::vector<std::string> errors =
+        ranks.gather(failure.local_error.empty() ? "" : ranks.host() + ": " + failure.local_error);
+    worst_ = std::max(worst_, ranks.max_across_ranks(failure.failed ? std::max(failure.local_status, 1) : 0));
+    const GroupFailure described = describe_group_failure(failure, errors);
+    why = described.reason;
+    if (never_up) {
+      state_.refuse(why.empty() ? "the workers failed to start" : why);
+      worst_ = std::max(worst_, static_cast<int>(kExitRuntime));
+      return SearchMeasureStatus::refused;
+    }
+    PointOutcome outcome = failure.outcome.value_or(PointOutcome{});
+    if (!failure.outcome) {
+      outcome.label = point.label;
+      outcome.settings = point.settings;
+      outcome.status = described.timed_out ? PointStatus::timeout : PointStatus::failed;
+      outcome.error = why;
+    }
+    remember(outcome);
+    if (state_.leader && state_.started()) state_.log(LogLevel::outcome, "point " + point.label + " " + std::string(name_of(outcome.status)) + ": " + why);
+    return SearchMeasureStatus::failed;
+  }
+
+  // Rank 0: a point's first outcome goes into run.json.
+  void remember(const PointOutcome& outcome) {
+    if (!state_.leader || !recorded_.insert(outcome.label).second) return;
+    state_.add_points({&outcome, 1});
+  }
+
+  LaunchState& state_;
+  bool& begun_;
+  std::unique_ptr<WorkerPool> pool_;
+  std::set<std::string> recorded_;
+  int worst_ = kExitOk;
+};
+
 }  // namespace
 
-bool run_search_rounds(LaunchState& state, Engine& engine) {
+int run_search_in_workers(LaunchState& state) {
+  bool begun = false;
+  const std::unique_ptr<SearchMeasurer> measurer = worker_measurer(state, begun);
+  return run_search_rounds(state, *measurer);
+}
+
+std::unique_ptr<SearchMeasurer> in_process_measurer(LaunchState& state, Engine& engine) {
+  return std::make_unique<InProcessMeasurer>(state, engine);
+}
+
+std::unique_ptr<SearchMeasurer> worker_measurer(LaunchState& state, bool& begun) {
+  return std::make_unique<WorkerMeasurer>(state, begun);
+}
+
+int run_search_rounds(LaunchState& state, SearchMeasurer& measurer) {
   RankGroup& session = state.ranks;
   const LaunchRequest& request = state.request;
   const SearchRequest& search_request = *request.search;
+  const SearchSpace& space = search_request.grid.space;
   std::optional<Search> search;
-  if (state.leader) search.emplace(search_request.grid.space, search_request.bands, search_request.options);
-  std::vector<int> occasions(search_request.grid.space.candidates.size(), 0);  // the repeat numbers so far
-  while (true) {
+  if (state.leader) search.emplace(space, search_request.bands, search_request.options);
+  // Each candidate's point: its isolation group and place in it.
+  std::map<std::string, std::pair<std::size_t, std::size_t>> where;
+  for (std::size_t g = 0; g < request.groups.size(); ++g) {
+    for (std::size_t p = 0; p < request.groups[g].points.size(); ++p) where[request.groups[g].points[p].label] = {g, p};
+  }
+  std::vector<int> occasions(space.candidates.size(), 0);  // the repeat numbers so far
+  bool any_failed = false;
+  for (;;) {
     std::string text;
     if (state.leader) {
-      if (const auto round = search->next_round()) text = round_text(*round);
+      if (const auto round = search->next_round()) text = round_json(*round).dump();
     }
     text = session.broadcast_string(text);
     if (text.empty()) break;
-    const SearchRound round = parse_round(text);
+    const SearchRound round = round_from(nlohmann::json::parse(text));
+    // Grouped by isolation group (in the order the round first names each), so a group's
+    // workers measure its candidates in one go; the round's order within each group.
+    std::vector<std::size_t> order(round.items.size());
+    std::map<std::size_t, std::size_t> first_seen;
     for (std::size_t i = 0; i < round.items.size(); ++i) {
+      order[i] = i;
+      const auto& calls = search_request.grid.calls[static_cast<std::size_t>(round.items[i].candidate)];
+      first_seen.emplace(where.at(calls.point).first, first_seen.size());
+    }
+    const auto group_rank = [&](std::size_t i) {
+      const auto& calls = search_request.grid.calls[static_cast<std::size_t>(round.items[i].candidate)];
+      return first_seen.at(where.at(calls.point).first);
+    };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return group_rank(a) < group_rank(b); });
+    for (const std::size_t i : order) {
       const RoundItem& item = round.items[i];
-      const CandidateCalls& calls = search_request.grid.calls[static_cast<std::size_t>(item.candidate)];
-      const std::string& label = search_request.grid.space.candidates[static_cast<std::size_t>(item.candidate)].label;
-      MeasurementPlan plan = request.plan;
-      plan.calls.clear();
-      for (const PlannedCall& planned : request.plan.calls) {
+      const auto c = static_cast<std::size_t>(item.candidate);
+      const CandidateCalls& calls = search_request.grid.calls[c];
+      const auto [g, p] = where.at(calls.point);
+      std::vector<std::size_t> indices;
+      for (std::size_t k = 0; k < request.plan.calls.size(); ++k) {
+        const PlannedCall& planned = request.plan.calls[k];
         const int band = band_of(search_request.bands, *planned.call.kind, planned.total_bytes);
         if (calls.measures(planned) && std::find(item.bands.begin(), item.bands.end(), band) != item.bands.end()) {
-          plan.calls.push_back(planned);
+          indices.push_back(k);
         }
       }
-      LoopOptions options = loop_options(request.spec, request.corrupt_rank, calls.point);
-      options.repeats = 1;
-      options.first_repeat = occasions[static_cast<std::size_t>(item.candidate)]++;
-      options.order = RepeatOrder::sequential;
-      options.stop_requested = [&state] { return state.signalled(); };
-      engine.slow_down(slow_factor(request.fault, session.rank(), label));
       std::optional<RowsToSearch> sink;
       if (state.leader) sink.emplace(state, *search, search_request.bands, static_cast<int>(i));
-      const bool went_on = measure_plan(plan, options, engine, session, sink ? &*sink : nullptr);
-      engine.slow_down(1);
-      if (!went_on) return false;
+      std::string why;
+      const SearchMeasureStatus status =
+          measurer.measure(request.groups[g], request.groups[g].points[p], indices, occasions[c]++,
+                           slow_factor(request.fault, session.rank(), space.candidates[c].label), sink ? &*sink : nullptr,
+                           why);
+      if (status == SearchMeasureStatus::stopped) {
+        state.stopped = true;
+        return kExitOk;
+      }
+      if (status == SearchMeasureStatus::refused) return measurer.exit_status();
+      if (status == SearchMeasureStatus::failed) {
+        any_failed = true;
+        if (state.leader) search->fail(static_cast<int>(i), why);
+      }
     }
   }
   if (state.leader) {
-    const SearchSummary summary = summarize(*search, search_request);
+    const SearchSummary summary = summarize(*search, search_request, measurer.worker_starts(), request.groups.size());
     // Through the one whole-file writer: a link planted at search.json is not written through.
     if (replace_file(std::filesystem::path(state.results_dir) / kSearchFileName, nlohmann::json(summary).dump(2) + "\n") != 0) {
       state.log(LogLevel::warning, std::string("could not write ") + kSearchFileName + " in " + state.results_dir);
     }
     log_outcome(state, summary);
   }
-  return true;
+  return std::max(any_failed ? static_cast<int>(kExitRuntime) : 0, measurer.exit_status());
 }
 
 }  // namespace ncclsweep

@@ -1,5 +1,6 @@
 #include "runtime/worker_process.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -34,7 +35,8 @@ std::string describe_exit(int status) {
 
 }  // namespace
 
-WorkerProcess::WorkerProcess(const std::string& executable, const std::map<std::string, std::string>& environment)
+WorkerProcess::WorkerProcess(const std::string& executable, const std::map<std::string, std::string>& environment,
+                             int region_fd)
     : channel_(-1) {
   int fds[2];
   make_socket_pair(fds);
@@ -54,8 +56,17 @@ WorkerProcess::WorkerProcess(const std::string& executable, const std::map<std::
   posix_spawn_file_actions_init(&actions);
   // dup2 clears close-on-exec on the copy: only the child's end reaches the worker.
   posix_spawn_file_actions_adddup2(&actions, child_end.fd(), kWorkerChannelFd);
+  // A copy above both targets, so the first dup2 cannot overwrite it (close-on-exec: only
+  // the dup2'd copy reaches the worker).
+  const int region_copy = region_fd >= 0 ? fcntl(region_fd, F_DUPFD_CLOEXEC, kWorkerRegionFd + 1) : -1;
+  if (region_fd >= 0 && region_copy < 0) {
+    posix_spawn_file_actions_destroy(&actions);
+    throw RuntimeFailure("fcntl", std::strerror(errno));
+  }
+  if (region_copy >= 0) posix_spawn_file_actions_adddup2(&actions, region_copy, kWorkerRegionFd);
   const int status = posix_spawn(&pid_, executable.c_str(), &actions, nullptr, argv, envp.data());
   posix_spawn_file_actions_destroy(&actions);
+  if (region_copy >= 0) close(region_copy);
   if (status != 0) throw RuntimeFailure("posix_spawn", executable + ": " + std::strerror(status));
   channel_ = std::move(parent_end);
 }

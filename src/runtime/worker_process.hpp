@@ -11,27 +11,30 @@
 
 #include "core/environment.hpp"
 #include "runtime/message_channel.hpp"
+#include "runtime/worker_link.hpp"
 
 namespace ncclsweep {
 
-class WorkerProcess {
+class WorkerProcess final : public WorkerLink {
  public:
-  // `environment` is the whole environment the worker gets.
-  WorkerProcess(const std::string& executable, const std::map<std::string, std::string>& environment);
-  ~WorkerProcess();
+  // `environment` is the whole environment the worker gets; `region_fd` (>= 0) reaches it
+  // as kWorkerRegionFd (the mpi engine's shared buffers, runtime/worker_data_plane.hpp).
+  WorkerProcess(const std::string& executable, const std::map<std::string, std::string>& environment,
+                int region_fd = -1);
+  ~WorkerProcess() override;
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
-  MessageChannel& channel() { return channel_; }
+  MessageChannel& channel() override { return channel_; }
   pid_t pid() const { return pid_; }
   // Ends a worker that missed its deadline (SIGKILL: a hung NCCL call ignores politer
   // signals); wait() then reaps it.
-  void kill_now();
+  void kill_now() override;
   // Waits for the worker to exit; returns a description of how ("exit 0", "signal 9 (Killed)").
-  std::string wait();
+  std::string wait() override;
   // wait(), but for at most `limit` (its channel closing, then the process exit); past it
   // the worker is killed and the answer says so.
-  std::string wait_for(std::chrono::milliseconds limit);
+  std::string wait_for(std::chrono::milliseconds limit) override;
 
  private:
   pid_t pid_ = -1;
@@ -40,6 +43,8 @@ class WorkerProcess {
 
 // The worker's end of the socket pair, as the parent places it.
 inline constexpr int kWorkerChannelFd = 3;
+// ... and of the region the mpi engine's buffers live in, when it has one.
+inline constexpr int kWorkerRegionFd = 4;
 
 // The path of the running executable (/proc/self/exe), for starting workers.
 std::string current_executable();

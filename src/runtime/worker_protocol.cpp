@@ -1,5 +1,8 @@
 #include "runtime/worker_protocol.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 #include "core/errors.hpp"
 #include "core/units.hpp"
 #include "results/record_json.hpp"
@@ -16,21 +19,53 @@ CommSplit split_from(const json& j) {
                    j.at("stride").get<int>()};
 }
 
-// A planned call by names, as the launch planned it, in a fixed order: a plan can hold
-// hundreds of thousands of calls, and named fields would triple the start message. Its
-// split is the plan's communicator call.comm (0: the world), so it is not sent.
+// A planned call: its call, then what the plan adds. Its split is the plan's
+// communicator call.comm (0: the world), so it is not sent.
 json planned_call_json(const PlannedCall& p) {
-  const CollectiveCall& c = p.call;
-  return json::array({std::string(c.kind->name), std::string(c.dtype->name), std::string(name_of(c.op)), c.count, c.root,
-                      std::string(name_of(c.placement)), c.comm, std::string(name_of(c.buffers)),
-                      std::string(name_of(c.launch)), c.footprint_bytes, std::string(name_of(c.cache)), p.reduces,
-                      p.requested_bytes, p.total_bytes, label_of(p.footprint)});
+  json j = p.call;
+  for (json field : {json(p.reduces), json(p.requested_bytes), json(p.total_bytes), json(label_of(p.footprint))}) {
+    j.push_back(std::move(field));
+  }
+  return j;
 }
 
 PlannedCall planned_call_from(const json& j, const std::vector<CommSplit>& comms) {
   if (!j.is_array() || j.size() != 15) throw RuntimeFailure("worker start", "a planned call is not the 15 fields it should be");
   PlannedCall p;
-  CollectiveCall& c = p.call;
+  p.call = json(std::vector<json>(j.begin(), j.begin() + 11)).get<CollectiveCall>();
+  j[11].get_to(p.reduces);
+  j[12].get_to(p.requested_bytes);
+  j[13].get_to(p.total_bytes);
+  p.footprint = parse_footprint(j[14].get<std::string>());
+  const CollectiveCall& c = p.call;
+  if (c.comm < 0 || c.comm > static_cast<int>(comms.size())) {
+    throw RuntimeFailure("worker start", "a planned call names communicator " + std::to_string(c.comm) + " of " +
+                                             std::to_string(comms.size()));
+  }
+  p.split = c.comm == 0 ? CommSplit{} : comms[static_cast<std::size_t>(c.comm - 1)];
+  return p;
+}
+
+constexpr std::string_view kFabricOps[] = {"collective", "barrier", "split", "free_splits"};
+
+}  // namespace
+
+std::string message_type(const json& j) { return j.is_object() ? j.value("type", std::string()) : std::string(); }
+
+// A config setting by its field's name and value, parsed again (config_setting) on arrival.
+void to_json(json& j, const ConfigSetting& s) { j = json{{"field", s.name()}, {"value", s.value}}; }
+void from_json(const json& j, ConfigSetting& s) {
+  s = config_setting(j.at("field").get<std::string>(), j.at("value").get<std::string>());
+}
+
+void to_json(json& j, const CollectiveCall& c) {
+  j = json::array({std::string(c.kind->name), std::string(c.dtype->name), std::string(name_of(c.op)), c.count, c.root,
+                   std::string(name_of(c.placement)), c.comm, std::string(name_of(c.buffers)),
+                   std::string(name_of(c.launch)), c.footprint_bytes, std::string(name_of(c.cache))});
+}
+
+void from_json(const json& j, CollectiveCall& c) {
+  if (!j.is_array() || j.size() != 11) throw RuntimeFailure("worker message", "a call is not the 11 fields it should be");
   c.kind = &collective(j[0].get<std::string>());
   c.dtype = &data_type(j[1].get<std::string>());
   c.op = reduce_op(j[2].get<std::string>());
@@ -42,23 +77,6 @@ PlannedCall planned_call_from(const json& j, const std::vector<CommSplit>& comms
   c.launch = parse_launch_mode(j[8].get<std::string>());
   j[9].get_to(c.footprint_bytes);
   c.cache = kCacheStateNames.parse(j[10].get<std::string>());
-  j[11].get_to(p.reduces);
-  j[12].get_to(p.requested_bytes);
-  j[13].get_to(p.total_bytes);
-  p.footprint = parse_footprint(j[14].get<std::string>());
-  if (c.comm < 0 || c.comm > static_cast<int>(comms.size())) {
-    throw RuntimeFailure("worker start", "a planned call names communicator " + std::to_string(c.comm) + " of " +
-                                             std::to_string(comms.size()));
-  }
-  p.split = c.comm == 0 ? CommSplit{} : comms[static_cast<std::size_t>(c.comm - 1)];
-  return p;
-}
-
-}  // namespace
-
-void to_json(json& j, const ConfigSetting& s) { j = json{{"field", s.name()}, {"value", s.value}}; }
-void from_json(const json& j, ConfigSetting& s) {
-  s = config_setting(j.at("field").get<std::string>(), j.at("value").get<std::string>());
 }
 
 void to_json(json& j, const MeasurementPlan& plan) {
@@ -171,11 +189,39 @@ void from_json(const json& j, RunSpec& s) {
   if (j.contains("timeout_s")) j.at("timeout_s").get_to(s.timeout_s);
 }
 
+void to_json(json& j, const FaultInjection& f) {
+  j = json{{"rank", f.rank},
+           {"action", f.action == FaultAction::none ? std::string() : std::string(kFaultActionNames.name(f.action))},
+           {"seconds", f.seconds},
+           {"factor", f.factor},
+           {"slowed", f.slowed},
+           {"point", f.point},
+           {"from_s", f.from_s},
+           {"flap_s", f.flap_s}};
+}
+void from_json(const json& j, FaultInjection& f) {
+  j.at("rank").get_to(f.rank);
+  const std::string action = j.at("action").get<std::string>();
+  f.action = action.empty() ? FaultAction::none : kFaultActionNames.parse(action);
+  j.at("seconds").get_to(f.seconds);
+  j.at("factor").get_to(f.factor);
+  j.at("slowed").get_to(f.slowed);
+  j.at("point").get_to(f.point);
+  j.at("from_s").get_to(f.from_s);
+  j.at("flap_s").get_to(f.flap_s);
+}
+
 void to_json(json& j, const WorkerStart& w) {
-  j = json{{"type", "start"},        {"rank", w.rank},   {"ranks", w.ranks},
-           {"local_rank", w.local_rank}, {"isolation_group", w.group}, {"spec", w.spec}, {"plan", w.plan},
-           {"corrupt_rank", w.corrupt_rank}, {"nccl_log_path", w.nccl_log_path}, {"points", w.points},
-           {"done", w.done}, {"fault", w.fault}};
+  j = json{{"rank", w.rank},
+           {"ranks", w.ranks},
+           {"local_rank", w.local_rank},
+           {"isolation_group", w.group},
+           {"spec", w.spec},
+           {"plan", w.plan},
+           {"corrupt_rank", w.corrupt_rank},
+           {"nccl_log_path", w.nccl_log_path},
+           {"done", w.done},
+           {"fault", w.fault}};
 }
 void from_json(const json& j, WorkerStart& w) {
   j.at("rank").get_to(w.rank);
@@ -186,9 +232,53 @@ void from_json(const json& j, WorkerStart& w) {
   j.at("plan").get_to(w.plan);
   j.at("corrupt_rank").get_to(w.corrupt_rank);
   j.at("nccl_log_path").get_to(w.nccl_log_path);
-  j.at("points").get_to(w.points);
-  if (j.contains("done")) j.at("done").get_to(w.done);
-  if (j.contains("fault")) j.at("fault").get_to(w.fault);
+  j.at("done").get_to(w.done);
+  j.at("fault").get_to(w.fault);
+}
+
+void to_json(json& j, const MeasureRequest& r) {
+  j = json{{"point", r.point},         {"calls", r.calls},
+           {"first_repeat", r.first_repeat}, {"repeats", r.repeats},
+           {"order", std::string(name_of(r.order))}, {"slow_factor", r.slow_factor}};
+}
+void from_json(const json& j, MeasureRequest& r) {
+  j.at("point").get_to(r.point);
+  j.at("calls").get_to(r.calls);
+  j.at("first_repeat").get_to(r.first_repeat);
+  j.at("repeats").get_to(r.repeats);
+  r.order = parse_repeat_order(j.at("order").get<std::string>());
+  j.at("slow_factor").get_to(r.slow_factor);
+}
+
+void to_json(json& j, const WorkerError& e) {
+  j = json{{"status", e.status}, {"message", e.message}};
+  if (e.outcome) j["outcome"] = *e.outcome;
+}
+void from_json(const json& j, WorkerError& e) {
+  j.at("status").get_to(e.status);
+  j.at("message").get_to(e.message);
+  e.outcome = j.contains("outcome") ? std::optional<PointOutcome>(j.at("outcome").get<PointOutcome>()) : std::nullopt;
+}
+
+void to_json(json& j, const FabricRequest& r) {
+  j = json{{"op", kFabricOps[static_cast<std::size_t>(r.op)]},
+           {"send", r.send_offset},
+           {"recv", r.recv_offset},
+           {"region", r.region_bytes},
+           {"colors", r.colors}};
+  if (r.call) j["call"] = *r.call;
+}
+void from_json(const json& j, FabricRequest& r) {
+  const std::string op = j.at("op").get<std::string>();
+  const auto known = std::find(std::begin(kFabricOps), std::end(kFabricOps), op);
+  if (known == std::end(kFabricOps)) throw RuntimeFailure("worker message", "unknown fabric operation '" + op + "'");
+  r.op = static_cast<FabricOp>(known - std::begin(kFabricOps));
+  j.at("send").get_to(r.send_offset);
+  j.at("recv").get_to(r.recv_offset);
+  j.at("region").get_to(r.region_bytes);
+  j.at("colors").get_to(r.colors);
+  r.call = j.contains("call") ? std::optional<CollectiveCall>(j.at("call").get<CollectiveCall>()) : std::nullopt;
+  if (r.op == FabricOp::collective && !r.call) throw RuntimeFailure("worker message", "a collective without its call");
 }
 
 }  // namespace ncclsweep

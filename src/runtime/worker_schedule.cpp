@@ -1,25 +1,22 @@
 #include "runtime/worker_schedule.hpp"
 
 #include <algorithm>
-#include <filesystem>
 
 #include "core/errors.hpp"
-#include "runtime/deadline.hpp"
+#include "runtime/fault_injection.hpp"
+#include "runtime/group_failure.hpp"
+#include "runtime/launch_pool.hpp"
 #include "runtime/launch_state.hpp"
-#include "runtime/rank_group.hpp"
+#include "runtime/measurement_loop.hpp"
 #include "runtime/point_settlement.hpp"
-#include "runtime/rank_environment.hpp"
-#include "runtime/run_start.hpp"
-#include "runtime/worker_environment.hpp"
-#include "runtime/worker_group.hpp"
-#include "runtime/worker_reaper.hpp"
+#include "runtime/rank_group.hpp"
 
 namespace ncclsweep {
 namespace {
 
 // One worker run over the points a group has left, as every rank saw it.
 struct WorkerRun {
-  bool refused = false;  // the run may not start (begin_run said no)
+  bool refused = false;   // the run may not start (begin_run said no)
   bool last_try = false;  // nothing more to retry in this group
   int settled = 0;        // points off the front of the list
 };
@@ -27,15 +24,7 @@ struct WorkerRun {
 class WorkerSchedule {
  public:
   explicit WorkerSchedule(LaunchState& state)
-      : state_(state), session_(state.ranks), request_(state.request),
-        base_env_(environment_map(state.request.envp)),
-        log_dir_(std::filesystem::path(state.results_dir) / "nccl-logs"),
-        deadline_s_(progress_deadline_s(state.request.spec, state.request.plan)), reaper_(deadline_s_) {
-    std::filesystem::create_directories(log_dir_);
-    callbacks_.on_device = [this](const DeviceDescription& device) { return on_device(device); };
-    callbacks_.on_row = [this](std::span<const MeasurementRecord> row) { state_.add_row(row); };
-    callbacks_.stop_requested = [this] { return state_.signalled(); };
-  }
+      : state_(state), session_(state.ranks), request_(state.request), pool_(make_launch_pool(state, begun_)) {}
 
   int run() {
     for (const WorkerGroup& group : request_.groups) {
@@ -47,9 +36,11 @@ class WorkerSchedule {
         if (run.last_try) break;
         remaining.erase(remaining.begin(), remaining.begin() + run.settled);
       }
+      // A grid visits each group once: its workers go, and exit while the next start.
+      pool_->stop(group.index);
       if (state_.stopped || !begun_) break;  // workers that never came up: later groups would fail alike
     }
-    reap();
+    pool_.reset();  // every worker stopped and reaped
     if (!begun_) {
       state_.refuse(failed_reasons_.empty() ? "the workers failed to start" : failed_reasons_.front());
       return worst_ == kExitOk ? static_cast<int>(kExitRuntime) : worst_;
@@ -65,84 +56,80 @@ class WorkerSchedule {
     return true;
   }
 
-  // Collective, once all of a group's workers have their GPU: the run starts with the
-  // first group; the worker of the group before is reaped before anything is timed.
-  bool on_device(const DeviceDescription& device) {
-    exclusive_gpu_ = exclusive_gpu_ || device.exclusive_process;
-    reap();
-    return begun_ || (begun_ = begin_run(state_, device));
-  }
-
-  void reap() {
-    if (const std::string how = reaper_.reap(); !how.empty()) {
-      state_.log(LogLevel::note, "rank " + std::to_string(session_.rank()) + ": a worker ended with " + how +
-                                     " after delivering all its results");
-    }
-  }
-
-  WorkerStart worker_start(const WorkerGroup& group, const std::vector<PointSpec>& points) const {
-    const std::string log_name =
-        "group" + std::to_string(group.index) + "-rank" + std::to_string(session_.rank()) + ".log";
-    return {session_.rank(), session_.size(), session_.local_rank(), group.index, request_.spec, request_.plan,
-            request_.corrupt_rank, (log_dir_ / log_name).string(), points,
-            {state_.done.begin(), state_.done.end()}, to_text(request_.fault)};
-  }
-
-  // Collective: one worker per rank over `points`, until they are done or one fails.
+  // Collective: the group's workers over `points`, until they are done or one fails.
   WorkerRun run_workers(const WorkerGroup& group, const std::vector<PointSpec>& points) {
-    std::vector<PointOutcome> reported;
-    callbacks_.on_point = [&](const PointOutcome& outcome) {
-      reported.push_back(outcome);
-      reported.back().isolation_group = group.index;
-    };
-    const WorkerStart start = worker_start(group, points);
-    if (exclusive_gpu_) reap();  // else the new worker could not create its CUDA context
-    GroupResult result = run_worker_group(
-        session_, start, worker_environment(base_env_, group.process_env, start.nccl_log_path, state_.leader),
-        callbacks_, deadline_s_);
-    // A worker says done only after its "go", which on_device gave once it had reaped
-    // the one before: nothing is dropped unreaped here.
-    reaper_.hold(std::move(result.exiting));
-    if (result.stopped) return {.refused = true};
+    std::vector<PointOutcome> reported;  // rank 0: each point's outcome, from its first visit
+    const StartResult started = pool_->start(group);
+    if (started.refused) return {.refused = true};
+    WorkerFailure failure = started.failure;
+    if (started.up) {
+      LoopOptions order = loop_options(request_.spec, request_.corrupt_rank, "");
+      for (const PointVisit& visit : point_visits(points.size(), order)) {
+        const PointSpec& point = points[visit.point];
+        MeasureRequest request{point, {}, visit.first_repeat, visit.repeats, request_.spec.order,
+                               point_slow_factor(request_.fault, request_.plan, session_.rank(), point.label)};
+        const MeasureResult measured = pool_->measure(group, request, state_.leader ? &rows_ : nullptr);
+        if (!measured.ok) {
+          failure = measured.failure;
+          if (failure.outcome && state_.leader) record_outcome(reported, *failure.outcome, group.index);
+          break;
+        }
+        if (visit.first_repeat == 0) record_outcome(reported, measured.outcome, group.index);
+        // The ranks agreed to stop in the measurement loop: every rank's outcome says so.
+        if (measured.outcome.status == PointStatus::interrupted) {
+          state_.stopped = true;
+          break;
+        }
+      }
+    }
     const std::vector<std::string> errors =
-        session_.gather(result.local_error.empty() ? "" : session_.host() + ": " + result.local_error);
-    worst_ = std::max(worst_, session_.max_across_ranks(result.failed ? std::max(result.local_status, 1) : 0));
-    // Rank 0 alone hears the points' outcomes: it tells the others whether the workers stopped.
-    const bool interrupted = std::any_of(reported.begin(), reported.end(),
-                                         [](const PointOutcome& o) { return o.status == PointStatus::interrupted; });
-    state_.stopped = session_.max_across_ranks(state_.leader && interrupted ? 1 : 0) != 0;
-    if (!reported.empty()) reported.front().phase_s.worker_start = result.startup_s;
+        session_.gather(failure.local_error.empty() ? "" : session_.host() + ": " + failure.local_error);
+    worst_ = std::max(worst_, session_.max_across_ranks(failure.failed ? std::max(failure.local_status, 1) : 0));
+    if (!reported.empty() && started.fresh) reported.front().phase_s.worker_start = started.startup_s;
     WorkerRun run;
-    run.last_try = state_.stopped || !begun_ || !result.failed;
-    const int settled = state_.leader ? record(group.index, points, result, errors, std::move(reported), run.last_try)
+    run.last_try = state_.stopped || !begun_ || !failure.failed;
+    const int settled = state_.leader ? record(group.index, points, failure, errors, std::move(reported), run.last_try)
                                       : 0;
     if (!run.last_try) run.settled = session_.max_across_ranks(settled);  // rank 0 alone knows it
     return run;
   }
 
+  void record_outcome(std::vector<PointOutcome>& reported, PointOutcome outcome, int group) const {
+    if (!state_.leader) return;
+    outcome.isolation_group = group;
+    reported.push_back(std::move(outcome));
+  }
+
   // Rank 0: the points' outcomes into the document, and the failures into the log.
-  int record(int group, const std::vector<PointSpec>& points, const GroupResult& result,
+  int record(int group, const std::vector<PointSpec>& points, const WorkerFailure& failure,
              const std::vector<std::string>& errors, std::vector<PointOutcome> reported, bool last_try) {
-    WorkerRunEnd end{result.failed, result.ended_after_outcome, state_.stopped, describe_group_failure(result, errors)};
+    const WorkerRunEnd end{failure.failed, failure.outcome.has_value(), state_.stopped,
+                           describe_group_failure(failure, errors)};
     if (!end.failure.reason.empty()) failed_reasons_.push_back(end.failure.reason);
     Settlement settlement = settle_points(group, points, std::move(reported), end, last_try);
     if (state_.started()) {
-      for (const std::string& failure : settlement.failures) state_.log(LogLevel::outcome, failure);
+      for (const std::string& line : settlement.failures) state_.log(LogLevel::outcome, line);
     }
     state_.add_points(settlement.outcomes);
     return settlement.settled;
   }
 
+  // Rank 0's rows go to the launch's sinks and document.
+  class RowsToLaunch final : public ResultSink {
+   public:
+    explicit RowsToLaunch(LaunchState& state) : state_(state) {}
+    void row(std::span<const MeasurementRecord> records) override { state_.add_row(records); }
+
+   private:
+    LaunchState& state_;
+  };
+
   LaunchState& state_;
   RankGroup& session_;
   const LaunchRequest& request_;
-  const std::map<std::string, std::string> base_env_;
-  const std::filesystem::path log_dir_;
-  const double deadline_s_;
-  WorkerReaper reaper_;
-  GroupCallbacks callbacks_;
-  bool begun_ = false;          // the run started (the first group's workers came up)
-  bool exclusive_gpu_ = false;  // a GPU that takes one process at a time: no overlap there
+  bool begun_ = false;  // the run started (the first group's workers came up)
+  std::unique_ptr<WorkerPool> pool_;
+  RowsToLaunch rows_{state_};
   int worst_ = kExitOk;
   std::vector<std::string> failed_reasons_;  // rank 0
 };

@@ -90,7 +90,7 @@ class CoordinateDescent final : public Exploration {
     std::vector<int> values = state.space.candidates[static_cast<std::size_t>(current_[band])].values;
     for (std::size_t v = 0; v < axis.values.size(); ++v) {
       values[static_cast<std::size_t>(axis_)] = static_cast<int>(v);
-      if (const auto c = state.space.find(values)) out.push_back(*c);
+      if (const auto c = state.space.find(values); c && !state.is_failed(*c)) out.push_back(*c);
     }
     return out;
   }
@@ -105,7 +105,8 @@ class CoordinateDescent final : public Exploration {
         std::vector<int> values = at;
         values[i] = runner_up_[band][i];
         values[j] = runner_up_[band][j];
-        if (const auto c = state.space.find(values); c && std::find(out.begin(), out.end(), *c) == out.end()) {
+        if (const auto c = state.space.find(values);
+            c && !state.is_failed(*c) && std::find(out.begin(), out.end(), *c) == out.end()) {
           out.push_back(*c);
         }
       }
@@ -144,7 +145,8 @@ class CoordinateDescent final : public Exploration {
           continue;
         }
         const auto& fate = state.outcome.fates[static_cast<std::size_t>(current_[b])].bands[b];
-        const bool beaten = fate.state == FateState::dropped && fate.by == leader;
+        // A point that failed leaves the band for the step's leader whatever the noise.
+        const bool beaten = (fate.state == FateState::dropped && fate.by == leader) || state.is_failed(current_[b]);
         if (!beaten) continue;  // a leader within noise of the current point: stay
         if (probing_) {
           state.outcome.notes.push_back("in " + label_of(state.bands[b]) + ", " +

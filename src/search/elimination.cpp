@@ -16,6 +16,7 @@ void Elimination::evaluate(SearchState& state) {
   const SearchStatistics& stats = state.options.stats;
   for (std::size_t b = 0; b < alive.size(); ++b) {
     if (settled[b] || alive[b].empty()) continue;
+    std::erase_if(alive[b], [&](int c) { return state.is_failed(c); });
     const int band = static_cast<int>(b);
     // The leader: the best measured score; unmeasured candidates wait.
     int best = -1;
@@ -29,7 +30,10 @@ void Elimination::evaluate(SearchState& state) {
       }
       if (!best_score || s->mean_log > best_score->mean_log) best = c, best_score = s;
     }
-    if (!best_score) continue;
+    if (!best_score) {
+      settled[b] = alive[b].empty();  // every one left failed
+      continue;
+    }
     leader[b] = best;
     std::vector<int> kept{best}, ties;
     bool open = !all_measured;
@@ -69,6 +73,7 @@ std::vector<RoundItem> Elimination::next_items(const SearchState& state) const {
   for (std::size_t b = 0; b < alive.size(); ++b) {
     if (settled[b]) continue;
     for (const int c : alive[b]) {
+      if (state.is_failed(c)) continue;
       const auto s = state.score(c, static_cast<int>(b));
       const int occasions = s ? s->occasions : 0;
       if (occasions > rounds || occasions >= state.options.max_occasions) continue;

@@ -23,12 +23,12 @@ class FullGrid final : public Exploration {
       BandResult& result = state.outcome.bands[b];
       std::optional<BandScore> best;
       for (std::size_t c = 0; c < state.space.candidates.size(); ++c) {
-        const auto s = state.score(static_cast<int>(c), band);
+        const auto s = state.is_failed(static_cast<int>(c)) ? std::nullopt : state.score(static_cast<int>(c), band);
         if (s && (!best || s->mean_log > best->mean_log)) best = s, result.leader = static_cast<int>(c);
       }
       if (!best) continue;
       for (std::size_t c = 0; c < state.space.candidates.size(); ++c) {
-        const auto s = state.score(static_cast<int>(c), band);
+        const auto s = state.is_failed(static_cast<int>(c)) ? std::nullopt : state.score(static_cast<int>(c), band);
         if (!s || static_cast<int>(c) == result.leader) continue;
         const Standing st = stand(*best, *s, state.options.stats);
         BandFate& fate = state.outcome.fates[c].bands[b];
@@ -52,6 +52,7 @@ class FullGrid final : public Exploration {
   static std::vector<RoundItem> all(const SearchState& state) {
     std::vector<RoundItem> items;
     for (std::size_t c = 0; c < state.space.candidates.size(); ++c) {
+      if (state.is_failed(static_cast<int>(c))) continue;
       RoundItem item{static_cast<int>(c), {}};
       for (std::size_t b = 0; b < state.bands.size(); ++b) item.bands.push_back(static_cast<int>(b));
       items.push_back(item);

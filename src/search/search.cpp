@@ -59,6 +59,7 @@ Search::Search(SearchSpace space, std::vector<SizeBand> bands, SearchOptions opt
   out.method = options.method;
   out.bands.resize(state_.bands.size());
   out.fates.assign(state_.space.candidates.size(), CandidateFate{{}, std::vector<BandFate>(state_.bands.size())});
+  state_.failed.assign(state_.space.candidates.size(), false);
   const long sizes = total_sizes(state_.bands);
   out.grid_measurements = static_cast<long>(state_.space.candidates.size()) * sizes * options.grid_repeats;
   const long budget = static_cast<long>(std::floor(options.budget_share * static_cast<double>(out.grid_measurements)));
@@ -116,6 +117,23 @@ void Search::record(int item, int band, double algbw_gbps, double time_us, doubl
   if (counted_.insert({state_.current.number, key}).second) {
     state_.outcome.measurements += static_cast<long>(state_.bands[static_cast<std::size_t>(band)].sizes.size());
   }
+}
+
+void Search::fail(int item, const std::string& why) {
+  const RoundItem& measured = state_.current.items.at(static_cast<std::size_t>(item));
+  const auto c = static_cast<std::size_t>(measured.candidate);
+  auto& rounds = state_.outcome.fates[c].rounds;
+  if (rounds.empty() || rounds.back() != state_.current.number) rounds.push_back(state_.current.number);
+  for (const int band : measured.bands) {
+    if (counted_.insert({state_.current.number, std::make_pair(item, band)}).second) {
+      state_.outcome.measurements += static_cast<long>(state_.bands[static_cast<std::size_t>(band)].sizes.size());
+    }
+  }
+  if (state_.failed[c]) return;
+  state_.failed[c] = true;
+  for (BandFate& fate : state_.outcome.fates[c].bands) fate = BandFate{FateState::failed};
+  state_.outcome.notes.push_back(state_.space.candidates[c].label + " failed in round " +
+                                 std::to_string(state_.current.number) + " (" + why + "): left out of the search");
 }
 
 void Search::finish_exploration() {

@@ -99,6 +99,9 @@ struct SearchState {
   SearchRound current;
   int next_occasion = 0;
   long exploration_budget = 0;  // size measurements
+  std::vector<bool> failed;     // per candidate: left out after its point failed
+
+  bool is_failed(int candidate) const { return failed[static_cast<std::size_t>(candidate)]; }
 
   long cost(const std::vector<RoundItem>& items) const;
   std::optional<BandScore> score(int candidate, int band) const { return scores.score(candidate, band); }
@@ -119,6 +122,10 @@ class Search {
   std::optional<SearchRound> next_round();
   // One band's figures of item `item` of the round next_round() handed out last.
   void record(int item, int band, double algbw_gbps, double time_us, double spread);
+  // Item `item` of that round could not be measured: its point failed (a setting NCCL
+  // refused, a worker that died). The candidate leaves the search in every band, and
+  // what it was to measure counts as spent.
+  void fail(int item, const std::string& why);
   const SearchOutcome& outcome() const { return state_.outcome; }
   const SearchState& state() const { return state_; }
 

@@ -9,14 +9,6 @@ namespace ncclsweep {
 
 SearchRequest plan_search_request(const SearchSpec& search, const std::vector<SweepPoint>& points, int baseline,
                                   const RunSpec& spec, const MeasurementPlan& plan) {
-  // A search measures in the ranks' own communicator, which holds NCCL's defaults: a
-  // candidate that sets a NCCL variable or config field would need fresh workers per round
-  // (and the mpi engine, refused earlier for settings, applies none).
-  if (std::any_of(points.begin(), points.end(), [](const SweepPoint& p) { return !p.settings.empty(); })) {
-    throw UsageError("--search covers call modes only (buffers, launch, buffer_footprint, cache) in this version: "
-                     "a point that sets a NCCL variable or config field needs fresh workers in every round",
-                     "measure that grid in full (leave search out), or search the call modes without env/config axes");
-  }
   SearchRequest out;
   out.grid = make_search_grid(points, baseline, spec);
   out.bands = search_bands(plan, search.band_edges);

@@ -19,8 +19,7 @@ struct SearchRequest {
 
 // The search of `points` (each in every call mode `spec` varies) over `plan`'s sizes.
 // A budget in seconds becomes a share of the grid's estimated time. Throws UsageError for
-// a point that sets a NCCL variable or config field (a search measures in the ranks' own
-// communicator) and for a budget that cannot pay for a first round.
+// a budget that cannot pay for a first round.
 SearchRequest plan_search_request(const SearchSpec& search, const std::vector<SweepPoint>& points, int baseline,
                                   const RunSpec& spec, const MeasurementPlan& plan);
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/run_options.hpp"
+#include "core/test_slowdown.hpp"
 #include "core/utf8.hpp"
 #include "spec/nccl_variables.hpp"
 #include "core/suggest.hpp"
@@ -46,6 +47,16 @@ void check_env_axis(const SweepAxis& axis, const Sweep& sweep, const SweepContex
   if (!is_variable_name(axis.name)) {
     throw UsageError("'" + axis.name + "' is not an environment variable name",
                      "env takes variables like NCCL_PROTO; ncclConfig_t fields go under config", axis.where);
+  }
+  if (test_slowdown_variable(axis.name)) {
+    for (std::size_t i = 0; i < axis.values.size(); ++i) {
+      try {
+        (void)parse_slowdown(axis.name, axis.values[i]);
+      } catch (const UsageError& e) {
+        throw UsageError(e.what(), e.fix(), value_position(axis, i));
+      }
+    }
+    return;
   }
   const NcclVariable* variable = find_nccl_variable(axis.name);
   if (variable) {
@@ -134,12 +145,22 @@ void check_overrides(const Sweep& sweep) {
 }
 
 void check_engine(const Sweep& sweep) {
-  if (sweep.measurements.engine != EngineKind::mpi) return;
-  if (!sweep.env.empty()) {
-    throw UsageError("the mpi engine cannot apply NCCL variables, and this sweep sets " + sweep.env.front().name,
-                     "use engine nccl, or drop env (collectives, sizes, dtypes and ops still sweep with mpi)",
-                     sweep.env.front().where);
+  // The testing aid's variables slow the mpi engine; NCCL would never read them.
+  const bool mpi = sweep.measurements.engine == EngineKind::mpi;
+  for (const auto& [name, where] : named_settings(sweep)) {
+    if (!is_variable_name(name) || (test_slowdown_variable(name).has_value() == mpi)) continue;
+    if (mpi) {
+      throw UsageError("the mpi engine cannot apply NCCL variables, and this sweep sets " + name,
+                       "use engine nccl, or drop env (collectives, sizes, dtypes and ops still sweep with mpi; "
+                       "the testing aid's NCCLSWEEP_TEST_SLOWDOWN variables are the env axes it takes)",
+                       where);
+    }
+    if (sweep.measurements.engine == EngineKind::nccl) {
+      throw UsageError(name + " is the mpi engine's testing aid (docs/search.md); NCCL never reads it",
+                       "use engine: mpi for a test of the search, or drop " + name, where);
+    }
   }
+  if (!mpi) return;
   if (!sweep.config.empty()) {
     throw UsageError("the mpi engine has no ncclConfig_t, and this sweep sets " + sweep.config.front().name,
                      "use engine nccl, or drop config", sweep.config.front().where);

@@ -1,6 +1,7 @@
 #include "worker/point_environment.hpp"
 
 #include <cstdlib>
+#include <vector>
 
 #include "core/environment.hpp"
 #include "core/errors.hpp"
@@ -65,6 +66,15 @@ ScopedPointEnvironment::ScopedPointEnvironment(const EnvironmentMap& base, const
 }
 
 ScopedPointEnvironment::~ScopedPointEnvironment() { restore(leave_); }
+
+EnvironmentMap recorded_environment(const EnvironmentMap& environment) {
+  std::vector<std::string> entries;
+  for (const auto& [name, value] : environment) entries.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (std::string& entry : entries) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  return recorded_environment(envp.data());
+}
 
 EnvironmentMap recorded_environment(char** envp) {
   // environment_with_prefixes escapes what is not UTF-8.

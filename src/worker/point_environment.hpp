@@ -50,5 +50,6 @@ class ScopedPointEnvironment {
 // Slurm's rank and local rank); nothing else, so no credentials. Names and values that are
 // not UTF-8 are escaped (\xNN), as JSON takes nothing else.
 EnvironmentMap recorded_environment(char** envp);
+EnvironmentMap recorded_environment(const EnvironmentMap& environment);
 
 }  // namespace ncclsweep

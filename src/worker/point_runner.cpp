@@ -5,9 +5,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <set>
 
-#include "core/repeat_order.hpp"
 #include "verify/nccl_log.hpp"
 #include "verify/unexpected_environment.hpp"
 #include "worker/resource_probe.hpp"
@@ -24,11 +24,17 @@ const NcclLogFacts& facts_for(const SettingOutcome& s, const NcclLogFollower& lo
   return s.kind == SettingKind::env_reread ? log.point_facts() : log.process_facts();
 }
 
-std::vector<std::uint8_t> local_codes(const PointSpec& point, const NcclLogFollower& log) {
+std::vector<std::uint8_t> local_codes(const PointSpec& point, const NcclLogFollower& log, const Engine& engine) {
   std::vector<std::uint8_t> codes;
   for (const SettingOutcome& s : point.settings) {
     if (s.kind == SettingKind::config_field) {
       codes.push_back(kByConfig);
+      continue;
+    }
+    // A variable the engine reads itself (the testing aid) is what the engine says it
+    // runs with; every other one, what NCCL's log says NCCL took.
+    if (const auto in_effect = engine.setting_in_effect(s.name)) {
+      codes.push_back(*in_effect == s.value ? kApplied : kMismatch);
       continue;
     }
     switch (verify_env_setting(facts_for(s, log), s.name, s.value)) {
@@ -58,7 +64,7 @@ std::set<std::string> named_variables(const PointSpec& point) {
 bool verify(const PointSpec& point, PointContext& context, PointOutcome& outcome) {
   context.nccl_log.update();
   const NcclLogFacts& facts = context.nccl_log.process_facts();
-  std::vector<std::uint8_t> codes = local_codes(point, context.nccl_log);
+  std::vector<std::uint8_t> codes = local_codes(point, context.nccl_log, context.engine);
   const std::vector<std::string> unexpected = unexpected_nccl_variables(
       outcome.environment, context.nccl_log.point_facts(), named_variables(point), context.run_environment);
   codes.push_back(unexpected.empty() ? 0 : 1);
@@ -83,6 +89,7 @@ bool verify(const PointSpec& point, PointContext& context, PointOutcome& outcome
 // NCCL may set variables itself during an init (those of its config file, once per
 // process): the init saw them, and from now on they belong to the run.
 void adopt_variables_set_during_init(PointContext& context, PointOutcome& outcome) {
+  if (!context.engine.reads_process_environment()) return;
   for (const auto& [name, value] : recorded_environment(environ)) {
     if (outcome.environment.emplace(name, value).second) context.run_environment.emplace(name, value);
   }
@@ -94,7 +101,7 @@ void adopt_variables_set_during_init(PointContext& context, PointOutcome& outcom
 void throw_if_rejected(const PointSpec& point, PointContext& context, PointOutcome& outcome,
                        const RuntimeFailure& failure) {
   context.nccl_log.update();
-  const std::vector<std::uint8_t> codes = local_codes(point, context.nccl_log);
+  const std::vector<std::uint8_t> codes = local_codes(point, context.nccl_log, context.engine);
   std::string refused;
   outcome.settings = point.settings;
   for (std::size_t i = 0; i < outcome.settings.size(); ++i) {
@@ -118,7 +125,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-PointOutcome run_point(const PointSpec& point, PointContext& context) {
+PointOutcome run_point(const PointSpec& point, const MeasurementPlan& plan, PointContext& context) {
   PointOutcome outcome;
   PointPhases& phase = outcome.phase_s;
   const auto disconnect = [&] {
@@ -131,9 +138,16 @@ PointOutcome run_point(const PointSpec& point, PointContext& context) {
   // the worker's comes back when the point ends. Only re-read variables (and, under
   // --isolation reinit, the rest) change here: the process-cached ones came with the
   // worker's environment.
-  const ScopedPointEnvironment environment(context.base_environment, EnvironmentMap(point.env.begin(), point.env.end()));
+  const EnvironmentMap point_env(point.env.begin(), point.env.end());
+  EnvironmentMap init_env = context.base_environment;
+  apply_edit(edit_to_enter(context.base_environment, point_env), init_env);
+  // An engine that reads its variables from what it is given needs no change to the
+  // process (whose environment other threads may read).
+  std::optional<ScopedPointEnvironment> environment;
+  if (context.engine.reads_process_environment()) environment.emplace(context.base_environment, point_env);
+  context.engine.init_environment(init_env);
   context.nccl_log.mark_point();
-  outcome.environment = recorded_environment(environ);
+  outcome.environment = environment ? recorded_environment(environ) : recorded_environment(init_env);
 
   const auto start = std::chrono::steady_clock::now();
   try {
@@ -167,7 +181,7 @@ PointOutcome run_point(const PointSpec& point, PointContext& context) {
   phase_start = std::chrono::steady_clock::now();
   bool measured = false;
   try {
-    measured = measure_plan(context.plan, options, context.engine, context.ranks, context.rows);
+    measured = measure_plan(plan, options, context.engine, context.ranks, context.rows);
   } catch (const RuntimeFailure& failure) {
     throw_if_rejected(point, context, outcome, failure);  // e.g. no algorithm NCCL_ALGO allows serves a call
     throw;
@@ -189,19 +203,6 @@ PointOutcome run_point(const PointSpec& point, PointContext& context) {
     std::fprintf(stderr, "%s\n", resource_line(context.ranks.rank(), point.label, current_resource_use()).c_str());
   }
   return outcome;
-}
-
-std::vector<PointVisit> point_visits(std::size_t points, const LoopOptions& options) {
-  std::vector<PointVisit> visits;
-  if (options.order == RepeatOrder::sequential || points <= 1 || options.repeats <= 1) {
-    for (std::size_t p = 0; p < points; ++p) visits.push_back({p, 0, options.repeats});
-    return visits;
-  }
-  for (const ScheduledRun& run : schedule_repeats(static_cast<int>(points), options.repeats, options.order,
-                                                  options.seed)) {
-    visits.push_back({static_cast<std::size_t>(run.item), run.repeat, 1});
-  }
-  return visits;
 }
 
 }  // namespace ncclsweep

@@ -22,7 +22,6 @@ namespace ncclsweep {
 struct PointContext {
   Engine& engine;
   Coordinator& ranks;
-  const MeasurementPlan& plan;
   LoopOptions options;
   NcclLogFollower nccl_log;  // this worker's NCCL log, read as it grows
   ResultSink* rows;  // rank 0's worker forwards rows; null elsewhere
@@ -48,21 +47,10 @@ class PointRejected : public RuntimeFailure {
   PointOutcome outcome_;
 };
 
-// One run of a point inside its worker: which repeats it measures.
-struct PointVisit {
-  std::size_t point = 0;
-  int first_repeat = 0;
-  int repeats = 1;
-};
-
-// Sequential order, or a single point: each point once with all repeats (the
-// measurement loop orders them over sizes). Interleaved or shuffled over several points:
-// one visit per point and repeat in that order (A B A B), each with a fresh communicator.
-std::vector<PointVisit> point_visits(std::size_t points, const LoopOptions& options);
-
 // The outcome as every rank agrees on it (statuses are the worst over ranks);
 // channels, transports and the environment are this rank's view. Throws PointRejected
-// when NCCL failed because it refused one of the point's values.
-PointOutcome run_point(const PointSpec& point, PointContext& context);
+// when NCCL failed because it refused one of the point's values. `plan`: the calls to
+// measure, with context.options' repeats.
+PointOutcome run_point(const PointSpec& point, const MeasurementPlan& plan, PointContext& context);
 
 }  // namespace ncclsweep

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/engine.hpp"
+
 namespace ncclsweep {
 
 struct ResourceUse {
@@ -13,6 +15,11 @@ struct ResourceUse {
 };
 
 ResourceUse current_resource_use();
+
+// What the device a worker measures on has free now: the GPU's memory, or for a device
+// without one (the mpi engine) the host's available memory; -1 when unknown. It sizes
+// the pool of warm workers (runtime/worker_pool.hpp).
+std::int64_t free_memory_bytes(const DeviceDescription& device);
 
 // One line for the log: "ncclsweep resources: rank R point P open_fds N gpu_free_mib M".
 std::string resource_line(int rank, const std::string& point, const ResourceUse& use);

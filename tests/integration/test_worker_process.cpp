@@ -18,9 +18,6 @@ WorkerStart two_rank_start() {
   start.spec.sizes = {1 << 20};
   start.plan = plan_measurements(start.spec, start.ranks);
   start.nccl_log_path = "/dev/null";
-  PointSpec point;
-  point.label = "default";
-  start.points = {point};
   return start;
 }
 
@@ -28,7 +25,7 @@ WorkerStart two_rank_start() {
 
 TEST_CASE("a worker stops cleanly when another rank's worker failed", "[leaks]") {
   WorkerProcess worker(NCCLSWEEP_BINARY, {{"PATH", "/usr/bin:/bin"}});
-  worker.channel().send(two_rank_start());
+  worker.channel().send(message(two_rank_start()));
   // Its first cross-rank step (whether it sees a GPU): answer that rank 1 failed.
   const auto message = worker.channel().receive();
   REQUIRE(message.has_value());
@@ -42,7 +39,7 @@ TEST_CASE("a worker stops cleanly when another rank's worker failed", "[leaks]")
 
 TEST_CASE("a worker whose MPI rank goes away exits instead of hanging") {
   WorkerProcess worker(NCCLSWEEP_BINARY, {{"PATH", "/usr/bin:/bin"}});
-  worker.channel().send(two_rank_start());
+  worker.channel().send(message(two_rank_start()));
   REQUIRE(worker.channel().receive().has_value());  // it waits in its first step...
   worker.channel().close();  // ...and its MPI rank goes away
   CHECK(worker.wait() == "exit 3");
@@ -57,7 +54,7 @@ TEST_CASE("a worker given a start it cannot read exits with status 3") {
 
 TEST_CASE("a worker that says nothing within the deadline is seen as silent and can be killed") {
   WorkerProcess worker(NCCLSWEEP_BINARY, {{"PATH", "/usr/bin:/bin"}});
-  worker.channel().send(two_rank_start());
+  worker.channel().send(message(two_rank_start()));
   REQUIRE(worker.channel().wait_readable(std::chrono::seconds(60)));  // its first step comes
   REQUIRE(worker.channel().receive().has_value());
   // Unanswered, it waits in that step and says nothing more: the MPI rank's deadline passes.
@@ -72,7 +69,7 @@ TEST_CASE("reaping a worker that is done waits for its exit, and kills one that 
   CHECK(leaving.wait_for(std::chrono::seconds(60)) == "exit 3");
 
   WorkerProcess stuck(NCCLSWEEP_BINARY, {{"PATH", "/usr/bin:/bin"}});
-  stuck.channel().send(two_rank_start());
+  stuck.channel().send(message(two_rank_start()));
   REQUIRE(stuck.channel().wait_readable(std::chrono::seconds(60)));
   REQUIRE(stuck.channel().receive().has_value());  // it now waits in its first step, forever
   const std::string how = stuck.wait_for(std::chrono::milliseconds(300));
@@ -89,10 +86,13 @@ TEST_CASE("a worker start carries the resume keys, the fault and the timeout") {
   done.size_bytes = done.requested_bytes = 1 << 20;
   done.placement = Placement::in_place;
   start.done = {done};
-  start.fault = "1:sleep=5@default";
+  start.fault = parse_fault_injection("1:sleep=5@default");
   start.spec.timeout_s = 77;
-  const WorkerStart back = nlohmann::json(start).get<WorkerStart>();
+  const WorkerStart back = expect<WorkerStart>(message(start));
   CHECK(back.done == start.done);
-  CHECK(back.fault == start.fault);
+  CHECK(back.fault.rank == 1);
+  CHECK(back.fault.action == FaultAction::sleep);
+  CHECK(back.fault.seconds == 5);
+  CHECK(back.fault.point == "default");
   CHECK(back.spec.timeout_s == 77);
 }

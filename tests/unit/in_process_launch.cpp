@@ -11,6 +11,7 @@
 #include "paced_engine.hpp"
 #include "plan/measurement_plan.hpp"
 #include "thread_ranks.hpp"
+#include "thread_workers.hpp"
 
 extern char** environ;
 
@@ -83,30 +84,40 @@ LaunchRequest paced_resume(const RunSpec& spec, int ranks, const std::filesystem
   return request;
 }
 
-InProcessLaunch launch_in_process(const LaunchRequest& request, int ranks, int stop_rank, int stop_after) {
+InProcessLaunch launch_in_process(const LaunchRequest& request, int ranks, int stop_rank, int stop_after,
+                                  PacedTiming timing) {
   LockedCapture errors(std::cerr);
   std::mutex mutex;
   InProcessLaunch result;
+  std::atomic<int> starts{0};
   result.statuses = run_ranks(ranks, [&](ThreadRank& rank) {
     std::atomic<int> signal{0};
-    int timed = 0;  // counted here: the launch destroys its engine before it returns
+    std::atomic<int> timed{0};  // counted here: the launch destroys its engines before it returns
+    PacedClock clock;
+    const bool is_stopped = rank.rank() == stop_rank;
+    const std::uint64_t seed = timing.seed * 1000 + static_cast<std::uint64_t>(rank.rank());
+    const auto paced = [&, is_stopped](const std::map<std::string, std::string>& environment) {
+      auto engine = std::make_unique<PacedEngine>(environment, timing.noise, seed, &clock);
+      engine->after_timed = [&, is_stopped](int batches) {
+        ++timed;
+        if (is_stopped && batches >= stop_after) signal = SIGTERM;
+      };
+      return std::unique_ptr<Engine>(std::move(engine));
+    };
     const LaunchServices services{
-        .make_engine =
-            [&](EngineKind) {
-              auto engine = std::make_unique<PacedEngine>();
-              engine->after_timed = [&, is_stopped = rank.rank() == stop_rank](int batches) {
-                ++timed;
-                if (is_stopped && batches >= stop_after) signal = SIGTERM;
-              };
-              return std::unique_ptr<Engine>(std::move(engine));
-            },
+        .make_engine = [&](EngineKind) { return paced({}); },
         .received_signal = [&signal] { return signal.load(); },
+        .workers = thread_workers([&](const std::map<std::string, std::string>& environment,
+                                      const WorkerStart&) { return paced(environment); },
+                                  &starts),
     };
     const int status = run_launch(rank, request, services);
     const std::lock_guard lock(mutex);
     result.timed_batches += timed;
+    if (rank.rank() == 0) result.paced_seconds = clock.seconds();
     return status;
   });
+  result.worker_starts = starts;
   result.errors = errors.text();
   return result;
 }

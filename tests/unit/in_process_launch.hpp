@@ -27,11 +27,21 @@ struct InProcessLaunch {
   std::vector<int> statuses;  // each rank's exit status
   std::string errors;         // what the ranks wrote to std::cerr
   int timed_batches = 0;      // run_timed calls, over every rank
+  int worker_starts = 0;      // workers started, over every rank (thread_workers.hpp)
+  double paced_seconds = 0;   // what rank 0's engines would have spent measuring (paced_engine.hpp)
 };
 
-// One launch on `ranks` threads. stop_rank (>= 0) "receives" SIGTERM once its engine has
-// timed `stop_after` batches: only that rank, as a launcher may deliver a signal.
-InProcessLaunch launch_in_process(const LaunchRequest& request, int ranks, int stop_rank = -1, int stop_after = 0);
+// How the paced engines time: each sample off by up to `noise`, drawn from `seed`.
+struct PacedTiming {
+  double noise = 0;
+  std::uint64_t seed = 0;
+};
+
+// One launch on `ranks` threads; its workers (a sweep that sets variables) are threads
+// too. stop_rank (>= 0) "receives" SIGTERM once its engine has timed `stop_after`
+// batches: only that rank, as a launcher may deliver a signal.
+InProcessLaunch launch_in_process(const LaunchRequest& request, int ranks, int stop_rank = -1, int stop_after = 0,
+                                  PacedTiming timing = {});
 
 // An empty scratch directory's path (under the system's temporary directory).
 std::filesystem::path fresh_dir(const std::string& name);

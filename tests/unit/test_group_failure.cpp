@@ -4,7 +4,7 @@
 using namespace ncclsweep;
 
 TEST_CASE("a failed group is described by the first rank that said why") {
-  GroupResult result;
+  WorkerFailure result;
   result.failed = true;
   result.failed_rank = 1;
   const GroupFailure f = describe_group_failure(
@@ -14,7 +14,7 @@ TEST_CASE("a failed group is described by the first rank that said why") {
 }
 
 TEST_CASE("timeouts name every rank that did not finish, after the timeout's own words") {
-  GroupResult result;
+  WorkerFailure result;
   result.failed = true;
   const GroupFailure f = describe_group_failure(
       result, {"node0: worker ended with exit 3", "node1: timeout: the worker made no progress within 60 s", "",
@@ -24,9 +24,9 @@ TEST_CASE("timeouts name every rank that did not finish, after the timeout's own
 }
 
 TEST_CASE("a group that failed without a word names the failed rank; a fine one says nothing") {
-  GroupResult failed;
+  WorkerFailure failed;
   failed.failed = true;
   failed.failed_rank = 2;
   CHECK(describe_group_failure(failed, {"", "", ""}).reason == "rank 2 failed");
-  CHECK(describe_group_failure(GroupResult{}, {"", ""}).reason.empty());
+  CHECK(describe_group_failure(WorkerFailure{}, {"", ""}).reason.empty());
 }

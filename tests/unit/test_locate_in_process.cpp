@@ -236,6 +236,7 @@ std::vector<int> locate_launch(const std::vector<std::string>& hosts, const Loca
               return std::unique_ptr<Engine>(std::move(engine));
             },
         .received_signal = [] { return 0; },
+        .workers = {},
     };
     return run_locate_launch(rank, request, services);
   });

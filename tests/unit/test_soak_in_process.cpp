@@ -145,6 +145,7 @@ std::vector<int> soak_in_process(const SoakRequest& request, int stop_rank = -1,
               const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
               return stopped && elapsed.count() >= stop_after_s ? SIGTERM : 0;
             },
+        .workers = {},
     };
     return run_soak_launch(rank, request, services);
   });

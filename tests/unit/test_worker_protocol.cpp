@@ -15,7 +15,7 @@
 #include "runtime/message_channel.hpp"
 #include "runtime/relay_step.hpp"
 #include "runtime/worker_environment.hpp"
-#include "runtime/worker_group.hpp"
+#include "runtime/worker_pool.hpp"
 #include "runtime/worker_protocol.hpp"
 #include "spec/sweep.hpp"
 #include "thread_ranks.hpp"
@@ -94,7 +94,7 @@ TEST_CASE("a relay step survives its JSON form") {
 
 // Workers' statistics and gathers through their MPI ranks, as the nccl engine's measurement
 // loop sends them: each worker a RelayCoordinator over a socket pair, each MPI rank a
-// thread rank answering as run_worker_group does.
+// thread rank answering as the worker pool does.
 TEST_CASE("relayed workers reduce statistics in one step each and only rank 0's worker gets every rank's value") {
   constexpr int kRanks = 3;
   std::vector<std::vector<RankTimes>> reduced(kRanks);
@@ -166,17 +166,30 @@ TEST_CASE("messages cross a socket pair whole, and a closed peer reads as the en
     start.spec.dtypes = {&data_type("bfloat16")};
     start.spec.ops = {ReduceOp::sum};
     start.spec.sizes = {1 << 20};
-    PointSpec point;
-    point.label = "NCCL_PROTO=LL";
-    point.env = {{"NCCL_PROTO", "LL"}};
-    point.config = {config_setting("max_ctas", "8")};
-    start.points = {point};
-    parent.send(start);
-    const WorkerStart got = worker.receive()->get<WorkerStart>();
+    start.plan = plan_measurements(start.spec, start.ranks);
+    parent.send(message(start));
+    const WorkerStart got = expect<WorkerStart>(*worker.receive());
     CHECK(got.rank == 1);
     CHECK(got.spec.collectives.front()->name == "all_gather");
-    CHECK(got.points.front().config.front().name() == "max_ctas");
-    CHECK(got.points.front().env.front().second == "LL");
+    MeasureRequest request;
+    request.point.label = "NCCL_PROTO=LL";
+    request.point.env = {{"NCCL_PROTO", "LL"}};
+    request.point.config = {config_setting("max_ctas", "8")};
+    request.calls = {0};
+    request.first_repeat = 2;
+    request.order = RepeatOrder::interleaved;
+    request.slow_factor = 3;
+    parent.send(message(request));
+    const MeasureRequest back = expect<MeasureRequest>(*worker.receive());
+    CHECK(back.point.config.front().name() == "max_ctas");
+    CHECK(back.point.config.front().number == 8);
+    CHECK(back.point.env.front().second == "LL");
+    CHECK(back.calls == std::vector<std::size_t>{0});
+    CHECK(back.first_repeat == 2);
+    CHECK(back.order == RepeatOrder::interleaved);
+    CHECK(back.slow_factor == 3);
+    // A message of another type where one was due is refused, naming both.
+    CHECK_THROWS_WITH(expect<MeasureRequest>(message(StopWorker{})), ContainsSubstring("'stop' message where 'measure'"));
   }
   CHECK_FALSE(parent.receive().has_value());  // the worker's end closed
 }
