@@ -5,7 +5,12 @@
 // a third of the full grid's measurements, and search.json must say each point's fate.
 // This is the one search on real timing, through the CLI; coordinate descent, one rank and
 // the exact gains are judged on the paced engine in tests/unit/test_search_in_process.cpp.
+// The last case searches env axes over isolation groups: the testing variables' grid
+// (search_fixture.hpp), measured in worker processes; 5 seeds of it and coordinate descent
+// are judged on thread workers in tests/unit/test_search_workers.cpp.
 #include <nlohmann/json.hpp>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -63,4 +68,31 @@ TEST_CASE("racing finds the one unslowed point in every band with a third of the
       CHECK(band.at("gain").get<double>() > 0.5);
     }
   }
+}
+
+TEST_CASE("racing over the testing variables' isolation groups finds each band's constructed winner in workers") {
+  const auto dir = scratch_dir("search-groups");
+  std::filesystem::create_directories(dir);
+  const auto sweep = dir / "slowdown-grid.yaml";
+  std::ofstream(sweep) << slowdown_grid_sweep("racing", 1, 10, 8, "[128K, 256K, 1M, 4M]");
+  const auto out = dir / "out";
+  const Launch run = mpirun_ncclsweep(2, {"run", sweep.string(), "-o", out.string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  const json search = read_json_file(out / "search.json");
+  INFO(search.dump(2));
+  REQUIRE(search.at("bands").size() == 3);
+  const std::vector<std::string> expected = slowdown_winners(search);
+  CHECK(expected.front() != expected.back());  // small and large sizes have different winners
+  for (std::size_t b = 0; b < expected.size(); ++b) {
+    const json& band = search.at("bands")[b];
+    CHECK(band.at("winner") == expected[b]);
+    CHECK(band.at("ab_measured") == true);
+  }
+  CHECK(search.at("measurements").get<long>() * 3 <= search.at("grid_measurements").get<long>());
+  CHECK(search.at("isolation_groups") == 9);
+  // Each group's workers started at most once: they stay up between rounds.
+  const int starts = search.at("worker_starts").get<int>();
+  CHECK(starts >= 1);
+  CHECK(starts <= 9);
 }
