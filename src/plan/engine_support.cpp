@@ -52,10 +52,16 @@ void check_engine_support(const std::vector<SizedCall>& calls, const std::vector
     const std::string reason = mpi_engine_unsupported_reason(*call.kind, *call.dtype, call.op, BufferMode::cuda_malloc,
                                                              LaunchMode::stream);
     if (reason.empty()) continue;
-    // The listed call it came from: the same collective and, where it names them, dtype and op.
-    const auto from = std::find_if(listed.begin(), listed.end(), [&](const ListedCall& l) {
-      return l.collective == call.kind && (!l.dtype || l.dtype == call.dtype) && l.op.value_or(ReduceOp::sum) == call.op;
-    });
+    // The listed call it came from: the same collective, op and dtype (one that names no
+    // dtype takes the run's), the one of the same bytes first.
+    const auto from_call = [&](bool same_bytes) {
+      return std::find_if(listed.begin(), listed.end(), [&](const ListedCall& l) {
+        return l.collective == call.kind && l.op.value_or(ReduceOp::sum) == call.op &&
+               (!l.dtype || l.dtype == call.dtype) && (!same_bytes || l.bytes == call.bytes);
+      });
+    };
+    auto from = from_call(true);
+    if (from == listed.end()) from = from_call(false);
     throw UsageError(reason + " (" + std::string(call.kind->name) + " " + format_bytes(call.bytes) + " " +
                          std::string(call.dtype->name) + ")",
                      "--dtype float32 (or another type MPI reduces) replaces the calls' dtype, or run with --engine nccl",

@@ -178,3 +178,30 @@ TEST_CASE("run plan: the sweep file's engine, timeout and check stand unless a f
   CHECK(given.spec.timeout_s == 90);
   CHECK(given.spec.check);
 }
+
+TEST_CASE("run plan: a listed call the mpi engine cannot reduce is refused at its line, and --dtype replaces the calls' dtype") {
+  const std::string sweep =
+      "collectives: [all_reduce]\n"
+      "sizes:\n"
+      "  calls:\n"
+      "    - {collective: all_reduce, bytes: 4M, calls: 2}\n"
+      "    - {collective: all_reduce, bytes: 16M, dtype: bfloat16, calls: 3}\n";
+  const std::string refusal = usage_error_text([&] { plan_run(on_mpi(), sweep); });
+  CHECK_THAT(refusal, ContainsSubstring("sweep.yaml:5:"));
+  CHECK_THAT(refusal, ContainsSubstring("bfloat16"));
+  CHECK_THAT(refusal, ContainsSubstring("fix: --dtype float32"));
+
+  RunFlags flags = on_mpi();
+  flags.measurements.dtypes = "float32";
+  const LaunchRequest given = plan_run(flags, sweep);
+  REQUIRE(given.spec.calls.size() == 2);
+  for (const SizedCall& call : given.spec.calls) CHECK(call.dtype == &data_type("float32"));
+  CHECK(given.spec.calls[1].bytes == Bytes{16} << 20);  // the bytes stay; the elements follow
+  const auto& notes = given.plan.notes;
+  CHECK(std::any_of(notes.begin(), notes.end(), [](const std::string& note) {
+    return note.find("--dtype float32 replaces the calls' own dtype (bfloat16)") != std::string::npos;
+  }));
+
+  flags.measurements.dtypes = "float32,float64";
+  CHECK_THAT(usage_error_text([&] { plan_run(flags, sweep); }), ContainsSubstring("takes one dtype"));
+}
