@@ -36,7 +36,7 @@ const std::string kListedCalls =
     "  ranks: 8\n"
     "  calls:\n"
     "    - {collective: all_gather, bytes: 64M, group: dp, group_size: 4, group_stride: 2, calls: 3}\n"
-    "    - {collective: reduce_scatter, bytes: 16M, dtype: bfloat16, calls: 2}\n";
+    "    - {collective: reduce_scatter, bytes: 16M, dtype: float64, calls: 2}\n";
 
 }  // namespace
 
@@ -69,16 +69,33 @@ TEST_CASE("plan: listed calls run on their group at the profile's rank count, in
   CHECK(calls[0].at("bytes") == 64 << 20);
   CHECK(calls[0].at("communicator") != "world");  // its dp group fits 8 ranks
   CHECK(calls[1].at("collective") == "reduce_scatter");
-  CHECK(calls[1].at("dtype") == "bfloat16");
+  CHECK(calls[1].at("dtype") == "float64");
   CHECK(calls[1].at("communicator") == "world");  // no group given
 
   const std::string text = planned("calls", kListedCalls, false);
   CHECK_THAT(text, ContainsSubstring("as measured on 8 ranks:"));
-  CHECK_THAT(text, ContainsSubstring("reduce_scatter 16777216 B (16 MiB) bfloat16 on world"));
+  CHECK_THAT(text, ContainsSubstring("reduce_scatter 16777216 B (16 MiB) float64 on world"));
 }
 
 TEST_CASE("plan: a workload's groups without a workload, and an env axis on the mpi engine, are refused") {
   const std::string grid = "collectives: [all_reduce]\nsizes: [1M]\n";
   CHECK_THROWS_WITH(planned("dp", grid, false, "dp"), ContainsSubstring("needs a workload's layout"));
   CHECK_THROWS_AS(planned("env", grid + "env:\n  NCCL_PROTO: [LL, Simple]\n", false), UsageError);
+}
+
+TEST_CASE("plan refuses a listed call that run would refuse on the mpi engine, at its line") {
+  const auto path = std::filesystem::temp_directory_path() / "ncclsweep-plan-entry-bf16-calls.yaml";
+  std::ofstream(path) << "collectives: [all_reduce]\n"
+                         "sizes:\n"
+                         "  calls:\n"
+                         "    - {collective: all_reduce, bytes: 4M, calls: 2}\n"
+                         "    - {collective: all_reduce, bytes: 16M, dtype: bfloat16, calls: 3}\n";
+  PlanFlags flags;
+  flags.sweep_file = path.string();
+  flags.plan_options.engine = EngineKind::mpi;
+  std::ostringstream out;
+  const std::string text = usage_error_text([&] { run_plan_command(flags, out); });
+  CHECK_THAT(text, ContainsSubstring("ncclsweep-plan-entry-bf16-calls.yaml:5:"));
+  CHECK_THAT(text, ContainsSubstring("the mpi engine cannot reduce bfloat16"));
+  CHECK_THAT(text, ContainsSubstring("fix: --dtype float32"));
 }
