@@ -37,7 +37,7 @@ struct SearchRun {
 };
 
 SearchRun run_search(const std::string& method, std::uint64_t seed) {
-  const auto dir = fresh_dir("search-workers-" + method + "-" + std::to_string(seed));
+  const auto dir = ncclsweep::testing::fresh_dir("search-workers-" + method + "-" + std::to_string(seed));
   RunFlags flags;
   flags.sweep_file = "slowdown-grid.yaml";
   flags.search_method = kSearchMethodNames.parse(method);  // grid too: measured in the search's rounds
