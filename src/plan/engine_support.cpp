@@ -64,7 +64,7 @@ void check_engine_support(const std::vector<SizedCall>& calls, const std::vector
     if (from == listed.end()) from = from_call(false);
     throw UsageError(reason + " (" + std::string(call.kind->name) + " " + format_bytes(call.bytes) + " " +
                          std::string(call.dtype->name) + ")",
-                     "--dtype float32 (or another type MPI reduces) replaces the calls' dtype, or run with --engine nccl",
+                     "--dtype float32 (or another type MPI reduces) or --op sum replaces the calls' own, or run with --engine nccl",
                      from != listed.end() ? from->where : places.sizes);
   }
 }

@@ -44,12 +44,11 @@ int run_plan_command(const PlanFlags& flags, std::ostream& out) {
   const EngineKind engine = check_engine(sweep, plan, flags);
   const std::optional<PlannedWorkload> workload =
       plan_workload_preview(sweep, requested_groups(&sweep, flags.groups), flags.sweep_file, flags.models_dir);
-  if (workload) {
-    // Calls from a workload, logs or a calls block: refused where run refuses them, at
-    // the listed call's line.
-    const std::vector<ListedCall> listed =
-        sweep.sizes_from->kind == SizesSourceKind::calls ? sweep.sizes_from->calls : std::vector<ListedCall>{};
-    check_engine_support(workload->calls.calls, listed, engine,
+  if (workload && plan.measurements.engine && sweep.sizes_from->kind == SizesSourceKind::calls) {
+    // A calls block's calls: refused where run refuses them, at the listed call's line,
+    // when the sweep or --engine names the engine (a sizes file is often planned on a
+    // machine without the GPU its run will have).
+    check_engine_support(workload->calls.calls, sweep.sizes_from->calls, engine,
                          places_of(sweep, false, false, flags.plan_options.engine.has_value()));
   }
   if (!plan.measurements.engine) plan.measurements.engine = engine;

@@ -227,7 +227,8 @@ RunPlan plan_run(const RunFlags& flags, const RunInputs& inputs, const RankLayou
   }
   if (!request.spec.engine) request.spec.engine = default_engine();  // no sweep: the flags' engine or the build's
   const EngineKind engine = *request.spec.engine;
-  if (request.spec.calls.empty()) {
+  // A calls block's calls are refused at their own lines; a workload's or a log's as a grid's.
+  if (listed.empty() || request.spec.calls.empty()) {
     check_engine_support(request.spec, engine, places);
   } else {
     check_engine_support(request.spec.calls, listed, engine, places);
