@@ -1,13 +1,28 @@
 #include "workload/workload.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <numeric>
+#include <string>
+#include <system_error>
 
 #include "core/dtype.hpp"
 #include "workload/yaml_fields.hpp"
 
 namespace ncclsweep {
 namespace {
+
+// A model file named by a relative path: tried as written (from where the job runs), then
+// beside the workload file that names it, as a sweep's sizes: file is.
+std::string model_beside(const std::string& value, const std::string& workload_path) {
+  namespace fs = std::filesystem;
+  if (workload_path.empty() || value.size() <= 5 || value.substr(value.size() - 5) != ".yaml") return value;
+  const fs::path written(value);
+  std::error_code ec;
+  if (written.is_absolute() || fs::exists(written, ec)) return value;
+  const fs::path beside = fs::path(workload_path).parent_path() / written;
+  return fs::exists(beside, ec) ? beside.string() : value;
+}
 
 const std::set<std::string> kKeys = {
     "name", "description", "model", "gpus", "tp", "pp", "cp", "ep", "dp", "vp", "order", "pipeline_rank", "seq",
@@ -75,7 +90,7 @@ Workload load_workload(const std::string& path, const WorkloadOverrides& overrid
   w.file = file;
   if (!f.has("model")) throw UsageError("no model given", "pass --model NAME or set model: in the workload file", {file});
   try {
-    w.model = load_model(f.text("model", ""), models_dir);
+    w.model = load_model(model_beside(f.text("model", ""), path), models_dir);
   } catch (const UsageError& e) {
     // A problem inside the model file keeps its own place in the text; the workload's
     // `model` line is where it was named.
