@@ -69,6 +69,15 @@ void check_engine_support(const std::vector<SizedCall>& calls, const std::vector
   }
 }
 
+void check_engine_runs(const RunSpec& spec, const std::vector<ListedCall>& listed, EngineKind engine,
+                       const EngineCheckPlaces& places) {
+  if (listed.empty() || spec.calls.empty()) {
+    check_engine_support(spec, engine, places);
+  } else {
+    check_engine_support(spec.calls, listed, engine, places);
+  }
+}
+
 Bytes largest_rank_buffers(const MeasurementPlan& plan, int ranks) {
   Bytes largest = 0;
   for (const PlannedCall& planned : plan.calls) {

@@ -30,6 +30,11 @@ void check_engine_support(const RunSpec& spec, EngineKind engine, const EngineCh
 void check_engine_support(const std::vector<SizedCall>& calls, const std::vector<ListedCall>& listed, EngineKind engine,
                           const EngineCheckPlaces& places);
 
+// What run checks: a calls block's calls (`listed`, with `spec.calls` planned from them) at
+// their own lines; otherwise the spec as a grid's, as a workload's or a log's calls are.
+void check_engine_runs(const RunSpec& spec, const std::vector<ListedCall>& listed, EngineKind engine,
+                       const EngineCheckPlaces& places);
+
 // The most bytes one rank's buffers span for any call of the plan on `ranks` ranks: send
 // and receive, each as large as the call's footprint asks (core/buffer_footprint.hpp).
 Bytes largest_rank_buffers(const MeasurementPlan& plan, int ranks);

@@ -164,7 +164,8 @@ WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<C
 }
 
 std::optional<PlannedWorkload> plan_workload_preview(const Sweep& sweep, const std::optional<CommSplitRequest>& groups,
-                                                     const std::string& sweep_file, const std::string& models_dir) {
+                                                     const std::string& sweep_file, const std::string& models_dir,
+                                                     int ranks) {
   if (!sweep.sizes_from) {
     if (groups && needs_workload(*groups)) {
       throw UsageError("groups " + groups->text() + " needs a workload's layout",
@@ -174,7 +175,9 @@ std::optional<PlannedWorkload> plan_workload_preview(const Sweep& sweep, const s
   }
   const SizesInput input = load_sizes_source(*sweep.sizes_from, sweep_file, models_dir);
   PlannedWorkload planned;
-  if (input.layout) {
+  if (ranks > 0) {
+    planned.ranks = ranks;
+  } else if (input.layout) {
     planned.ranks = input.layout->world();
   } else if (input.profile.layout_ranks > 0) {
     planned.ranks = input.profile.layout_ranks;  // sizes: {calls: [...], ranks: N}

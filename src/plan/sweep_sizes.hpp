@@ -40,9 +40,9 @@ struct WorkloadCalls {
 WorkloadCalls plan_workload_calls(const SizesInput& input, const std::optional<CommSplitRequest>& groups,
                                   const std::vector<const DataType*>& fallback_dtypes, int ranks, int ranks_per_node);
 
-// What `plan` shows of a sweep's workload sizes, before any launch: the calls on the rank
-// count the workload itself describes (its layout's world; a listed profile's `ranks`;
-// else its largest communicator), plain groups planned as one node.
+// What `plan` shows of a sweep's workload sizes, before any launch: the calls on `ranks`
+// ranks, or (0) on the rank count the workload itself describes (its layout's world; a
+// listed profile's `ranks`; else its largest communicator), plain groups planned as one node.
 struct PlannedWorkload {
   int ranks = 0;
   WorkloadCalls calls;
@@ -51,7 +51,8 @@ struct PlannedWorkload {
 // nullopt without workload sizes. Throws UsageError for groups that need a workload's
 // layout when the sweep has none, and for what plan_workload_calls refuses.
 std::optional<PlannedWorkload> plan_workload_preview(const Sweep& sweep, const std::optional<CommSplitRequest>& groups,
-                                                     const std::string& sweep_file, const std::string& models_dir);
+                                                     const std::string& sweep_file, const std::string& models_dir,
+                                                     int ranks = 0);
 
 // The group for a grid (no workload sizes): plain kinds only. Throws UsageError for a
 // workload kind (dp, tp, ...), which needs a workload's layout.

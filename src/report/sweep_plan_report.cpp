@@ -62,8 +62,11 @@ std::string sweep_plan_text(const SweepPlan& plan, const SweepEstimate& estimate
   std::string out = "# sweep " + m.name + ": " + std::to_string(plan.points.size()) + " point(s) in " +
                     std::to_string(plan.isolation_groups.size()) + " isolation group(s), repeats " + std::to_string(plan.repeats) +
                     ", order " + std::string(name_of(plan.order)) + ", isolation " + std::string(name_of(plan.isolation)) + "\n";
-  out += "# per point: " + std::to_string(m.collectives.size()) + " collective(s) x " + std::to_string(m.sizes.size()) +
-         " size(s) x " + std::to_string(m.dtypes.size()) + " dtype(s)" +
+  const std::string shape = m.calls.empty() ? std::to_string(m.collectives.size()) + " collective(s) x " +
+                                                    std::to_string(m.sizes.size()) + " size(s) x " +
+                                                    std::to_string(m.dtypes.size()) + " dtype(s)"
+                                              : std::to_string(m.calls.size()) + " call(s) from sizes:";
+  out += "# per point: " + shape +
          (m.buffer_modes.size() * m.launch_modes.size() > 1
               ? " x " + std::to_string(m.buffer_modes.size() * m.launch_modes.size()) + " buffer/launch mode(s)"
               : std::string()) +

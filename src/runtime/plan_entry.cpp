@@ -19,20 +19,22 @@
 namespace ncclsweep {
 namespace {
 
-// What run would refuse on this engine is refused here, at the file's line.
-EngineKind check_engine(const Sweep& sweep, const SweepPlan& plan, const PlanFlags& flags) {
-  const EngineKind engine = plan.measurements.engine.value_or(default_engine());
+// What run would refuse on this engine is refused here, at the file's line, for `ranks`
+// ranks. A calls block's calls only when the sweep or --engine names the engine: a sizes
+// file is often planned on a machine without the GPU its run will have.
+void check_engine(const Sweep& sweep, const SweepPlan& plan, const PlanFlags& flags, EngineKind engine, int ranks) {
   const EngineCheckPlaces places = places_of(sweep, false, false, flags.plan_options.engine.has_value());
-  check_engine_support(plan.measurements, engine, places);
+  const bool listed = sweep.sizes_from && sweep.sizes_from->kind == SizesSourceKind::calls;
+  if (!listed || plan.measurements.engine) {
+    check_engine_runs(plan.measurements, listed ? sweep.sizes_from->calls : std::vector<ListedCall>{}, engine, places);
+  }
   check_plan_size(plan.measurements, places.sizes);  // before the estimate plans a single call
   if (engine == EngineKind::mpi) {
     // Host buffers: refused when one rank alone could not hold them on this host (the
     // ranks sharing a host are known only at run time, where run checks again).
     const MemoryLimit memory = process_memory_limit();  // the job's cgroup limit where it has one
-    const int ranks = flags.ranks > 0 ? flags.ranks : 2;
     check_rank_memory(plan_measurements(plan.measurements, ranks, places.sizes), ranks, memory.bytes, memory.what, places);
   }
-  return engine;
 }
 
 }  // namespace
@@ -41,21 +43,22 @@ int run_plan_command(const PlanFlags& flags, std::ostream& out) {
   const Sweep sweep = load_sweep_file(flags.sweep_file, flags.plan_options.context);
   SweepPlan plan = plan_sweep(sweep, flags.plan_options);
   plan.notes.push_back(flags.version_note);
-  const EngineKind engine = check_engine(sweep, plan, flags);
-  const std::optional<PlannedWorkload> workload =
-      plan_workload_preview(sweep, requested_groups(&sweep, flags.groups), flags.sweep_file, flags.models_dir);
-  if (workload && plan.measurements.engine && sweep.sizes_from->kind == SizesSourceKind::calls) {
-    // A calls block's calls: refused where run refuses them, at the listed call's line,
-    // when the sweep or --engine names the engine (a sizes file is often planned on a
-    // machine without the GPU its run will have).
-    check_engine_support(workload->calls.calls, sweep.sizes_from->calls, engine,
-                         places_of(sweep, false, false, flags.plan_options.engine.has_value()));
+  const EngineKind engine = plan.measurements.engine.value_or(default_engine());
+  const std::optional<PlannedWorkload> workload = plan_workload_preview(
+      sweep, requested_groups(&sweep, flags.groups), flags.sweep_file, flags.models_dir, flags.ranks);
+  int ranks = flags.ranks > 0 ? flags.ranks : 2;
+  if (workload) {
+    // run measures the workload's calls, not the sweep's grid: so are they planned, counted
+    // and estimated here, on the workload's own rank count unless --ranks gives one.
+    plan.measurements.calls = workload->calls.calls;
+    ranks = workload->ranks;
   }
+  check_engine(sweep, plan, flags, engine, ranks);
   if (!plan.measurements.engine) plan.measurements.engine = engine;
 
   std::vector<MeasurementRecord> reference;
   if (!flags.reference_dir.empty()) reference = read_run_document(flags.reference_dir).records;
-  const SweepEstimate seconds = estimate_sweep(plan, flags.ranks > 0 ? flags.ranks : 2, reference);
+  const SweepEstimate seconds = estimate_sweep(plan, ranks, reference);
   ScaleModel model;
   if (flags.ranks > 0) {
     model.ranks = flags.ranks;
@@ -79,7 +82,9 @@ int run_plan_command(const PlanFlags& flags, std::ostream& out) {
   out << sweep_plan_text(plan, seconds);
   if (workload) out << planned_workload_text(*workload);
   if (search) out << search_plan_cost_text(*search);
-  const int sizes = static_cast<int>(plan.measurements.collectives.size() * plan.measurements.sizes.size());
+  const int sizes = static_cast<int>(plan.measurements.calls.empty()
+                                         ? plan.measurements.collectives.size() * plan.measurements.sizes.size()
+                                         : plan.measurements.calls.size());
   if (flags.ranks > 0) out << scale_estimate_text(at_scale, model, sizes);
   return kExitOk;
 }

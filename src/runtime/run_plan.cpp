@@ -227,12 +227,7 @@ RunPlan plan_run(const RunFlags& flags, const RunInputs& inputs, const RankLayou
   }
   if (!request.spec.engine) request.spec.engine = default_engine();  // no sweep: the flags' engine or the build's
   const EngineKind engine = *request.spec.engine;
-  // A calls block's calls are refused at their own lines; a workload's or a log's as a grid's.
-  if (listed.empty() || request.spec.calls.empty()) {
-    check_engine_support(request.spec, engine, places);
-  } else {
-    check_engine_support(request.spec.calls, listed, engine, places);
-  }
+  check_engine_runs(request.spec, listed, engine, places);
   request.fault = planned_fault(flags, engine, layout.ranks, request.groups);
   const bool in_workers = engine != EngineKind::mpi || sets_variables(request.groups);
   if (!in_workers && given.timeout_s) {

@@ -1,4 +1,10 @@
-// `ncclsweep plan` as a user runs it: no mpirun, exit statuses, JSON on stdout.
+// `ncclsweep plan` as a user runs it: exit statuses, JSON on stdout, its count against run's.
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "catch_compat.hpp"
@@ -36,4 +42,26 @@ TEST_CASE("plan --engine mpi refuses an env grid with exit status 2 and plans th
   INFO(ok.output);
   CHECK(ok.status == 0);
   CHECK_THAT(ok.output, ContainsSubstring("estimated run time"));
+}
+
+// What plan counts is what run measures: each sweep run on the mpi engine, its records
+// counted (one per measurement, out of place and in place).
+TEST_CASE("plan counts exactly the measurements run makes: the mpi sweeps, a workload's calls, a calls block") {
+  const std::string data = std::string(NCCLSWEEP_SOURCE_DIR) + "/tests/data/";
+  const std::vector<std::pair<std::string, int>> sweeps{
+      {kSweeps + "smoke-mpi.yaml", 2}, {kSweeps + "workload-2gpu-mpi.yaml", 2}, {data + "calls-block-mpi.yaml", 4}};
+  for (const auto& [file, ranks] : sweeps) {
+    const Launch plan = run_ncclsweep({"plan", file, "--format", "json", "--ranks", std::to_string(ranks)});
+    INFO(file << "\n" << plan.output);
+    REQUIRE(plan.status == 0);
+    const auto planned = nlohmann::json::parse(plan.output).at("estimate").at("measurements").get<std::size_t>();
+    const auto dir = scratch_dir("plan-counts-" + std::filesystem::path(file).stem().string());
+    const Launch run = mpirun_ncclsweep(ranks, {"run", file, "--iters", "1", "--warmup", "0", "-o", dir.string()});
+    INFO(run.output);
+    REQUIRE(run.status == 0);
+    std::ifstream records(dir / "records.jsonl");
+    std::size_t measured = 0;
+    for (std::string line; std::getline(records, line);) measured += line.empty() ? 0 : 1;
+    CHECK(measured == planned);
+  }
 }
