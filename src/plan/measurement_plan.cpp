@@ -146,4 +146,17 @@ MeasurementPlan plan_measurements(const RunSpec& spec, int ranks, const SourcePo
   return plan;
 }
 
+MeasurementPlan plan_measurements_for_estimate(const RunSpec& spec, int ranks, bool& on_world) {
+  on_world = false;
+  try {
+    return plan_measurements(spec, std::max(ranks, 1));
+  } catch (const UsageError&) {
+    RunSpec world = spec;
+    world.split = CommSplit{};
+    for (SizedCall& c : world.calls) c.split = CommSplit{};
+    on_world = true;
+    return plan_measurements(world, std::max(ranks, 1));
+  }
+}
+
 }  // namespace ncclsweep

@@ -43,4 +43,8 @@ void check_plan_size(const RunSpec& spec, const SourcePosition& sizes_place);
 // nothing is left to measure.
 MeasurementPlan plan_measurements(const RunSpec& spec, int ranks, const SourcePosition& sizes_place = {});
 
+// The calls an estimate counts at `ranks`: plan_measurements, or where a sub-communicator
+// needs more ranks than that, the same calls on the world (`on_world` then says so).
+MeasurementPlan plan_measurements_for_estimate(const RunSpec& spec, int ranks, bool& on_world);
+
 }  // namespace ncclsweep

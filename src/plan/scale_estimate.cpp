@@ -1,6 +1,9 @@
 #include "plan/scale_estimate.hpp"
 
+#include <algorithm>
 #include <cmath>
+
+#include "plan/measurement_plan.hpp"
 
 namespace ncclsweep {
 
@@ -29,21 +32,23 @@ ScaleEstimate estimate_at_scale(const SweepPlan& plan, const ScaleModel& model) 
   const double latency_s = model.call_latency_s + model.latency_per_log2_rank_s * std::log2(ranks);
   double per_point_s = 0;
   int per_point_measurements = 0;
-  for (const CollectiveKind* kind : m.collectives) {
-    const int variants = static_cast<int>(m.dtypes.size() * (kind->reduces ? m.ops.size() : 1)) *
-                         (kind->supports_in_place ? 2 : 1);
-    for (const Bytes size : m.sizes) {
-      double busbw = reference_busbw(model.reference, kind->name, size);
-      if (busbw > 0) {
-        ++e.sizes_from_reference;
-      } else {
-        busbw = model.busbw_bytes_per_s;
-      }
-      // busbw = algbw x factor, so one call moves size x factor at busbw.
-      const double call_s = latency_s + static_cast<double>(size) * kind->busbw_factor(model.ranks) / busbw;
-      per_point_s += variants * (m.warmup + m.iters + (m.check ? 1 : 0)) * call_s;
-      per_point_measurements += variants;
+  bool on_world = false;
+  // The calls run makes at this rank count, each on its communicator, as plan counts them.
+  for (const PlannedCall& planned : plan_measurements_for_estimate(m, model.ranks, on_world).calls) {
+    const CollectiveKind& kind = *planned.call.kind;
+    const int members = planned.split.is_world() ? model.ranks : planned.split.size;
+    const int placements = kind.supports_in_place ? 2 : 1;
+    ++e.planned_calls;
+    double busbw = reference_busbw(model.reference, kind.name, planned.total_bytes);
+    if (busbw > 0) {
+      ++e.sizes_from_reference;
+    } else {
+      busbw = model.busbw_bytes_per_s;
     }
+    // busbw = algbw x factor, so one call moves size x factor at busbw.
+    const double call_s = latency_s + static_cast<double>(planned.total_bytes) * kind.busbw_factor(members) / busbw;
+    per_point_s += placements * (m.warmup + m.iters + (m.check ? 1 : 0)) * call_s;
+    per_point_measurements += placements;
   }
   e.collectives_s = runs * per_point_s;
   e.measurements = static_cast<int>(runs) * per_point_measurements;

@@ -27,7 +27,8 @@ struct ScaleModel {
 struct ScaleEstimate {
   double launch_s = 0, init_s = 0, collectives_s = 0, coordination_s = 0;
   int measurements = 0;        // (point, repeat, collective, dtype, op, size, placement)
-  int sizes_from_reference = 0;  // (collective, size) pairs whose busbw came from the reference
+  int planned_calls = 0;         // the calls of one point, as plan and run count them
+  int sizes_from_reference = 0;  // of those, the calls whose busbw came from the reference
   double total_s() const { return launch_s + init_s + collectives_s + coordination_s; }
 };
 

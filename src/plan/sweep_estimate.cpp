@@ -77,16 +77,9 @@ SweepEstimate estimate_sweep(const SweepPlan& plan, int ranks, const std::vector
   SweepEstimate e;
   // The calls the run would make at this rank count; a split that needs more ranks than
   // assumed is counted on the world communicator (plan --ranks gives the real count).
-  std::string assumed;
-  MeasurementPlan calls;
-  try {
-    calls = plan_measurements(spec, std::max(ranks, 1));
-  } catch (const UsageError&) {
-    RunSpec world = spec;
-    world.split = CommSplit{};
-    calls = plan_measurements(world, std::max(ranks, 1));
-    assumed = "; communicator splits counted on the world: give --ranks for them";
-  }
+  bool on_world = false;
+  const MeasurementPlan calls = plan_measurements_for_estimate(spec, ranks, on_world);
+  const std::string assumed = on_world ? "; communicator splits counted on the world: give --ranks for them" : "";
   const double runs = static_cast<double>(std::max(plan.repeats, 1)) * static_cast<double>(plan.points.size());
   std::uint64_t per_point = 0;
   double low = 0, typical = 0, high = 0, referenced = 0;

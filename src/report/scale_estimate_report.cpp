@@ -7,7 +7,7 @@
 
 namespace ncclsweep {
 
-std::string scale_estimate_text(const ScaleEstimate& e, const ScaleModel& m, int size_count) {
+std::string scale_estimate_text(const ScaleEstimate& e, const ScaleModel& m) {
   std::string out;
   out += printf_text("\n# estimated wall time at %d ranks: about %s\n", m.ranks, duration_text(e.total_s()).c_str());
   out += printf_text("#   worker starts       %8.1f s  (per group %.1f s + %.1f ms/rank)\n", e.launch_s,
@@ -18,8 +18,8 @@ std::string scale_estimate_text(const ScaleEstimate& e, const ScaleModel& m, int
   if (m.reference.empty()) {
     bandwidth = printf_text("busbw %.0f GB/s assumed", m.busbw_bytes_per_s / 1e9);
   } else {
-    bandwidth = printf_text("busbw of the reference run for %d of %d collective sizes, else %.0f GB/s",
-                            e.sizes_from_reference, size_count, m.busbw_bytes_per_s / 1e9);
+    bandwidth = printf_text("busbw of the reference run for %d of %d calls, else %.0f GB/s",
+                            e.sizes_from_reference, e.planned_calls, m.busbw_bytes_per_s / 1e9);
   }
   out += printf_text("#   collectives         %8.1f s  (%s)\n", e.collectives_s, bandwidth.c_str());
   out +=

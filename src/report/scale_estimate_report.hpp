@@ -9,7 +9,7 @@
 namespace ncclsweep {
 
 // One line per term, with the figures behind it, so a reader can redo the sum.
-std::string scale_estimate_text(const ScaleEstimate& estimate, const ScaleModel& model, int size_count);
+std::string scale_estimate_text(const ScaleEstimate& estimate, const ScaleModel& model);
 
 // {"ranks", "total_seconds", "launch_seconds", "init_seconds", "collectives_seconds",
 //  "coordination_seconds", "measurements", "sizes_from_reference"}

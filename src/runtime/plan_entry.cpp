@@ -82,10 +82,7 @@ int run_plan_command(const PlanFlags& flags, std::ostream& out) {
   out << sweep_plan_text(plan, seconds);
   if (workload) out << planned_workload_text(*workload);
   if (search) out << search_plan_cost_text(*search);
-  const int sizes = static_cast<int>(plan.measurements.calls.empty()
-                                         ? plan.measurements.collectives.size() * plan.measurements.sizes.size()
-                                         : plan.measurements.calls.size());
-  if (flags.ranks > 0) out << scale_estimate_text(at_scale, model, sizes);
+  if (flags.ranks > 0) out << scale_estimate_text(at_scale, model);
   return kExitOk;
 }
 

@@ -66,6 +66,7 @@ TEST_CASE("a reference run's busbw replaces the assumed one for the collectives 
   const double assumed = estimate_at_scale(plan, model).collectives_s;
   model.reference = {record("all_gather", 1000000000, 4.0), record("all_gather", 1000, 0.5)};
   const ScaleEstimate e = estimate_at_scale(plan, model);
+  CHECK(e.planned_calls == 2);
   CHECK(e.sizes_from_reference == 1);  // broadcast is not in the reference
   // all_gather: 2 placements x 1 call x (7/8 x 1 GB at 4 GB/s instead of 1 GB/s)
   const double gather_assumed = 2 * 7.0 / 8, gather_reference = 2 * 7.0 / 8 / 4;
@@ -84,7 +85,7 @@ TEST_CASE("the at-scale text names the rank count and each term; the JSON carrie
   const SweepPlan plan = planned("collectives: [all_reduce]\nsizes: [1M]\n");
   const ScaleModel model = round_model(512);
   const ScaleEstimate e = estimate_at_scale(plan, model);
-  const std::string text = scale_estimate_text(e, model, 1);
+  const std::string text = scale_estimate_text(e, model);
   CHECK_THAT(text, ContainsSubstring("estimated wall time at 512 ranks"));
   CHECK_THAT(text, ContainsSubstring("worker starts"));
   CHECK_THAT(text, ContainsSubstring("communicator inits"));
@@ -92,4 +93,19 @@ TEST_CASE("the at-scale text names the rank count and each term; the JSON carrie
   const auto j = scale_estimate_json(e, model);
   CHECK(j["ranks"] == 512);
   CHECK(j["total_seconds"].get<double>() == Approx(e.total_s()));
+}
+
+TEST_CASE("the at-scale estimate counts a listed calls block's calls on their groups, not the sweep's grid") {
+  SweepPlan plan = planned("collectives: [all_reduce]\nsizes: [1K, 1M, 1G]\nwarmup: 0\niters: 1\ncheck: false\n");
+  SizedCall call;
+  call.kind = &ncclsweep::collective("all_gather");
+  call.dtype = plan.measurements.dtypes.front();
+  call.bytes = 1 << 20;
+  call.split = CommSplit{CommunicatorKind::tp, 2, 1};
+  plan.measurements.calls = {call};
+  const ScaleEstimate e = estimate_at_scale(plan, round_model(8));
+  CHECK(e.planned_calls == 1);
+  CHECK(e.measurements == 2);  // out of place and in place
+  // all_gather on its group of 2 moves 1/2 x 1 MiB at 1 GB/s, once per placement.
+  CHECK(e.collectives_s == Approx(2 * 0.5 * (1 << 20) / 1e9));
 }
