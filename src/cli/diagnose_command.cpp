@@ -9,7 +9,6 @@
 
 #include "cli/command.hpp"
 #include "cli/data_dir.hpp"
-#include "core/errors.hpp"
 #include "runtime/diagnose_launch.hpp"
 #include "runtime/mpi_session.hpp"
 #include "soak/duration.hpp"
@@ -21,17 +20,13 @@ struct DiagnoseArgs {
   DiagnoseRequest request;
   std::string workload;  // --workload FILE
   std::string budget = "10m";
-  std::string sweep;     // --sweep FILE: not supported yet, refused
+  std::string sweep;     // --sweep FILE
 };
 
 int diagnose_from_args(const DiagnoseArgs& args, CommandContext& context) {
-  if (!args.sweep.empty()) {
-    throw UsageError("diagnose --sweep is not supported yet: the settings search does not run inside a diagnose",
-                     "diagnose without --sweep, then search the settings at the same calls with ncclsweep run " +
-                         args.sweep + " --search racing (docs/search.md)");
-  }
   DiagnoseRequest request = args.request;
   request.budget_s = soak::parse_duration(args.budget, "--budget");
+  request.sweep_file = args.sweep;
   if (!args.workload.empty()) {
     // A sizes block of the workload: its calls, each on its own group, weighed per iteration.
     const std::string path = std::filesystem::absolute(args.workload).string();
@@ -62,7 +57,7 @@ void add_diagnose_command(CLI::App& app, CommandAction& chosen) {
       ->capture_default_str();
   cmd->add_option("--budget", args->budget, "Time for the whole diagnose (90s, 10m, 1h); refused when its phases cannot fit")
       ->capture_default_str();
-  cmd->add_option("--sweep", args->sweep, "Settings to search at the workload's calls (not supported yet: refused)");
+  cmd->add_option("--sweep", args->sweep, "Sweep file whose NCCL settings are searched at the same calls, the job's own as baseline (docs/diagnose.md)");
   cmd->add_option("--collectives,-c", r.run.measurements.collectives, "Comma list, as run's (without --workload)");
   cmd->add_option("--sizes,-s", r.run.measurements.sizes, "Sizes, as run's (without --workload)");
   cmd->add_option("--dtype,--dtypes,-d", r.run.measurements.dtypes, "Comma list of dtypes, as run's");

@@ -130,6 +130,48 @@ LayerRow collectives_row(const DiagnoseEvidence& e) {
   return row;
 }
 
+// The search's bands whose leader the final A/B confirmed faster than the job's own settings.
+std::vector<const SearchBandSummary*> won_bands(const SearchSummary& s) {
+  std::vector<const SearchBandSummary*> won;
+  for (const auto& b : s.bands) {
+    if (!b.winner.empty() && b.ab_measured && b.ab_gain > 0) won.push_back(&b);
+  }
+  return won;
+}
+
+LayerRow settings_row(const DiagnoseEvidence& e) {
+  LayerRow row;
+  row.layer = DiagnoseLayer::settings;
+  if (!e.settings) {
+    row.here = "not searched: " + e.settings_note;
+    row.reference = "-";
+    row.verdict = LayerVerdict::unresolved;
+    row.next = "ncclsweep run " + e.settings_sweep + " --search racing at the same calls (docs/search.md)";
+    return row;
+  }
+  const SearchSummary& s = *e.settings;
+  row.reference = "the job's own settings" + (s.baseline.empty() ? std::string() : " (" + s.baseline + ")");
+  const auto won = won_bands(s);
+  if (!won.empty()) {
+    const SearchBandSummary* best = *std::max_element(
+        won.begin(), won.end(), [](const auto* a, const auto* b) { return a->ab_gain < b->ab_gain; });
+    row.here = printf_text("%s: %+.1f%% algbw in %s (A/B), %d of %d band(s) won", best->winner.c_str(),
+                           100 * best->ab_gain, best->band.c_str(), static_cast<int>(won.size()),
+                           static_cast<int>(s.bands.size()));
+    row.verdict = LayerVerdict::suspect;  // a cause where it closes a gap (attribute())
+    row.next = "set " + best->winner + " in the job (environment or config), then diagnose again";
+    return row;
+  }
+  const bool settled = std::all_of(s.bands.begin(), s.bands.end(), [](const auto& b) { return b.settled; });
+  row.here = std::to_string(s.bands.size()) + " band(s) searched in " + std::to_string(s.measurements) +
+             " measurement(s): no setting of " + e.settings_sweep + " beats the job's own";
+  row.verdict = settled && !s.bands.empty() ? LayerVerdict::fine : LayerVerdict::unresolved;
+  if (row.verdict == LayerVerdict::unresolved) {
+    row.next = "a larger --budget: the search ended before every band settled";
+  }
+  return row;
+}
+
 }  // namespace diagnosis_rules
 
 int Diagnosis::exit_status() const {
@@ -187,11 +229,26 @@ Diagnosis attribute(const DiagnoseEvidence& e) {
     hosts.next = "the preflight row's fix, then diagnose again";
   }
 
+  std::optional<LayerRow> settings;
+  if (!e.settings_sweep.empty()) settings = diagnosis_rules::settings_row(e);
+
   if (timed) {
     double explained = 0;
     for (const LayerRow* r : {&preflight, &platform, &hosts}) explained += r->share.value_or(0);
     explained = std::min(1.0, explained);
-    const double residual = has_gap ? 1 - explained : 0;
+    double residual = has_gap ? 1 - explained : 0;
+    if (settings && e.settings && settings->verdict == LayerVerdict::suspect && has_gap && !gate_passed) {
+      // A setting the A/B confirmed closes the part of the calls' time its gain saves: all
+      // of it where every band won (the smallest gain counted), else the share is not known.
+      settings->verdict = LayerVerdict::cause;
+      const auto won = diagnosis_rules::won_bands(*e.settings);
+      if (won.size() == e.settings->bands.size()) {
+        double gain = won.front()->ab_gain;
+        for (const auto* b : won) gain = std::min(gain, b->ab_gain);
+        settings->share = std::min(residual, e.time->new_ms * (1 - 1 / (1 + gain)) / gap);
+        residual -= *settings->share;
+      }
+    }
     if (has_gap) calls.share = residual;
     switch (e.gate->verdict) {
       case GateVerdict::pass:
@@ -201,10 +258,10 @@ Diagnosis attribute(const DiagnoseEvidence& e) {
         calls.verdict = residual >= kCauseResidual     ? LayerVerdict::cause
                         : residual >= kSuspectResidual ? LayerVerdict::suspect
                                                        : LayerVerdict::fine;
-        calls.next = calls.verdict == LayerVerdict::fine
-                         ? "the rows above explain the gap"
-                         : "search the fabric's NCCL settings at these calls: ncclsweep run SWEEP --search racing "
-                           "(docs/search.md)";
+        calls.next = calls.verdict == LayerVerdict::fine ? "the other rows explain the gap"
+                     : settings ? "the NCCL settings row's fix, then diagnose again"
+                                : "search the fabric's NCCL settings at these calls: diagnose --sweep SWEEP, or "
+                                  "ncclsweep run SWEEP --search racing (docs/search.md)";
         break;
       case GateVerdict::unresolved:
         calls.verdict = LayerVerdict::unresolved;
@@ -217,11 +274,12 @@ Diagnosis attribute(const DiagnoseEvidence& e) {
         }
         break;
     }
-    for (LayerRow* r : {&preflight, &platform, &hosts, &calls}) {
-      if (r->share) r->gap_ms = *r->share * gap;
+    for (LayerRow* r : {&preflight, &platform, &hosts, &calls, settings ? &*settings : nullptr}) {
+      if (r && r->share) r->gap_ms = *r->share * gap;
     }
   }
   d.rows = {preflight, platform, hosts, calls};
+  if (settings) d.rows.push_back(*settings);
   d.notes = e.platform_notes;
   if (timed && !has_gap) d.notes.push_back("no gap to share out: this cluster is within 1% of the reference or faster");
   return d;

@@ -11,18 +11,20 @@
 #include "compare/acceptance_gate.hpp"
 #include "core/finding.hpp"
 #include "core/name_table.hpp"
+#include "results/search_summary.hpp"
 
 namespace ncclsweep {
 
 struct Comparison;
 
-enum class DiagnoseLayer { preflight, platform, hosts, collectives };
-inline constexpr NameTable<DiagnoseLayer, 4> kDiagnoseLayerNames{
+enum class DiagnoseLayer { preflight, platform, hosts, collectives, settings };
+inline constexpr NameTable<DiagnoseLayer, 5> kDiagnoseLayerNames{
     "diagnose layer",
     {{{DiagnoseLayer::preflight, "preflight"},
       {DiagnoseLayer::platform, "platform"},
       {DiagnoseLayer::hosts, "hosts and links"},
-      {DiagnoseLayer::collectives, "collectives"}}}};
+      {DiagnoseLayer::collectives, "collectives"},
+      {DiagnoseLayer::settings, "NCCL settings"}}}};
 inline std::string_view name_of(DiagnoseLayer l) { return kDiagnoseLayerNames.name(l); }
 
 // fine: measured and nothing wrong. cause: measured wrong, and it costs (or, for a
@@ -72,6 +74,11 @@ struct DiagnoseEvidence {
   std::optional<AcceptanceGate> gate;
   std::optional<CommunicationTime> time;
   std::string collectives_note;     // why there is no gate, when there is none
+  // NCCL settings (diagnose --sweep FILE): the search of the file's settings at the
+  // workload's calls, its job's own settings the baseline. No row without a sweep.
+  std::string settings_sweep;       // the sweep file searched; "" : no --sweep
+  std::optional<SearchSummary> settings;
+  std::string settings_note;        // why there is no search summary, when there is none
 };
 
 struct LayerRow {
@@ -87,13 +94,13 @@ struct LayerRow {
 
 // One phase of the launch: the seconds the budget gave it up front, and what it took.
 struct PhaseTime {
-  std::string phase;                // "preflight", "platform", "hosts and links", "collectives"
+  std::string phase;                // "preflight", "platform", "hosts and links", "collectives"[, "NCCL settings"]
   double planned_s = 0;
   std::optional<double> used_s;     // empty: not run
 };
 
 struct Diagnosis {
-  std::vector<LayerRow> rows;       // preflight, platform, hosts and links, collectives
+  std::vector<LayerRow> rows;       // preflight, platform, hosts and links, collectives[, NCCL settings]
   std::string reference;            // --reference as given
   std::string results;              // the diagnose directory
   double budget_s = 0;

@@ -8,7 +8,8 @@
 namespace ncclsweep {
 
 DiagnoseBudget plan_diagnose_budget(double budget_s, const std::vector<int>& host_sizes,
-                                    const locate::LocateOptions& locate, EngineKind engine, long long measurements) {
+                                    const locate::LocateOptions& locate, EngineKind engine, long long measurements,
+                                    bool settings_search) {
   DiagnoseBudget b;
   b.total_s = budget_s;
   double hosts_s = 0;
@@ -17,8 +18,10 @@ DiagnoseBudget plan_diagnose_budget(double budget_s, const std::vector<int>& hos
     hosts_s = kLocateSafety * locate::estimate_locate(host_sizes, locate, busbw).total_s();
   }
   const double fixed = kPreflightAllowanceS + kPlatformAllowanceS + hosts_s;
-  const double collectives_s = budget_s - fixed;
-  const double needed = fixed + static_cast<double>(measurements) * kMinMeasurementS / kTimedShare;
+  const double settings_s = settings_search ? kSettingsShare * (budget_s - fixed) : 0;
+  const double collectives_s = budget_s - fixed - settings_s;
+  const double needed = fixed + static_cast<double>(measurements) * kMinMeasurementS / kTimedShare /
+                                    (settings_search ? 1 - kSettingsShare : 1);
   if (measurements < 1 || collectives_s <= 0 ||
       collectives_s * kTimedShare / static_cast<double>(measurements) < kMinMeasurementS) {
     throw UsageError(printf_text("--budget %.0fs cannot hold the phases: preflight %.0fs, platform %.0fs, hosts and links "
@@ -32,6 +35,7 @@ DiagnoseBudget plan_diagnose_budget(double budget_s, const std::vector<int>& hos
               {"platform", kPlatformAllowanceS, {}},
               {"hosts and links", hosts_s, {}},
               {"collectives", collectives_s, {}}};
+  if (settings_search) b.phases.push_back({"NCCL settings", settings_s, {}});
   return b;
 }
 

@@ -23,18 +23,22 @@ inline constexpr double kMinMeasurementS = 0.02;
 // The part of the collectives phase given to timed iterations; the rest is warm-up,
 // communicator set-up and the per-size overhead.
 inline constexpr double kTimedShare = 0.5;
+// With --sweep, the share of what the fixed phases leave that the settings search gets.
+inline constexpr double kSettingsShare = 0.5;
 
 struct DiagnoseBudget {
   double total_s = 0;
-  std::vector<PhaseTime> phases;  // preflight, platform, hosts and links, collectives
+  std::vector<PhaseTime> phases;  // preflight, platform, hosts and links, collectives[, NCCL settings]
   double per_measurement_s = 0;   // the cap on each measurement's timed seconds
 };
 
 // `host_sizes`: ranks per host (one entry: one host, no tournament). `measurements`: the
-// measurements the workload's plan makes (calls x placements x repeats). Throws
+// measurements the workload's plan makes (calls x placements x repeats). `settings_search`:
+// a --sweep's search follows the calls, in kSettingsShare of their time. Throws
 // UsageError naming what the phases need when `budget_s` cannot hold them.
 DiagnoseBudget plan_diagnose_budget(double budget_s, const std::vector<int>& host_sizes,
-                                    const locate::LocateOptions& locate, EngineKind engine, long long measurements);
+                                    const locate::LocateOptions& locate, EngineKind engine, long long measurements,
+                                    bool settings_search = false);
 
 // Locate's options for a diagnose on this engine: the mpi engine's CPU timing is noisy
 // (shared cores), so there a small size, more passes and a low threshold (0.15).

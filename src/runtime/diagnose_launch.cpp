@@ -13,6 +13,8 @@
 #include "compare/side_readers.hpp"
 #include "core/errors.hpp"
 #include "core/failure_report.hpp"
+#include "core/input_file.hpp"
+#include "core/json_input.hpp"
 #include "core/output_file.hpp"
 #include "core/utc_time.hpp"
 #include "doctor/checks.hpp"
@@ -20,6 +22,7 @@
 #include "locate/locate_results.hpp"
 #include "report/diagnosis_report.hpp"
 #include "results/results_directory.hpp"
+#include "results/search_summary.hpp"
 #include "runtime/diagnose_budget.hpp"
 #include "runtime/engine_registry.hpp"
 #include "runtime/in_process_engine.hpp"
@@ -27,6 +30,7 @@
 #include "runtime/preflight.hpp"
 #include "runtime/probe_launch.hpp"
 #include "runtime/run_entry.hpp"
+#include "spec/sweep.hpp"
 
 namespace ncclsweep {
 namespace diagnose_steps {
@@ -117,6 +121,45 @@ std::vector<SlowSubject> slow_subjects(const std::filesystem::path& dir, double 
   return slow;
 }
 
+// The flags of the settings search (--sweep): the calls' own flags, the sweep's settings,
+// racing unless the file names a method, within the phase's seconds.
+RunFlags settings_flags(const RunFlags& calls, const Sweep& sweep, const DiagnoseRequest& request,
+                        const std::string& dir, double seconds) {
+  RunFlags flags = calls;
+  flags.sweep_file = request.sweep_file;
+  flags.output = (std::filesystem::path(dir) / kDiagnoseSettingsFolder).string();
+  if (sweep.search.method == SearchMethod::grid && sweep.search.where.line == 0) flags.search_method = SearchMethod::racing;
+  flags.budget = std::to_string(std::max(1, static_cast<int>(seconds))) + "s";
+  return flags;
+}
+
+// The sweep file's text with diagnose's workload sizes after it: the file's own lines keep
+// their numbers in any error. A sweep with sizes of its own would measure other calls.
+std::string settings_sweep_text(const std::string& text, const Sweep& sweep, const DiagnoseRequest& request) {
+  if (request.sweep_text.empty()) return text;
+  if (sweep.sizes_where.line > 0) {
+    throw UsageError("diagnose --sweep searches at the workload's calls, and this sweep's sizes: would replace them",
+                     "drop sizes: from " + request.sweep_file + " (diagnose gives the search the workload's calls)",
+                     sweep.sizes_where);
+  }
+  return text + (text.empty() || text.back() == '\n' ? "" : "\n") + request.sweep_text;
+}
+
+// search.json of the settings search, or why there is none.
+void read_settings(const std::filesystem::path& dir, int status, DiagnoseEvidence& evidence) {
+  const std::filesystem::path file = dir / kSearchFileName;
+  if (status != kExitOk) {
+    evidence.settings_note = "the search stopped with exit status " + std::to_string(status) + " (" + dir.string() + ")";
+    return;
+  }
+  try {
+    const std::string text = read_input_file(file.string(), kResultsFileInput);
+    evidence.settings = parse_json_input(text, {file.string(), 0, 0}, max_json_values(kResultsFileInput)).get<SearchSummary>();
+  } catch (const std::exception& e) {
+    evidence.settings_note = std::string("no search summary: ") + e.what();
+  }
+}
+
 }  // namespace diagnose_steps
 
 int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, char** envp) {
@@ -153,16 +196,23 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
   flags.progress = ProgressSetting::off;
   flags.fault = fault.action == FaultAction::slow ? request.fault : std::string();
   const RankLayout layout = rank_layout(session);
-  LaunchRequest run;
+  LaunchRequest run, settings;
   DiagnoseBudget budget;
+  const bool settings_search = !request.sweep_file.empty();
   try {
     run = build_run_plan(flags, {request.sweep_text, nullptr}, layout);
-    budget = plan_diagnose_budget(request.budget_s, sizes, locate_options, engine, measurement_count(run));
+    budget = plan_diagnose_budget(request.budget_s, sizes, locate_options, engine, measurement_count(run), settings_search);
     if (!flags.measurements.iters) {
       // The budget caps each measurement's timed seconds (never above the flags' own cap).
       flags.measurements.stopping.max_seconds = std::min(flags.measurements.stopping.max_seconds, budget.per_measurement_s);
       flags.measurements.stopping.min_seconds = std::min(flags.measurements.stopping.min_seconds, budget.per_measurement_s);
       run = build_run_plan(flags, {request.sweep_text, nullptr}, layout);
+    }
+    if (settings_search) {
+      const std::string text = read_sweep_text(session, request.sweep_file);
+      const Sweep sweep = load_sweep_text(text, request.sweep_file);
+      settings = build_run_plan(settings_flags(flags, sweep, request, dir, budget.phases.back().planned_s),
+                                {settings_sweep_text(text, sweep, request), nullptr}, layout);
     }
   } catch (const UsageError& e) {
     error = e.message();
@@ -170,6 +220,8 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
   if (!agreed(session, error)) return kExitUsage;
   run.command_line = request.command_line;
   run.envp = envp;
+  settings.command_line = request.command_line;
+  settings.envp = envp;
 
   Diagnosis diagnosis;
   diagnosis.reference = request.reference;
@@ -223,6 +275,14 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
     const int status = run_launch(session, run);
     if (status != kExitOk) return status;
     diagnosis.phases[3].used_s = seconds_since(phase);
+
+    if (settings_search) {
+      phase = Clock::now();
+      evidence.settings_sweep = request.sweep_file;
+      const int searched = run_launch(session, settings);
+      if (leader) read_settings(settings.output_dir, searched, evidence);
+      diagnosis.phases[4].used_s = seconds_since(phase);
+    }
   }
 
   int exit_status = kExitOk;

@@ -17,6 +17,7 @@ namespace ncclsweep {
 struct DiagnoseRequest {
   RunFlags run;             // the workload's measurement (engine, sizes, collectives, repeats ...)
   std::string sweep_text;   // the sizes block a --workload gives ("" : the flags' sizes)
+  std::string sweep_file;   // --sweep: settings searched at the same calls ("" : none)
   std::string reference;    // --reference: a run or diagnose directory, nccl-tests text or JSON
   double target = kDefaultTarget;
   double budget_s = 600;
@@ -34,5 +35,6 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
 // The file of a diagnose directory, and the run inside it a later diagnose compares with.
 inline constexpr const char* kDiagnoseFile = "diagnose.json";
 inline constexpr const char* kDiagnoseRunFolder = "run";
+inline constexpr const char* kDiagnoseSettingsFolder = "settings";  // the --sweep search's run
 
 }  // namespace ncclsweep

@@ -20,23 +20,6 @@
 namespace ncclsweep {
 namespace {
 
-// Rank 0 reads the sweep file; every rank gets its text (only rank 0 needs the path).
-std::string read_sweep_text(MpiSession& session, const std::string& path) {
-  std::string text, error, fix = "check the path";
-  if (session.rank() == 0) {
-    try {
-      text = read_input_file(path, kSettingsFileInput);
-    } catch (const UsageError& e) {
-      error = e.what();
-      fix = e.fix();
-    }
-  }
-  if (session.max_across_ranks(error.empty() ? 0 : 1) != 0) {
-    throw UsageError(error.empty() ? "rank 0 cannot read the sweep file" : error, fix);
-  }
-  return session.broadcast_string(text);
-}
-
 // libncclsweep-tuner.so next to this binary, where the build puts it.
 std::string tuner_plugin_beside_binary() {
   std::error_code ec;
@@ -61,6 +44,23 @@ int verify_after_run(MpiSession& session, const std::string& results_dir, const 
 }
 
 }  // namespace
+
+std::string read_sweep_text(MpiSession& session, const std::string& path) {
+  std::string text, error, fix = "check the path";
+  if (session.rank() == 0) {
+    try {
+      text = read_input_file(path, kSettingsFileInput);
+    } catch (const UsageError& e) {
+      error = e.what();
+      fix = e.fix();
+    }
+  }
+  if (session.max_across_ranks(error.empty() ? 0 : 1) != 0) {
+    throw UsageError(error.empty() ? "rank 0 cannot read the sweep file" : error, fix);
+  }
+  return session.broadcast_string(text);
+}
+
 
 RankLayout rank_layout(MpiSession& session) {
   RankLayout layout;

@@ -15,6 +15,10 @@ namespace ncclsweep {
 // blocks per node (rank r on local rank r % n): intra-node and inter-node groups need it.
 RankLayout rank_layout(MpiSession& session);
 
+// Rank 0 reads the sweep file; every rank gets its text (only rank 0 needs the path).
+// Collective; throws UsageError on every rank when rank 0 cannot read it.
+std::string read_sweep_text(MpiSession& session, const std::string& path);
+
 // Returns the exit status on every rank (README: exit codes).
 int run_run_launch(MpiSession& session, const RunFlags& flags, const std::vector<std::string>& command_line,
                    char** envp);

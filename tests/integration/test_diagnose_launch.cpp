@@ -6,6 +6,7 @@
 // and host.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -196,6 +197,42 @@ TEST_CASE("diagnose on four hosts: a clean launch calls nothing a cause; a slowe
   CHECK(causes(slow.doc) == std::vector<std::string>{"hosts and links"});
 }
 
+// The job runs with a setting that makes its calls 3x slower (a testing variable the mpi
+// engine reads once, as NCCL reads its process-cached variables); the sweep names that
+// value and the right one. The search's A/B confirms the fix, and its row names it.
+TEST_CASE("diagnose --sweep: the setting that slows the job is the NCCL settings row's cause, with its fix") {
+  const auto dir = scratch_dir("diagnose-sweep");
+  const std::vector<AppContext> one_host{{2, {}, {}}};
+  const auto reference = reference_run(dir, one_host, 1);
+  const auto sweep = dir / "slowdown.yaml";
+  std::ofstream(sweep) << "engine: mpi\nenv:\n  NCCLSWEEP_TEST_SLOWDOWN: [3, 1]\n";
+  const std::vector<AppContext> slowed{{2, {"NCCLSWEEP_TEST_SLOWDOWN=3"}, {}}};
+  const Diagnosed d = diagnose(dir / "slowed", reference, slowed, {"--sweep", sweep.string()});
+  INFO(d.launch.output);
+  CHECK(d.doc.at("acceptance").at("verdict") != "PASS");
+  const json& settings = layer(d.doc, "NCCL settings");
+  CHECK(settings.at("verdict") == "cause");
+  CHECK_THAT(settings.at("here").get<std::string>(), ContainsSubstring("NCCLSWEEP_TEST_SLOWDOWN=1: +"));
+  CHECK_THAT(settings.at("next").get<std::string>(), ContainsSubstring("set NCCLSWEEP_TEST_SLOWDOWN=1"));
+  CHECK(d.doc.at("phases").size() == 5);
+  CHECK_THAT(d.launch.output, ContainsSubstring("NCCL settings"));
+  CHECK(std::filesystem::exists(dir / "slowed" / "settings" / "search.json"));
+
+  // A sweep with sizes of its own would search other calls than the workload's: refused
+  // at its line, before anything is measured.
+  const auto sized = dir / "sized.yaml";
+  std::ofstream(sized) << "engine: mpi\nsizes: 1M\nenv:\n  NCCLSWEEP_TEST_SLOWDOWN: [3, 1]\n";
+  const std::string workload = std::string(NCCLSWEEP_SOURCE_DIR) + "/sweeps/workloads/llama-style-150m-2gpu-fp32.yaml";
+  std::vector<std::string> args{"diagnose", "--engine", "mpi", "--reference", reference.string(), "--workload",
+                                workload, "--sweep", sized.string(), "-o", (dir / "sized").string()};
+  const Launch refused = mpirun_ncclsweep(2, args);
+  INFO(refused.output);
+  CHECK(refused.status == 2);
+  CHECK_THAT(refused.output, ContainsSubstring("sized.yaml:2:1"));
+  CHECK_THAT(refused.output, ContainsSubstring("drop sizes:"));
+  CHECK_FALSE(std::filesystem::exists(dir / "sized" / "run" / "records.jsonl"));
+}
+
 TEST_CASE("diagnose refuses bad input with exit 2 before measuring", "[leaks]") {
   const auto dir = scratch_dir("diagnose-refusals");
   const Launch missing = run_ncclsweep({"diagnose", "--engine", "mpi", "--reference", "/nonexistent/ref", "-o",
@@ -214,10 +251,13 @@ TEST_CASE("diagnose refuses bad input with exit 2 before measuring", "[leaks]") 
   CHECK(tight.status == 2);
   CHECK_THAT(tight.output, ContainsSubstring("--budget 20s cannot hold the phases"));
   CHECK_FALSE(std::filesystem::exists(dir / "tight"));
-  const Launch sweep = run_ncclsweep({"diagnose", "--engine", "mpi", "--reference", "x", "--sweep", "s.yaml"});
+  const Launch sweep = run_ncclsweep(with({"diagnose", "--engine", "mpi", "--reference", reference, "--sweep",
+                                           (dir / "no-such-sweep.yaml").string(), "-o", (dir / "no-sweep").string()},
+                                          kCalls));
   INFO(sweep.output);
   CHECK(sweep.status == 2);
-  CHECK_THAT(sweep.output, ContainsSubstring("diagnose --sweep is not supported yet"));
+  CHECK_THAT(sweep.output, ContainsSubstring("no-such-sweep.yaml"));
+  CHECK_FALSE(std::filesystem::exists(dir / "no-sweep" / "run"));
   const Launch budget = run_ncclsweep({"diagnose", "--engine", "mpi", "--reference", "x", "--budget", "soon"});
   INFO(budget.output);
   CHECK(budget.status == 2);

@@ -230,6 +230,93 @@ TEST_CASE("diagnose budget: phases planned up front, and a budget they cannot fi
   CHECK_THROWS_WITH(plan_diagnose_budget(30, {2}, options, EngineKind::mpi, 10000), ContainsSubstring("cannot hold"));
 }
 
+namespace {
+
+// A search of `bands` bands; the first `won` of them won by `winner` at `gain` in the A/B.
+SearchSummary searched(int bands, int won, const std::string& winner, double gain, bool settled = true) {
+  SearchSummary s;
+  s.baseline = "NCCL_PROTO=LL";
+  s.measurements = 40;
+  for (int i = 0; i < bands; ++i) {
+    SearchBandSummary b;
+    b.band = "all_gather band " + std::to_string(i);
+    b.settled = settled;
+    b.ab_measured = true;
+    if (i < won) {
+      b.winner = winner;
+      b.ab_gain = gain;
+    }
+    s.bands.push_back(b);
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("diagnose --sweep: a setting the A/B confirmed is the cause of the gap it closes, the rest the calls'") {
+  DiagnoseEvidence e = measured(0.5, 20.0, 10.0);
+  e.settings_sweep = "qps.yaml";
+  e.settings = searched(2, 2, "NCCL_PROTO=Simple", 0.25);
+  const Diagnosis d = attribute(e);
+  REQUIRE(d.rows.size() == 5);
+  const LayerRow& settings = row_of(d, DiagnoseLayer::settings);
+  CHECK(settings.verdict == LayerVerdict::cause);
+  CHECK_THAT(settings.here, ContainsSubstring("NCCL_PROTO=Simple: +25.0% algbw"));
+  CHECK_THAT(settings.next, ContainsSubstring("set NCCL_PROTO=Simple"));
+  CHECK_THAT(settings.reference, ContainsSubstring("NCCL_PROTO=LL"));
+  // 25% faster saves 20 ms x (1 - 1/1.25) = 4 ms of the 10 ms gap.
+  REQUIRE(settings.share.has_value());
+  CHECK(*settings.share == Approx(0.4));
+  CHECK(*row_of(d, DiagnoseLayer::collectives).share == Approx(0.6));
+  CHECK_THAT(row_of(d, DiagnoseLayer::collectives).next, ContainsSubstring("NCCL settings row"));
+}
+
+TEST_CASE("diagnose --sweep: a winner in some bands is a cause of unknown share; none, fine; unsettled, unresolved") {
+  DiagnoseEvidence e = measured(0.5, 20.0, 10.0);
+  e.settings_sweep = "qps.yaml";
+  e.settings = searched(3, 1, "NCCL_ALGO=Tree", 0.1);
+  const LayerRow partly = row_of(attribute(e), DiagnoseLayer::settings);
+  CHECK(partly.verdict == LayerVerdict::cause);
+  CHECK_FALSE(partly.share.has_value());
+  CHECK_THAT(partly.here, ContainsSubstring("1 of 3 band(s) won"));
+
+  e.settings = searched(3, 0, "", 0);
+  const LayerRow none = row_of(attribute(e), DiagnoseLayer::settings);
+  CHECK(none.verdict == LayerVerdict::fine);
+  CHECK_THAT(none.here, ContainsSubstring("beats the job's own"));
+  CHECK(row_of(attribute(e), DiagnoseLayer::collectives).verdict == LayerVerdict::cause);
+
+  e.settings = searched(3, 0, "", 0, false);
+  CHECK(row_of(attribute(e), DiagnoseLayer::settings).verdict == LayerVerdict::unresolved);
+
+  e.settings.reset();
+  e.settings_note = "the search stopped with exit status 3";
+  const LayerRow failed = row_of(attribute(e), DiagnoseLayer::settings);
+  CHECK(failed.verdict == LayerVerdict::unresolved);
+  CHECK_THAT(failed.here, ContainsSubstring("exit status 3"));
+
+  // At the reference's pace a winning setting is an improvement to offer, not a cause.
+  DiagnoseEvidence clean = measured(1.0, 10.0, 10.0);
+  clean.settings_sweep = "qps.yaml";
+  clean.settings = searched(2, 2, "NCCL_PROTO=Simple", 0.25);
+  CHECK(row_of(attribute(clean), DiagnoseLayer::settings).verdict == LayerVerdict::suspect);
+  CHECK(causes(attribute(clean)) == 0);
+  CHECK(attribute(measured(1.0, 10.0, 10.0)).rows.size() == 4);  // no --sweep, no row
+}
+
+TEST_CASE("diagnose budget: --sweep gives the settings search its share of what the fixed phases leave") {
+  const auto options = diagnose_locate_options(EngineKind::mpi);
+  const DiagnoseBudget plain = plan_diagnose_budget(600, {2}, options, EngineKind::mpi, 12);
+  const DiagnoseBudget searched_too = plan_diagnose_budget(600, {2}, options, EngineKind::mpi, 12, true);
+  REQUIRE(searched_too.phases.size() == 5);
+  CHECK(searched_too.phases[4].phase == "NCCL settings");
+  CHECK(searched_too.phases[4].planned_s == Approx(plain.phases[3].planned_s * kSettingsShare));
+  CHECK(searched_too.phases[3].planned_s + searched_too.phases[4].planned_s == Approx(plain.phases[3].planned_s));
+  // The smallest budget that holds the calls holds them with the search too only when larger.
+  CHECK_NOTHROW(plan_diagnose_budget(60, {2}, options, EngineKind::mpi, 12));
+  CHECK_THROWS_WITH(plan_diagnose_budget(60, {2}, options, EngineKind::mpi, 400, true), ContainsSubstring("cannot hold"));
+}
+
 TEST_CASE("diagnose formats: JSON carries every row, the SVG one bar per layer, csv is refused") {
   DiagnoseEvidence e = measured(0.5, 20.0, 10.0);
   e.slow = {SlowSubject{"host", {"h2"}, {2}, 0.05}};
