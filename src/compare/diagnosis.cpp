@@ -130,11 +130,28 @@ LayerRow collectives_row(const DiagnoseEvidence& e) {
   return row;
 }
 
-// The search's bands whose leader the final A/B confirmed faster than the job's own settings.
-std::vector<const SearchBandSummary*> won_bands(const SearchSummary& s) {
-  std::vector<const SearchBandSummary*> won;
+// A band won from the job's own settings: its winner, and the gain the evidence shows - the
+// final A/B's, or where the grid was measured whole, the grid's own figure of the winner
+// over the baseline it dropped.
+struct WonBand {
+  const SearchBandSummary* band = nullptr;
+  double gain = 0;
+};
+
+std::vector<WonBand> won_bands(const SearchSummary& s) {
+  std::vector<WonBand> won;
   for (const auto& b : s.bands) {
-    if (!b.winner.empty() && b.ab_measured && b.ab_gain > 0) won.push_back(&b);
+    if (b.winner.empty() || b.winner == s.baseline) continue;
+    double gain = b.ab_measured ? b.ab_gain : 0;
+    if (!b.ab_measured) {
+      for (const auto& p : s.points) {
+        if (p.point != s.baseline) continue;
+        for (const auto& f : p.bands) {
+          if (f.band == b.band && f.state == FateState::dropped && f.by == b.winner) gain = f.gain;
+        }
+      }
+    }
+    if (gain > 0) won.push_back({&b, gain});
   }
   return won;
 }
@@ -153,13 +170,13 @@ LayerRow settings_row(const DiagnoseEvidence& e) {
   row.reference = "the job's own settings" + (s.baseline.empty() ? std::string() : " (" + s.baseline + ")");
   const auto won = won_bands(s);
   if (!won.empty()) {
-    const SearchBandSummary* best = *std::max_element(
-        won.begin(), won.end(), [](const auto* a, const auto* b) { return a->ab_gain < b->ab_gain; });
-    row.here = printf_text("%s: %+.1f%% algbw in %s (A/B), %d of %d band(s) won", best->winner.c_str(),
-                           100 * best->ab_gain, best->band.c_str(), static_cast<int>(won.size()),
-                           static_cast<int>(s.bands.size()));
+    const WonBand best =
+        *std::max_element(won.begin(), won.end(), [](const WonBand& a, const WonBand& b) { return a.gain < b.gain; });
+    row.here = printf_text("%s: %+.1f%% algbw in %s (%s), %d of %d band(s) won", best.band->winner.c_str(),
+                           100 * best.gain, best.band->band.c_str(), best.band->ab_measured ? "A/B" : "whole grid",
+                           static_cast<int>(won.size()), static_cast<int>(s.bands.size()));
     row.verdict = LayerVerdict::suspect;  // a cause where it closes a gap (attribute())
-    row.next = "set " + best->winner + " in the job (environment or config), then diagnose again";
+    row.next = "set " + best.band->winner + " in the job (environment or config), then diagnose again";
     return row;
   }
   const bool settled = std::all_of(s.bands.begin(), s.bands.end(), [](const auto& b) { return b.settled; });
@@ -243,8 +260,8 @@ Diagnosis attribute(const DiagnoseEvidence& e) {
       settings->verdict = LayerVerdict::cause;
       const auto won = diagnosis_rules::won_bands(*e.settings);
       if (won.size() == e.settings->bands.size()) {
-        double gain = won.front()->ab_gain;
-        for (const auto* b : won) gain = std::min(gain, b->ab_gain);
+        double gain = won.front().gain;
+        for (const diagnosis_rules::WonBand& b : won) gain = std::min(gain, b.gain);
         settings->share = std::min(residual, e.time->new_ms * (1 - 1 / (1 + gain)) / gap);
         residual -= *settings->share;
       }

@@ -30,6 +30,7 @@
 #include "runtime/preflight.hpp"
 #include "runtime/probe_launch.hpp"
 #include "runtime/run_entry.hpp"
+#include "search/search.hpp"
 #include "spec/sweep.hpp"
 
 namespace ncclsweep {
@@ -122,13 +123,21 @@ std::vector<SlowSubject> slow_subjects(const std::filesystem::path& dir, double 
 }
 
 // The flags of the settings search (--sweep): the calls' own flags, the sweep's settings,
-// racing unless the file names a method, within the phase's seconds.
+// within the phase's seconds. Unless the file names a method: racing where it can pay for
+// its first round and the final A/B out of the full grid (docs/search.md), else the grid,
+// measured whole in the search's rounds.
 RunFlags settings_flags(const RunFlags& calls, const Sweep& sweep, const DiagnoseRequest& request,
                         const std::string& dir, double seconds) {
   RunFlags flags = calls;
   flags.sweep_file = request.sweep_file;
   flags.output = (std::filesystem::path(dir) / kDiagnoseSettingsFolder).string();
-  if (sweep.search.method == SearchMethod::grid && sweep.search.where.line == 0) flags.search_method = SearchMethod::racing;
+  if (sweep.search.where.line == 0) {
+    const SweepPlan plan = plan_sweep(sweep, calls.plan_options);
+    const long points = static_cast<long>(plan.points.size());
+    const long repeats = calls.measurements.repeats.value_or(plan.repeats);
+    flags.search_method = points * repeats >= points + 2L * SearchOptions{}.ab_repeats ? SearchMethod::racing
+                                                                                       : SearchMethod::grid;
+  }
   flags.budget = std::to_string(std::max(1, static_cast<int>(seconds))) + "s";
   return flags;
 }
