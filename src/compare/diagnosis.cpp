@@ -114,8 +114,8 @@ LayerRow hosts_row(const DiagnoseEvidence& e) {
   if (unsettled) {
     row.here = "below the threshold within this run's noise: " + named;
     row.verdict = LayerVerdict::unresolved;
-    row.next = "ncclsweep locate on these hosts" + (e.hosts_settle.empty() ? std::string(" with longer repeats") : ": " + e.hosts_settle) +
-               " (docs/locate.md)";
+    const std::string settle = e.hosts_settle.empty() ? std::string(" with longer repeats") : ": " + e.hosts_settle;
+    row.next = "ncclsweep locate on these hosts" + settle + " (docs/locate.md)";
     return row;
   }
   row.here = named;

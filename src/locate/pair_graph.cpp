@@ -141,7 +141,8 @@ PairGraphVerdicts judge_pair_graph(const PairGraphInput& input) {
     if (node.state != Judged::unresolved) continue;
     NoiseWidth widest_pair{0, NoiseWidth::kKnownFreedom};
     for (const auto& [pair, pair_level] : level) {
-      if (pair.a == static_cast<int>(n) || pair.b == static_cast<int>(n)) widest_pair = widest({widest_pair, pair_width(pair)});
+      if (pair.a != static_cast<int>(n) && pair.b != static_cast<int>(n)) continue;
+      widest_pair = widest({widest_pair, pair_width(pair)});
     }
     const double widths = significance_widths(level.size(), widest_pair.freedom);
     if (judged(std::log(node.share), widest_pair.width, widths, input.threshold) != Judged::slow) continue;

@@ -128,7 +128,9 @@ std::vector<Outlier> outlier_hosts(const std::vector<HostValue>& hosts) {
         peers_worst.push_back(worst_repeat(info, *o));
       }
       const double noise = peer_noise(peers, median_of(others));
-      const auto margin_for = [&](double level) { return std::max({info.tolerance * std::fabs(level), info.floor, noise}); };
+      const auto margin_for = [&](double level) {
+        return std::max({info.tolerance * std::fabs(level), info.floor, noise});
+      };
       const auto beyond_of = [&info](double level, double margin) {
         return [&info, level, margin](double value) {
           return info.better == Better::higher ? value < level - margin : value > level + margin;
