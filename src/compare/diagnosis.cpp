@@ -93,13 +93,17 @@ LayerRow hosts_row(const DiagnoseEvidence& e) {
     row.next = "launch on two hosts or more (ncclsweep locate pairs the hosts)";
     return row;
   }
-  if (e.slow.empty()) {
+  // Slow subjects, or failing those the ones below the threshold within noise: a host
+  // at 0.03 of its peers that this run cannot tell from noise is not "nothing below".
+  const bool unsettled = e.slow.empty() && !e.unsettled.empty();
+  const std::vector<SlowSubject>& subjects = unsettled ? e.unsettled : e.slow;
+  if (subjects.empty()) {
     row.here = "no host or link below the threshold";
     row.verdict = LayerVerdict::fine;
     return row;
   }
   std::string named;
-  for (const auto& s : e.slow) {
+  for (const auto& s : subjects) {
     std::string hosts;
     for (const auto& h : s.hosts) hosts += (hosts.empty() ? "" : " x ") + h;
     named += (named.empty() ? "" : "; ") + s.kind + " " + hosts + printf_text(" at %.2f", s.ratio);
@@ -107,10 +111,25 @@ LayerRow hosts_row(const DiagnoseEvidence& e) {
       if (std::find(row.hosts.begin(), row.hosts.end(), h) == row.hosts.end()) row.hosts.push_back(h);
     }
   }
+  if (unsettled) {
+    row.here = "below the threshold within this run's noise: " + named;
+    row.verdict = LayerVerdict::unresolved;
+    const std::string settle = e.hosts_settle.empty() ? std::string(" with longer repeats") : ": " + e.hosts_settle;
+    row.next = "ncclsweep locate on these hosts" + settle + " (docs/locate.md)";
+    return row;
+  }
   row.here = named;
   row.verdict = LayerVerdict::cause;
   row.next = "ncclsweep locate on these hosts, then drain or repair them (docs/locate.md)";
   return row;
+}
+
+// The share of the gap subjects at these ratios would explain: each paces every
+// collective it is in, so the calls would take (1 - the lowest ratio) less without them.
+double subjects_share(const std::vector<SlowSubject>& subjects, const CommunicationTime& time) {
+  double slowest = 1;
+  for (const auto& s : subjects) slowest = std::min(slowest, s.ratio);
+  return std::min(1.0, time.new_ms * (1 - std::max(0.0, slowest)) / time.gap_ms());
 }
 
 LayerRow collectives_row(const DiagnoseEvidence& e) {
@@ -217,11 +236,12 @@ Diagnosis attribute(const DiagnoseEvidence& e) {
 
   // Hosts and links: a slow subject paces every collective it is in, so the workload's
   // calls would take (1 - its ratio) less without it; that, over the gap, is its share.
-  if (hosts.verdict == LayerVerdict::cause && has_gap) {
-    double slowest = 1;
-    for (const auto& s : e.slow) slowest = std::min(slowest, s.ratio);
-    hosts.share = std::min(1.0, e.time->new_ms * (1 - std::max(0.0, slowest)) / gap);
-  }
+  if (hosts.verdict == LayerVerdict::cause && has_gap) hosts.share = diagnosis_rules::subjects_share(e.slow, *e.time);
+  // What the hosts below the threshold within noise would explain, were they slow: no
+  // share of theirs, but the collectives row cannot claim that part as its own.
+  const double unsettled_share = hosts.verdict == LayerVerdict::unresolved && !e.unsettled.empty() && has_gap
+                                     ? diagnosis_rules::subjects_share(e.unsettled, *e.time)
+                                     : 0.0;
   // A platform signal on the host locate named is the cause there: the host row stays
   // as where it shows, a suspect, and hands its share over.
   if (platform.verdict == LayerVerdict::suspect && hosts.verdict == LayerVerdict::cause &&
@@ -279,6 +299,10 @@ Diagnosis attribute(const DiagnoseEvidence& e) {
                      : settings ? "the NCCL settings row's fix, then diagnose again"
                                 : "search the fabric's NCCL settings at these calls: diagnose --sweep SWEEP, or "
                                   "ncclsweep run SWEEP --search racing (docs/search.md)";
+        if (calls.verdict != LayerVerdict::fine && residual - unsettled_share < kSuspectResidual) {
+          calls.verdict = LayerVerdict::unresolved;
+          calls.next = "the hosts and links row's hosts would explain the gap were they slow: settle that row first";
+        }
         break;
       case GateVerdict::unresolved:
         calls.verdict = LayerVerdict::unresolved;

@@ -69,6 +69,10 @@ struct DiagnoseEvidence {
   // Hosts and links: locate's findings; empty `hosts_skipped` when it ran.
   std::string hosts_skipped;        // why locate did not run ("one host: ...")
   std::vector<SlowSubject> slow;
+  // Below the threshold but within the run's noise (locate's unresolved): named, not
+  // judged slow; `hosts_settle` says what would tell them from noise.
+  std::vector<SlowSubject> unsettled;
+  std::string hosts_settle;
   double hosts_threshold = 0;
   // The workload's calls: the gate against the reference, and the time it judged.
   std::optional<AcceptanceGate> gate;

@@ -127,6 +127,29 @@ PairGraphVerdicts judge_pair_graph(const PairGraphInput& input) {
     out.node_noise = median_of(node_noises);
     out.node_widths = median_of(node_widths);
   }
+  // The noise one pair is judged against: the healthy pairs' spread, or its own repeats'.
+  const auto pair_width = [&](const HostPair& pair) {
+    return widest({pair_noise, {upper_median(errors.at(pair)), input.pooled_error.freedom}});
+  };
+  // A node whose share (what it reaches with its better partners) sits below the
+  // threshold beyond the noise its pairs are judged against is slow, though the nodes' own
+  // spread (few of them, far apart on a loaded machine) left it within noise: its pairs
+  // are then (nearly) all slow beyond noise, and one slow node explains them, where naming
+  // each a slow link makes as many faults.
+  for (std::size_t n = 0; n < rows.size(); ++n) {
+    NodeVerdict& node = out.nodes[n];
+    if (node.state != Judged::unresolved) continue;
+    NoiseWidth widest_pair{0, NoiseWidth::kKnownFreedom};
+    for (const auto& [pair, pair_level] : level) {
+      if (pair.a != static_cast<int>(n) && pair.b != static_cast<int>(n)) continue;
+      widest_pair = widest({widest_pair, pair_width(pair)});
+    }
+    const double widths = significance_widths(level.size(), widest_pair.freedom);
+    if (judged(std::log(node.share), widest_pair.width, widths, input.threshold) != Judged::slow) continue;
+    node.state = Judged::slow;
+    node.noise = widest_pair.width;
+    node.widths = widths;
+  }
 
   // Pairs: beyond what their slow nodes explain (a pair runs at its slower node's pace).
   for (const auto& [pair, pair_level] : level) {
@@ -139,7 +162,7 @@ PairGraphVerdicts judge_pair_graph(const PairGraphInput& input) {
     }
     const double beyond = pair_level - base - explained;
     p.beyond = std::exp(beyond);
-    const NoiseWidth noise = widest({pair_noise, {upper_median(errors.at(pair)), input.pooled_error.freedom}});
+    const NoiseWidth noise = pair_width(pair);
     p.noise = noise.width;
     p.widths = significance_widths(level.size(), noise.freedom);
     p.state = judged(beyond, p.noise, p.widths, input.threshold);

@@ -69,14 +69,16 @@ std::vector<HostValue> summarise_hosts(const std::vector<ProbeRecord>& records) 
       v.metric = metric;
       v.ranks = static_cast<int>(list.size());
       v.one_numa_node = one_node;
-      std::vector<double> values;
+      std::vector<double> values, typical;
       const ProbeRecord* worst = list.front();
       for (const auto* r : list) {
         values.push_back(r->value);
+        typical.push_back(r->repeats.empty() ? r->value : median_of(r->repeats));
         v.spread = std::max(v.spread, r->spread);
         if (better_of(info, worst->value, r->value)) worst = r;
       }
       v.median = median_of(values);
+      v.typical_repeat = median_of(typical);
       v.worst_rank = worst->rank;
       v.worst_value = worst->value;
       v.worst_repeats = worst->repeats;
@@ -117,24 +119,32 @@ std::vector<Outlier> outlier_hosts(const std::vector<HostValue>& hosts) {
       // Against the other hosts only: a host inside its own baseline pulls it halfway to
       // itself when there are two, and a host at half the other's rate went unnamed.
       std::vector<const HostValue*> peers;
-      std::vector<double> others, peers_worst;
+      std::vector<double> others, others_typical, peers_worst;
       for (const auto* o : list) {
         if (o == h) continue;
         peers.push_back(o);
         others.push_back(o->median);
+        others_typical.push_back(o->typical_repeat);
         peers_worst.push_back(worst_repeat(info, *o));
       }
-      const double baseline = median_of(others);
-      const double margin =
-          std::max({info.tolerance * std::fabs(baseline), info.floor, peer_noise(peers, baseline)});
-      const auto beyond = [&](double value) {
-        return info.better == Better::higher ? value < baseline - margin : value > baseline + margin;
+      const double noise = peer_noise(peers, median_of(others));
+      const auto margin_for = [&](double level) {
+        return std::max({info.tolerance * std::fabs(level), info.floor, noise});
       };
+      const auto beyond_of = [&info](double level, double margin) {
+        return [&info, level, margin](double value) {
+          return info.better == Better::higher ? value < level - margin : value > level + margin;
+        };
+      };
+      const double baseline = median_of(others);
+      const double margin = margin_for(baseline);
       // The host's worst rank decides (one rank on a shared core is the case to catch),
-      // in its value and in most of its repeats: one stray stall is not a host's trait.
-      if (!beyond(h->worst_value)) continue;
+      // in its value and in most of its repeats: one stray stall is not a host's trait. Its
+      // repeats meet the peers' typical repeat: their values carry their own stray slices.
+      if (!beyond_of(baseline, margin)(h->worst_value)) continue;
+      const double typical = median_of(others_typical);
       const auto& repeats = h->worst_repeats;
-      const auto beyond_count = std::count_if(repeats.begin(), repeats.end(), beyond);
+      const auto beyond_count = std::count_if(repeats.begin(), repeats.end(), beyond_of(typical, margin_for(typical)));
       if (!repeats.empty() && 2 * static_cast<std::size_t>(beyond_count) <= repeats.size()) continue;
       // Its best repeat must be worse than the other hosts' worst ones (their median): where
       // the ranges overlap, the peers' own spread explains the difference.

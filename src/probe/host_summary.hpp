@@ -18,6 +18,9 @@ struct HostValue {
   int worst_rank = -1;    // the rank whose value is worst in the metric's direction
   double worst_value = 0;
   std::vector<double> worst_repeats;  // that rank's repeats (empty: the value alone)
+  // A typical repeat of the host: the median over its ranks of each rank's median repeat
+  // (its value where it has none). What another host's repeats are held against.
+  double typical_repeat = 0;
   double spread = 0;      // the largest record spread among the host's ranks
   bool one_numa_node = false;  // the host's records say its machine has one NUMA node
 };
@@ -44,9 +47,12 @@ struct Outlier {
 // Per metric measured on at least two hosts: each host whose worst rank (one rank on a
 // shared core is enough to name its host) is worse than the median of the other hosts'
 // medians by more than the margin - the widest of the metric's tolerance, its floor and
-// peer_noise - in its value and in more than half of its repeats (one stray stall in a
-// quiet watch names nothing), and whose best repeat is worse than the other hosts' worst
-// ones (their median): ranges that overlap are the peers' own spread. A single host is
+// peer_noise - in its value, and in more than half of its repeats (one stray stall in a
+// quiet watch names nothing) than the other hosts' typical repeats (their median) by the
+// same margin, and whose best repeat is worse than the other hosts' worst ones (their
+// median): ranges that overlap are the peers' own spread. Repeats are held against
+// repeats: a value that is the largest of a watch's slices carries a peer's one stray
+// slice, and would let it hide a host that stalls in every slice. A single host is
 // judged only against a reference (compare).
 // On a host with one NUMA node the remote and placement figures are not judged.
 std::vector<Outlier> outlier_hosts(const std::vector<HostValue>& hosts);

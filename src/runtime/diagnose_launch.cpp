@@ -103,23 +103,31 @@ std::vector<doctor::Finding> preflight_phase(MpiSession& session, char** envp) {
   return session.rank() == 0 ? doctor::evaluate(all) : std::vector<doctor::Finding>{};
 }
 
-// The slow hosts and links locate's verdicts name, read back from its directory.
-std::vector<SlowSubject> slow_subjects(const std::filesystem::path& dir, double threshold) {
+// The hosts and links locate's verdicts name, read back from its directory: the slow
+// ones, those below the threshold within noise, and what would tell these from noise.
+void add_locate_verdicts(const std::filesystem::path& dir, const locate::LocateOptions& options, DiagnoseEvidence& e) {
   const locate::LocateResults results = locate::read_locate_results(dir);
   const locate::HostLayout layout = locate::layout_from_hosts(results.document.rank_hosts);
   const auto& reference = results.document.reference;
   const locate::Verdicts verdicts =
-      locate::judge(layout, results.measurements, threshold, reference ? &*reference : nullptr);
-  std::vector<SlowSubject> slow;
-  for (const locate::Finding& f : verdicts.findings) {
-    SlowSubject s;
-    s.kind = std::string(locate::name_of(f.kind));
-    for (int h : f.hosts) s.hosts.push_back(layout.hosts[static_cast<std::size_t>(h)]);
-    s.ranks = f.ranks;
-    s.ratio = f.ratio;
-    slow.push_back(std::move(s));
+      locate::judge(layout, results.measurements, options.threshold, reference ? &*reference : nullptr);
+  const auto subjects = [&](const std::vector<locate::Finding>& findings) {
+    std::vector<SlowSubject> out;
+    for (const locate::Finding& f : findings) {
+      SlowSubject s;
+      s.kind = std::string(locate::name_of(f.kind));
+      for (int h : f.hosts) s.hosts.push_back(layout.hosts[static_cast<std::size_t>(h)]);
+      s.ranks = f.ranks;
+      s.ratio = f.ratio;
+      out.push_back(std::move(s));
+    }
+    return out;
+  };
+  e.slow = subjects(verdicts.findings);
+  e.unsettled = subjects(verdicts.unresolved);
+  for (const std::string& note : locate::resolution_notes(verdicts, options.iters)) {
+    e.hosts_settle += (e.hosts_settle.empty() ? "" : "; ") + note;
   }
-  return slow;
 }
 
 // The flags of the settings search (--sweep): the calls' own flags, the sweep's settings,
@@ -274,7 +282,7 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
       locate.command_line = request.command_line;
       const int status = run_locate_launch(session, locate);
       if (status != kExitOk && status != kExitFindings) return status;
-      if (leader) evidence.slow = slow_subjects(locate.output_dir, locate_options.threshold);
+      if (leader) add_locate_verdicts(locate.output_dir, locate_options, evidence);
       diagnosis.phases[2].used_s = seconds_since(phase);
     } else {
       evidence.hosts_skipped = "one host (" + hosts.front() + "): no other host to judge it against";

@@ -26,6 +26,11 @@ case_cleanup() {
         [ -s "$log" ] && { echo "--- $log"; tail -n 20 "$log"; }
       done
     fi
+    # NCCLSWEEP_CASE_KEEP=DIR: the results and logs of every launch kept under DIR/NAME-PID.
+    if [ -n "${NCCLSWEEP_CASE_KEEP:-}" ]; then
+      mkdir -p "$NCCLSWEEP_CASE_KEEP" && cp -r "$NCCLSWEEP_BED/shared" "$NCCLSWEEP_CASE_KEEP/$case_name-$$" &&
+        echo "case: results kept in $NCCLSWEEP_CASE_KEEP/$case_name-$$"
+    fi
     "$bed" down >/dev/null 2>&1 || echo "case: 'bed down' failed for $NCCLSWEEP_BED"
   fi
 }

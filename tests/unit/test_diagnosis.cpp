@@ -90,6 +90,35 @@ TEST_CASE("diagnose: a slow host explains the gap on the hosts layer, naming it"
   CHECK(d.exit_status() == kExitRegression);
 }
 
+TEST_CASE("diagnose: a host below the threshold within noise is unresolved, named; the calls do not claim its gap") {
+  // locate on the cluster bed, h3's link limited: h3's pairs at 0.03 of the others', but
+  // three healthy pairs 1.0-1.8 apart tell a host from noise only below 0.02.
+  DiagnoseEvidence e = measured(0.04, 37.0, 1.5);
+  e.unsettled = {SlowSubject{"host", {"h3"}, {2}, 0.03}, SlowSubject{"link", {"h1", "h3"}, {0, 2}, 0.03}};
+  e.hosts_settle = "pairs phase: this run tells a host from noise only below 0.02x";
+  const Diagnosis d = attribute(e);
+  const LayerRow& hosts = row_of(d, DiagnoseLayer::hosts);
+  CHECK(hosts.verdict == LayerVerdict::unresolved);
+  CHECK(hosts.hosts == std::vector<std::string>{"h3", "h1"});
+  CHECK_THAT(hosts.here, ContainsSubstring("within this run's noise") && ContainsSubstring("host h3 at 0.03"));
+  CHECK_THAT(hosts.next, ContainsSubstring("only below 0.02x"));
+  CHECK_FALSE(hosts.share.has_value());
+  const LayerRow& calls = row_of(d, DiagnoseLayer::collectives);
+  CHECK(calls.verdict == LayerVerdict::unresolved);
+  CHECK_THAT(calls.next, ContainsSubstring("settle that row first"));
+  CHECK(causes(d) == 0);
+  CHECK(d.exit_status() == kExitRegression);  // the gate answers the acceptance question alone
+  // Slow subjects decide: the unsettled ones are then not shown.
+  e.slow = {SlowSubject{"host", {"h3"}, {2}, 0.01}};
+  const Diagnosis settled = attribute(e);
+  CHECK(row_of(settled, DiagnoseLayer::hosts).verdict == LayerVerdict::cause);
+  CHECK(row_of(settled, DiagnoseLayer::hosts).hosts == std::vector<std::string>{"h3"});
+  // Unsettled hosts that would explain little leave the rest of the gap to the calls.
+  DiagnoseEvidence little = measured(0.5, 20.0, 10.0);
+  little.unsettled = {SlowSubject{"host", {"h2"}, {2}, 0.9}};  // 20 ms x 0.1 = 2 of the 10 ms gap
+  CHECK(row_of(attribute(little), DiagnoseLayer::collectives).verdict == LayerVerdict::cause);
+}
+
 TEST_CASE("diagnose: a host slower by a little leaves the rest of the gap to the collectives") {
   DiagnoseEvidence e = measured(0.5, 20.0, 10.0);
   e.slow = {SlowSubject{"link", {"h0", "h1"}, {0, 1}, 0.8}};  // 20 ms x 0.2 = 4 of the 10 ms gap

@@ -190,6 +190,30 @@ TEST_CASE("the pair graph: the healthy level ignores a slow host and a slow link
   CHECK(g.pairs.at({0, 1}).beyond == Approx(1));
 }
 
+TEST_CASE("the pair graph: a node slow with every partner beyond the pairs' noise is that node, not as many links") {
+  // 5 hosts x 1 rank on the cluster bed, h2's link limited by tc: its four pairs at 0.03,
+  // the healthy pairs 0.5-3x apart (ranks sharing 2 cores), so the nodes' own spread told a
+  // node from noise only below 0.002 and each of h2's pairs was named a slow link.
+  PairGraphInput in;
+  in.nodes = 5;
+  in.threshold = 0.15;
+  const std::map<HostPair, double> healthy{{{0, 1}, 1.0}, {{0, 3}, 3.0}, {{0, 4}, 0.6},
+                                           {{1, 3}, 0.6}, {{1, 4}, 0.5}, {{3, 4}, 0.6}};
+  for (int a = 0; a < 5; ++a) {
+    for (int b = a + 1; b < 5; ++b) {
+      const HostPair p{a, b};
+      const double busbw = a == 2 || b == 2 ? 0.03 : healthy.at(p);
+      in.tests["sendrecv 256 KiB"][p] = {std::log(busbw), 0, 1, 1e-3};
+    }
+  }
+  const PairGraphVerdicts g = judge_pair_graph(in);
+  CHECK(std::exp(-g.node_widths * g.node_noise) < g.nodes[2].share);  // the nodes' spread alone: within noise
+  CHECK(g.nodes[2].state == Judged::slow);
+  CHECK(std::exp(-g.nodes[2].widths * g.nodes[2].noise) > g.nodes[2].share);  // judged at its pairs' noise
+  for (const int n : {0, 1, 3, 4}) CHECK(g.nodes[static_cast<std::size_t>(n)].state == Judged::fine);
+  for (const auto& [pair, p] : g.pairs) CHECK(p.state == Judged::fine);  // h2 explains its own pairs
+}
+
 TEST_CASE("real tc faults on the emulated cluster: a limited link between two hosts is that link, not four slow hosts") {
   // Judged before as four slow hosts (0.31-0.60x) and no link.
   LocateResults r;

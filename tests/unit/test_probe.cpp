@@ -228,6 +228,32 @@ TEST_CASE("one stray stall in a quiet watch names nothing; stalls that keep comi
   CHECK_THAT(outliers[0].cause, ContainsSubstring("housekeeping"));
 }
 
+TEST_CASE("a host that stalls in every slice is named though its peers' first slices stalled as long", "[probe]") {
+  // stall_max_ms slices of a probe --quick on the cluster bed (4 hosts x 1 rank on 2 cores),
+  // h2 held to 25% of a CPU by a cgroup quota: its watcher stops 56-63 ms in every slice;
+  // the other hosts stopped 27-80 ms once, in their first slice, and 4-13 ms after it.
+  const auto stalls = [](const std::string& host, int rank, std::vector<double> slice_max) {
+    ProbeRecord r = measured_repeats(ProbeMetric::stall_max_ms, *std::max_element(slice_max.begin(), slice_max.end()),
+                                     slice_max);
+    r.host = host;
+    r.rank = rank;
+    return r;
+  };
+  const std::vector<ProbeRecord> records{stalls("h1", 0, {80.3, 13.0, 4.0, 6.5, 8.0}),
+                                         stalls("h2", 1, {135.4, 63.0, 56.0, 60.0, 59.0}),
+                                         stalls("h3", 2, {30.0, 8.0, 5.8, 6.7, 9.1}),
+                                         stalls("h4", 3, {27.1, 8.0, 4.0, 9.0, 12.0})};
+  const auto hosts = summarise_hosts(records);
+  CHECK(hosts[0].typical_repeat == Approx(8.0));
+  CHECK(named_hosts(outlier_hosts(hosts)) == std::vector<std::string>{"h2"});
+  // The same peers with a host whose one long stall is its only one: nothing named.
+  const std::vector<ProbeRecord> stray{stalls("h1", 0, {80.3, 13.0, 4.0, 6.5, 8.0}),
+                                       stalls("h2", 1, {135.4, 9.0, 6.0, 10.0, 9.0}),
+                                       stalls("h3", 2, {30.0, 8.0, 5.8, 6.7, 9.1}),
+                                       stalls("h4", 3, {27.1, 8.0, 4.0, 9.0, 12.0})};
+  CHECK(outlier_hosts(summarise_hosts(stray)).empty());
+}
+
 TEST_CASE("no host is named on a difference its peers' own spread explains", "[probe]") {
   const auto effective = [](std::vector<std::pair<std::string, double>> hosts) {
     std::vector<ProbeRecord> records;
