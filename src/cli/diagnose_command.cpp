@@ -75,6 +75,8 @@ void add_diagnose_command(CLI::App& app, CommandAction& chosen) {
              "table, md (a ticket), json (docs/diagnose.md) or svg (the gap by layer) on stdout; progress on stderr");
   cmd->add_option("--output,-o", r.output_dir, "Diagnose directory (default results/diagnose/<UTC time>/)");
   cmd->add_option("--results-root", r.results_root, "Where the default directory goes")->capture_default_str();
+  cmd->add_flag("--plan", r.plan_only,
+                "Print the budget by phase and what each phase will measure, on this launch's ranks and hosts; measure nothing");
   cmd->add_option("--inject-fault", r.fault,
                   "Testing aid: RANK:cpu-hog (during the probes) or RANK:slow=FACTOR (locate and the calls), as run's");
   cmd->callback([args, &chosen] { chosen = [args](CommandContext& context) { return diagnose_from_args(*args, context); }; });

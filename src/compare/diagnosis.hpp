@@ -116,6 +116,21 @@ struct Diagnosis {
   int exit_status() const;
 };
 
+// What a diagnose will do, planned before anything runs (`diagnose --plan` prints it; a
+// diagnose announces the same budget as its first line).
+struct DiagnosePlan {
+  std::string reference;            // --reference as given
+  double budget_s = 0;
+  std::vector<PhaseTime> phases;    // used_s empty: nothing runs
+  int ranks = 0;
+  int hosts = 0;                    // 1: no tournament (hosts and links is not measured)
+  long long measurements = 0;       // the calls' phase: calls x placements x repeats
+  std::optional<double> per_measurement_s;  // each measurement's cap on timed seconds (empty: --iters)
+  std::string settings_sweep;       // --sweep ("": no settings search)
+  long long settings_points = 0;    // the sweep's points, baseline included
+  std::string settings_method;      // "racing", "coordinate" or "grid"
+};
+
 // Slower than the reference by less than this share of its time is no gap to attribute.
 inline constexpr double kNoGapShare = 0.01;
 // The collectives row is a cause when at least this share of the gap is left unexplained

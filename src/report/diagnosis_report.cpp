@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/errors.hpp"
 #include "core/printf_text.hpp"
 #include "report/json_form.hpp"
 #include "report/svg_text.hpp"
@@ -94,6 +95,31 @@ void print_markdown(const Diagnosis& d, std::ostream& out) {
 
 nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
+nlohmann::json phases_json(const std::vector<PhaseTime>& list) {
+  nlohmann::json phases = nlohmann::json::array();
+  for (const PhaseTime& p : list) {
+    phases.push_back({{"phase", p.phase}, {"planned_s", p.planned_s}, {"used_s", optional_number(p.used_s)}});
+  }
+  return phases;
+}
+
+// What each phase of a planned diagnose will do, beside its seconds.
+std::string phase_work(const DiagnosePlan& plan, const PhaseTime& p) {
+  if (p.phase == "preflight") return "the facts of every rank (as doctor), judged across ranks";
+  if (p.phase == "platform") return "probe --quick on every rank";
+  if (p.phase == "hosts and links") {
+    return plan.hosts < 2 ? "not measured: one host" : "locate's tournament over " + std::to_string(plan.hosts) + " hosts";
+  }
+  if (p.phase == "collectives") {
+    std::string s = std::to_string(plan.measurements) + (plan.measurements == 1 ? " measurement" : " measurements") +
+                    " (calls x placements x repeats)";
+    if (plan.per_measurement_s) s += ", each at most " + duration_text(*plan.per_measurement_s) + " timed";
+    return s;
+  }
+  return plan.settings_method + " search over " + std::to_string(plan.settings_points) + " points of " +
+         plan.settings_sweep + ", then the A/B";
+}
+
 void print_json(const Diagnosis& d, std::ostream& out) {
   nlohmann::json layers = nlohmann::json::array();
   for (const LayerRow& r : d.rows) {
@@ -106,10 +132,7 @@ void print_json(const Diagnosis& d, std::ostream& out) {
                       {"hosts", r.hosts},
                       {"next", r.next}});
   }
-  nlohmann::json phases = nlohmann::json::array();
-  for (const PhaseTime& p : d.phases) {
-    phases.push_back({{"phase", p.phase}, {"planned_s", p.planned_s}, {"used_s", optional_number(p.used_s)}});
-  }
+  const nlohmann::json phases = phases_json(d.phases);
   nlohmann::json time;
   if (d.time) {
     time = {{"new_ms", d.time->new_ms},
@@ -188,6 +211,46 @@ void check_diagnosis_format(ReportFormat format) {
     throw unsupported_format(format, "a diagnosis",
                              std::span<const ReportFormat>(std::begin(kDiagnoseFormats), std::end(kDiagnoseFormats)));
   }
+}
+
+void check_diagnose_plan_format(ReportFormat format) {
+  check_diagnosis_format(format);
+  if (format == ReportFormat::svg) {
+    throw UsageError("diagnose --plan prints text or json, not svg", "drop --format svg, or use --format json");
+  }
+}
+
+void print_diagnose_plan(const DiagnosePlan& plan, ReportFormat format, std::ostream& out) {
+  check_diagnose_plan_format(format);
+  if (format == ReportFormat::json) {
+    const nlohmann::json doc{{"schema_version", 1},
+                             {"kind", "diagnose plan"},
+                             {"reference", plan.reference},
+                             {"budget_s", plan.budget_s},
+                             {"phases", diagnosis_form::phases_json(plan.phases)},
+                             {"ranks", plan.ranks},
+                             {"hosts", plan.hosts},
+                             {"measurements", plan.measurements},
+                             {"per_measurement_s", diagnosis_form::optional_number(plan.per_measurement_s)},
+                             {"settings_sweep", plan.settings_sweep.empty() ? nlohmann::json() : nlohmann::json(plan.settings_sweep)},
+                             {"settings_points", plan.settings_points},
+                             {"settings_method", plan.settings_method}};
+    out << doc.dump(2) << "\n";
+    return;
+  }
+  Diagnosis d;
+  d.budget_s = plan.budget_s;
+  d.phases = plan.phases;
+  out << "# ncclsweep diagnose --plan: " << plan.ranks << (plan.ranks == 1 ? " rank" : " ranks") << " on " << plan.hosts
+      << (plan.hosts == 1 ? " host" : " hosts") << ", against " << plan.reference << "; nothing is measured\n";
+  out << "budget " << budget_text(d) << "\n";
+  std::size_t width = 0;
+  for (const PhaseTime& p : plan.phases) width = std::max(width, p.phase.size());
+  for (const PhaseTime& p : plan.phases) {
+    out << "  " << p.phase << std::string(width - p.phase.size() + 2, ' ') << duration_text(p.planned_s) << ": "
+        << diagnosis_form::phase_work(plan, p) << "\n";
+  }
+  out.flush();
 }
 
 std::string budget_text(const Diagnosis& d) {

@@ -19,4 +19,11 @@ std::string budget_text(const Diagnosis& d);
 
 void print_diagnosis(const Diagnosis& d, ReportFormat format, std::ostream& out);
 
+// Throws UsageError for a format diagnose --plan does not print (svg, csv, prom).
+void check_diagnose_plan_format(ReportFormat format);
+
+// `diagnose --plan`: the budget by phase and what each phase will measure; json as
+// docs/diagnose.md gives it, every other format the text (svg refused).
+void print_diagnose_plan(const DiagnosePlan& plan, ReportFormat format, std::ostream& out);
+
 }  // namespace ncclsweep

@@ -190,6 +190,7 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
   FaultInjection fault;
   std::optional<Side> reference;
   try {
+    if (request.plan_only) check_diagnose_plan_format(request.format);
     if (!request.fault.empty()) fault = parse_fault_injection(request.fault);
     if (leader) reference = load_side(reference_input(request.reference));
   } catch (const UsageError& e) {
@@ -239,6 +240,26 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
   run.envp = envp;
   settings.command_line = request.command_line;
   settings.envp = envp;
+
+  if (request.plan_only) {
+    if (leader) {
+      DiagnosePlan plan;
+      plan.reference = request.reference;
+      plan.budget_s = budget.total_s;
+      plan.phases = budget.phases;
+      plan.ranks = session.size();
+      plan.hosts = static_cast<int>(sizes.size());
+      plan.measurements = measurement_count(run);
+      if (!flags.measurements.iters) plan.per_measurement_s = budget.per_measurement_s;
+      if (settings_search) {
+        plan.settings_sweep = request.sweep_file;
+        for (const auto& g : settings.groups) plan.settings_points += static_cast<long long>(g.points.size());
+        if (settings.search) plan.settings_method = std::string(name_of(settings.search->options.method));
+      }
+      print_diagnose_plan(plan, request.format, std::cout);
+    }
+    return kExitOk;
+  }
 
   Diagnosis diagnosis;
   diagnosis.reference = request.reference;

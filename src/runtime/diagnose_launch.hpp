@@ -25,11 +25,13 @@ struct DiagnoseRequest {
   std::string output_dir;   // empty: RESULTS_ROOT/diagnose/<UTC start>
   std::string results_root = "results";
   ReportFormat format = ReportFormat::table;
+  bool plan_only = false;   // --plan: print the budget and what each phase measures, measure nothing
   std::vector<std::string> command_line;
 };
 
 // Returns the exit status on every rank: the acceptance gate's (0 PASS, 1 FAIL, 5
-// UNRESOLVED), 2 for bad input, 3 for a runtime failure.
+// UNRESOLVED), 2 for bad input, 3 for a runtime failure; with plan_only, 0 once the plan
+// is printed (or 2).
 int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, char** envp);
 
 // The file of a diagnose directory, and the run inside it a later diagnose compares with.
