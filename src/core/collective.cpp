@@ -73,4 +73,10 @@ std::uint64_t recv_elements(const CollectiveKind& kind, std::uint64_t count, int
   return kind.recv_bytes(total, ranks);
 }
 
+double algbw_of(Bytes total, double seconds) { return seconds > 0 ? static_cast<double>(total) / seconds / 1e9 : 0; }
+
+double busbw_of(const CollectiveKind& kind, Bytes total, double seconds, int ranks) {
+  return algbw_of(total, seconds) * kind.busbw_factor(ranks);
+}
+
 }  // namespace ncclsweep

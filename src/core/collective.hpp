@@ -36,6 +36,13 @@ struct CollectiveKind {
   Bytes (*recv_bytes)(Bytes total, int ranks);  // per rank
 };
 
+// The bandwidths of a call of `total` bytes (the nccl-tests convention) that took
+// `seconds`: algbw is total / time, busbw algbw x the collective's bus factor on `ranks`
+// (what each link carried, comparable across rank counts). 0 for no time. Every measured
+// figure is computed here.
+double algbw_of(Bytes total, double seconds);
+double busbw_of(const CollectiveKind& kind, Bytes total, double seconds, int ranks);
+
 // Throws UsageError listing the valid names.
 const CollectiveKind& collective(std::string_view name);
 std::span<const CollectiveKind> all_collectives();

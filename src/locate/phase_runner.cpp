@@ -73,9 +73,7 @@ std::vector<Measurement> run_step_tests(Engine& engine, Coordinator& ranks, cons
         m.pass = pass;
         m.repeat = (pass - 1) * options.repeats + static_cast<int>(r);
         m.seconds = slots[slot(t, g, r)];
-        m.busbw_gbps = m.seconds > 0 ? static_cast<double>(total) * group_call.kind->busbw_factor(group_ranks) /
-                                           m.seconds / 1e9
-                                     : 0;
+        m.busbw_gbps = busbw_of(*group_call.kind, total, m.seconds, group_ranks);
         out.push_back(m);
       }
     }

@@ -25,12 +25,11 @@ void add_sub_communicator_times(MeasurementRecord& record, const PlannedCall& pl
     g.time_us.avg += us;
     ++members[color];
   }
-  const double factor = planned.call.kind->busbw_factor(record.ranks);
   for (std::size_t i = 0; i < record.per_communicator.size(); ++i) {
     SubCommunicatorTime& g = record.per_communicator[i];
     if (members[i] > 0) g.time_us.avg /= members[i];
     // The slowest rank of a group bounds its collective, as for the world.
-    g.busbw_gbps = g.time_us.max > 0 ? static_cast<double>(planned.total_bytes) / (g.time_us.max * 1e-6) / 1e9 * factor : 0;
+    g.busbw_gbps = busbw_of(*planned.call.kind, planned.total_bytes, g.time_us.max * 1e-6, record.ranks);
   }
 }
 

@@ -109,10 +109,8 @@ UnderCompute measure_under_compute(const CollectiveCall& call, const PlannedCall
   u.calls = calls;
   u.comm_alone_us = slowest[0] * 1e6;
   u.comm_under_us = slowest[1] * 1e6;
-  const double busbw_factor = call.kind->busbw_factor(ranks_in_comm);
-  const double bytes = static_cast<double>(planned.total_bytes);
-  u.busbw_alone_gbps = slowest[0] > 0 ? bytes / slowest[0] / 1e9 * busbw_factor : 0;
-  u.busbw_under_gbps = slowest[1] > 0 ? bytes / slowest[1] / 1e9 * busbw_factor : 0;
+  u.busbw_alone_gbps = busbw_of(*call.kind, planned.total_bytes, slowest[0], ranks_in_comm);
+  u.busbw_under_gbps = busbw_of(*call.kind, planned.total_bytes, slowest[1], ranks_in_comm);
   u.compute_alone_us = slowest[2] * 1e6;
   u.compute_under_us = slowest[3] * 1e6;
   u.tflops_alone = slowest[2] > 0 ? load.flops() / slowest[2] / 1e12 : 0;
@@ -247,8 +245,8 @@ MeasurementRecord make_record(const PlannedCall& planned, Placement placement, i
   r.iters = options.stopping.fixed_iters;
   r.point = options.point;
   r.time_us = {min_s * 1e6, avg_s * 1e6, max_s * 1e6};
-  r.algbw_gbps = max_s > 0 ? static_cast<double>(planned.total_bytes) / max_s / 1e9 : 0.0;
-  r.busbw_gbps = r.algbw_gbps * call.kind->busbw_factor(ranks);
+  r.algbw_gbps = algbw_of(planned.total_bytes, max_s);
+  r.busbw_gbps = busbw_of(*call.kind, planned.total_bytes, max_s, ranks);
   return r;
 }
 

@@ -40,12 +40,11 @@ WindowFigure figure_of(const Test& test, const CollectiveCall& call, int ranks, 
   f.ranks = ranks;
   f.rounds = static_cast<int>(seconds.size());
   f.seconds = median_of(seconds);
-  const auto bw = [&](double s) { return s > 0 ? static_cast<double>(f.bytes) / s / 1e9 : 0; };
-  f.algbw_gbps = bw(f.seconds);
-  f.busbw_gbps = f.algbw_gbps * test.kind->busbw_factor(ranks);
+  f.algbw_gbps = algbw_of(f.bytes, f.seconds);
+  f.busbw_gbps = busbw_of(*test.kind, f.bytes, f.seconds, ranks);
   const auto [fastest, slowest] = std::minmax_element(seconds.begin(), seconds.end());
-  f.low_gbps = bw(*slowest);
-  f.high_gbps = bw(*fastest);
+  f.low_gbps = algbw_of(f.bytes, *slowest);
+  f.high_gbps = algbw_of(f.bytes, *fastest);
   return f;
 }
 
