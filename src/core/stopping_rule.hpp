@@ -18,6 +18,10 @@ struct StoppingRule {
   double max_seconds = 0.5;
 };
 
+// Calls shorter than this are timed in samples of several calls, about this long (the
+// rule's iteration counts count samples); the measuring loop and plan's estimate both use it.
+inline constexpr double kSampleSeconds = 1e-3;
+
 enum class StopReason { not_yet, fixed, spread, max_iters, max_time };
 inline constexpr NameTable<StopReason, 5> kStopReasonNames{"stop reason",
                                                            {{{StopReason::not_yet, "not_yet"},

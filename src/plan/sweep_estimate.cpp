@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "core/errors.hpp"
+#include "core/stopping_rule.hpp"
 #include "plan/measurement_plan.hpp"
 
 namespace ncclsweep {
@@ -12,17 +13,24 @@ namespace {
 
 bool is_mpi(const RunSpec& spec) { return spec.engine == EngineKind::mpi; }
 
-double call_seconds(Bytes bytes, const RunSpec& spec, const EstimateModel& model) {
-  if (is_mpi(spec)) return static_cast<double>(bytes) / model.mpi_bytes_per_s + model.mpi_call_overhead_s;
+// The mpi engine's ranks share this host's cores: more ranks than cores take turns.
+double crowding(const RunSpec& spec, int ranks, const EstimateModel& model) {
+  return is_mpi(spec) && model.mpi_host_cores > 0 ? std::max(1.0, ranks / model.mpi_host_cores) : 1.0;
+}
+
+double call_seconds(Bytes bytes, const RunSpec& spec, const EstimateModel& model, double crowded = 1) {
+  if (is_mpi(spec)) return crowded * (static_cast<double>(bytes) / model.mpi_bytes_per_s + model.mpi_call_overhead_s);
   return static_cast<double>(bytes) / model.assumed_bytes_per_s + model.call_overhead_s;
 }
 
 // One measurement: warm-up and timed iterations (flushed samples pay the flush each),
 // the checked call with its pattern fill and verify, and the per-measurement cost.
 double measurement_seconds(double call_s, int timed, Bytes bytes, const RunSpec& spec, CacheState cache,
-                           const EstimateModel& model) {
-  const double flush = cache == CacheState::flush ? (is_mpi(spec) ? model.mpi_flush_s : model.nccl_flush_s) : 0;
-  const double check = spec.check ? call_s + 2.0 * static_cast<double>(bytes) / model.check_bytes_per_s : 0;
+                           const EstimateModel& model, double crowded = 1) {
+  const double mpi_flush_s = crowded * model.mpi_flush_bytes / model.mpi_flush_bytes_per_s;
+  const double flush = cache == CacheState::flush ? (is_mpi(spec) ? mpi_flush_s : model.nccl_flush_s) : 0;
+  const double check_bytes_per_s = is_mpi(spec) ? model.mpi_check_bytes_per_s : model.check_bytes_per_s;
+  const double check = spec.check ? call_s + 2.0 * static_cast<double>(bytes) / check_bytes_per_s : 0;
   return spec.warmup * call_s + timed * (call_s + flush) + check + model.per_measurement_s;
 }
 
@@ -52,23 +60,25 @@ std::optional<ReferenceTime> reference_time(const std::vector<MeasurementRecord>
 
 }  // namespace
 
-IterationBounds iteration_bounds(double call_s, const RunSpec& spec) {
+IterationBounds iteration_bounds(double call_s, const RunSpec& spec, CacheState cache) {
   if (spec.iters > 0) return {spec.iters, spec.iters, spec.iters};
   const StoppingRule& rule = spec.stopping;
-  const auto iterations_for = [&](double seconds) {
-    return call_s > 0 ? static_cast<int>(std::min(1e9, std::ceil(seconds / call_s))) : rule.max_iters;
-  };
-  // stop_reason: max_iters first, then max_seconds (after one), then min_iters and min_seconds.
-  const int high = std::min(rule.max_iters, std::max(1, iterations_for(rule.max_seconds)));
-  const int low = std::min(high, std::max(rule.min_iters, iterations_for(rule.min_seconds)));
-  const int typical = is_mpi(spec) ? high : std::min(high, 2 * low);
-  return {low, typical, high};
+  // The measuring loop's calls per sample (a flushed cache: one).
+  const bool several = cache != CacheState::flush && call_s > 0 && call_s < kSampleSeconds;
+  const double per_sample = several ? std::ceil(kSampleSeconds / call_s) : 1;
+  const auto calls_for = [&](double seconds) { return call_s > 0 ? std::ceil(seconds / call_s) : 1e9; };
+  // stop_reason: max_iters first, then max_seconds (after one sample), then min_iters and min_seconds.
+  const double high = std::min(rule.max_iters * per_sample, std::max(per_sample, calls_for(rule.max_seconds)));
+  const double low = std::min(high, std::max(rule.min_iters * per_sample, calls_for(rule.min_seconds)));
+  const double typical = is_mpi(spec) ? std::ceil((low + high) / 2) : std::min(high, 2 * low);
+  const auto count = [](double calls) { return static_cast<int>(std::min(calls, 1e9)); };
+  return {count(low), count(typical), count(high)};
 }
 
 double estimate_measurement_seconds(Bytes total_bytes, const RunSpec& spec, const EstimateModel& model) {
   const double call_s = call_seconds(total_bytes, spec, model);
   const CacheState cache = spec.cache_states.empty() ? CacheState::warm : spec.cache_states.front();
-  return measurement_seconds(call_s, iteration_bounds(call_s, spec).typical, total_bytes, spec, cache, model);
+  return measurement_seconds(call_s, iteration_bounds(call_s, spec, cache).typical, total_bytes, spec, cache, model);
 }
 
 SweepEstimate estimate_sweep(const SweepPlan& plan, int ranks, const std::vector<MeasurementRecord>& reference,
@@ -81,6 +91,7 @@ SweepEstimate estimate_sweep(const SweepPlan& plan, int ranks, const std::vector
   const MeasurementPlan calls = plan_measurements_for_estimate(spec, ranks, on_world);
   const std::string assumed = on_world ? "; communicator splits counted on the world: give --ranks for them" : "";
   const double runs = static_cast<double>(std::max(plan.repeats, 1)) * static_cast<double>(plan.points.size());
+  const double crowded = crowding(spec, ranks, model);
   std::uint64_t per_point = 0;
   double low = 0, typical = 0, high = 0, referenced = 0;
   for (const PlannedCall& planned : calls.calls) {
@@ -90,15 +101,16 @@ SweepEstimate estimate_sweep(const SweepPlan& plan, int ranks, const std::vector
       ++per_point;
       if (const auto measured = reference_time(reference, planned, placement)) {
         const int iters = spec.iters > 0 ? spec.iters : measured->iters;
-        const double t = measurement_seconds(measured->call_s, iters, planned.total_bytes, spec, planned.call.cache, model);
+        const double t =
+            measurement_seconds(measured->call_s, iters, planned.total_bytes, spec, planned.call.cache, model, crowded);
         low += t, typical += t, high += t, referenced += 1;
         continue;
       }
-      const double call_s = call_seconds(planned.total_bytes, spec, model);
-      const IterationBounds n = iteration_bounds(call_s, spec);
-      low += measurement_seconds(call_s, n.low, planned.total_bytes, spec, planned.call.cache, model);
-      typical += measurement_seconds(call_s, n.typical, planned.total_bytes, spec, planned.call.cache, model);
-      high += measurement_seconds(call_s, n.high, planned.total_bytes, spec, planned.call.cache, model);
+      const double call_s = call_seconds(planned.total_bytes, spec, model, crowded);
+      const IterationBounds n = iteration_bounds(call_s, spec, planned.call.cache);
+      low += measurement_seconds(call_s, n.low, planned.total_bytes, spec, planned.call.cache, model, crowded);
+      typical += measurement_seconds(call_s, n.typical, planned.total_bytes, spec, planned.call.cache, model, crowded);
+      high += measurement_seconds(call_s, n.high, planned.total_bytes, spec, planned.call.cache, model, crowded);
     }
   }
   e.measurements = static_cast<std::uint64_t>(runs) * per_point;
@@ -117,8 +129,10 @@ SweepEstimate estimate_sweep(const SweepPlan& plan, int ranks, const std::vector
   e.high_s = fixed + runs * high;
   char text[200];
   if (is_mpi(spec)) {
-    std::snprintf(text, sizeof text, "mpi engine model: %.3g GB/s and %.0f us per call on the CPU fabric, no worker starts",
-                  model.mpi_bytes_per_s / 1e9, model.mpi_call_overhead_s * 1e6);
+    std::snprintf(text, sizeof text,
+                  "mpi engine model: %.3g GB/s and %.0f us per call on the CPU fabric, no worker starts, %d ranks on "
+                  "this host's %.0f cores",
+                  model.mpi_bytes_per_s / 1e9, model.mpi_call_overhead_s * 1e6, ranks, model.mpi_host_cores);
   } else {
     std::snprintf(text, sizeof text, "nccl engine model: %.3g GB/s and %.0f us per call, %.2g s per isolation group, %.2g s per init",
                   model.assumed_bytes_per_s / 1e9, model.call_overhead_s * 1e6, model.worker_start_s, model.reinit_s);

@@ -34,7 +34,7 @@ struct LoopOptions {
   // at least one call): a 1 GiB call at a slow setting is warm after one iteration.
   double warmup_budget_seconds = 0.05;
   // Calls shorter than this are timed in samples of several calls, about this long.
-  double sample_seconds = 1e-3;
+  double sample_seconds = kSampleSeconds;
   // --resume: measurements already recorded; skipped.
   std::set<MeasurementKey> done;
   // Polled on every rank before each size (this rank's wish to stop, e.g. a signal);

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "catch_compat.hpp"
@@ -165,6 +166,20 @@ TEST_CASE("the estimate counts every axis the run measures") {
   CHECK(e.low_s == Approx(e.high_s));  // a fixed count has no bounds to spread over
 }
 
+TEST_CASE("the mpi engine's ranks beyond one a core take turns in the estimate") {
+  const SweepPlan plan = plan_of("engine: mpi\ncollectives: [all_reduce]\nsizes: [1M]\nwarmup: 2\niters: 10\n");
+  EstimateModel model;
+  model.mpi_host_cores = 2;
+  // Each placement's 12 calls and its checked call run 4x longer on 8 ranks than on 2;
+  // the start, the check's fill and verify and the per-measurement cost do not change.
+  const double call = (1 << 20) / model.mpi_bytes_per_s + model.mpi_call_overhead_s;
+  const double two = estimate_sweep(plan, 2, {}, model).typical_s;
+  const double eight = estimate_sweep(plan, 8, {}, model).typical_s;
+  CHECK(eight - two == Approx(2 * 13 * call * 3));
+  CHECK(estimate_sweep(plan, 1, {}, model).typical_s == Approx(two));  // fewer ranks than cores: no turns
+  CHECK_THAT(estimate_sweep(plan, 8, {}, model).basis, ContainsSubstring("8 ranks on this host's 2 cores"));
+}
+
 TEST_CASE("the noise-based stop's bounds bound the estimate, and a reference run replaces the model") {
   const SweepPlan plan = plan_of("engine: mpi\ncollectives: [all_reduce]\nsizes: [1M]\n");
   const RunSpec& spec = plan.measurements;
@@ -173,9 +188,17 @@ TEST_CASE("the noise-based stop's bounds bound the estimate, and a reference run
   const IterationBounds n = iteration_bounds(1e-3, spec);
   CHECK(n.low == spec.stopping.min_iters);
   CHECK(n.high == 500);
-  CHECK(n.typical == n.high);  // the mpi engine: a CPU fabric seldom settles early
+  CHECK(n.typical == (n.low + n.high + 1) / 2);  // the mpi engine: halfway
   // A call longer than max_seconds is timed once.
   CHECK(iteration_bounds(2.0, spec).high == 1);
+  // A call of 2^-17 s (7.6 us) is timed in samples of 132 calls (1 ms): min_iters and
+  // max_iters count samples, so at least 5 x 132 calls and at most max_seconds' 65536; a
+  // flushed cache times one call per sample, so there max_iters' 1000 calls bound it.
+  const double short_call = std::ldexp(1.0, -17);
+  const IterationBounds short_calls = iteration_bounds(short_call, spec);
+  CHECK(short_calls.low == 5 * 132);
+  CHECK(short_calls.high == 65536);
+  CHECK(iteration_bounds(short_call, spec, CacheState::flush).high == 1000);
   const SweepEstimate modelled = estimate_sweep(plan, 2);
   CHECK(modelled.low_s < modelled.typical_s);
   CHECK(modelled.typical_s <= modelled.high_s);
@@ -193,7 +216,7 @@ TEST_CASE("the noise-based stop's bounds bound the estimate, and a reference run
   const SweepEstimate referenced = estimate_sweep(plan, 2, reference);
   CHECK(referenced.from_reference == 2);
   const EstimateModel model;
-  const double one = (5 + 40 + 1) * 100e-6 + 2.0 * (1 << 20) / model.check_bytes_per_s + model.per_measurement_s;
+  const double one = (5 + 40 + 1) * 100e-6 + 2.0 * (1 << 20) / model.mpi_check_bytes_per_s + model.per_measurement_s;
   CHECK(referenced.typical_s == Approx(model.mpi_start_s + 2 * one));
   CHECK(referenced.low_s == Approx(referenced.high_s));
 }

@@ -1,13 +1,12 @@
 #include "engine/mpi/mpi_engine.hpp"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/host_cpu.hpp"
 #include "core/pattern_spec.hpp"
 #include "core/test_slowdown.hpp"
 #include "engine/call_buffers.hpp"
@@ -189,16 +188,10 @@ class MpiEngine final : public Engine {
     return b;
   }
 
-  // --cache flush on host buffers: write a buffer larger than the last-level cache
-  // (kFlushFactor x its size, as the GPU engine reads twice its L2), so the collective's
-  // buffers are no longer cached.
-  static constexpr std::size_t kFlushFactor = 2;
+  // --cache flush on host buffers: write a buffer larger than the last-level cache, so
+  // the collective's buffers are no longer cached.
   void flush_cache() {
-    if (flush_scratch_.empty()) {
-      const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-      const std::size_t fallback = std::size_t(64) << 20;  // when the C library cannot say
-      flush_scratch_.resize(kFlushFactor * (llc > 0 ? static_cast<std::size_t>(llc) : fallback));
-    }
+    if (flush_scratch_.empty()) flush_scratch_.resize(host_cache_flush_bytes());
     ++flush_round_;
     for (std::size_t i = 0; i < flush_scratch_.size(); i += 64) flush_scratch_[i] = static_cast<std::byte>(flush_round_);
   }
