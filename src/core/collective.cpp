@@ -79,4 +79,8 @@ double busbw_of(const CollectiveKind& kind, Bytes total, double seconds, int ran
   return algbw_of(total, seconds) * kind.busbw_factor(ranks);
 }
 
+double seconds_at_busbw(const CollectiveKind& kind, Bytes total, double busbw_bytes_per_s, int ranks) {
+  return static_cast<double>(total) * kind.busbw_factor(ranks) / busbw_bytes_per_s;
+}
+
 }  // namespace ncclsweep

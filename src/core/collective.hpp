@@ -42,6 +42,9 @@ struct CollectiveKind {
 // figure is computed here.
 double algbw_of(Bytes total, double seconds);
 double busbw_of(const CollectiveKind& kind, Bytes total, double seconds, int ranks);
+// The inverse, for estimates: the seconds a call of `total` bytes takes at a bus bandwidth
+// of `busbw_bytes_per_s` (> 0) on `ranks` ranks.
+double seconds_at_busbw(const CollectiveKind& kind, Bytes total, double busbw_bytes_per_s, int ranks);
 
 // Throws UsageError listing the valid names.
 const CollectiveKind& collective(std::string_view name);

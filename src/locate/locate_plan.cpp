@@ -154,7 +154,7 @@ LocateEstimate estimate_locate(const std::vector<int>& host_sizes, const LocateO
       if (step.measured_groups == 0) continue;
       const CollectiveKind& kind = *test.collective;
       const double slowest = model.call_latency_s + model.latency_per_log2_rank_s * log2_of(step.group_ranks) +
-                             static_cast<double>(test.bytes) * kind.busbw_factor(step.group_ranks) / busbw_bytes_per_s;
+                             seconds_at_busbw(kind, test.bytes, busbw_bytes_per_s, step.group_ranks);
       e.measurements += step.measured_groups * options.repeats;
       const double calls = options.warmup + static_cast<double>(options.repeats) * options.iters;
       e.collectives_s += calls * slowest;

@@ -45,8 +45,7 @@ ScaleEstimate estimate_at_scale(const SweepPlan& plan, const ScaleModel& model) 
     } else {
       busbw = model.busbw_bytes_per_s;
     }
-    // busbw = algbw x factor, so one call moves size x factor at busbw.
-    const double call_s = latency_s + static_cast<double>(planned.total_bytes) * kind.busbw_factor(members) / busbw;
+    const double call_s = latency_s + seconds_at_busbw(kind, planned.total_bytes, busbw, members);
     per_point_s += placements * (m.warmup + m.iters + (m.check ? 1 : 0)) * call_s;
     per_point_measurements += placements;
   }

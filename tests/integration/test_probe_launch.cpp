@@ -49,13 +49,14 @@ Launch probe_on_two_hosts(const std::filesystem::path& dir, const std::vector<st
 }
 
 // A cgroup of the CPU controller made by the test (v1 under /sys/fs/cgroup/cpu, else v2),
-// with `percent` of one CPU (0: no limit) and the highest weight, removed with its owner.
-// The weight keeps what runs in it from losing its core to the machine's other work (other
-// builds and tests): the fault is then the quota, or the hog, and nothing else. Not usable
-// where this machine lets the test make none (not root, no cpu controller).
+// with `percent` of one CPU (0: no limit) and a weight (v2's 1..10000; by default the
+// highest), removed with its owner. A high weight keeps what runs in it from losing its
+// core to the machine's other work (other builds and tests): the fault is then the quota,
+// or the hog, and nothing else. Not usable where this machine lets the test make none
+// (not root, no cpu controller).
 class CpuCgroup {
  public:
-  CpuCgroup(const std::string& name, int percent) {
+  CpuCgroup(const std::string& name, int percent, int weight = 10000) {
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::path v1 = "/sys/fs/cgroup/cpu", v2 = "/sys/fs/cgroup";
@@ -67,11 +68,11 @@ class CpuCgroup {
     path_ = dir;
     if (has_v2) {
       std::ofstream(v2 / "cgroup.subtree_control") << "+cpu";
-      std::ofstream(dir / "cpu.weight") << 10000;
+      std::ofstream(dir / "cpu.weight") << weight;
       if (percent > 0) std::ofstream(dir / "cpu.max") << percent * 1000 << " 100000";
       ok_ = fs::exists(dir / "cpu.max", ec);
     } else {
-      std::ofstream(dir / "cpu.shares") << 262144;
+      std::ofstream(dir / "cpu.shares") << weight * 26;  // v1's 2..262144
       std::ofstream(dir / "cpu.cfs_period_us") << 100000;
       if (percent > 0) std::ofstream(dir / "cpu.cfs_quota_us") << percent * 1000;
       ok_ = true;
@@ -97,7 +98,8 @@ class CpuCgroup {
 };
 
 // A busy process the test starts itself (not ncclsweep), pinned to one core, in a cgroup
-// of the highest weight: the rank on that core keeps well under 1% of it. (At nice -20 in
+// of nine times the weight of the ranks' own: the rank on that core keeps a tenth of it.
+// (At nice -20 in
 // the ranks' own session instead, the kernel's group scheduling gave the whole session
 // the weight of one task on every other core, and on a loaded machine the other host's
 // rank starved as well.) Killed with its owner.
@@ -209,12 +211,14 @@ TEST_CASE("probe names the host whose rank a cgroup holds to 10% of a CPU, for i
 TEST_CASE("probe names the host whose core a busy process pinned there takes", "[probe]") {
   if (online_cpus() < 2) NCCLSWEEP_SKIP("one core: the two ranks cannot have cores of their own");
   if (geteuid() != 0) NCCLSWEEP_SKIP("making a cgroup needs root");
-  const CpuCgroup heavy("hog", 0);
-  if (!heavy.usable()) NCCLSWEEP_SKIP("no cgroup CPU controller to weigh the hog with here");
+  // The ranks in a cgroup of a tenth of the hog's weight: rank 1 keeps about 10% of its
+  // core, as the quota case's, not under 1% (where one probe took minutes).
+  const CpuCgroup heavy("hog", 0), ranks("ranks", 0, 1000);
+  if (!heavy.usable() || !ranks.usable()) NCCLSWEEP_SKIP("no cgroup CPU controller to weigh the hog with here");
   // --bind-to core --map-by core puts rank 1 (h1) on core 1.
   const PinnedHog hog(1, heavy);
   const auto dir = scratch_dir("probe-pinned-hog");
-  const Launch run = probe_on_two_hosts(dir);
+  const Launch run = probe_on_two_hosts(dir, {}, true, [&](int) { return ranks.joined(); });
   INFO(run.output);
   CHECK(run.status == 1);
   const json doc = probe_json(dir);
