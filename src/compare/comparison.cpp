@@ -127,6 +127,18 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
   for (const auto& n : new_side.notes) c.notes.push_back("NEW: " + n);
   for (const auto& n : reference.notes) c.notes.push_back("REFERENCE: " + n);
 
+  // One rank moves nothing over a bus: its busbw is 0 (nccl-tests prints 0 too) and every
+  // verdict would be 0 against 0. Both sides on one rank: the call's own bandwidth (algbw)
+  // is the figure, the same ratio busbw would give at any other rank count.
+  const bool one_rank = a.ranks == 1 && b.ranks == 1;
+  std::size_t on_algbw = 0;
+  const auto figure = [&](SideRow r) {
+    if (one_rank && !(r.busbw_gbps > 0) && r.algbw_gbps > 0) {
+      r.busbw_gbps = r.algbw_gbps;
+      ++on_algbw;
+    }
+    return r;
+  };
   std::map<RowKey, const SideRow*> reference_rows;
   for (const auto& row : reference.rows) reference_rows.emplace(row.key, &row);
   std::optional<RowComparison> first_footprint_mismatch;  // for the header line
@@ -141,17 +153,17 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
     }
     RowComparison r;
     r.key = row.key;
-    r.new_row = row;
-    r.reference_row = *match->second;
-    r.ratio = r.reference_row.busbw_gbps > 0 ? row.busbw_gbps / r.reference_row.busbw_gbps : 0;
-    r.new_band_gbps = noise_band_gbps(row, options.noise);
+    r.new_row = figure(row);
+    r.reference_row = figure(*match->second);
+    r.ratio = r.reference_row.busbw_gbps > 0 ? r.new_row.busbw_gbps / r.reference_row.busbw_gbps : 0;
+    r.new_band_gbps = noise_band_gbps(r.new_row, options.noise);
     r.reference_band_gbps = noise_band_gbps(r.reference_row, options.noise);
     // Different buffer footprints or cache states at small sizes: judged only where the
     // gap is beyond what the footprint explains, or where the two agree anyway.
-    r.footprint_differs = footprint_mismatch(row, r.reference_row).has_value();
-    r.verdict = judge_row(row.busbw_gbps, r.new_band_gbps, r.reference_row.busbw_gbps, r.reference_band_gbps,
+    r.footprint_differs = footprint_mismatch(r.new_row, r.reference_row).has_value();
+    r.verdict = judge_row(r.new_row.busbw_gbps, r.new_band_gbps, r.reference_row.busbw_gbps, r.reference_band_gbps,
                           r.footprint_differs, options.max_band_share,
-                          std::max(row.busbw_resolution_gbps, r.reference_row.busbw_resolution_gbps));
+                          std::max(r.new_row.busbw_resolution_gbps, r.reference_row.busbw_resolution_gbps));
     r.fails = r.verdict == Verdict::slower && r.ratio < options.threshold;
     if (r.footprint_differs) {
       if (!first_footprint_mismatch) first_footprint_mismatch = r;
@@ -174,6 +186,10 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
   if (below_min_size > 0) {
     c.notes.push_back(std::to_string(below_min_size) + " matching rows below --min-size " + format_bytes(options.min_size) +
                       " get no verdict");
+  }
+  if (on_algbw > 0) {
+    c.notes.push_back("one rank on both sides: " + std::to_string(on_algbw) +
+                      " figures are algbw, whose busbw is 0 without a bus (the ratio is the same)");
   }
   // The workload NEW ran, else the reference's: its calls weigh the gate's rows.
   if (options.target && !c.rows.empty()) {

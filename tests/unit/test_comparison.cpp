@@ -145,6 +145,34 @@ TEST_CASE("different rank counts are refused unless allowed, with the reason") {
   CHECK_THAT(c.differences.front(), ContainsSubstring("(allowed)"));
 }
 
+TEST_CASE("on one rank, where busbw is 0, rows and the gate judge algbw") {
+  // nccl-tests and ncclsweep print busbw 0 for all_gather on one rank.
+  const auto one = [](Bytes size, double algbw) {
+    SideRow r = row(size, 0);
+    r.algbw_gbps = algbw;
+    return r;
+  };
+  const Side reference = side({one(kMiB, 100), one(64 * kMiB, 200)}, 1);
+  const Side now = side({one(kMiB, 80), one(64 * kMiB, 160)}, 1);
+  CompareOptions options;
+  options.target = 0.95;
+  const Comparison c = compare_sides(now, reference, options);
+  REQUIRE(c.rows.size() == 2);
+  for (const auto& r : c.rows) {
+    CHECK(r.verdict == Verdict::slower);
+    CHECK(r.ratio == Approx(0.8));
+  }
+  REQUIRE(c.acceptance);
+  CHECK(c.acceptance->rows == 2);
+  CHECK(c.acceptance->ratio == Approx(0.8));
+  CHECK(c.acceptance->verdict == GateVerdict::fail);
+  CHECK_THAT(c.notes.back(), ContainsSubstring("one rank on both sides: 4 figures are algbw"));
+  // More ranks: busbw 0 stays 0 (a real zero there is no bandwidth), and the gate has no row.
+  const Comparison eight = compare_sides(side({one(kMiB, 80)}), side({one(kMiB, 100)}), options);
+  CHECK(eight.rows[0].ratio == 0);
+  CHECK(eight.acceptance->rows == 0);
+}
+
 TEST_CASE("no matching rows is refused and says what each side holds") {
   Side a = side({row(kMiB, 100)});
   Side b = side({row(kMiB, 100)});
