@@ -227,7 +227,12 @@ TEST_CASE("soak: SIGTERM to one rank ends after its window; --resume continues o
 
   const Launch resumed = mpirun_mpmd(four_hosts({"soak", "--engine", "mpi", "--resume", dir.string()}));
   INFO(resumed.output);
-  CHECK(resumed.status == 0);
+  // It ends as a soak ends: 0, or 1 with what it found. Eight ranks on two shared cores
+  // may run a fresh launch's windows several times slower than its later ones (CI saw
+  // 0.14 GB/s, then 0.7), a real step to soak; "a clean soak finds nothing" judges a
+  // steady machine, this case the timeline.
+  CHECK((resumed.status == 0 || resumed.status == 1));
+  if (resumed.status == 1) CHECK_FALSE(findings_of(dir).empty());
   const std::vector<json> all = windows_of(dir);
   REQUIRE(all.size() > first.size());
   for (std::size_t i = 0; i < all.size(); ++i) {
