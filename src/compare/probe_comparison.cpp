@@ -124,6 +124,24 @@ ProbeComparison compare_probe_records(const std::vector<probe::ProbeRecord>& new
   return out;
 }
 
+std::vector<doctor::Finding> failing_findings(const ProbeComparison& c) {
+  std::vector<doctor::Finding> out;
+  for (const auto& r : c.rows) {
+    if (!r.fails) continue;
+    const probe::MetricInfo& info = metric_info(r.metric);
+    const std::string metric(probe::kProbeMetricNames.name(r.metric));
+    doctor::Finding f;
+    f.check = "probe." + metric;
+    f.severity = doctor::Severity::warning;
+    f.hosts = {r.host};
+    f.evidence = printf_text("%s %s %.4g %s against the reference's %.4g (%.2f of it)", r.host.c_str(), metric.c_str(),
+                             r.new_value, std::string(info.unit).c_str(), r.reference_value, r.ratio);
+    f.fix = std::string(info.cause);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
 std::string probe_comparison_table(const ProbeComparison& c) {
   std::string text = printf_text("%-20s %-30s %12s %12s %8s %-9s\n", "host", "figure", "new", "reference", "ratio", "verdict");
   for (const auto& r : c.rows) {

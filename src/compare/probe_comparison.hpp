@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compare/comparison.hpp"
+#include "core/finding.hpp"
 #include "probe/probe_record.hpp"
 
 namespace ncclsweep {
@@ -39,6 +40,11 @@ double probe_noise_band(const probe::MetricInfo& info, double value, double spre
 // Throws UsageError when the two share no figure.
 ProbeComparison compare_probe_records(const std::vector<probe::ProbeRecord>& new_records,
                                       const std::vector<probe::ProbeRecord>& reference, const CompareOptions& options);
+
+// Each failing figure as a warning: check "probe.<metric>", its host, both figures and the
+// ratio as evidence, the metric's likely cause as the fix (diagnose's platform row, when
+// its reference holds probe figures).
+std::vector<doctor::Finding> failing_findings(const ProbeComparison& comparison);
 
 // One line per figure (host, metric, both values, ratio, verdict), each failing figure's
 // likely cause after the table, and the summary line.

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "compare/comparison.hpp"
+#include "compare/probe_comparison.hpp"
 #include "compare/diagnosis.hpp"
 #include "compare/side_readers.hpp"
 #include "core/errors.hpp"
@@ -28,6 +29,7 @@
 #include "runtime/in_process_engine.hpp"
 #include "runtime/locate_launch.hpp"
 #include "runtime/preflight.hpp"
+#include "probe/probe_run.hpp"
 #include "runtime/probe_launch.hpp"
 #include "runtime/run_entry.hpp"
 #include "search/search.hpp"
@@ -64,6 +66,15 @@ std::filesystem::path reference_input(const std::string& reference) {
   const std::filesystem::path path(reference);
   if (std::filesystem::exists(path / kDiagnoseFile)) return path / kDiagnoseRunFolder;
   return path;
+}
+
+// The platform figures of a reference diagnose directory; none for other references.
+std::optional<probe::ProbeDocument> reference_probe(const std::string& reference) {
+  const std::filesystem::path path(reference);
+  if (!std::filesystem::exists(path / kDiagnoseFile) || !probe::is_probe_results(path / kDiagnoseProbeFolder)) {
+    return std::nullopt;
+  }
+  return probe::read_probe_document(path / kDiagnoseProbeFolder);
 }
 
 // A collective check that every rank passes or none does: rank 0's `error` (a UsageError's
@@ -189,10 +200,12 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
   std::string error;
   FaultInjection fault;
   std::optional<Side> reference;
+  std::optional<probe::ProbeDocument> reference_platform;
   try {
     if (request.plan_only) check_diagnose_plan_format(request.format);
     if (!request.fault.empty()) fault = parse_fault_injection(request.fault);
     if (leader) reference = load_side(reference_input(request.reference));
+    if (leader) reference_platform = reference_probe(request.reference);
   } catch (const UsageError& e) {
     error = e.message();
   }
@@ -282,11 +295,23 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
     const FaultInjection hog = fault.action == FaultAction::cpu_hog ? fault : FaultInjection{};
     const auto probed = probe_every_rank(session, probe_options, hog, request.command_line);
     if (probed) {
-      probe::write_probe_document(*probed, std::filesystem::path(dir) / "probe");
+      probe::write_probe_document(*probed, std::filesystem::path(dir) / kDiagnoseProbeFolder);
       evidence.platform_measured = probed->hosts.size() >= 2;
       evidence.platform_against = "the other hosts";
       for (const auto& f : probed->findings) {
         if (f.severity != doctor::Severity::info) evidence.platform.push_back(f);
+      }
+      if (reference_platform) {
+        // The reference's own figures: each host here against the median of its hosts.
+        try {
+          const ProbeComparison against = compare_probe_records(probed->records, reference_platform->records, {});
+          for (auto& f : failing_findings(against)) evidence.platform.push_back(std::move(f));
+          evidence.platform_against = evidence.platform_measured ? "the other hosts and the reference's probe figures"
+                                                                 : "the reference's probe figures";
+          evidence.platform_measured = true;
+        } catch (const UsageError& e) {
+          evidence.platform_notes.push_back("platform: not judged against the reference's probe figures: " + e.message());
+        }
       }
       for (const auto& note : probed->notes) evidence.platform_notes.push_back("platform: " + note);
     }

@@ -38,5 +38,6 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
 inline constexpr const char* kDiagnoseFile = "diagnose.json";
 inline constexpr const char* kDiagnoseRunFolder = "run";
 inline constexpr const char* kDiagnoseSettingsFolder = "settings";  // the --sweep search's run
+inline constexpr const char* kDiagnoseProbeFolder = "probe";  // the platform figures a later diagnose judges against
 
 }  // namespace ncclsweep

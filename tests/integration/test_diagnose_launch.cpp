@@ -129,6 +129,16 @@ TEST_CASE("diagnose: the gate at 90% of the reference FAILs on the collectives; 
   CHECK(std::filesystem::exists(std::filesystem::path(at90.doc.at("results").get<std::string>()) / "run" / "run.json"));
   CHECK(std::filesystem::exists(std::filesystem::path(at90.doc.at("results").get<std::string>()) / "probe" / "probe.json"));
 
+  // A diagnose directory as the reference brings its probe figures: one host's platform
+  // is then judged against them, where against the other hosts it could not be.
+  {
+    const Diagnosed again = diagnose(dir / "against-90", at90.doc.at("results").get<std::string>(), one_host,
+                                     {"--inject-fault", "1:slow=50"});
+    CHECK(layer(at90.doc, "platform").at("verdict") == "unresolved");
+    CHECK(layer(again.doc, "platform").at("reference") == "the reference's probe figures");
+    CHECK(layer(again.doc, "platform").at("verdict") != "unresolved");
+  }
+
   // --plan states the budget the diagnose announced and what its calls' phase measures,
   // and measures nothing.
   {

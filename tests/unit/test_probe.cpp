@@ -391,6 +391,15 @@ TEST_CASE("a probe run compared with itself passes; a degraded host fails, named
   int failing = 0;
   for (const auto& row : c.rows) failing += row.fails;
   CHECK(failing == 1);
+  // Diagnose's platform row reads the failing figure as a warning on its host.
+  CHECK(failing_findings(self).empty());
+  const auto findings = failing_findings(c);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].check == "probe.numa_remote_copy_gbps");
+  CHECK(findings[0].severity == ncclsweep::doctor::Severity::warning);
+  CHECK(findings[0].hosts == std::vector<std::string>{"h1"});
+  CHECK_THAT(findings[0].evidence, ContainsSubstring("h1 numa_remote_copy_gbps 4 GB/s against the reference's"));
+  CHECK(findings[0].fix == std::string(metric_info(ProbeMetric::numa_remote_copy_gbps).cause));
   // Lower is better for stalls: fewer stalls than the reference is better, never a failure.
   const auto calmer = four_hosts([](ProbeRecord& r) {
     if (r.metric == ProbeMetric::stall_max_ms) r.value = 0.1;
