@@ -105,12 +105,12 @@ nlohmann::json phases_json(const std::vector<PhaseTime>& list) {
 
 // What each phase of a planned diagnose will do, beside its seconds.
 std::string phase_work(const DiagnosePlan& plan, const PhaseTime& p) {
-  if (p.phase == "preflight") return "the facts of every rank (as doctor), judged across ranks";
-  if (p.phase == "platform") return "probe --quick on every rank";
-  if (p.phase == "hosts and links") {
+  if (p.phase == name_of(DiagnoseLayer::preflight)) return "the facts of every rank (as doctor), judged across ranks";
+  if (p.phase == name_of(DiagnoseLayer::platform)) return "probe --quick on every rank";
+  if (p.phase == name_of(DiagnoseLayer::hosts)) {
     return plan.hosts < 2 ? "not measured: one host" : "locate's tournament over " + std::to_string(plan.hosts) + " hosts";
   }
-  if (p.phase == "collectives") {
+  if (p.phase == name_of(DiagnoseLayer::collectives)) {
     std::string s = std::to_string(plan.measurements) + (plan.measurements == 1 ? " measurement" : " measurements") +
                     " (calls x placements x repeats)";
     if (plan.per_measurement_s) s += ", each at most " + duration_text(*plan.per_measurement_s) + " timed";
@@ -238,12 +238,9 @@ void print_diagnose_plan(const DiagnosePlan& plan, ReportFormat format, std::ost
     out << doc.dump(2) << "\n";
     return;
   }
-  Diagnosis d;
-  d.budget_s = plan.budget_s;
-  d.phases = plan.phases;
   out << "# ncclsweep diagnose --plan: " << plan.ranks << (plan.ranks == 1 ? " rank" : " ranks") << " on " << plan.hosts
       << (plan.hosts == 1 ? " host" : " hosts") << ", against " << plan.reference << "; nothing is measured\n";
-  out << "budget " << budget_text(d) << "\n";
+  out << "budget " << budget_text(plan.budget_s, plan.phases) << "\n";
   std::size_t width = 0;
   for (const PhaseTime& p : plan.phases) width = std::max(width, p.phase.size());
   for (const PhaseTime& p : plan.phases) {
@@ -253,11 +250,13 @@ void print_diagnose_plan(const DiagnosePlan& plan, ReportFormat format, std::ost
   out.flush();
 }
 
-std::string budget_text(const Diagnosis& d) {
+std::string budget_text(double budget_s, const std::vector<PhaseTime>& phases) {
   std::string parts;
-  for (const PhaseTime& p : d.phases) parts += (parts.empty() ? "" : ", ") + p.phase + " " + duration_text(p.planned_s);
-  return duration_text(d.budget_s) + " (" + parts + ")";
+  for (const PhaseTime& p : phases) parts += (parts.empty() ? "" : ", ") + p.phase + " " + duration_text(p.planned_s);
+  return duration_text(budget_s) + " (" + parts + ")";
 }
+
+std::string budget_text(const Diagnosis& d) { return budget_text(d.budget_s, d.phases); }
 
 void print_diagnosis(const Diagnosis& d, ReportFormat format, std::ostream& out) {
   check_diagnosis_format(format);

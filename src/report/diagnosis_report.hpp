@@ -2,6 +2,7 @@
 // `ncclsweep diagnose`'s result in each of its formats: the terminal table, Markdown (for
 // a ticket), JSON (docs/diagnose.md has the schema) and an SVG of the gap by layer.
 #include <ostream>
+#include <vector>
 
 #include "compare/diagnosis.hpp"
 #include "core/report_format.hpp"
@@ -15,6 +16,7 @@ inline constexpr ReportFormat kDiagnoseFormats[] = {ReportFormat::table, ReportF
 void check_diagnosis_format(ReportFormat format);
 
 // "10m 0s (preflight 5s, platform 12s, hosts and links 40s, collectives 9m 3s)"
+std::string budget_text(double budget_s, const std::vector<PhaseTime>& phases);
 std::string budget_text(const Diagnosis& d);
 
 void print_diagnosis(const Diagnosis& d, ReportFormat format, std::ostream& out);

@@ -9,8 +9,8 @@
 #include <cstring>
 
 #include "compare/comparison.hpp"
-#include "compare/probe_comparison.hpp"
 #include "compare/diagnosis.hpp"
+#include "compare/probe_comparison.hpp"
 #include "compare/side_readers.hpp"
 #include "core/errors.hpp"
 #include "core/failure_report.hpp"
@@ -21,6 +21,7 @@
 #include "doctor/checks.hpp"
 #include "doctor/gpu_probe.hpp"
 #include "locate/locate_results.hpp"
+#include "probe/probe_run.hpp"
 #include "report/diagnosis_report.hpp"
 #include "results/results_directory.hpp"
 #include "results/search_summary.hpp"
@@ -29,7 +30,6 @@
 #include "runtime/in_process_engine.hpp"
 #include "runtime/locate_launch.hpp"
 #include "runtime/preflight.hpp"
-#include "probe/probe_run.hpp"
 #include "runtime/probe_launch.hpp"
 #include "runtime/run_entry.hpp"
 #include "search/search.hpp"

@@ -26,6 +26,15 @@ ProbeRecord on(const std::string& host, int rank, ProbeMetric metric, double val
   return r;
 }
 
+// A stall watcher's record on `host`: the longest stop of each slice, the figure their max.
+ProbeRecord stalls(const std::string& host, int rank, const std::vector<double>& slice_max) {
+  ProbeRecord r =
+      measured_repeats(ProbeMetric::stall_max_ms, *std::max_element(slice_max.begin(), slice_max.end()), slice_max);
+  r.host = host;
+  r.rank = rank;
+  return r;
+}
+
 // Four hosts of two ranks, alike but for what `change` does to them.
 template <typename F>
 std::vector<ProbeRecord> four_hosts(F&& change) {
@@ -211,13 +220,6 @@ TEST_CASE("a busy core held below the others' clock is named for its clock", "[p
 
 TEST_CASE("one stray stall in a quiet watch names nothing; stalls that keep coming back do", "[probe]") {
   // Two clean hosts of a busy machine: h0 had one 25 ms stall in one slice of five.
-  const auto stalls = [](const std::string& host, int rank, std::vector<double> slice_max) {
-    ProbeRecord r = measured_repeats(ProbeMetric::stall_max_ms, *std::max_element(slice_max.begin(), slice_max.end()),
-                                     slice_max);
-    r.host = host;
-    r.rank = rank;
-    return r;
-  };
   CHECK(outlier_hosts(summarise_hosts({stalls("h0", 0, {25, 1, 1.2, 0.9, 1}), stalls("h1", 1, {0.4, 0.3, 0.5, 0.4, 0.3})}))
             .empty());
   // A host held to a CPU quota stops for most of every period: 75 ms in every slice.
@@ -232,13 +234,6 @@ TEST_CASE("a host that stalls in every slice is named though its peers' first sl
   // stall_max_ms slices of a probe --quick on the cluster bed (4 hosts x 1 rank on 2 cores),
   // h2 held to 25% of a CPU by a cgroup quota: its watcher stops 56-63 ms in every slice;
   // the other hosts stopped 27-80 ms once, in their first slice, and 4-13 ms after it.
-  const auto stalls = [](const std::string& host, int rank, std::vector<double> slice_max) {
-    ProbeRecord r = measured_repeats(ProbeMetric::stall_max_ms, *std::max_element(slice_max.begin(), slice_max.end()),
-                                     slice_max);
-    r.host = host;
-    r.rank = rank;
-    return r;
-  };
   const std::vector<ProbeRecord> records{stalls("h1", 0, {80.3, 13.0, 4.0, 6.5, 8.0}),
                                          stalls("h2", 1, {135.4, 63.0, 56.0, 60.0, 59.0}),
                                          stalls("h3", 2, {30.0, 8.0, 5.8, 6.7, 9.1}),
