@@ -71,6 +71,9 @@ TEST_CASE("the example sweeps group as their comments say") {
   CHECK(algo.points.size() == 9);
   CHECK(algo.isolation_groups.size() == 3);  // NCCL_MAX_NCHANNELS splits; NCCL_PROTO re-inits
   CHECK(algo.points[algo.baseline].label == "NCCL_PROTO=Simple NCCL_MAX_NCHANNELS=32");
+  const auto settings = plan_of("proto-algo-channels.yaml");
+  CHECK(settings.points.size() == 18);
+  CHECK(settings.isolation_groups.size() == 3);  // NCCL_MIN_NCHANNELS splits; PROTO and ALGO re-init
   const auto ctas = plan_of("ctas.yaml");
   CHECK(ctas.points.size() == 2);
   CHECK(ctas.isolation_groups.size() == 1);
