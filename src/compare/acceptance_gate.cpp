@@ -243,7 +243,7 @@ AcceptanceGate acceptance_gate(const Comparison& comparison, double target, cons
   if (!call_time.empty()) {
     settings.weighting = GateWeighting::workload_time;
     for (const auto& [i, time] : call_time) {
-      rows.push_back(evidence(*usable[i], comparison.noise));
+      rows.push_back(evidence(*usable[i], comparison.options.noise));
       rows.back().time_weight = time;
     }
     if (calls_without_row > 0) {
@@ -252,7 +252,7 @@ AcceptanceGate acceptance_gate(const Comparison& comparison, double target, cons
                       "weighs the others");
     }
   } else {
-    for (const RowComparison* r : usable) rows.push_back(evidence(*r, comparison.noise));
+    for (const RowComparison* r : usable) rows.push_back(evidence(*r, comparison.options.noise));
     if (workload) {
       notes.push_back("none of the workload's " + std::to_string(workload->calls.size()) +
                       " calls has a compared row: the gate pools every row instead");

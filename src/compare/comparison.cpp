@@ -96,10 +96,7 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
   Comparison c;
   c.new_side = new_side.identity;
   c.reference = reference.identity;
-  c.threshold = options.threshold;
-  c.noise = options.noise;
-  c.min_size = options.min_size;
-  c.max_band_share = options.max_band_share;
+  c.options = options;
   const SideIdentity& a = new_side.identity;
   const SideIdentity& b = reference.identity;
   if (a.ranks != b.ranks) {
@@ -252,7 +249,7 @@ std::string Comparison::summary() const {
     s += ", " + std::to_string(counts[Verdict::unresolved]) + " unresolved (" + kUnresolvedAdvice + ")";
   }
   char limit[16];
-  std::snprintf(limit, sizeof limit, "%g%%", threshold * 100);
+  std::snprintf(limit, sizeof limit, "%g%%", options.threshold * 100);
   const int judged = counts[Verdict::same] + counts[Verdict::faster] + counts[Verdict::slower];
   if (failing.empty() && acceptance) return s + " -> " + acceptance->summary_tail();
   if (failing.empty()) return s + (judged == 0 ? " -> PASS, but no row was judged" : " -> PASS");

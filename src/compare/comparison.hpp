@@ -46,10 +46,7 @@ struct RowComparison {
 
 struct Comparison {
   SideIdentity new_side, reference;
-  double threshold = kDefaultThreshold;
-  NoiseModel noise;
-  Bytes min_size = 0;
-  double max_band_share = kDefaultMaxBandShare;
+  CompareOptions options;  // what it was judged with
   std::vector<std::string> differences;  // the comparability block
   std::vector<std::string> notes;        // importers' notes, prefixed by side
   std::vector<RowComparison> rows;       // matched rows, in key order

@@ -34,7 +34,7 @@ std::string verdict_text(const RowComparison& r) {
 }
 
 std::string band_rule(const Comparison& c) {
-  return "a row whose band is over " + significant3(c.max_band_share * 100) + "% of its busbw is unresolved (" +
+  return "a row whose band is over " + significant3(c.options.max_band_share * 100) + "% of its busbw is unresolved (" +
          kUnresolvedAdvice + ")";
 }
 
@@ -66,7 +66,7 @@ void print_comparison_table(const Comparison& c, const PrintStyle& style, std::o
   out << bold << c.summary() << plain << "\n";
   out << "NEW:       " << identity_line(c.new_side) << "\n";
   out << "REFERENCE: " << identity_line(c.reference) << "\n";
-  out << describe_noise(c.noise) << "; " << band_rule(c) << "\n";
+  out << describe_noise(c.options.noise) << "; " << band_rule(c) << "\n";
   for (const auto& d : c.differences) out << "differs: " << d << "\n";
   for (const auto& n : c.notes) out << "note: " << n << "\n";
   int width = 3;
@@ -92,7 +92,7 @@ void print_comparison_markdown(const Comparison& c, const PrintStyle&, std::ostr
   out << "**" << c.summary() << "**\n\n";
   out << "- NEW: " << identity_line(c.new_side) << "\n";
   out << "- REFERENCE: " << identity_line(c.reference) << "\n";
-  out << "- " << describe_noise(c.noise) << "; " << band_rule(c) << "\n";
+  out << "- " << describe_noise(c.options.noise) << "; " << band_rule(c) << "\n";
   for (const auto& d : c.differences) out << "- differs: " << d << "\n";
   for (const auto& n : c.notes) out << "- note: " << n << "\n";
   const std::string header =
@@ -124,10 +124,10 @@ void print_comparison_json(const Comparison& c, const PrintStyle&, std::ostream&
   nlohmann::json j{{"summary", c.summary()},
                    {"passed", c.passed()},
                    {"exit_status", c.exit_status()},
-                   {"threshold", c.threshold},
-                   {"noise", {{"relative", c.noise.relative}, {"time_us", c.noise.time_us}}},
-                   {"min_size_bytes", c.min_size},
-                   {"max_band_share", c.max_band_share},
+                   {"threshold", c.options.threshold},
+                   {"noise", {{"relative", c.options.noise.relative}, {"time_us", c.options.noise.time_us}}},
+                   {"min_size_bytes", c.options.min_size},
+                   {"max_band_share", c.options.max_band_share},
                    {"new", identity_json(c.new_side)},
                    {"reference", identity_json(c.reference)},
                    {"differences", c.differences},

@@ -93,7 +93,7 @@ void print_comparison_svg(const Comparison& c, const PrintStyle&, std::ostream& 
     for (const ComparedPoint& p : s.points) {
       x_min = std::min(x_min, std::floor(p.log2_size));
       x_max = std::max(x_max, std::ceil(p.log2_size));
-      for (double v : {p.new_gbps, p.reference_gbps, p.reference_gbps * c.threshold}) {
+      for (double v : {p.new_gbps, p.reference_gbps, p.reference_gbps * c.options.threshold}) {
         if (v > 0) y_min = std::min(y_min, std::floor(std::log10(v))), y_max = std::max(y_max, std::ceil(std::log10(v)));
       }
     }
@@ -128,7 +128,7 @@ void print_comparison_svg(const Comparison& c, const PrintStyle&, std::ostream& 
   }
   entries.push_back({line_swatch("#333", "", 1.5), "NEW"});
   entries.push_back({line_swatch("#333", "7 4", 1.5), "REFERENCE"});
-  entries.push_back({line_swatch("#333", "2 3", 1.5), "threshold: " + printf_text("%g", c.threshold * 100) + "% of REFERENCE"});
+  entries.push_back({line_swatch("#333", "2 3", 1.5), "threshold: " + printf_text("%g", c.options.threshold * 100) + "% of REFERENCE"});
   const std::pair<Verdict, bool> marks[] = {{Verdict::same, false}, {Verdict::faster, false}, {Verdict::slower, false},
                                             {Verdict::ambiguous, false}, {Verdict::unresolved, false}, {Verdict::slower, true}};
   for (const auto& [verdict, fails] : marks) {
@@ -167,7 +167,7 @@ void print_comparison_svg(const Comparison& c, const PrintStyle&, std::ostream& 
       if (p.new_gbps > 0) fresh.emplace_back(px(p.log2_size), py(p.new_gbps));
       if (p.reference_gbps > 0) {
         reference.emplace_back(px(p.log2_size), py(p.reference_gbps));
-        threshold.emplace_back(px(p.log2_size), py(p.reference_gbps * c.threshold));
+        threshold.emplace_back(px(p.log2_size), py(p.reference_gbps * c.options.threshold));
       }
     }
     out << polyline(threshold, colour, "2 3", 1) << polyline(reference, colour, "7 4", 1.5) << polyline(fresh, colour, "", 2);

@@ -198,7 +198,7 @@ TEST_CASE("compare's SVG draws NEW over REFERENCE with the threshold, a mark per
   Comparison c;
   c.new_side = {SideSource::ncclsweep_run, "", std::string(300, 'n'), 2, 1, "NVIDIA H200", "2.28.9", "13.0", EngineKind::mpi};
   c.reference = {SideSource::nccl_tests_text, "", "all_gather_perf_mpi", 2, 1, "", "", "", std::nullopt};
-  c.threshold = 0.9;
+  c.options.threshold = 0.9;
   c.rows = {compared(1 << 20, 10, 10, Verdict::same, false), compared(1 << 24, 50, 100, Verdict::slower, true),
             compared(1 << 28, 0.5, 200, Verdict::unresolved, false),
             compared(1 << 28, 210, 200, Verdict::faster, false, "in_place")};
