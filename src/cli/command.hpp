@@ -116,5 +116,6 @@ void add_recommend_command(CLI::App& app, CommandAction& chosen);
 void add_locate_command(CLI::App& app, CommandAction& chosen);
 void add_probe_command(CLI::App& app, CommandAction& chosen);
 void add_diagnose_command(CLI::App& app, CommandAction& chosen);
+void add_soak_command(CLI::App& app, CommandAction& chosen);
 
 }  // namespace ncclsweep

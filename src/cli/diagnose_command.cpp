@@ -1,7 +1,9 @@
 // `ncclsweep diagnose`: launched like run (mpirun or srun, one rank per GPU); compares
-// this cluster with a reference layer by layer (docs/diagnose.md). This file only parses
-// flags into a DiagnoseRequest; runtime/diagnose_launch.cpp runs the launch.
+// this cluster with a reference layer by layer (docs/diagnose.md). This file parses flags
+// into a DiagnoseRequest, runtime/diagnose_launch.cpp runs the launch, and rank 0 prints
+// its outcome here (report/diagnosis_report).
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <string>
 
@@ -9,6 +11,7 @@
 
 #include "cli/command.hpp"
 #include "cli/data_dir.hpp"
+#include "report/diagnosis_report.hpp"
 #include "runtime/diagnose_launch.hpp"
 #include "runtime/mpi_session.hpp"
 #include "soak/duration.hpp"
@@ -36,7 +39,10 @@ int diagnose_from_args(const DiagnoseArgs& args, CommandContext& context) {
   request.run.models_dir = models_directory(request.run.models_dir);
   MpiSession session(&context.argc, &context.argv);
   request.command_line = {context.argv, context.argv + context.argc};
-  return run_diagnose_launch(session, request, context.envp);
+  const DiagnoseOutcome outcome = run_diagnose_launch(session, request, context.envp);
+  if (outcome.plan) print_diagnose_plan(*outcome.plan, request.format, std::cout);
+  if (outcome.diagnosis) print_diagnosis(*outcome.diagnosis, request.format, std::cout);
+  return outcome.status;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "cli/launch_flags.hpp"
 #include "core/table_or_json.hpp"
 #include "core/run_options.hpp"
 #include "core/errors.hpp"
@@ -31,12 +32,8 @@ struct LocateArgs {
   int repeats = 3;
   int passes = 1;
   double threshold = 0.9;
-  std::optional<EngineKind> engine;
-  TableOrJson format = TableOrJson::table;
-  std::string output;
-  std::string results_root = "results";
+  LaunchFlags launch;
   std::string svg;
-  std::string fault;
   std::string reference;  // --reference DIR
   bool dry_run = false;
   int hosts = 0;           // --dry-run: the allocation to estimate
@@ -60,31 +57,20 @@ LocateOptions options_from(const LocateArgs& args) {
 }
 
 int dry_run(const LocateArgs& args) {
-  return run_locate_dry_run(args.hosts, args.ranks_per_host, options_from(args), args.busbw_gbps, args.format, std::cout);
+  return run_locate_dry_run(args.hosts, args.ranks_per_host, options_from(args), args.busbw_gbps, args.launch.format,
+                            std::cout);
 }
 
 int run_located(const LocateArgs& args, CommandContext& context) {
   MpiSession session(&context.argc, &context.argv);
   LocateRequest request;
-  std::string error;
-  try {
-    request.options = options_from(args);
-  } catch (const UsageError& e) {
-    error = e.message();  // the same on every rank: all stop together
-  }
-  if (!error.empty()) {
-    if (session.rank() == 0) print_error(error);
-    return kExitUsage;
-  }
-  request.engine = args.engine.value_or(default_engine());
-  request.fault = args.fault;
+  if (!parsed_on_every_rank(session, [&] { request.options = options_from(args); })) return kExitUsage;
+  fill_launch_request(request, args.launch, context);
   request.reference_dir = args.reference;
-  request.output_dir = args.output;
-  request.results_root = args.results_root;
   request.svg_path = args.svg;
-  request.format = args.format;
-  request.command_line = {context.argv, context.argv + context.argc};
-  return run_locate_launch(session, request);
+  const LocateOutcome outcome = run_locate_launch(session, request);
+  if (outcome.summary) print_locate_summary(*outcome.summary, request.format);
+  return outcome.status;
 }
 
 }  // namespace
@@ -114,14 +100,10 @@ void add_locate_command(CLI::App& app, CommandAction& chosen) {
   cmd->add_option("--threshold", args->threshold, "Slow below this share of the reference (the median of hosts)")
       ->check(finite_range(0.01, 1.0))
       ->capture_default_str();
-  add_choice(*cmd, "--engine", args->engine, kEngineNames, "nccl (GPU; the default when built) or mpi (host buffers)");
-  add_choice(*cmd, "--format,-f", args->format, kTableOrJsonNames, "table or json (stdout)");
-  cmd->add_option("-o,--output", args->output, "Results directory (default: RESULTS_ROOT/locate/<UTC start>)");
-  cmd->add_option("--results-root", args->results_root, "Where default results directories go")->capture_default_str();
+  add_launch_flags(*cmd, args->launch, "locate",
+                   "Testing aid (mpi engine): R:slow=F slows rank R's calls F-fold; link=HOSTA,HOSTB:slow=F slows only "
+                   "traffic between two hosts; ranks=R1,R2:slow=F only the exchange of two ranks (a GPU pair)");
   cmd->add_option("--svg", args->svg, "Also write the host x host heat map to this SVG file");
-  cmd->add_option("--inject-fault", args->fault,
-                  "Testing aid (mpi engine): R:slow=F slows rank R's calls F-fold; link=HOSTA,HOSTB:slow=F slows only "
-                  "traffic between two hosts; ranks=R1,R2:slow=F only the exchange of two ranks (a GPU pair)");
   cmd->add_flag("--dry-run", args->dry_run, "Print the time estimate and exit (needs --hosts and --ranks-per-host)");
   cmd->add_option("--hosts", args->hosts, "--dry-run: hosts of the allocation")->check(finite_range(1, 100000));
   cmd->add_option("--ranks-per-host", args->ranks_per_host, "--dry-run: ranks (GPUs) per host")

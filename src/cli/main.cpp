@@ -6,7 +6,6 @@
 #include <string>
 
 #include "cli/command.hpp"
-#include "cli/soak_command.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/failure_report.hpp"

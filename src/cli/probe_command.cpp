@@ -1,5 +1,6 @@
 // `ncclsweep probe`: the platform signals behind slow clusters, measured on every rank
 // inside the job's own allocation, container and binding (docs/probe.md).
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,8 +43,10 @@ int run_probe(const ProbeArgs& args, CommandContext& context) {
     }
   }
   MpiSession session(&context.argc, &context.argv);
-  return run_probe_launch(session, options, fault, {context.argv, context.argv + context.argc}, args.output,
-                          args.results_root);
+  const ProbeOutcome outcome = run_probe_launch(session, options, fault, {context.argv, context.argv + context.argc},
+                                                args.output, args.results_root);
+  if (outcome.document) print_probe(*outcome.document, outcome.directory, std::cout);
+  return outcome.status;
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "cli/soak_command.hpp"
+#include "cli/launch_flags.hpp"
 #include "core/errors.hpp"
 #include "core/failure_report.hpp"
 #include "core/list_text.hpp"
@@ -29,13 +29,9 @@ struct SoakArgs {
   double noise_relative = 0.04;
   double threshold = 0.9;
   int baseline_windows = 3;
-  std::optional<EngineKind> engine;
-  TableOrJson format = TableOrJson::table;
-  std::string output;
-  std::string results_root = "results";
+  LaunchFlags launch;
   std::string resume;        // --resume DIR
   std::string metrics_file;  // --metrics-file PATH
-  std::string fault;
   bool duration_given = false;
 };
 
@@ -61,23 +57,18 @@ SoakOptions options_from(const SoakArgs& args) {
 int run_soaked(const SoakArgs& args, CommandContext& context) {
   MpiSession session(&context.argc, &context.argv);
   SoakRequest request;
-  try {
-    // A resume takes its options from run.json; --duration alone may lengthen it.
+  // A resume takes its options from run.json; --duration alone may lengthen it.
+  const bool parsed = parsed_on_every_rank(session, [&] {
     if (args.resume.empty()) request.options = options_from(args);
     if (!args.resume.empty() && args.duration_given) request.duration_s = parse_duration(args.duration, "--duration");
-  } catch (const UsageError& e) {
-    if (session.rank() == 0) print_error(e.message());  // the same on every rank: all stop together
-    return kExitUsage;
-  }
-  request.engine = args.engine.value_or(default_engine());
-  request.fault = args.fault;
-  request.output_dir = args.output;
-  request.results_root = args.results_root;
+  });
+  if (!parsed) return kExitUsage;
+  fill_launch_request(request, args.launch, context);
   request.resume_dir = args.resume;
   request.metrics_file = args.metrics_file;
-  request.format = args.format;
-  request.command_line = {context.argv, context.argv + context.argc};
-  return run_soak_launch(session, request);
+  const SoakOutcome outcome = run_soak_launch(session, request);
+  if (outcome.summary) print_soak_summary(*outcome.summary, request.format);
+  return outcome.status;
 }
 
 }  // namespace
@@ -109,16 +100,12 @@ void add_soak_command(CLI::App& app, CommandAction& chosen) {
   cmd->add_option("--baseline-windows", args->baseline_windows, "Windows whose median is each series' starting level")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  add_choice(*cmd, "--engine", args->engine, kEngineNames, "nccl (GPU; the default when built) or mpi (host buffers)");
-  add_choice(*cmd, "--format,-f", args->format, kTableOrJsonNames, "table or json (stdout)");
-  cmd->add_option("-o,--output", args->output, "Results directory (default: RESULTS_ROOT/soak/<UTC start>)");
-  cmd->add_option("--results-root", args->results_root, "Where default results directories go")->capture_default_str();
+  add_launch_flags(*cmd, args->launch, "soak",
+                   "Testing aid (mpi engine): R:slow=F[@t=SECONDS] slows rank R's communicators F-fold from then on; "
+                   "R:slow=F@flap=SECONDS alternates normal and slow every SECONDS");
   cmd->add_option("--resume", args->resume, "Continue the timeline of this soak's results directory (its options)");
   cmd->add_option("--metrics-file", args->metrics_file,
                   "Prometheus text file rewritten atomically after every window (node_exporter textfile collector)");
-  cmd->add_option("--inject-fault", args->fault,
-                  "Testing aid (mpi engine): R:slow=F[@t=SECONDS] slows rank R's communicators F-fold from then on; "
-                  "R:slow=F@flap=SECONDS alternates normal and slow every SECONDS");
   cmd->callback([args, duration, &chosen] {
     args->duration_given = duration->count() > 0;
     chosen = [args](CommandContext& context) { return run_soaked(*args, context); };

@@ -502,4 +502,40 @@ void print_locate_report(const fs::path& dir, ReportFormat format, std::ostream&
   }
 }
 
+void print_locate_summary(const LocateSummary& summary, TableOrJson format) {
+  const CommandStreams streams = command_streams(format);
+  if (format == TableOrJson::json) {
+    nlohmann::json out = verdicts_json(summary.layout, summary.verdicts, summary.threshold, summary.reference);
+    out["results"] = summary.directory;
+    out["steps"] = nlohmann::json::array();
+    for (const StepTime& t : summary.steps) {
+      out["steps"].push_back({{"phase", name_of(t.phase)},
+                              {"round", t.round},
+                              {"pass", t.pass},
+                              {"seconds", t.seconds},
+                              {"split_seconds", t.split_seconds}});
+    }
+    streams.document << out.dump(2) << "\n";
+  } else {
+    std::vector<double> rounds, splits;
+    for (const StepTime& t : summary.steps) {
+      if (t.phase != LocatePhase::pairs) continue;
+      rounds.push_back(t.seconds);
+      splits.push_back(t.split_seconds);
+    }
+    if (!rounds.empty()) {
+      std::sort(rounds.begin(), rounds.end());
+      std::sort(splits.begin(), splits.end());
+      const std::size_t per_pass = rounds.size() / static_cast<std::size_t>(summary.passes);
+      streams.notes << "# pairs: " << per_pass << " round(s)"
+                    << (summary.passes > 1 ? " x " + std::to_string(summary.passes) + " passes" : "") << ", "
+                    << seconds_text(rounds[rounds.size() / 2]) << " per round, of which the split "
+                    << seconds_text(splits[splits.size() / 2]) << " (medians)\n";
+    }
+    print_findings_table(streams.document, summary.layout, summary.verdicts, false, summary.iters);
+    streams.notes << "# results: " << summary.directory << "\n";
+  }
+  streams.document.flush();
+}
+
 }  // namespace ncclsweep::locate

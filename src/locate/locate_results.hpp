@@ -13,6 +13,7 @@
 
 #include "core/report_format.hpp"
 #include "core/run_options.hpp"
+#include "core/table_or_json.hpp"
 #include "locate/locate_plan.hpp"
 #include "locate/phase_runner.hpp"
 #include "locate/verdicts.hpp"
@@ -66,6 +67,22 @@ void print_records_csv(std::ostream& out, const HostLayout& layout, const std::v
 // Prometheus text (report/prometheus_text.hpp): host-phase busbw per host, one gauge per finding.
 void print_locate_prometheus(std::ostream& out, const HostLayout& layout, const std::vector<Measurement>& measurements,
                              const Verdicts& verdicts);
+
+// What one locate launch found, as its command prints it.
+struct LocateSummary {
+  HostLayout layout;
+  Verdicts verdicts;
+  double threshold = 0;
+  int passes = 1;
+  int iters = 0;
+  std::string reference;  // the --reference source; "" for the median of the hosts
+  std::string directory;  // where its results are
+  std::vector<StepTime> steps;
+};
+// json: the verdicts, the results directory and the steps as one document on stdout;
+// table: the findings table on stdout, the pairs' round times and the directory as notes
+// on stderr.
+void print_locate_summary(const LocateSummary& summary, TableOrJson format);
 
 // `ncclsweep report DIR --format table|md|csv|json|prom|svg` for a locate's directory.
 void print_locate_report(const std::filesystem::path& dir, ReportFormat format, std::ostream& out);

@@ -190,7 +190,7 @@ void read_settings(const std::filesystem::path& dir, int status, DiagnoseEvidenc
 
 }  // namespace diagnose_steps
 
-int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, char** envp) {
+DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, char** envp) {
   using namespace diagnose_steps;
   const bool leader = session.rank() == 0;
   const auto started = Clock::now();
@@ -209,7 +209,7 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
   } catch (const UsageError& e) {
     error = e.message();
   }
-  if (!agreed(session, error)) return kExitUsage;
+  if (!agreed(session, error)) return DiagnoseOutcome::with_status(kExitUsage);
 
   const std::string dir = session.broadcast_string(
       leader ? (!request.output_dir.empty()
@@ -248,7 +248,7 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
   } catch (const UsageError& e) {
     error = e.message();
   }
-  if (!agreed(session, error)) return kExitUsage;
+  if (!agreed(session, error)) return DiagnoseOutcome::with_status(kExitUsage);
   run.command_line = request.command_line;
   run.envp = envp;
   settings.command_line = request.command_line;
@@ -269,9 +269,11 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
         for (const auto& g : settings.groups) plan.settings_points += static_cast<long long>(g.points.size());
         if (settings.search) plan.settings_method = std::string(name_of(settings.search->options.method));
       }
-      print_diagnose_plan(plan, request.format, std::cout);
+      DiagnoseOutcome outcome = DiagnoseOutcome::with_status(kExitOk);
+      outcome.plan = plan;
+      return outcome;
     }
-    return kExitOk;
+    return DiagnoseOutcome::with_status(kExitOk);
   }
 
   Diagnosis diagnosis;
@@ -326,8 +328,8 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
       locate.fault = fault.action == FaultAction::slow ? request.fault : std::string();
       locate.output_dir = (std::filesystem::path(dir) / "locate").string();
       locate.command_line = request.command_line;
-      const int status = run_locate_launch(session, locate);
-      if (status != kExitOk && status != kExitFindings) return status;
+      const int status = run_locate_launch(session, locate).status;
+      if (status != kExitOk && status != kExitFindings) return DiagnoseOutcome::with_status(status);
       if (leader) add_locate_verdicts(locate.output_dir, locate_options, evidence);
       diagnosis.phases[2].used_s = seconds_since(phase);
     } else {
@@ -336,7 +338,7 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
 
     phase = Clock::now();
     const int status = run_launch(session, run);
-    if (status != kExitOk) return status;
+    if (status != kExitOk) return DiagnoseOutcome::with_status(status);
     diagnosis.phases[3].used_s = seconds_since(phase);
 
     if (settings_search) {
@@ -376,10 +378,11 @@ int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, cha
     if (const int failed = replace_file(file, document.str()); failed != 0) {
       throw UsageError("cannot write " + file.string() + ": " + std::strerror(failed), "check the disk");
     }
-    print_diagnosis(diagnosis, request.format, std::cout);
     exit_status = diagnosis.exit_status();
   }
-  return session.max_across_ranks(exit_status);
+  DiagnoseOutcome outcome = DiagnoseOutcome::with_status(session.max_across_ranks(exit_status));
+  if (leader) outcome.diagnosis = std::move(diagnosis);
+  return outcome;
 }
 
 }  // namespace ncclsweep

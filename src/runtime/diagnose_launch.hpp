@@ -2,12 +2,14 @@
 // One `ncclsweep diagnose` on this rank (docs/diagnose.md): the budget planned and
 // announced, then in one launch the preflight facts, the platform probes, locate's
 // tournament (two hosts or more) and the workload's calls, compared with the reference
-// through the acceptance gate; rank 0 attributes the gap to the layers and prints the
-// result. The CLI only parses flags into a DiagnoseRequest.
+// through the acceptance gate; rank 0 attributes the gap to the layers and writes
+// diagnose.json. The command parses flags into a DiagnoseRequest and prints the outcome.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "compare/acceptance_gate.hpp"
+#include "compare/diagnosis.hpp"
 #include "core/report_format.hpp"
 #include "runtime/mpi_session.hpp"
 #include "runtime/run_plan.hpp"
@@ -29,10 +31,22 @@ struct DiagnoseRequest {
   std::vector<std::string> command_line;
 };
 
-// Returns the exit status on every rank: the acceptance gate's (0 PASS, 1 FAIL, 5
-// UNRESOLVED), 2 for bad input, 3 for a runtime failure; with plan_only, 0 once the plan
-// is printed (or 2).
-int run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, char** envp);
+// What one launch leaves its command to print: on rank 0 the plan (plan_only) or the
+// diagnosis, on the other ranks neither. `status` is the same on every rank: the
+// acceptance gate's (0 PASS, 1 FAIL, 5 UNRESOLVED), 2 for bad input, 3 for a runtime
+// failure; with plan_only 0 (or 2).
+struct DiagnoseOutcome {
+  int status = 0;
+  std::optional<DiagnosePlan> plan;
+  std::optional<Diagnosis> diagnosis;
+  static DiagnoseOutcome with_status(int status) {
+    DiagnoseOutcome outcome;
+    outcome.status = status;
+    return outcome;
+  }
+};
+
+DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, char** envp);
 
 // The file of a diagnose directory, and the run inside it a later diagnose compares with.
 inline constexpr const char* kDiagnoseFile = "diagnose.json";

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -133,9 +132,10 @@ std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request
   return setup;
 }
 
-// Rank 0: the verdicts, the results directory, the SVG and what stdout shows; the status.
+// Rank 0: the verdicts, the results directory, the SVG and the summary to print; the status.
 int finish_on_leader(const LocateRequest& request, const LocateSetup& setup, const LocateRun& run,
-                     const std::string& split_description, std::chrono::system_clock::time_point start) {
+                     const std::string& split_description, std::chrono::system_clock::time_point start,
+                     LocateSummary& summary) {
   const LocateOptions& options = request.options;
   const ReferenceFigures* reference = setup.reference ? &*setup.reference : nullptr;
   const Verdicts verdicts = judge(setup.layout, run.measurements, options.threshold, reference);
@@ -161,39 +161,14 @@ int finish_on_leader(const LocateRequest& request, const LocateSetup& setup, con
     print_heat_map_svg(svg, setup.layout, verdicts, options.threshold);
     write_output_file(request.svg_path, svg.str());
   }
-  const CommandStreams streams = command_streams(request.format);
-  if (request.format == TableOrJson::json) {
-    nlohmann::json out = verdicts_json(setup.layout, verdicts, options.threshold, reference ? reference->source : "");
-    out["results"] = dir;
-    out["steps"] = nlohmann::json::array();
-    for (const StepTime& t : run.steps) {
-      out["steps"].push_back({{"phase", name_of(t.phase)},
-                              {"round", t.round},
-                              {"pass", t.pass},
-                              {"seconds", t.seconds},
-                              {"split_seconds", t.split_seconds}});
-    }
-    streams.document << out.dump(2) << "\n";
-  } else {
-    std::vector<double> rounds, splits;
-    for (const StepTime& t : run.steps) {
-      if (t.phase != LocatePhase::pairs) continue;
-      rounds.push_back(t.seconds);
-      splits.push_back(t.split_seconds);
-    }
-    if (!rounds.empty()) {
-      std::sort(rounds.begin(), rounds.end());
-      std::sort(splits.begin(), splits.end());
-      const std::size_t per_pass = rounds.size() / static_cast<std::size_t>(options.passes);
-      streams.notes << "# pairs: " << per_pass << " round(s)"
-                << (options.passes > 1 ? " x " + std::to_string(options.passes) + " passes" : "") << ", "
-                << seconds_text(rounds[rounds.size() / 2]) << " per round, of which the split "
-                << seconds_text(splits[splits.size() / 2]) << " (medians)\n";
-    }
-    print_findings_table(streams.document, setup.layout, verdicts, false, options.iters);
-    streams.notes << "# results: " << dir << "\n";
-  }
-  streams.document.flush();
+  summary.layout = setup.layout;
+  summary.verdicts = verdicts;
+  summary.threshold = options.threshold;
+  summary.passes = options.passes;
+  summary.iters = options.iters;
+  summary.reference = reference ? reference->source : "";
+  summary.directory = dir;
+  summary.steps = run.steps;
   // Unresolved is no all-clear: something is below the threshold and this run cannot say
   // whether noise put it there.
   return verdicts.all_clear() ? kExitOk : kExitFindings;
@@ -201,11 +176,11 @@ int finish_on_leader(const LocateRequest& request, const LocateSetup& setup, con
 
 }  // namespace
 
-int run_locate_launch(RankGroup& ranks, const LocateRequest& request, const LaunchServices& services) {
+LocateOutcome run_locate_launch(RankGroup& ranks, const LocateRequest& request, const LaunchServices& services) {
   const bool leader = ranks.rank() == 0;
   const auto start = std::chrono::system_clock::now();
   std::optional<LocateSetup> setup = set_up(ranks, request, services);
-  if (!setup) return kExitUsage;
+  if (!setup) return LocateOutcome::with_status(kExitUsage);
   const LocateOptions& options = request.options;
   std::ostream& progress = command_streams(request.format).notes;
   if (leader) {
@@ -231,19 +206,23 @@ int run_locate_launch(RankGroup& ranks, const LocateRequest& request, const Laun
     stop_every_rank(ranks, std::current_exception());  // rethrows what it does not own
   }
   int status = kExitOk;
+  LocateOutcome outcome;
   if (leader) {
     try {
-      status = finish_on_leader(request, *setup, run, split.description, start);
+      outcome.summary.emplace();
+      status = finish_on_leader(request, *setup, run, split.description, start, *outcome.summary);
     } catch (const UsageError& e) {
       print_error(e.message());
+      outcome.summary.reset();
       status = kExitUsage;
     }
   }
   // Every rank exits with rank 0's verdict, so the launcher's status is it.
-  return ranks.max_across_ranks(status);
+  outcome.status = ranks.max_across_ranks(status);
+  return outcome;
 }
 
-int run_locate_launch(MpiSession& session, const LocateRequest& request) {
+LocateOutcome run_locate_launch(MpiSession& session, const LocateRequest& request) {
   return run_locate_launch(session, request, mpi_launch_services(session, nullptr));
 }
 

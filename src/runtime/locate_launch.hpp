@@ -1,12 +1,14 @@
 #pragma once
 // One `ncclsweep locate` on this rank (docs/locate.md): the checks every rank agrees on,
 // the schedule on one connected engine, and on rank 0 the verdicts, the results directory
-// and what is printed. The CLI only parses flags into a LocateRequest.
+// and the summary its command prints.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/table_or_json.hpp"
 #include "locate/locate_plan.hpp"
+#include "locate/locate_results.hpp"
 #include "runtime/launch.hpp"
 
 namespace ncclsweep {
@@ -23,10 +25,21 @@ struct LocateRequest {
   std::vector<std::string> command_line;
 };
 
-// Returns the exit status on every rank (1 when anything is slow; README: exit codes).
+// `status` is the same on every rank (1 when anything is slow; README: exit codes);
+// `summary`, for the command to print, is rank 0's.
+struct LocateOutcome {
+  int status = 0;
+  std::optional<locate::LocateSummary> summary;
+  static LocateOutcome with_status(int status) {
+    LocateOutcome outcome;
+    outcome.status = status;
+    return outcome;
+  }
+};
+
 // services.make_engine builds the engine; services.received_signal is not consulted.
-int run_locate_launch(RankGroup& ranks, const LocateRequest& request, const LaunchServices& services);
+LocateOutcome run_locate_launch(RankGroup& ranks, const LocateRequest& request, const LaunchServices& services);
 // The same over MPI with the build's engines.
-int run_locate_launch(MpiSession& session, const LocateRequest& request);
+LocateOutcome run_locate_launch(MpiSession& session, const LocateRequest& request);
 
 }  // namespace ncclsweep

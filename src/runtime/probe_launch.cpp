@@ -1,9 +1,8 @@
 #include "runtime/probe_launch.hpp"
 
-#include <iostream>
-
 #include <chrono>
 #include <cstdio>
+#include <ostream>
 
 #include "core/errors.hpp"
 #include "core/utc_time.hpp"
@@ -69,23 +68,25 @@ std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const 
   return document;
 }
 
-void write_and_print_probe(const probe::ProbeDocument& document, const std::string& directory) {
-  probe::write_probe_document(document, directory);
-  std::cout << probe::probe_report(document) << "# probe results in " << directory << "\n" << std::flush;
+void print_probe(const probe::ProbeDocument& document, const std::string& directory, std::ostream& out) {
+  out << probe::probe_report(document) << "# probe results in " << directory << "\n" << std::flush;
 }
 
-int run_probe_launch(MpiSession& session, const probe::ProbeOptions& options, const FaultInjection& fault,
+ProbeOutcome run_probe_launch(MpiSession& session, const probe::ProbeOptions& options, const FaultInjection& fault,
                      const std::vector<std::string>& command_line, const std::string& directory,
                      const std::string& results_root) {
-  if (cpu_hog_refused(session, fault)) return kExitUsage;
+  if (cpu_hog_refused(session, fault)) return ProbeOutcome::with_status(kExitUsage);
   const std::string started = compact_utc(std::chrono::system_clock::now());
-  const auto document = probe_every_rank(session, options, fault, command_line);
+  ProbeOutcome outcome;
+  outcome.document = probe_every_rank(session, options, fault, command_line);
   int status = kExitOk;
-  if (document) {
-    write_and_print_probe(*document, !directory.empty() ? directory : results_root + "/probe/" + started);
-    if (!document->named_hosts.empty()) status = kExitFindings;
+  if (outcome.document) {
+    outcome.directory = !directory.empty() ? directory : results_root + "/probe/" + started;
+    probe::write_probe_document(*outcome.document, outcome.directory);
+    if (!outcome.document->named_hosts.empty()) status = kExitFindings;
   }
-  return session.max_across_ranks(status);
+  outcome.status = session.max_across_ranks(status);
+  return outcome;
 }
 
 }  // namespace ncclsweep

@@ -2,6 +2,7 @@
 // The probes on every rank of a session, gathered on rank 0: shared by `ncclsweep probe`
 // and `ncclsweep run --probe` (docs/probe.md).
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -22,13 +23,25 @@ std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const 
                                                      const FaultInjection& fault,
                                                      const std::vector<std::string>& command_line);
 
-// Rank 0: writes the document into `directory` and prints its report on stdout.
-void write_and_print_probe(const probe::ProbeDocument& document, const std::string& directory);
+// The report of a document written into `directory`, and where it is.
+void print_probe(const probe::ProbeDocument& document, const std::string& directory, std::ostream& out);
 
-// One `ncclsweep probe`: every rank probes; rank 0 writes and prints the document into
-// `directory` (the results root's probe/<UTC start> when empty). Returns the exit status
-// on every rank: 1 when a host stands out.
-int run_probe_launch(MpiSession& session, const probe::ProbeOptions& options, const FaultInjection& fault,
+// What one probe launch leaves its command to print: on rank 0 the document and the
+// directory it was written to. `status` is the same on every rank: 1 when a host stands out.
+struct ProbeOutcome {
+  int status = 0;
+  std::optional<probe::ProbeDocument> document;
+  std::string directory;
+  static ProbeOutcome with_status(int status) {
+    ProbeOutcome outcome;
+    outcome.status = status;
+    return outcome;
+  }
+};
+
+// One `ncclsweep probe`: every rank probes; rank 0 writes the document into `directory`
+// (the results root's probe/<UTC start> when empty).
+ProbeOutcome run_probe_launch(MpiSession& session, const probe::ProbeOptions& options, const FaultInjection& fault,
                      const std::vector<std::string>& command_line, const std::string& directory,
                      const std::string& results_root);
 

@@ -122,7 +122,11 @@ int run_run_launch(MpiSession& session, const RunFlags& flags, const std::vector
     request.fault = FaultInjection{};  // cpu-hog is over with the probes
   }
   const int status = run_launch(session, request);
-  if (probed) write_and_print_probe(*probed, (std::filesystem::path(request.output_dir) / "probe").string());
+  if (probed) {
+    const std::string directory = (std::filesystem::path(request.output_dir) / "probe").string();
+    probe::write_probe_document(*probed, directory);
+    print_probe(*probed, directory, std::cout);
+  }
   if (!verify || status != kExitOk) return status;
   return verify_after_run(session, request.output_dir, *verify);
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -148,11 +147,13 @@ std::string fault_refusal(const SoakRequest& request, int ranks, FaultInjection&
 
 }  // namespace
 
-int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchServices& services) {
+SoakOutcome run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchServices& services) {
   const bool leader = ranks.rank() == 0;
   const auto start = std::chrono::system_clock::now();
   FaultInjection fault;
-  if (refused_on_every_rank(ranks, fault_refusal(request, ranks.size(), fault))) return kExitUsage;
+  if (refused_on_every_rank(ranks, fault_refusal(request, ranks.size(), fault))) {
+    return SoakOutcome::with_status(kExitUsage);
+  }
   const std::vector<std::string> hosts = rank_hosts(ranks);
   const locate::HostLayout layout = locate::layout_from_hosts(hosts);
   Plan plan;
@@ -164,7 +165,7 @@ int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchSe
       error = e.message();
     }
   }
-  if (refused_on_every_rank(ranks, error)) return kExitUsage;
+  if (refused_on_every_rank(ranks, error)) return SoakOutcome::with_status(kExitUsage);
   // The fault of a resumed soak is the one it started with.
   apply_plan_json(nlohmann::json::parse(ranks.broadcast_string(leader ? plan_json(plan).dump() : "")), plan);
   if (!plan.document.fault.empty()) fault = parse_fault_injection(plan.document.fault);
@@ -174,7 +175,7 @@ int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchSe
   } catch (const UsageError& e) {
     error = e.message();
   }
-  if (refused_on_every_rank(ranks, error)) return kExitUsage;
+  if (refused_on_every_rank(ranks, error)) return SoakOutcome::with_status(kExitUsage);
 
   const std::vector<std::string>& host_list = layout.hosts;
   const CommandStreams out = command_streams(request.format);
@@ -188,12 +189,15 @@ int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchSe
     out.notes.flush();
   }
   SoakEnd end = SoakEnd::duration;
+  // Rank 0's verdicts over the windows so far: judged once per window.
+  SoakVerdicts latest;
+  if (leader) latest = judge_document(plan.document, plan.windows);
   const auto write_metrics = [&](const SoakVerdicts& verdicts) {
     if (plan.document.metrics_file.empty()) return;
     write_file_atomically(plan.document.metrics_file, soak_metrics(plan.windows, host_list, verdicts));
   };
   try {
-    if (leader) write_soak_document(plan.dir, plan.document, plan.windows);
+    if (leader) write_soak_document(plan.dir, plan.document, plan.windows, latest);
     const SplitMode split = split_mode(request.engine, *engine);
     engine->connect(split.world_config);
     std::unique_ptr<WindowSampler> sampler = make_engine_sampler(*engine);
@@ -204,11 +208,12 @@ int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchSe
                      append_window(plan.dir, window);
                      plan.windows.push_back(window);
                      plan.document.launches.back().end_utc = window.end_utc;
-                     write_soak_document(plan.dir, plan.document, plan.windows);
-                     write_metrics(judge_document(plan.document, plan.windows));
+                     latest = judge_document(plan.document, plan.windows);
+                     write_soak_document(plan.dir, plan.document, plan.windows, latest);
+                     write_metrics(latest);
                      out.notes << window_line(window, host_list) << std::flush;
                    },
-                   [&] { return leader && wants_trace(judge_document(plan.document, plan.windows)); });
+                   [&] { return leader && wants_trace(latest); });
     engine->disconnect();
     engine->settle();
   } catch (...) {
@@ -216,34 +221,27 @@ int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchSe
   }
 
   int status = kExitOk;
+  SoakOutcome outcome;
   if (leader) {
     try {
       LaunchEntry& launch = plan.document.launches.back();
       launch.end = end == SoakEnd::stopped ? "stopped" : "duration";
       launch.end_utc = iso_utc(std::chrono::system_clock::now());
-      write_soak_document(plan.dir, plan.document, plan.windows);
-      const SoakVerdicts verdicts = judge_document(plan.document, plan.windows);
-      write_metrics(verdicts);
-      if (request.format == TableOrJson::json) {
-        nlohmann::json document = nlohmann::json::parse(std::ifstream(plan.dir + "/run.json")).at("verdicts");
-        document["results"] = plan.dir;
-        out.document << document.dump(2) << "\n";
-      } else {
-        print_verdicts_table(out.document, host_list, verdicts);
-      }
-      if (end == SoakEnd::stopped) {
-        out.notes << "# stopped after window " << plan.windows.back().index << "; continue with --resume " << plan.dir
-                  << "\n";
-      }
-      if (request.format == TableOrJson::table) out.notes << "# results: " << plan.dir << "\n";
-      out.document.flush();
-      out.notes.flush();
-      status = verdicts.anything() ? kExitFindings : kExitOk;
+      write_soak_document(plan.dir, plan.document, plan.windows, latest);
+      write_metrics(latest);
+      SoakSummary& summary = outcome.summary.emplace();
+      summary.hosts = host_names(plan.document);
+      summary.verdicts = latest;
+      summary.directory = plan.dir;
+      if (end == SoakEnd::stopped) summary.stopped_after = plan.windows.back().index;
+      status = latest.anything() ? kExitFindings : kExitOk;
     } catch (const UsageError& e) {
       print_error(e.message());
+      outcome.summary.reset();
       status = kExitUsage;
     } catch (const RuntimeFailure& e) {
       print_error(e.message(0, ranks.host()));
+      outcome.summary.reset();
       status = kExitRuntime;
     }
   }
@@ -251,12 +249,13 @@ int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchSe
   // A stop ends with the signal's status, as a stopped run does (the verdicts are kept).
   if (end == SoakEnd::stopped && status != kExitUsage && status != kExitRuntime) {
     const int signal = services.received_signal();
-    return exit_status_for_signal(signal ? signal : 15);
+    status = exit_status_for_signal(signal ? signal : 15);
   }
-  return status;
+  outcome.status = status;
+  return outcome;
 }
 
-int run_soak_launch(MpiSession& session, const SoakRequest& request) {
+SoakOutcome run_soak_launch(MpiSession& session, const SoakRequest& request) {
   const StopSignals signals;
   return run_soak_launch(session, request, mpi_launch_services(session, &signals));
 }

@@ -1,14 +1,14 @@
 #pragma once
 // One `ncclsweep soak` on this rank (docs/soak.md): the checks every rank agrees on, the
 // results directory (new, or the earlier one of --resume), the windows on one engine,
-// and on rank 0 the verdicts, the metrics file and what is printed. The CLI only parses
-// flags into a SoakRequest.
+// and on rank 0 the verdicts, the metrics file and the summary its command prints.
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/table_or_json.hpp"
 #include "runtime/launch.hpp"
+#include "soak/soak_results.hpp"
 #include "soak/soak_runner.hpp"
 
 namespace ncclsweep::soak {
@@ -26,10 +26,20 @@ struct SoakRequest {
   std::vector<std::string> command_line;
 };
 
-// Returns the exit status on every rank: 1 when a verdict names something, 128 + the
-// signal after a stop (README: exit codes).
-int run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchServices& services);
+// `status` is the same on every rank: 1 when a verdict names something, 128 + the signal
+// after a stop (README: exit codes); `summary`, for the command to print, is rank 0's.
+struct SoakOutcome {
+  int status = 0;
+  std::optional<SoakSummary> summary;
+  static SoakOutcome with_status(int status) {
+    SoakOutcome outcome;
+    outcome.status = status;
+    return outcome;
+  }
+};
+
+SoakOutcome run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchServices& services);
 // The same over MPI with the build's engines and SIGINT/SIGTERM handlers.
-int run_soak_launch(MpiSession& session, const SoakRequest& request);
+SoakOutcome run_soak_launch(MpiSession& session, const SoakRequest& request);
 
 }  // namespace ncclsweep::soak

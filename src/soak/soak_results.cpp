@@ -110,7 +110,8 @@ SoakVerdicts judge_document(const SoakDocument& document, const std::vector<Soak
   return judge_soak(windows, static_cast<int>(host_names(document).size()), document.options.verdicts);
 }
 
-void write_soak_document(const fs::path& dir, const SoakDocument& d, const std::vector<SoakWindow>& windows) {
+void write_soak_document(const fs::path& dir, const SoakDocument& d, const std::vector<SoakWindow>& windows,
+                         const SoakVerdicts& verdicts) {
   nlohmann::json launches = nlohmann::json::array();
   for (const LaunchEntry& l : d.launches) {
     launches.push_back({{"launch", l.launch}, {"start_utc", l.start_utc}, {"end_utc", l.end_utc}, {"end", l.end}});
@@ -126,7 +127,7 @@ void write_soak_document(const fs::path& dir, const SoakDocument& d, const std::
                          {"metrics_file", d.metrics_file},
                          {"launches", launches},
                          {"windows", windows.size()},
-                         {"verdicts", verdicts_json(host_names(d), judge_document(d, windows))}};
+                         {"verdicts", verdicts_json(host_names(d), verdicts)}};
   write_file_atomically(dir / "run.json", j.dump(2) + "\n");
 }
 
@@ -407,6 +408,24 @@ void print_soak_report(const fs::path& dir, ReportFormat format, std::ostream& o
       print_verdicts_table(out, hosts, verdicts);
       return;
   }
+}
+
+void print_soak_summary(const SoakSummary& summary, TableOrJson format) {
+  const CommandStreams out = command_streams(format);
+  if (format == TableOrJson::json) {
+    nlohmann::json document = verdicts_json(summary.hosts, summary.verdicts);
+    document["results"] = summary.directory;
+    out.document << document.dump(2) << "\n";
+  } else {
+    print_verdicts_table(out.document, summary.hosts, summary.verdicts);
+  }
+  if (summary.stopped_after) {
+    out.notes << "# stopped after window " << *summary.stopped_after << "; continue with --resume " << summary.directory
+              << "\n";
+  }
+  if (format == TableOrJson::table) out.notes << "# results: " << summary.directory << "\n";
+  out.document.flush();
+  out.notes.flush();
 }
 
 }  // namespace ncclsweep::soak

@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/table_or_json.hpp"
 #include "core/report_format.hpp"
 #include "core/run_options.hpp"
 #include "soak/soak_runner.hpp"
@@ -42,9 +44,9 @@ SoakOptions options_from(const nlohmann::json& j);
 
 // Creates `dir`, refusing one that holds a run.json.
 void create_soak_results(const std::filesystem::path& dir);
-// run.json with the verdicts of `windows`.
+// run.json: the document, the count of `windows` and their verdicts (judge_document's).
 void write_soak_document(const std::filesystem::path& dir, const SoakDocument& document,
-                         const std::vector<SoakWindow>& windows);
+                         const std::vector<SoakWindow>& windows, const SoakVerdicts& verdicts);
 // Appends one window to records.jsonl (synced).
 void append_window(const std::filesystem::path& dir, const SoakWindow& window);
 
@@ -63,6 +65,17 @@ SoakResults read_soak_results(const std::filesystem::path& dir);
 void cut_to_complete_windows(const std::filesystem::path& dir, const SoakResults& results);
 
 SoakVerdicts judge_document(const SoakDocument& document, const std::vector<SoakWindow>& windows);
+
+// What one soak launch found, as its command prints it.
+struct SoakSummary {
+  std::vector<std::string> hosts;
+  SoakVerdicts verdicts;
+  std::string directory;
+  std::optional<int> stopped_after;  // the last window, when a signal stopped the soak
+};
+// json: the verdicts and the results directory as one document on stdout; table: the
+// findings table on stdout, the stop and the directory as notes on stderr.
+void print_soak_summary(const SoakSummary& summary, TableOrJson format);
 
 // The findings: host, kind, series, from when, how much, evidence; "nothing found" when none.
 void print_verdicts_table(std::ostream& out, const std::vector<std::string>& hosts, const SoakVerdicts& verdicts);

@@ -238,7 +238,7 @@ std::vector<int> locate_launch(const std::vector<std::string>& hosts, const Loca
         .received_signal = [] { return 0; },
         .workers = {},
     };
-    return run_locate_launch(rank, request, services);
+    return run_locate_launch(rank, request, services).status;
   });
 }
 

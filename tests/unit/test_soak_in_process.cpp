@@ -114,7 +114,7 @@ std::vector<int> soak_with(const std::vector<std::string>& hosts, const SoakRequ
         .make_engine = [&, r = rank.rank()](EngineKind) { return engine_for(r); },
         .received_signal = [] { return 0; },
     };
-    return run_soak_launch(rank, request, services);
+    return run_soak_launch(rank, request, services).status;
   });
 }
 
@@ -147,7 +147,7 @@ std::vector<int> soak_in_process(const SoakRequest& request, int stop_rank = -1,
             },
         .workers = {},
     };
-    return run_soak_launch(rank, request, services);
+    return run_soak_launch(rank, request, services).status;
   });
 }
 

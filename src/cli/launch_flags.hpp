@@ -1,0 +1,58 @@
+#pragma once
+// The flags of a launch that measures on the whole allocation and keeps a results
+// directory (locate, soak): which engine, what goes to stdout, where results go, and the
+// testing aid; with the one way their launch requests take them.
+#include <optional>
+#include <string>
+
+#include "cli/command.hpp"
+#include "core/errors.hpp"
+#include "core/failure_report.hpp"
+#include "core/table_or_json.hpp"
+#include "runtime/engine_registry.hpp"
+#include "runtime/mpi_session.hpp"
+
+namespace ncclsweep {
+
+struct LaunchFlags {
+  std::optional<EngineKind> engine;
+  TableOrJson format = TableOrJson::table;
+  std::string output;
+  std::string results_root = "results";
+  std::string fault;
+};
+
+// `command` names the default directory, RESULTS_ROOT/<command>/<UTC start>.
+inline void add_launch_flags(CLI::App& cmd, LaunchFlags& flags, const std::string& command, const std::string& fault_help) {
+  add_choice(cmd, "--engine", flags.engine, kEngineNames, "nccl (GPU; the default when built) or mpi (host buffers)");
+  add_choice(cmd, "--format,-f", flags.format, kTableOrJsonNames, "table or json (stdout)");
+  cmd.add_option("-o,--output", flags.output, "Results directory (default: RESULTS_ROOT/" + command + "/<UTC start>)");
+  cmd.add_option("--results-root", flags.results_root, "Where default results directories go")->capture_default_str();
+  cmd.add_option("--inject-fault", flags.fault, fault_help);
+}
+
+// Every launch request names these fields alike.
+template <typename Request>
+void fill_launch_request(Request& request, const LaunchFlags& flags, const CommandContext& context) {
+  request.engine = flags.engine.value_or(default_engine());
+  request.fault = flags.fault;
+  request.output_dir = flags.output;
+  request.results_root = flags.results_root;
+  request.format = flags.format;
+  request.command_line = {context.argv, context.argv + context.argc};
+}
+
+// Runs `parse` (flags into typed options) on every rank. Its UsageError is the same on
+// every rank, so rank 0 prints it and all stop together: false when the launch must stop.
+template <typename Parse>
+bool parsed_on_every_rank(const MpiSession& session, Parse&& parse) {
+  try {
+    parse();
+    return true;
+  } catch (const UsageError& e) {
+    if (session.rank() == 0) print_error(e.message());
+    return false;
+  }
+}
+
+}  // namespace ncclsweep
