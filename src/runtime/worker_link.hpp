@@ -4,11 +4,24 @@
 // own loop on a thread (tests/unit/thread_workers.hpp), so the pool, the schedule and a
 // search's rounds are judged without mpirun. Destroying a link ends a worker still running.
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "runtime/message_channel.hpp"
 
 namespace ncclsweep {
+
+// How a reaped worker ended: its exit code or the signal that ended it, and whether it
+// was killed for outliving its limit.
+struct WorkerExit {
+  enum class Way { exited, signalled, unknown };
+  Way way = Way::unknown;
+  int number = 0;                        // the exit code, or the signal
+  std::optional<long long> killed_after_ms;  // wait_for's limit, where it killed the worker
+  bool clean() const { return way == Way::exited && number == 0 && !killed_after_ms; }
+  // "exit 0", "signal 9 (Killed)", "signal 9 (Killed), killed after 300 ms"
+  std::string text() const;
+};
 
 class WorkerLink {
  public:
@@ -16,10 +29,10 @@ class WorkerLink {
   virtual MessageChannel& channel() = 0;
   // Ends a worker that missed its deadline; wait() then reaps it.
   virtual void kill_now() = 0;
-  // Waits for the worker to end; how it did ("exit 0", "signal 9 (Killed)").
-  virtual std::string wait() = 0;
+  // Waits for the worker to end; how it did.
+  virtual WorkerExit wait() = 0;
   // wait(), but for at most `limit`; past it the worker is killed and the answer says so.
-  virtual std::string wait_for(std::chrono::milliseconds limit) = 0;
+  virtual WorkerExit wait_for(std::chrono::milliseconds limit) = 0;
 };
 
 }  // namespace ncclsweep

@@ -67,9 +67,9 @@ void WorkerPool::stop_all() {
 void WorkerPool::reap() {
   const auto limit = std::chrono::milliseconds(static_cast<std::int64_t>(config_.deadline_s * 1000));
   for (auto& link : exiting_) {
-    const std::string how = link->wait_for(limit);
-    if (how != "exit 0" && callbacks_.on_note) {
-      callbacks_.on_note("rank " + std::to_string(ranks_.rank()) + ": a worker ended with " + how +
+    const WorkerExit how = link->wait_for(limit);
+    if (!how.clean() && callbacks_.on_note) {
+      callbacks_.on_note("rank " + std::to_string(ranks_.rank()) + ": a worker ended with " + how.text() +
                          " after delivering all its results");
     }
   }
@@ -164,13 +164,13 @@ bool WorkerPool::converse(Slot& slot, WorkerFailure& failure, bool& aborted,
     if (failure.local_error.empty()) failure.local_error = std::string("malformed worker message: ") + e.what();
     slot.link->kill_now();
   }
-  const std::string exit = slot.link->wait();
+  const WorkerExit exit = slot.link->wait();
   if (!aborted) {
     fail_step(failure, aborted);
-    if (failure.local_error.empty()) failure.local_error = "worker ended with " + exit;
+    if (failure.local_error.empty()) failure.local_error = "worker ended with " + exit.text();
     if (failure.local_status == 0) failure.local_status = kExitRuntime;
-  } else if (exit != "exit 0" && failure.local_error.empty() && failure.failed_rank == ranks_.rank()) {
-    failure.local_error = "worker ended with " + exit;
+  } else if (!exit.clean() && failure.local_error.empty() && failure.failed_rank == ranks_.rank()) {
+    failure.local_error = "worker ended with " + exit.text();
   }
   return false;
 }

@@ -24,16 +24,28 @@ int make_socket_pair(int fds[2]) {
   return fds[0];
 }
 
-// "exit 0", "signal 9 (Killed)": how a reaped worker ended.
-std::string describe_exit(int status) {
-  if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) {
-    return "signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+// How a reaped worker ended, from waitpid's status.
+WorkerExit exit_of(int status) {
+  WorkerExit exit;
+  if (WIFEXITED(status)) {
+    exit.way = WorkerExit::Way::exited;
+    exit.number = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    exit.way = WorkerExit::Way::signalled;
+    exit.number = WTERMSIG(status);
   }
-  return "unknown status";
+  return exit;
 }
 
 }  // namespace
+
+std::string WorkerExit::text() const {
+  std::string text = "unknown status";
+  if (way == Way::exited) text = "exit " + std::to_string(number);
+  if (way == Way::signalled) text = "signal " + std::to_string(number) + " (" + strsignal(number) + ")";
+  if (killed_after_ms) text += ", killed after " + std::to_string(*killed_after_ms) + " ms";
+  return text;
+}
 
 WorkerProcess::WorkerProcess(const std::string& executable, const std::map<std::string, std::string>& environment,
                              int region_fd)
@@ -82,15 +94,15 @@ void WorkerProcess::kill_now() {
   if (pid_ > 0) kill(pid_, SIGKILL);
 }
 
-std::string WorkerProcess::wait() {
+WorkerExit WorkerProcess::wait() {
   int status = 0;
   while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
   pid_ = -1;
-  return describe_exit(status);
+  return exit_of(status);
 }
 
-std::string WorkerProcess::wait_for(std::chrono::milliseconds limit) {
+WorkerExit WorkerProcess::wait_for(std::chrono::milliseconds limit) {
   const auto until = std::chrono::steady_clock::now() + limit;
   // The channel reads as closed once worker_main returns; the process exit (CUDA and
   // NCCL teardown) follows, so the exit itself is polled for within what is left.
@@ -100,14 +112,16 @@ std::string WorkerProcess::wait_for(std::chrono::milliseconds limit) {
       const pid_t done = waitpid(pid_, &status, WNOHANG);
       if (done == pid_) {
         pid_ = -1;
-        return describe_exit(status);
+        return exit_of(status);
       }
       if (done < 0 && errno != EINTR) return wait();  // not our child any more: let wait() say so
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     } while (std::chrono::steady_clock::now() < until);
   }
   kill_now();
-  return wait() + ", killed after " + std::to_string(limit.count()) + " ms";
+  WorkerExit exit = wait();
+  exit.killed_after_ms = limit.count();
+  return exit;
 }
 
 std::string current_executable() {

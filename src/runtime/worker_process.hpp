@@ -30,11 +30,11 @@ class WorkerProcess final : public WorkerLink {
   // Ends a worker that missed its deadline (SIGKILL: a hung NCCL call ignores politer
   // signals); wait() then reaps it.
   void kill_now() override;
-  // Waits for the worker to exit; returns a description of how ("exit 0", "signal 9 (Killed)").
-  std::string wait() override;
+  // Waits for the worker to exit; returns how it did.
+  WorkerExit wait() override;
   // wait(), but for at most `limit` (its channel closing, then the process exit); past it
   // the worker is killed and the answer says so.
-  std::string wait_for(std::chrono::milliseconds limit) override;
+  WorkerExit wait_for(std::chrono::milliseconds limit) override;
 
  private:
   pid_t pid_ = -1;

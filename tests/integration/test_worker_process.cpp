@@ -34,7 +34,7 @@ TEST_CASE("a worker stops cleanly when another rank's worker failed", "[leaks]")
   combined.failed_rank = 1;
   worker.channel().send({{"type", "step"}, {"step", combined}});
   CHECK_FALSE(worker.channel().receive().has_value());  // no error of its own to report
-  CHECK(worker.wait() == "exit 3");
+  CHECK(worker.wait().text() == "exit 3");
 }
 
 TEST_CASE("a worker whose MPI rank goes away exits instead of hanging") {
@@ -42,14 +42,14 @@ TEST_CASE("a worker whose MPI rank goes away exits instead of hanging") {
   worker.channel().send(message(two_rank_start()));
   REQUIRE(worker.channel().receive().has_value());  // it waits in its first step...
   worker.channel().close();  // ...and its MPI rank goes away
-  CHECK(worker.wait() == "exit 3");
+  CHECK(worker.wait().text() == "exit 3");
 }
 
 TEST_CASE("a worker given a start it cannot read exits with status 3") {
   WorkerProcess worker(NCCLSWEEP_BINARY, {{"PATH", "/usr/bin:/bin"}});
   worker.channel().send({{"type", "start"}, {"rank", 0}});
   CHECK_FALSE(worker.channel().receive().has_value());
-  CHECK(worker.wait() == "exit 3");
+  CHECK(worker.wait().text() == "exit 3");
 }
 
 TEST_CASE("a worker that says nothing within the deadline is seen as silent and can be killed") {
@@ -60,21 +60,23 @@ TEST_CASE("a worker that says nothing within the deadline is seen as silent and 
   // Unanswered, it waits in that step and says nothing more: the MPI rank's deadline passes.
   CHECK_FALSE(worker.channel().wait_readable(std::chrono::milliseconds(300)));
   worker.kill_now();
-  CHECK(worker.wait().rfind("signal 9", 0) == 0);
+  CHECK(worker.wait().text().rfind("signal 9", 0) == 0);
 }
 
 TEST_CASE("reaping a worker that is done waits for its exit, and kills one that never exits") {
   WorkerProcess leaving(NCCLSWEEP_BINARY, {{"PATH", "/usr/bin:/bin"}});
   leaving.channel().send({{"type", "start"}, {"rank", 0}});  // unreadable: it exits with 3
-  CHECK(leaving.wait_for(std::chrono::seconds(60)) == "exit 3");
+  CHECK(leaving.wait_for(std::chrono::seconds(60)).text() == "exit 3");
 
   WorkerProcess stuck(NCCLSWEEP_BINARY, {{"PATH", "/usr/bin:/bin"}});
   stuck.channel().send(message(two_rank_start()));
   REQUIRE(stuck.channel().wait_readable(std::chrono::seconds(60)));
   REQUIRE(stuck.channel().receive().has_value());  // it now waits in its first step, forever
-  const std::string how = stuck.wait_for(std::chrono::milliseconds(300));
-  CHECK(how.rfind("signal 9", 0) == 0);
-  CHECK(how.find("killed after 300 ms") != std::string::npos);
+  const WorkerExit how = stuck.wait_for(std::chrono::milliseconds(300));
+  CHECK(how.way == WorkerExit::Way::signalled);
+  CHECK(how.number == 9);
+  CHECK_FALSE(how.clean());
+  CHECK(how.text() == "signal 9 (Killed), killed after 300 ms");
 }
 
 TEST_CASE("a worker start carries the resume keys, the fault and the timeout") {

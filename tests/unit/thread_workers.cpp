@@ -46,15 +46,17 @@ class ThreadWorker final : public WorkerLink {
   void kill_now() override {
     if (parent_.fd() >= 0) shutdown(parent_.fd(), SHUT_RDWR);
   }
-  std::string wait() override {
+  WorkerExit wait() override {
     if (thread_.joinable()) thread_.join();
-    if (!reaped_) exit_ = "exit " + std::to_string(status_.get()), reaped_ = true;
+    if (!reaped_) exit_ = {WorkerExit::Way::exited, status_.get(), std::nullopt}, reaped_ = true;
     return exit_;
   }
-  std::string wait_for(std::chrono::milliseconds limit) override {
+  WorkerExit wait_for(std::chrono::milliseconds limit) override {
     if (!reaped_ && status_.wait_for(limit) != std::future_status::ready) {
       kill_now();
-      return wait() + ", killed after " + std::to_string(limit.count()) + " ms";
+      WorkerExit exit = wait();
+      exit.killed_after_ms = limit.count();
+      return exit;
     }
     return wait();
   }
@@ -63,7 +65,7 @@ class ThreadWorker final : public WorkerLink {
   MessageChannel parent_, worker_;
   std::thread thread_;
   std::future<int> status_;
-  std::string exit_;
+  WorkerExit exit_;
   bool reaped_ = false;
 };
 
