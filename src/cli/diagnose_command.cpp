@@ -7,8 +7,6 @@
 #include <memory>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/command.hpp"
 #include "cli/data_dir.hpp"
 #include "report/diagnosis_report.hpp"
@@ -31,10 +29,12 @@ int diagnose_from_args(const DiagnoseArgs& args, CommandContext& context) {
   request.budget_s = soak::parse_duration(args.budget, "--budget");
   request.sweep_file = args.sweep;
   if (!args.workload.empty()) {
-    // A sizes block of the workload: its calls, each on its own group, weighed per iteration.
-    const std::string path = std::filesystem::absolute(args.workload).string();
-    request.sweep_text = "sizes: {workload: " + nlohmann::json(path).dump() + "}\n";
+    // The workload's calls as the sizes, each on its own group, weighed per iteration.
     request.run.sweep_file = "(diagnose --workload " + args.workload + ")";
+    SizesSource& sizes = request.workload.emplace();
+    sizes.kind = SizesSourceKind::workload;
+    sizes.path = std::filesystem::absolute(args.workload).string();
+    sizes.where = SourcePosition{request.run.sweep_file};
   }
   request.run.models_dir = models_directory(request.run.models_dir);
   MpiSession session(&context.argc, &context.argv);

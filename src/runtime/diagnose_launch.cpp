@@ -161,16 +161,12 @@ RunFlags settings_flags(const RunFlags& calls, const Sweep& sweep, const Diagnos
   return flags;
 }
 
-// The sweep file's text with diagnose's workload sizes after it: the file's own lines keep
-// their numbers in any error. A sweep with sizes of its own would measure other calls.
-std::string settings_sweep_text(const std::string& text, const Sweep& sweep, const DiagnoseRequest& request) {
-  if (request.sweep_text.empty()) return text;
-  if (sweep.sizes_where.line > 0) {
-    throw UsageError("diagnose --sweep searches at the workload's calls, and this sweep's sizes: would replace them",
-                     "drop sizes: from " + request.sweep_file + " (diagnose gives the search the workload's calls)",
-                     sweep.sizes_where);
-  }
-  return text + (text.empty() || text.back() == '\n' ? "" : "\n") + request.sweep_text;
+// A settings sweep with sizes of its own would measure other calls than the workload's.
+void check_settings_sizes(const Sweep& sweep, const DiagnoseRequest& request) {
+  if (!request.workload || (sweep.sizes_where.line == 0 && !sweep.sizes_from)) return;
+  throw UsageError("diagnose --sweep searches at the workload's calls, and this sweep's sizes: would replace them",
+                   "drop sizes: from " + request.sweep_file + " (diagnose gives the search the workload's calls)",
+                   sweep.sizes_where.line > 0 ? sweep.sizes_where : sweep.sizes_from->where);
 }
 
 // search.json of the settings search, or why there is none.
@@ -231,19 +227,20 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
   DiagnoseBudget budget;
   const bool settings_search = !request.sweep_file.empty();
   try {
-    run = build_run_plan(flags, {request.sweep_text, nullptr}, layout);
+    run = build_run_plan(flags, {"", nullptr, request.workload}, layout);
     budget = plan_diagnose_budget(request.budget_s, sizes, locate_options, engine, measurement_count(run), settings_search);
     if (!flags.measurements.iters) {
       // The budget caps each measurement's timed seconds (never above the flags' own cap).
       flags.measurements.stopping.max_seconds = std::min(flags.measurements.stopping.max_seconds, budget.per_measurement_s);
       flags.measurements.stopping.min_seconds = std::min(flags.measurements.stopping.min_seconds, budget.per_measurement_s);
-      run = build_run_plan(flags, {request.sweep_text, nullptr}, layout);
+      run = build_run_plan(flags, {"", nullptr, request.workload}, layout);
     }
     if (settings_search) {
       const std::string text = read_sweep_text(session, request.sweep_file);
       const Sweep sweep = load_sweep_text(text, request.sweep_file);
+      check_settings_sizes(sweep, request);
       settings = build_run_plan(settings_flags(flags, sweep, request, dir, budget.phases.back().planned_s),
-                                {settings_sweep_text(text, sweep, request), nullptr}, layout);
+                                {text, nullptr, request.workload}, layout);
     }
   } catch (const UsageError& e) {
     error = e.message();

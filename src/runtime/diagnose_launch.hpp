@@ -18,7 +18,7 @@ namespace ncclsweep {
 
 struct DiagnoseRequest {
   RunFlags run;             // the workload's measurement (engine, sizes, collectives, repeats ...)
-  std::string sweep_text;   // the sizes block a --workload gives ("" : the flags' sizes)
+  std::optional<SizesSource> workload;  // --workload: its calls as the sizes (none: the flags' sizes)
   std::string sweep_file;   // --sweep: settings searched at the same calls ("" : none)
   std::string reference;    // --reference: a run or diagnose directory, nccl-tests text or JSON
   double target = kDefaultTarget;

@@ -52,6 +52,9 @@ struct RankLayout {
 struct RunInputs {
   std::string sweep_text;
   const RecommendedSettings* verify = nullptr;
+  // Sizes in place of the sweep's (diagnose --workload): a sweep is planned around them,
+  // with flags.sweep_file naming where they came from when there is no file text.
+  std::optional<SizesSource> sizes = std::nullopt;
 };
 
 // What run plans, and what `plan` shows of it: the launch and, with a sweep, its points.

@@ -205,3 +205,28 @@ TEST_CASE("run plan: a listed call the mpi engine cannot reduce is refused at it
   flags.measurements.dtypes = "float32,float64";
   CHECK_THAT(usage_error_text([&] { plan_run(flags, sweep); }), ContainsSubstring("takes one dtype"));
 }
+
+TEST_CASE("run plan: sizes given as a typed source plan the calls a sizes block naming the same workload plans") {
+  const std::string workload = NCCLSWEEP_SOURCE_DIR "/configs/workloads/llama3-8b-2gpu.yaml";
+  RunFlags flags = on_mpi();
+  flags.models_dir = NCCLSWEEP_SOURCE_DIR "/configs/models";
+  const LaunchRequest from_block = plan_run(flags, "sizes: {workload: \"" + workload + "\"}\n");
+
+  flags.sweep_file = "(diagnose --workload llama3-8b-2gpu.yaml)";
+  RunInputs inputs;
+  SizesSource& sizes = inputs.sizes.emplace();
+  sizes.kind = SizesSourceKind::workload;
+  sizes.path = workload;
+  sizes.where = SourcePosition{flags.sweep_file};
+  const LaunchRequest typed = build_run_plan(flags, inputs, four_ranks_on_one_host());
+
+  REQUIRE_FALSE(typed.spec.calls.empty());
+  CHECK(typed.spec.calls.size() == from_block.spec.calls.size());
+  for (std::size_t i = 0; i < typed.spec.calls.size() && i < from_block.spec.calls.size(); ++i) {
+    CHECK(typed.spec.calls[i].bytes == from_block.spec.calls[i].bytes);
+    CHECK(typed.spec.calls[i].kind == from_block.spec.calls[i].kind);
+  }
+  REQUIRE(typed.workload.has_value());
+  REQUIRE(from_block.workload.has_value());
+  CHECK(typed.workload->calls.size() == from_block.workload->calls.size());
+}
