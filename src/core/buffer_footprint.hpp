@@ -21,6 +21,10 @@ namespace ncclsweep {
 // fixed: one allocation of `bytes` (at least the call's size), rotated like largest:
 //   matches a reference run with another maximum (nccl-tests -e BYTES).
 enum class FootprintMode { largest, exact, fixed };
+inline constexpr NameTable<FootprintMode, 3> kFootprintModeNames{
+    "buffer footprint mode",
+    {{{FootprintMode::largest, "largest"}, {FootprintMode::exact, "exact"}, {FootprintMode::fixed, "fixed"}}}};
+constexpr std::string_view name_of(FootprintMode mode) { return kFootprintModeNames.name(mode); }
 
 struct BufferFootprint {
   FootprintMode mode = FootprintMode::largest;

@@ -19,24 +19,28 @@ CommSplit split_from(const json& j) {
                    j.at("stride").get<int>()};
 }
 
+json footprint_json(const BufferFootprint& f) { return json{{"mode", name_of(f.mode)}, {"bytes", f.bytes}}; }
+BufferFootprint footprint_from(const json& j) {
+  return BufferFootprint{kFootprintModeNames.parse(j.at("mode").get<std::string>()), j.at("bytes").get<Bytes>()};
+}
+
 // A planned call: its call, then what the plan adds. Its split is the plan's
 // communicator call.comm (0: the world), so it is not sent.
 json planned_call_json(const PlannedCall& p) {
-  json j = p.call;
-  for (json field : {json(p.reduces), json(p.requested_bytes), json(p.total_bytes), json(label_of(p.footprint))}) {
-    j.push_back(std::move(field));
-  }
-  return j;
+  return json{{"call", p.call},
+              {"reduces", p.reduces},
+              {"requested_bytes", p.requested_bytes},
+              {"total_bytes", p.total_bytes},
+              {"footprint", footprint_json(p.footprint)}};
 }
 
 PlannedCall planned_call_from(const json& j, const std::vector<CommSplit>& comms) {
-  if (!j.is_array() || j.size() != 15) throw RuntimeFailure("worker start", "a planned call is not the 15 fields it should be");
   PlannedCall p;
-  p.call = json(std::vector<json>(j.begin(), j.begin() + 11)).get<CollectiveCall>();
-  j[11].get_to(p.reduces);
-  j[12].get_to(p.requested_bytes);
-  j[13].get_to(p.total_bytes);
-  p.footprint = parse_footprint(j[14].get<std::string>());
+  j.at("call").get_to(p.call);
+  j.at("reduces").get_to(p.reduces);
+  j.at("requested_bytes").get_to(p.requested_bytes);
+  j.at("total_bytes").get_to(p.total_bytes);
+  p.footprint = footprint_from(j.at("footprint"));
   const CollectiveCall& c = p.call;
   if (c.comm < 0 || c.comm > static_cast<int>(comms.size())) {
     throw RuntimeFailure("worker start", "a planned call names communicator " + std::to_string(c.comm) + " of " +
@@ -59,24 +63,31 @@ void from_json(const json& j, ConfigSetting& s) {
 }
 
 void to_json(json& j, const CollectiveCall& c) {
-  j = json::array({std::string(c.kind->name), std::string(c.dtype->name), std::string(name_of(c.op)), c.count, c.root,
-                   std::string(name_of(c.placement)), c.comm, std::string(name_of(c.buffers)),
-                   std::string(name_of(c.launch)), c.footprint_bytes, std::string(name_of(c.cache))});
+  j = json{{"collective", c.kind->name},
+           {"dtype", c.dtype->name},
+           {"op", name_of(c.op)},
+           {"count", c.count},
+           {"root", c.root},
+           {"placement", name_of(c.placement)},
+           {"comm", c.comm},
+           {"buffers", name_of(c.buffers)},
+           {"launch", name_of(c.launch)},
+           {"footprint_bytes", c.footprint_bytes},
+           {"cache", name_of(c.cache)}};
 }
 
 void from_json(const json& j, CollectiveCall& c) {
-  if (!j.is_array() || j.size() != 11) throw RuntimeFailure("worker message", "a call is not the 11 fields it should be");
-  c.kind = &collective(j[0].get<std::string>());
-  c.dtype = &data_type(j[1].get<std::string>());
-  c.op = reduce_op(j[2].get<std::string>());
-  j[3].get_to(c.count);
-  j[4].get_to(c.root);
-  c.placement = parse_placement(j[5].get<std::string>());
-  j[6].get_to(c.comm);
-  c.buffers = parse_buffer_mode(j[7].get<std::string>());
-  c.launch = parse_launch_mode(j[8].get<std::string>());
-  j[9].get_to(c.footprint_bytes);
-  c.cache = kCacheStateNames.parse(j[10].get<std::string>());
+  c.kind = &collective(j.at("collective").get<std::string>());
+  c.dtype = &data_type(j.at("dtype").get<std::string>());
+  c.op = reduce_op(j.at("op").get<std::string>());
+  j.at("count").get_to(c.count);
+  j.at("root").get_to(c.root);
+  c.placement = parse_placement(j.at("placement").get<std::string>());
+  j.at("comm").get_to(c.comm);
+  c.buffers = parse_buffer_mode(j.at("buffers").get<std::string>());
+  c.launch = parse_launch_mode(j.at("launch").get<std::string>());
+  j.at("footprint_bytes").get_to(c.footprint_bytes);
+  c.cache = kCacheStateNames.parse(j.at("cache").get<std::string>());
 }
 
 void to_json(json& j, const MeasurementPlan& plan) {
