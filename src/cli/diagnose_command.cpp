@@ -40,8 +40,12 @@ int diagnose_from_args(const DiagnoseArgs& args, CommandContext& context) {
   MpiSession session(&context.argc, &context.argv);
   request.command_line = {context.argv, context.argv + context.argc};
   const DiagnoseOutcome outcome = run_diagnose_launch(session, request, context.envp);
-  if (outcome.plan) print_diagnose_plan(*outcome.plan, request.format, std::cout);
-  if (outcome.diagnosis) print_diagnosis(*outcome.diagnosis, request.format, std::cout);
+  if (const auto* plan = outcome.result ? std::get_if<DiagnosePlan>(&*outcome.result) : nullptr) {
+    print_diagnose_plan(*plan, request.format, std::cout);
+  }
+  if (const auto* diagnosis = outcome.result ? std::get_if<Diagnosis>(&*outcome.result) : nullptr) {
+    print_diagnosis(*diagnosis, request.format, std::cout);
+  }
   return outcome.status;
 }
 

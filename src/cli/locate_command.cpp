@@ -69,7 +69,7 @@ int run_located(const LocateArgs& args, CommandContext& context) {
   request.reference_dir = args.reference;
   request.svg_path = args.svg;
   const LocateOutcome outcome = run_locate_launch(session, request);
-  if (outcome.summary) print_locate_summary(*outcome.summary, request.format);
+  if (outcome.result) print_locate_summary(*outcome.result, request.format);
   return outcome.status;
 }
 

@@ -45,7 +45,7 @@ int run_probe(const ProbeArgs& args, CommandContext& context) {
   MpiSession session(&context.argc, &context.argv);
   const ProbeOutcome outcome = run_probe_launch(session, options, fault, {context.argv, context.argv + context.argc},
                                                 args.output, args.results_root);
-  if (outcome.document) print_probe(*outcome.document, outcome.directory, std::cout);
+  if (outcome.result) print_probe(outcome.result->document, outcome.result->directory, std::cout);
   return outcome.status;
 }
 

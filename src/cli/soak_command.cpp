@@ -67,7 +67,7 @@ int run_soaked(const SoakArgs& args, CommandContext& context) {
   request.resume_dir = args.resume;
   request.metrics_file = args.metrics_file;
   const SoakOutcome outcome = run_soak_launch(session, request);
-  if (outcome.summary) print_soak_summary(*outcome.summary, request.format);
+  if (outcome.result) print_soak_summary(*outcome.result, request.format);
   return outcome.status;
 }
 

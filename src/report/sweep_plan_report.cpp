@@ -27,6 +27,7 @@ nlohmann::json measurements_json(const RunSpec& m) {
 }  // namespace
 
 std::string duration_text(double seconds) {
+  if (seconds > 0 && seconds < 1) return printf_text("%.2g s", seconds);  // a cap per measurement, not "0 s"
   if (seconds < 120) return printf_text("%.0f s", seconds);
   if (seconds < 7200) return printf_text("%.0f min", seconds / 60);
   return printf_text("%.1f h", seconds / 3600);

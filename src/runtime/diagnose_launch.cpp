@@ -267,7 +267,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
         if (settings.search) plan.settings_method = std::string(name_of(settings.search->options.method));
       }
       DiagnoseOutcome outcome = DiagnoseOutcome::with_status(kExitOk);
-      outcome.plan = plan;
+      outcome.result = plan;
       return outcome;
     }
     return DiagnoseOutcome::with_status(kExitOk);
@@ -378,7 +378,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
     exit_status = diagnosis.exit_status();
   }
   DiagnoseOutcome outcome = DiagnoseOutcome::with_status(session.max_across_ranks(exit_status));
-  if (leader) outcome.diagnosis = std::move(diagnosis);
+  if (leader) outcome.result = std::move(diagnosis);
   return outcome;
 }
 

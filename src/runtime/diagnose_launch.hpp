@@ -6,10 +6,12 @@
 // diagnose.json. The command parses flags into a DiagnoseRequest and prints the outcome.
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "compare/acceptance_gate.hpp"
 #include "compare/diagnosis.hpp"
+#include "core/launch_outcome.hpp"
 #include "core/report_format.hpp"
 #include "runtime/mpi_session.hpp"
 #include "runtime/run_plan.hpp"
@@ -31,20 +33,10 @@ struct DiagnoseRequest {
   std::vector<std::string> command_line;
 };
 
-// What one launch leaves its command to print: on rank 0 the plan (plan_only) or the
-// diagnosis, on the other ranks neither. `status` is the same on every rank: the
-// acceptance gate's (0 PASS, 1 FAIL, 5 UNRESOLVED), 2 for bad input, 3 for a runtime
-// failure; with plan_only 0 (or 2).
-struct DiagnoseOutcome {
-  int status = 0;
-  std::optional<DiagnosePlan> plan;
-  std::optional<Diagnosis> diagnosis;
-  static DiagnoseOutcome with_status(int status) {
-    DiagnoseOutcome outcome;
-    outcome.status = status;
-    return outcome;
-  }
-};
+// Rank 0's result is the plan (plan_only) or the diagnosis. `status` is the same on every
+// rank: the acceptance gate's (0 PASS, 1 FAIL, 5 UNRESOLVED), 2 for bad input, 3 for a
+// runtime failure; with plan_only 0 (or 2).
+using DiagnoseOutcome = LaunchOutcome<std::variant<DiagnosePlan, Diagnosis>>;
 
 DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, char** envp);
 

@@ -209,11 +209,11 @@ LocateOutcome run_locate_launch(RankGroup& ranks, const LocateRequest& request, 
   LocateOutcome outcome;
   if (leader) {
     try {
-      outcome.summary.emplace();
-      status = finish_on_leader(request, *setup, run, split.description, start, *outcome.summary);
+      outcome.result.emplace();
+      status = finish_on_leader(request, *setup, run, split.description, start, *outcome.result);
     } catch (const UsageError& e) {
       print_error(e.message());
-      outcome.summary.reset();
+      outcome.result.reset();
       status = kExitUsage;
     }
   }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/launch_outcome.hpp"
 #include "core/table_or_json.hpp"
 #include "locate/locate_plan.hpp"
 #include "locate/locate_results.hpp"
@@ -25,17 +26,8 @@ struct LocateRequest {
   std::vector<std::string> command_line;
 };
 
-// `status` is the same on every rank (1 when anything is slow; README: exit codes);
-// `summary`, for the command to print, is rank 0's.
-struct LocateOutcome {
-  int status = 0;
-  std::optional<locate::LocateSummary> summary;
-  static LocateOutcome with_status(int status) {
-    LocateOutcome outcome;
-    outcome.status = status;
-    return outcome;
-  }
-};
+// `status` is the same on every rank (1 when anything is slow; README: exit codes).
+using LocateOutcome = LaunchOutcome<locate::LocateSummary>;
 
 // services.make_engine builds the engine; services.received_signal is not consulted.
 LocateOutcome run_locate_launch(RankGroup& ranks, const LocateRequest& request, const LaunchServices& services);

@@ -78,12 +78,14 @@ ProbeOutcome run_probe_launch(MpiSession& session, const probe::ProbeOptions& op
   if (cpu_hog_refused(session, fault)) return ProbeOutcome::with_status(kExitUsage);
   const std::string started = compact_utc(std::chrono::system_clock::now());
   ProbeOutcome outcome;
-  outcome.document = probe_every_rank(session, options, fault, command_line);
+  std::optional<probe::ProbeDocument> document = probe_every_rank(session, options, fault, command_line);
   int status = kExitOk;
-  if (outcome.document) {
-    outcome.directory = !directory.empty() ? directory : results_root + "/probe/" + started;
-    probe::write_probe_document(*outcome.document, outcome.directory);
-    if (!outcome.document->named_hosts.empty()) status = kExitFindings;
+  if (document) {
+    ProbeWritten& written = outcome.result.emplace();
+    written.document = std::move(*document);
+    written.directory = !directory.empty() ? directory : results_root + "/probe/" + started;
+    probe::write_probe_document(written.document, written.directory);
+    if (!written.document.named_hosts.empty()) status = kExitFindings;
   }
   outcome.status = session.max_across_ranks(status);
   return outcome;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/launch_outcome.hpp"
 #include "probe/probe_run.hpp"
 #include "runtime/fault_injection.hpp"
 #include "runtime/mpi_session.hpp"
@@ -26,18 +27,13 @@ std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const 
 // The report of a document written into `directory`, and where it is.
 void print_probe(const probe::ProbeDocument& document, const std::string& directory, std::ostream& out);
 
-// What one probe launch leaves its command to print: on rank 0 the document and the
-// directory it was written to. `status` is the same on every rank: 1 when a host stands out.
-struct ProbeOutcome {
-  int status = 0;
-  std::optional<probe::ProbeDocument> document;
-  std::string directory;
-  static ProbeOutcome with_status(int status) {
-    ProbeOutcome outcome;
-    outcome.status = status;
-    return outcome;
-  }
+// What one probe launch leaves its command to print: rank 0's document and the directory
+// it was written to. `status` is the same on every rank: 1 when a host stands out.
+struct ProbeWritten {
+  probe::ProbeDocument document;
+  std::string directory;  // where it was written
 };
+using ProbeOutcome = LaunchOutcome<ProbeWritten>;
 
 // One `ncclsweep probe`: every rank probes; rank 0 writes the document into `directory`
 // (the results root's probe/<UTC start> when empty).

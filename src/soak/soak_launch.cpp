@@ -229,7 +229,7 @@ SoakOutcome run_soak_launch(RankGroup& ranks, const SoakRequest& request, const 
       launch.end_utc = iso_utc(std::chrono::system_clock::now());
       write_soak_document(plan.dir, plan.document, plan.windows, latest);
       write_metrics(latest);
-      SoakSummary& summary = outcome.summary.emplace();
+      SoakSummary& summary = outcome.result.emplace();
       summary.hosts = host_names(plan.document);
       summary.verdicts = latest;
       summary.directory = plan.dir;
@@ -237,11 +237,11 @@ SoakOutcome run_soak_launch(RankGroup& ranks, const SoakRequest& request, const 
       status = latest.anything() ? kExitFindings : kExitOk;
     } catch (const UsageError& e) {
       print_error(e.message());
-      outcome.summary.reset();
+      outcome.result.reset();
       status = kExitUsage;
     } catch (const RuntimeFailure& e) {
       print_error(e.message(0, ranks.host()));
-      outcome.summary.reset();
+      outcome.result.reset();
       status = kExitRuntime;
     }
   }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/launch_outcome.hpp"
 #include "core/table_or_json.hpp"
 #include "runtime/launch.hpp"
 #include "soak/soak_results.hpp"
@@ -27,16 +28,8 @@ struct SoakRequest {
 };
 
 // `status` is the same on every rank: 1 when a verdict names something, 128 + the signal
-// after a stop (README: exit codes); `summary`, for the command to print, is rank 0's.
-struct SoakOutcome {
-  int status = 0;
-  std::optional<SoakSummary> summary;
-  static SoakOutcome with_status(int status) {
-    SoakOutcome outcome;
-    outcome.status = status;
-    return outcome;
-  }
-};
+// after a stop (README: exit codes).
+using SoakOutcome = LaunchOutcome<SoakSummary>;
 
 SoakOutcome run_soak_launch(RankGroup& ranks, const SoakRequest& request, const LaunchServices& services);
 // The same over MPI with the build's engines and SIGINT/SIGTERM handlers.

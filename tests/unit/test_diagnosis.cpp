@@ -380,3 +380,20 @@ TEST_CASE("diagnose formats: JSON carries every row, the SVG one bar per layer, 
   CHECK_THROWS_AS(print_diagnosis(d, ReportFormat::csv, csv), UsageError);
   CHECK(csv.str().empty());
 }
+
+TEST_CASE("diagnose --plan shows a cap per measurement under a second as it is, not as 0 s") {
+  DiagnosePlan plan;
+  plan.reference = "ref";
+  plan.budget_s = 60;
+  plan.phases = {{"preflight", 5, std::nullopt}, {"platform", 30, std::nullopt}, {"hosts and links", 0, std::nullopt},
+                 {"collectives", 25, std::nullopt}};
+  plan.ranks = 1;
+  plan.hosts = 1;
+  plan.measurements = 36;
+  plan.per_measurement_s = 0.35;
+  std::ostringstream text;
+  print_diagnose_plan(plan, ReportFormat::table, text);
+  INFO(text.str());
+  CHECK_THAT(text.str(), ContainsSubstring("each at most 0.35 s timed"));
+  CHECK_THAT(text.str(), ContainsSubstring("budget 60 s (preflight 5 s, platform 30 s"));
+}
