@@ -325,7 +325,10 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
       locate.fault = fault.action == FaultAction::slow ? request.fault : std::string();
       locate.output_dir = (std::filesystem::path(dir) / "locate").string();
       locate.command_line = request.command_line;
-      const int status = run_locate_launch(session, locate).status;
+      const LocateOutcome located = run_locate_launch(session, locate);
+      // Its findings go with the other phases' output, to stderr.
+      if (located.result) locate::print_locate_summary(*located.result, TableOrJson::table);
+      const int status = located.status;
       if (status != kExitOk && status != kExitFindings) return DiagnoseOutcome::with_status(status);
       if (leader) add_locate_verdicts(locate.output_dir, locate_options, evidence);
       diagnosis.phases[2].used_s = seconds_since(phase);

@@ -33,7 +33,8 @@ class MessageChannel {
   int fd_;
 };
 
-// Largest message accepted: a row of records is far smaller.
-inline constexpr std::uint32_t kMaxMessageBytes = 64u << 20;
+// Largest message accepted: a row of records is far smaller, and a worker's start with
+// the most calls a plan may hold (kMaxPlannedCalls) takes about 34 MB.
+inline constexpr std::uint32_t kMaxMessageBytes = 128u << 20;
 
 }  // namespace ncclsweep

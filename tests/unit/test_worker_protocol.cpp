@@ -280,3 +280,24 @@ TEST_CASE("a config setting is parsed once, where the launch builds its points: 
   CHECK_THROWS_WITH(nlohmann::json({{"field", "max_ctas"}, {"value", "x"}}).get<ConfigSetting>(),
                     ContainsSubstring("takes a whole number"));
 }
+
+TEST_CASE("a worker's start holds a plan of the most calls a plan may have, each at its longest") {
+  PlannedCall longest;
+  longest.call.kind = &collective("reduce_scatter");
+  longest.call.dtype = &data_type("bfloat16");
+  longest.call.op = ReduceOp::prod;
+  longest.call.count = std::uint64_t{1} << 40;
+  longest.call.root = 100000;
+  longest.call.placement = Placement::out_of_place;
+  longest.call.buffers = BufferMode::nccl_register;
+  longest.call.launch = LaunchMode::blocking;
+  longest.call.footprint_bytes = Bytes{16} << 30;
+  longest.call.cache = CacheState::flush;
+  longest.reduces = true;
+  longest.requested_bytes = longest.total_bytes = Bytes{1} << 40;
+  longest.footprint = {FootprintMode::fixed, Bytes{16} << 30};
+  MeasurementPlan plan;
+  plan.calls.assign(kMaxPlannedCalls, longest);
+  // run refuses a plan over half a message (runtime/run_plan.cpp): the call cap must bite first.
+  CHECK(nlohmann::json(plan).dump().size() <= kMaxMessageBytes / 2);
+}
