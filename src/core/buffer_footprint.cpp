@@ -8,12 +8,8 @@
 namespace ncclsweep {
 
 std::string label_of(const BufferFootprint& footprint) {
-  switch (footprint.mode) {
-    case FootprintMode::largest: return "largest";
-    case FootprintMode::exact: return "exact";
-    case FootprintMode::fixed: return std::to_string(footprint.bytes);
-  }
-  return "?";
+  if (footprint.mode == FootprintMode::fixed) return std::to_string(footprint.bytes);
+  return std::string(name_of(footprint.mode));
 }
 
 namespace {
@@ -23,8 +19,9 @@ constexpr const char* kFootprintFix =
 }  // namespace
 
 BufferFootprint parse_footprint(const std::string& item) {
-  if (item == "largest") return {FootprintMode::largest, 0};
-  if (item == "exact") return {FootprintMode::exact, 0};
+  for (const FootprintMode mode : {FootprintMode::largest, FootprintMode::exact}) {
+    if (item == name_of(mode)) return {mode, 0};
+  }
   BufferFootprint f;
   try {
     f = {FootprintMode::fixed, parse_size(item)};

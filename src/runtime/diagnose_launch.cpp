@@ -60,20 +60,19 @@ class PhasesOnStderr {
   std::streambuf* saved_;
 };
 
+bool is_diagnose_dir(const std::filesystem::path& path) { return std::filesystem::exists(path / kDiagnoseFile); }
+
 // A run or diagnose directory, nccl-tests text or JSON: the side the calls are compared
 // with. A diagnose directory stands for the run inside it.
 std::filesystem::path reference_input(const std::string& reference) {
   const std::filesystem::path path(reference);
-  if (std::filesystem::exists(path / kDiagnoseFile)) return path / kDiagnoseRunFolder;
-  return path;
+  return is_diagnose_dir(path) ? path / kDiagnoseRunFolder : path;
 }
 
 // The platform figures of a reference diagnose directory; none for other references.
 std::optional<probe::ProbeDocument> reference_probe(const std::string& reference) {
   const std::filesystem::path path(reference);
-  if (!std::filesystem::exists(path / kDiagnoseFile) || !probe::is_probe_results(path / kDiagnoseProbeFolder)) {
-    return std::nullopt;
-  }
+  if (!is_diagnose_dir(path) || !probe::is_probe_results(path / kDiagnoseProbeFolder)) return std::nullopt;
   return probe::read_probe_document(path / kDiagnoseProbeFolder);
 }
 
