@@ -11,7 +11,7 @@
 #include "cli/data_dir.hpp"
 #include "report/diagnosis_report.hpp"
 #include "runtime/diagnose_launch.hpp"
-#include "runtime/mpi_session.hpp"
+#include "transport/mpi_session.hpp"
 #include "soak/duration.hpp"
 
 namespace ncclsweep {

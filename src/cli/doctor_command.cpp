@@ -7,7 +7,7 @@
 #include "cli/command.hpp"
 #include "core/table_or_json.hpp"
 #include "runtime/doctor_launch.hpp"
-#include "runtime/mpi_session.hpp"
+#include "transport/mpi_session.hpp"
 
 namespace ncclsweep {
 namespace {

@@ -10,7 +10,7 @@
 #include "core/failure_report.hpp"
 #include "core/table_or_json.hpp"
 #include "runtime/engine_registry.hpp"
-#include "runtime/mpi_session.hpp"
+#include "transport/mpi_session.hpp"
 
 namespace ncclsweep {
 

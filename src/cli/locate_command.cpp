@@ -15,7 +15,7 @@
 #include "locate/locate_text.hpp"
 #include "runtime/engine_registry.hpp"
 #include "runtime/locate_launch.hpp"
-#include "runtime/mpi_session.hpp"
+#include "transport/mpi_session.hpp"
 
 namespace ncclsweep {
 namespace {

@@ -10,8 +10,8 @@
 #include "core/errors.hpp"
 #include "probe/cpu_probes.hpp"
 #include "probe/probe_run.hpp"
-#include "runtime/fault_injection.hpp"
-#include "runtime/mpi_session.hpp"
+#include "measure/fault_injection.hpp"
+#include "transport/mpi_session.hpp"
 #include "runtime/probe_launch.hpp"
 
 namespace ncclsweep {

@@ -11,7 +11,7 @@
 #include "core/buffer_footprint.hpp"
 #include "core/call_modes.hpp"
 #include "core/repeat_order.hpp"
-#include "runtime/mpi_session.hpp"
+#include "transport/mpi_session.hpp"
 #include "runtime/run_entry.hpp"
 
 namespace ncclsweep {

@@ -10,7 +10,7 @@
 #include "core/table_or_json.hpp"
 #include "core/units.hpp"
 #include "runtime/engine_registry.hpp"
-#include "runtime/mpi_session.hpp"
+#include "transport/mpi_session.hpp"
 #include "soak/duration.hpp"
 #include "soak/soak_launch.hpp"
 

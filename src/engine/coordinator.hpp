@@ -1,6 +1,6 @@
 #pragma once
 // The control plane between ranks, apart from any engine's data plane: the runtime
-// implements it over MPI (runtime/mpi_session.hpp), a worker by relaying through its
+// implements it over MPI (transport/mpi_session.hpp), a worker by relaying through its
 // MPI rank (worker/relay_coordinator.hpp), and engines and the measurement loop use it.
 #include <cstddef>
 #include <cstdint>

@@ -31,21 +31,15 @@ void set_phases(LocateOptions& options, const std::string& phases) {
   }
 }
 
-std::vector<LocateTest> tests_for(LocatePhase phase, const std::vector<Bytes>& sizes) {
+std::vector<FixedTest> tests_for(LocatePhase phase, const std::vector<Bytes>& sizes) {
   std::vector<const char*> collectives{"sendrecv"};
   if (phase == LocatePhase::host) collectives = {"all_reduce", "all_gather", "sendrecv"};
   if (phase == LocatePhase::pairs) collectives = {"all_gather", "sendrecv"};
-  std::vector<LocateTest> tests;
+  std::vector<FixedTest> tests;
   for (const Bytes size : sizes) {
     for (const char* c : collectives) tests.push_back({&collective(c), size});
   }
   return tests;
-}
-
-Bytes measured_bytes(const LocateTest& test, int group_ranks) {
-  const CollectiveKind& kind = *test.collective;
-  constexpr std::size_t kFloat32Bytes = 4;  // locate measures float32 (phase_runner)
-  return total_bytes(kind, count_per_rank(kind, test.bytes, group_ranks, kFloat32Bytes), group_ranks, kFloat32Bytes);
 }
 
 std::vector<Step> plan_steps(const HostLayout& layout, const LocateOptions& options) {
@@ -150,7 +144,7 @@ LocateEstimate estimate_locate(const std::vector<int>& host_sizes, const LocateO
     double step_s = model.init_base_s + model.init_per_rank_s * step.group_ranks + kSplitExchangePerWorldRankS * model.ranks;
     e.per_split_s = std::max(e.per_split_s, step_s);
     e.splits_s += step_s;
-    for (const LocateTest& test : tests_for(step.phase, options.sizes)) {
+    for (const FixedTest& test : tests_for(step.phase, options.sizes)) {
       if (step.measured_groups == 0) continue;
       const CollectiveKind& kind = *test.collective;
       const double slowest = model.call_latency_s + model.latency_per_log2_rank_s * log2_of(step.group_ranks) +

@@ -7,6 +7,7 @@
 #include "core/collective.hpp"
 #include "core/units.hpp"
 #include "locate/host_layout.hpp"
+#include "measure/fixed_test.hpp"
 
 namespace ncclsweep::locate {
 
@@ -26,19 +27,10 @@ struct LocateOptions {
 // Parses --phases "host,pairs" into the options. Throws UsageError.
 void set_phases(LocateOptions& options, const std::string& phases);
 
-struct LocateTest {
-  const CollectiveKind* collective = nullptr;  // all_reduce, all_gather or sendrecv
-  Bytes bytes = 0;
-};
-
 // host: AllReduce and AllGather, and SendRecv to the neighbour on the host, at each size;
 // pairs: AllGather and SendRecv across the pair; rails and gpus: SendRecv between the
 // group's two ranks.
-std::vector<LocateTest> tests_for(LocatePhase phase, const std::vector<Bytes>& sizes);
-
-// The total size a test measures on a group of `group_ranks`: its size rounded down to
-// whole float32 elements per rank, as the call passes it (nccl-tests convention).
-Bytes measured_bytes(const LocateTest& test, int group_ranks);
+std::vector<FixedTest> tests_for(LocatePhase phase, const std::vector<Bytes>& sizes);
 
 // Every split of one pass, in order: the host step and the gpus steps (host phase), the
 // pairs rounds, the rails rounds.

@@ -48,8 +48,8 @@ std::map<LocatePhase, std::vector<std::string>> judged_tests(const HostLayout& l
   if (options.pairs_phase && layout.host_count() >= 2) phases.push_back(LocatePhase::pairs);
   if (options.by_rail && layout.host_count() >= 2) phases.push_back(LocatePhase::rails);
   for (const LocatePhase phase : phases) {
-    for (const LocateTest& test : tests_for(phase, options.sizes)) {
-      tests[phase].push_back(test_key(*test.collective, measured_bytes(test, group_ranks(phase, per_host))));
+    for (const FixedTest& test : tests_for(phase, options.sizes)) {
+      tests[phase].push_back(test_name(*test.collective, measured_bytes(test, group_ranks(phase, per_host))));
     }
   }
   return tests;
@@ -76,7 +76,7 @@ ReferenceFigures reference_from_run(const RunDocument& run, const std::string& s
       std::vector<double> busbw;
       for (const MeasurementRecord& r : run.records) {
         if (r.point == point && r.ranks == ranks && r.dtype == &data_type("float32") && r.placement == Placement::out_of_place &&
-            r.communicator == CommunicatorKind::world && test_key(*r.collective, r.size_bytes) == key) {
+            r.communicator == CommunicatorKind::world && test_name(*r.collective, r.size_bytes) == key) {
           busbw.push_back(r.busbw_gbps);
         }
       }

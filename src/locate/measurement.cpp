@@ -2,13 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "measure/fixed_test.hpp"
+
 namespace ncclsweep::locate {
 
-std::string test_key(const CollectiveKind& collective, Bytes bytes) {
-  return std::string(collective.name) + " " + format_bytes(bytes);
-}
-
-std::string Measurement::test() const { return test_key(*collective, bytes); }
+std::string Measurement::test() const { return test_name(*collective, bytes); }
 
 void to_json(nlohmann::json& j, const Measurement& m) {
   j = {{"phase", name_of(m.phase)},   {"round", m.round},           {"hosts", m.hosts},   {"ranks", m.ranks},

@@ -12,9 +12,6 @@
 
 namespace ncclsweep::locate {
 
-// What repeats of the same measurement share: "all_gather 1 MiB".
-std::string test_key(const CollectiveKind& collective, Bytes bytes);
-
 struct Measurement {
   LocatePhase phase = LocatePhase::host;
   int round = 0;           // 0 in the host phase

@@ -3,21 +3,12 @@
 #include <chrono>
 
 #include "core/collective.hpp"
-#include "core/dtype.hpp"
+#include "measure/fixed_test.hpp"
 
 namespace ncclsweep::locate {
 namespace {
 
-constexpr std::string_view kDtype = "float32";
-
-CollectiveCall call_for(const LocateTest& test, int group_ranks) {
-  CollectiveCall call;
-  call.kind = test.collective;
-  call.dtype = &data_type(kDtype);
-  call.count = count_per_rank(*call.kind, test.bytes, group_ranks, call.dtype->bytes);
-  call.comm = 1;  // the step's one sub-communicator
-  return call;
-}
+constexpr int kStepComm = 1;  // the step's one sub-communicator
 
 std::vector<std::string> host_names(const HostLayout& layout, const Group& group) {
   std::vector<std::string> names;
@@ -35,12 +26,10 @@ std::vector<Measurement> run_step_tests(Engine& engine, Coordinator& ranks, cons
                                         const LocateOptions& options, int pass) {
   const int mine = step.color_of_rank[static_cast<std::size_t>(ranks.rank())];
   const Group& group = step.groups[static_cast<std::size_t>(mine)];
-  const std::vector<LocateTest> tests = tests_for(step.phase, options.sizes);
+  const std::vector<FixedTest> tests = tests_for(step.phase, options.sizes);
   std::vector<CollectiveCall> calls;
-  for (const LocateTest& test : tests) calls.push_back(call_for(test, static_cast<int>(group.ranks.size())));
-  if (options.warmup > 0) {
-    for (const CollectiveCall& call : calls) engine.run_timed(call, options.warmup);
-  }
+  for (const FixedTest& test : tests) calls.push_back(fixed_call(test, static_cast<int>(group.ranks.size()), kStepComm));
+  warm_up(engine, calls, options.warmup);
   // Slot (test, group, repeat): this rank's per-call time; the maximum over ranks is the
   // group's time, since a collective ends when its slowest member does.
   const std::size_t repeats = static_cast<std::size_t>(options.repeats), groups = step.groups.size();
@@ -48,8 +37,7 @@ std::vector<Measurement> run_step_tests(Engine& engine, Coordinator& ranks, cons
   std::vector<double> slots(tests.size() * groups * repeats, 0.0);
   for (std::size_t r = 0; r < repeats; ++r) {
     for (std::size_t t = 0; t < tests.size(); ++t) {
-      const TimedIterations timed = engine.run_timed(calls[t], options.iters);
-      slots[slot(t, static_cast<std::size_t>(mine), r)] = timed.device_seconds / options.iters;
+      slots[slot(t, static_cast<std::size_t>(mine), r)] = seconds_per_call(engine, calls[t], options.iters);
     }
   }
   slots = ranks.max_each(slots);
@@ -59,8 +47,7 @@ std::vector<Measurement> run_step_tests(Engine& engine, Coordinator& ranks, cons
       const Group& measured = step.groups[g];
       if (!measured.measured) continue;
       const int group_ranks = static_cast<int>(measured.ranks.size());
-      const CollectiveCall group_call = call_for(tests[t], group_ranks);
-      const Bytes total = total_bytes(*group_call.kind, group_call.count, group_ranks, group_call.dtype->bytes);
+      const Bytes total = measured_bytes(tests[t], group_ranks);
       for (std::size_t r = 0; r < repeats; ++r) {
         Measurement m;
         m.phase = step.phase;
@@ -73,7 +60,7 @@ std::vector<Measurement> run_step_tests(Engine& engine, Coordinator& ranks, cons
         m.pass = pass;
         m.repeat = (pass - 1) * options.repeats + static_cast<int>(r);
         m.seconds = slots[slot(t, g, r)];
-        m.busbw_gbps = busbw_of(*group_call.kind, total, m.seconds, group_ranks);
+        m.busbw_gbps = busbw_of(*tests[t].collective, total, m.seconds, group_ranks);
         out.push_back(m);
       }
     }

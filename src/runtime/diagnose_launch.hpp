@@ -13,7 +13,7 @@
 #include "compare/diagnosis.hpp"
 #include "core/launch_outcome.hpp"
 #include "core/report_format.hpp"
-#include "runtime/mpi_session.hpp"
+#include "transport/mpi_session.hpp"
 #include "runtime/run_plan.hpp"
 
 namespace ncclsweep {

@@ -3,7 +3,7 @@
 // 0 judges them all and prints the findings as a table or JSON (docs/doctor.md).
 #include <iosfwd>
 
-#include "runtime/mpi_session.hpp"
+#include "transport/mpi_session.hpp"
 
 namespace ncclsweep {
 

@@ -5,7 +5,7 @@
 #include "core/errors.hpp"
 #include "core/run_options.hpp"
 #include "engine/mpi/mpi_engine.hpp"
-#include "runtime/mpi_session.hpp"
+#include "transport/mpi_session.hpp"
 #if NCCLSWEEP_HAVE_NCCL
 #include "engine/nccl/nccl_engine.hpp"
 #endif

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/worker_pool.hpp"
+#include "processes/worker_pool.hpp"
 
 namespace ncclsweep {
 

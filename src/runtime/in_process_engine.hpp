@@ -8,7 +8,7 @@
 
 #include "core/run_options.hpp"
 #include "engine/engine.hpp"
-#include "runtime/rank_group.hpp"
+#include "transport/rank_group.hpp"
 
 namespace ncclsweep {
 

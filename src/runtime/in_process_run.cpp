@@ -3,10 +3,10 @@
 #include <memory>
 
 #include "core/errors.hpp"
-#include "runtime/fault_injection.hpp"
+#include "measure/fault_injection.hpp"
 #include "runtime/launch_state.hpp"
-#include "runtime/measurement_loop.hpp"
-#include "runtime/rank_group.hpp"
+#include "measure/measurement_loop.hpp"
+#include "transport/rank_group.hpp"
 #include "runtime/run_start.hpp"
 #include "runtime/search_rounds.hpp"
 

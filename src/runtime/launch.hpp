@@ -13,10 +13,10 @@
 #include "engine/engine.hpp"
 #include "plan/measurement_plan.hpp"
 #include "plan/sweep_plan.hpp"
-#include "runtime/fault_injection.hpp"
+#include "measure/fault_injection.hpp"
 #include "search/search_request.hpp"
-#include "runtime/worker_pool.hpp"
-#include "runtime/worker_protocol.hpp"
+#include "processes/worker_pool.hpp"
+#include "processes/worker_protocol.hpp"
 
 namespace ncclsweep {
 

@@ -1,10 +1,10 @@
 #pragma once
-// The worker pool of one launch (runtime/worker_pool.hpp), as the grid's schedule and a
+// The worker pool of one launch (processes/worker_pool.hpp), as the grid's schedule and a
 // search's rounds both use it: every worker told the launch's spec, plan, resume keys
 // and testing aids; the run begins (begin_run) once the first group's workers are up.
 #include <memory>
 
-#include "runtime/worker_pool.hpp"
+#include "processes/worker_pool.hpp"
 
 namespace ncclsweep {
 

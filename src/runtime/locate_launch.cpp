@@ -22,7 +22,7 @@
 #include "results/results_directory.hpp"
 #include "runtime/engine_registry.hpp"
 #include "runtime/in_process_engine.hpp"
-#include "runtime/mpi_session.hpp"
+#include "transport/mpi_session.hpp"
 
 namespace ncclsweep {
 namespace {

@@ -5,7 +5,7 @@
 #include "core/errors.hpp"
 #include "results/record_json.hpp"
 #include "results/resume.hpp"
-#include "runtime/rank_group.hpp"
+#include "transport/rank_group.hpp"
 
 namespace ncclsweep {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "results/record.hpp"
 #include "runtime/group_failure.hpp"
-#include "runtime/worker_protocol.hpp"
+#include "processes/worker_protocol.hpp"
 
 namespace ncclsweep {
 

@@ -2,7 +2,7 @@
 
 #include "doctor/checks.hpp"
 #include "doctor/system_reader.hpp"
-#include "runtime/rank_group.hpp"
+#include "transport/rank_group.hpp"
 
 namespace ncclsweep::doctor {
 

@@ -8,8 +8,8 @@
 
 #include "core/launch_outcome.hpp"
 #include "probe/probe_run.hpp"
-#include "runtime/fault_injection.hpp"
-#include "runtime/mpi_session.hpp"
+#include "measure/fault_injection.hpp"
+#include "transport/mpi_session.hpp"
 
 namespace ncclsweep {
 

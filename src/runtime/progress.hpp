@@ -17,7 +17,7 @@
 #include "core/run_options.hpp"
 #include "plan/measurement_plan.hpp"
 #include "results/result_sink.hpp"
-#include "runtime/worker_protocol.hpp"
+#include "processes/worker_protocol.hpp"
 
 namespace ncclsweep {
 

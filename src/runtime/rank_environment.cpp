@@ -7,7 +7,7 @@
 #include "core/environment.hpp"
 #include "core/gpu_sharing.hpp"
 #include "results/record_json.hpp"
-#include "runtime/rank_group.hpp"
+#include "transport/rank_group.hpp"
 
 namespace ncclsweep {
 

@@ -11,7 +11,7 @@
 #include "report/terminal_table.hpp"
 #include "results/results_directory.hpp"
 #include "runtime/launch_state.hpp"
-#include "runtime/rank_group.hpp"
+#include "transport/rank_group.hpp"
 #include "runtime/progress.hpp"
 
 namespace ncclsweep {

@@ -8,7 +8,7 @@
 #include "core/units.hpp"
 #include "results/results_directory.hpp"
 #include "runtime/launch.hpp"
-#include "runtime/rank_group.hpp"
+#include "transport/rank_group.hpp"
 
 namespace ncclsweep {
 

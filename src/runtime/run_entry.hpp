@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/mpi_session.hpp"
+#include "transport/mpi_session.hpp"
 #include "runtime/run_plan.hpp"
 
 namespace ncclsweep {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "spec/run_spec.hpp"
-#include "runtime/worker_protocol.hpp"
+#include "processes/worker_protocol.hpp"
 
 namespace ncclsweep {
 

@@ -11,8 +11,8 @@
 #include "plan/sweep_sizes.hpp"
 #include "report/overlap_report.hpp"
 #include "runtime/engine_registry.hpp"
-#include "runtime/message_channel.hpp"
-#include "runtime/worker_protocol.hpp"
+#include "processes/message_channel.hpp"
+#include "processes/worker_protocol.hpp"
 #include "search/search_request.hpp"
 #include "spec/sweep.hpp"
 
@@ -83,7 +83,7 @@ FaultInjection planned_fault(const RunFlags& flags, EngineKind engine, int ranks
   return fault;
 }
 
-// Workers get the plan in their start message (runtime/worker_protocol.hpp): refuse a plan
+// Workers get the plan in their start message (processes/worker_protocol.hpp): refuse a plan
 // that would not fit, before anything is measured, keeping half the message for the rest.
 void check_worker_plan_size(const MeasurementPlan& plan) {
   const std::size_t bytes = nlohmann::json(plan).dump().size();

@@ -4,7 +4,7 @@
 
 #include "runtime/launch_document.hpp"
 #include "runtime/launch_state.hpp"
-#include "runtime/rank_group.hpp"
+#include "transport/rank_group.hpp"
 #include "runtime/preflight.hpp"
 #include "runtime/rank_environment.hpp"
 #include "runtime/run_fingerprint.hpp"

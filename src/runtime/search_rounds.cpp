@@ -10,12 +10,12 @@
 #include "core/errors.hpp"
 #include "core/output_file.hpp"
 #include "results/search_summary.hpp"
-#include "runtime/fault_injection.hpp"
+#include "measure/fault_injection.hpp"
 #include "runtime/group_failure.hpp"
 #include "runtime/launch_pool.hpp"
 #include "runtime/launch_state.hpp"
-#include "runtime/measurement_loop.hpp"
-#include "runtime/rank_group.hpp"
+#include "measure/measurement_loop.hpp"
+#include "transport/rank_group.hpp"
 #include "search/search.hpp"
 
 namespace ncclsweep {

@@ -3,7 +3,7 @@
 // every rank each round it decides; every rank measures the round's candidates, grouped by
 // isolation group, at their bands' sizes, where their settings need them: in the ranks
 // themselves (the mpi engine with no env axis) or in the group's workers, kept warm
-// between rounds (runtime/worker_pool.hpp). Rank 0 gives the records back to the search.
+// between rounds (processes/worker_pool.hpp). Rank 0 gives the records back to the search.
 // The outcome goes to search.json beside run.json.
 #include <cstddef>
 #include <memory>
@@ -12,7 +12,7 @@
 
 #include "engine/engine.hpp"
 #include "results/result_sink.hpp"
-#include "runtime/worker_protocol.hpp"
+#include "processes/worker_protocol.hpp"
 
 namespace ncclsweep {
 

@@ -3,13 +3,13 @@
 #include <algorithm>
 
 #include "core/errors.hpp"
-#include "runtime/fault_injection.hpp"
+#include "measure/fault_injection.hpp"
 #include "runtime/group_failure.hpp"
 #include "runtime/launch_pool.hpp"
 #include "runtime/launch_state.hpp"
-#include "runtime/measurement_loop.hpp"
+#include "measure/measurement_loop.hpp"
 #include "runtime/point_settlement.hpp"
-#include "runtime/rank_group.hpp"
+#include "transport/rank_group.hpp"
 
 namespace ncclsweep {
 namespace {

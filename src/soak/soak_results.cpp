@@ -14,6 +14,7 @@
 #include "core/json_input.hpp"
 #include "core/printf_text.hpp"
 #include "core/xml_text.hpp"
+#include "measure/fixed_test.hpp"
 #include "report/svg_text.hpp"
 #include "results/atomic_file.hpp"
 #include "soak/soak_metrics.hpp"

@@ -5,43 +5,28 @@
 #include <cmath>
 
 #include "core/collective.hpp"
-#include "core/dtype.hpp"
 #include "core/iteration_stats.hpp"
 #include "core/utc_time.hpp"
 #include "locate/tournament.hpp"
+#include "measure/fixed_test.hpp"
 
 namespace ncclsweep::soak {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr std::string_view kDtype = "float32";
 constexpr double kEmpty = -1e300;  // a slot another rank fills; max over ranks keeps that rank's
-
-struct Test {
-  const CollectiveKind* kind = nullptr;
-  Bytes bytes = 0;
-};
-
-CollectiveCall call_for(const Test& test, int ranks, int comm) {
-  CollectiveCall call;
-  call.kind = test.kind;
-  call.dtype = &data_type(kDtype);
-  call.count = count_per_rank(*call.kind, test.bytes, ranks, call.dtype->bytes);
-  call.comm = comm;
-  return call;
-}
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-WindowFigure figure_of(const Test& test, const CollectiveCall& call, int ranks, std::vector<double> seconds) {
+WindowFigure figure_of(const FixedTest& test, int ranks, std::vector<double> seconds) {
   WindowFigure f;
-  f.collective = test.kind;
-  f.bytes = total_bytes(*test.kind, call.count, ranks, call.dtype->bytes);
+  f.collective = test.collective;
+  f.bytes = measured_bytes(test, ranks);
   f.ranks = ranks;
   f.rounds = static_cast<int>(seconds.size());
   f.seconds = median_of(seconds);
   f.algbw_gbps = algbw_of(f.bytes, f.seconds);
-  f.busbw_gbps = busbw_of(*test.kind, f.bytes, f.seconds, ranks);
+  f.busbw_gbps = busbw_of(*test.collective, f.bytes, f.seconds, ranks);
   const auto [fastest, slowest] = std::minmax_element(seconds.begin(), seconds.end());
   f.low_gbps = algbw_of(f.bytes, *slowest);
   f.high_gbps = algbw_of(f.bytes, *fastest);
@@ -90,7 +75,7 @@ struct PairTrace {
   std::vector<bool> faulted;                // per round: the testing aid's rank is in this rank's group
 
   static PairTrace plan(const locate::HostLayout& layout, int rank, int faulted_rank,
-                        const std::vector<Test>& tests) {
+                        const std::vector<FixedTest>& tests) {
     PairTrace t;
     const std::vector<locate::Round> rounds = locate::round_robin(layout.host_count());
     for (std::size_t r = 0; r < rounds.size(); ++r) {
@@ -102,8 +87,8 @@ struct PairTrace {
       const locate::Group& group =
           step.groups[static_cast<std::size_t>(step.color_of_rank[static_cast<std::size_t>(rank)])];
       std::vector<CollectiveCall> calls;
-      for (const Test& test : tests) {
-        calls.push_back(call_for(test, static_cast<int>(group.ranks.size()), 2 + static_cast<int>(t.calls.size())));
+      for (const FixedTest& test : tests) {
+        calls.push_back(fixed_call(test, static_cast<int>(group.ranks.size()), 2 + static_cast<int>(t.calls.size())));
       }
       t.calls.push_back(std::move(calls));
       int slot = -1;
@@ -140,21 +125,17 @@ SoakEnd run_soak(Engine& engine, Coordinator& ranks, const locate::HostLayout& l
   const bool fault_in_world = fault.action == FaultAction::slow && fault.rank >= 0 && fault.rank < world;
   engine.split({step.color_of_rank[static_cast<std::size_t>(rank)]});
 
-  std::vector<Test> tests;
+  std::vector<FixedTest> tests;
   for (const CollectiveKind* kind : options.collectives) {
     for (const Bytes bytes : options.sizes) tests.push_back({kind, bytes});
   }
   std::vector<CollectiveCall> world_calls, host_calls;
-  for (const Test& t : tests) {
-    world_calls.push_back(call_for(t, world, 0));
-    host_calls.push_back(call_for(t, host_ranks, 1));
+  for (const FixedTest& t : tests) {
+    world_calls.push_back(fixed_call(t, world, 0));
+    host_calls.push_back(fixed_call(t, host_ranks, 1));
   }
-  if (options.warmup > 0) {
-    for (std::size_t t = 0; t < tests.size(); ++t) {
-      engine.run_timed(world_calls[t], options.warmup);
-      engine.run_timed(host_calls[t], options.warmup);
-    }
-  }
+  warm_up(engine, world_calls, options.warmup);
+  warm_up(engine, host_calls, options.warmup);
 
   const std::size_t hosts = static_cast<std::size_t>(layout.host_count());
   const PairTrace pairs = layout.host_count() >= 3 ? PairTrace::plan(layout, rank, fault_in_world ? fault.rank : -1, tests)
@@ -175,7 +156,7 @@ SoakEnd run_soak(Engine& engine, Coordinator& ranks, const locate::HostLayout& l
     tracing = true;
     engine.split(pairs.colors(step, rank));
     for (std::size_t r = 0; r < pairs.steps.size() && options.warmup > 0; ++r) {
-      for (const CollectiveCall& call : pairs.calls[r]) engine.run_timed(call, options.warmup);
+      warm_up(engine, pairs.calls[r], options.warmup);
     }
   };
   start_trace_if_asked();
@@ -197,14 +178,14 @@ SoakEnd run_soak(Engine& engine, Coordinator& ranks, const locate::HostLayout& l
       const std::size_t pair_round = tracing ? next_round++ % pairs.steps.size() : 0;
       for (std::size_t t = 0; t < tests.size(); ++t) {
         engine.slow_down(world_factor);
-        slots[t * per_test] = engine.run_timed(world_calls[t], options.iters).device_seconds / options.iters;
+        slots[t * per_test] = seconds_per_call(engine, world_calls[t], options.iters);
         engine.slow_down(host_factor);
         slots[t * per_test + 1 + static_cast<std::size_t>(my_host)] =
-            engine.run_timed(host_calls[t], options.iters).device_seconds / options.iters;
+            seconds_per_call(engine, host_calls[t], options.iters);
         if (!tracing) continue;
         // Every rank runs its group of this pairs round (an idle host's ranks alone).
         engine.slow_down(pairs.faulted[pair_round] ? factor : 1);
-        const double seconds = engine.run_timed(pairs.calls[pair_round][t], options.iters).device_seconds / options.iters;
+        const double seconds = seconds_per_call(engine, pairs.calls[pair_round][t], options.iters);
         if (const int pair = pairs.my_pair[pair_round]; pair >= 0) {
           slots[t * per_test + 1 + hosts + static_cast<std::size_t>(pair)] = seconds;
         }
@@ -221,14 +202,13 @@ SoakEnd run_soak(Engine& engine, Coordinator& ranks, const locate::HostLayout& l
     engine.slow_down(1);
 
     for (std::size_t t = 0; t < tests.size(); ++t) {
-      WindowFigure w = figure_of(tests[t], world_calls[t], world, rounds[t * per_test]);
+      WindowFigure w = figure_of(tests[t], world, rounds[t * per_test]);
       w.scope = Scope::world;
       window.figures.push_back(w);
       for (std::size_t h = 0; h < hosts; ++h) {
         const int group_ranks = static_cast<int>(layout.host_ranks[h].size());
         if (group_ranks < 2) continue;  // a lone rank has no host communicator to measure
-        const CollectiveCall call = call_for(tests[t], group_ranks, 1);
-        WindowFigure f = figure_of(tests[t], call, group_ranks, rounds[t * per_test + 1 + h]);
+        WindowFigure f = figure_of(tests[t], group_ranks, rounds[t * per_test + 1 + h]);
         f.scope = Scope::host;
         f.host = static_cast<int>(h);
         window.figures.push_back(f);
@@ -239,7 +219,7 @@ SoakEnd run_soak(Engine& engine, Coordinator& ranks, const locate::HostLayout& l
         const locate::HostPair& pair = pairs.pairs[p];
         const int group_ranks = static_cast<int>(layout.host_ranks[static_cast<std::size_t>(pair.a)].size() +
                                                  layout.host_ranks[static_cast<std::size_t>(pair.b)].size());
-        WindowFigure f = figure_of(tests[t], call_for(tests[t], group_ranks, 2), group_ranks, seconds);
+        WindowFigure f = figure_of(tests[t], group_ranks, seconds);
         f.scope = Scope::pair;
         f.host = pair.a;
         f.peer = pair.b;

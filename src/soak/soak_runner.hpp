@@ -16,7 +16,7 @@
 #include "engine/coordinator.hpp"
 #include "engine/engine.hpp"
 #include "locate/host_layout.hpp"
-#include "runtime/fault_injection.hpp"
+#include "measure/fault_injection.hpp"
 #include "soak/soak_verdicts.hpp"
 #include "soak/soak_window.hpp"
 #include "soak/window_sampler.hpp"

@@ -10,6 +10,7 @@
 #include "core/name_table.hpp"
 #include "core/printf_text.hpp"
 #include "locate/host_layout.hpp"
+#include "measure/fixed_test.hpp"
 #include "locate/verdicts.hpp"
 #include "soak/change_points.hpp"
 

@@ -83,10 +83,6 @@ std::string_view name_of(Scope scope) { return kScopeNames.name(scope); }
 std::string_view name_of(Gap gap) { return kGapNames.name(gap); }
 Gap gap_named(std::string_view name) { return kGapNames.parse(name); }
 
-std::string test_name(const CollectiveKind& collective, Bytes bytes) {
-  return std::string(collective.name) + " " + format_bytes(bytes);
-}
-
 void to_json(nlohmann::json& j, const SoakWindow& w) {
   j = {{"window", w.index},         {"launch", w.launch},     {"start_utc", w.start_utc},
        {"end_utc", w.end_utc},      {"start_s", w.start_s},   {"end_s", w.end_s},

@@ -80,7 +80,4 @@ struct SoakWindow {
 void to_json(nlohmann::json& j, const SoakWindow& w);
 void from_json(const nlohmann::json& j, SoakWindow& w);
 
-// "all_reduce 256 MiB"
-std::string test_name(const CollectiveKind& collective, Bytes bytes);
-
 }  // namespace ncclsweep::soak

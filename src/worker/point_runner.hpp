@@ -11,9 +11,9 @@
 #include "engine/engine.hpp"
 #include "plan/measurement_plan.hpp"
 #include "results/result_sink.hpp"
-#include "runtime/fault_injection.hpp"
-#include "runtime/measurement_loop.hpp"
-#include "runtime/worker_protocol.hpp"
+#include "measure/fault_injection.hpp"
+#include "measure/measurement_loop.hpp"
+#include "processes/worker_protocol.hpp"
 #include "verify/nccl_log.hpp"
 #include "worker/point_environment.hpp"
 

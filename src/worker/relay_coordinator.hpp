@@ -4,8 +4,8 @@
 #include "core/errors.hpp"
 #include "engine/coordinator.hpp"
 #include "engine/engine.hpp"
-#include "runtime/message_channel.hpp"
-#include "runtime/relay_step.hpp"
+#include "processes/message_channel.hpp"
+#include "transport/relay_step.hpp"
 
 namespace ncclsweep {
 

@@ -8,7 +8,7 @@
 
 #include "core/errors.hpp"
 #include "core/units.hpp"
-#include "runtime/worker_protocol.hpp"
+#include "processes/worker_protocol.hpp"
 
 namespace ncclsweep {
 namespace {

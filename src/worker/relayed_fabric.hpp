@@ -3,12 +3,12 @@
 // buffers live in a memory region the worker and its MPI rank both map (a memfd the
 // rank made and handed over as descriptor kWorkerRegionFd), and each collective, barrier
 // and split is one FabricRequest the rank runs with its own MPI on that same memory
-// (runtime/worker_data_plane.hpp). Zero copies; one small message per call.
+// (processes/worker_data_plane.hpp). Zero copies; one small message per call.
 #include <cstddef>
 #include <memory>
 
 #include "engine/host_fabric.hpp"
-#include "runtime/message_channel.hpp"
+#include "processes/message_channel.hpp"
 
 namespace ncclsweep {
 

@@ -18,7 +18,7 @@ ResourceUse current_resource_use();
 
 // What the device a worker measures on has free now: the GPU's memory, or for a device
 // without one (the mpi engine) the host's available memory; -1 when unknown. It sizes
-// the pool of warm workers (runtime/worker_pool.hpp).
+// the pool of warm workers (processes/worker_pool.hpp).
 std::int64_t free_memory_bytes(const DeviceDescription& device);
 
 // One line for the log: "ncclsweep resources: rank R point P open_fds N gpu_free_mib M".

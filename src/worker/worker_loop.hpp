@@ -1,5 +1,5 @@
 #pragma once
-// A worker's life (runtime/worker_protocol.hpp): its start message, its engine, then one
+// A worker's life (processes/worker_protocol.hpp): its start message, its engine, then one
 // MeasureRequest after another (a point each, on a fresh communicator) until its MPI rank
 // says stop. `ncclsweep worker` runs it on descriptor 3 (worker_main.cpp); the unit tests
 // run it on a thread, with an engine of their own.
@@ -8,8 +8,8 @@
 
 #include "engine/coordinator.hpp"
 #include "engine/engine.hpp"
-#include "runtime/message_channel.hpp"
-#include "runtime/worker_protocol.hpp"
+#include "processes/message_channel.hpp"
+#include "processes/worker_protocol.hpp"
 #include "worker/point_environment.hpp"
 
 namespace ncclsweep {

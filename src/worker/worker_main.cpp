@@ -9,7 +9,7 @@
 #include "core/failure_report.hpp"
 #include "engine/mpi/mpi_engine.hpp"
 #include "runtime/stop_signals.hpp"
-#include "runtime/worker_process.hpp"
+#include "processes/worker_process.hpp"
 #include "worker/relayed_fabric.hpp"
 #include "worker/worker_loop.hpp"
 #if NCCLSWEEP_HAVE_NCCL

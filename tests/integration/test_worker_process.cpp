@@ -1,8 +1,8 @@
 // A real `ncclsweep worker` process, driven by the test as its MPI rank would drive it.
 #include "catch_compat.hpp"
-#include "runtime/relay_step.hpp"
-#include "runtime/worker_process.hpp"
-#include "runtime/worker_protocol.hpp"
+#include "transport/relay_step.hpp"
+#include "processes/worker_process.hpp"
+#include "processes/worker_protocol.hpp"
 
 using namespace ncclsweep;
 

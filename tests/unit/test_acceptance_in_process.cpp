@@ -13,7 +13,7 @@
 #include "compare/side_readers.hpp"
 #include "core/errors.hpp"
 #include "in_process_launch.hpp"
-#include "runtime/fault_injection.hpp"
+#include "measure/fault_injection.hpp"
 
 using namespace ncclsweep;
 using namespace ncclsweep::testing;

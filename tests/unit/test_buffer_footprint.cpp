@@ -17,7 +17,7 @@
 #include "results/repeats.hpp"
 #include "results/record_json.hpp"
 #include "results/resume.hpp"
-#include "runtime/worker_protocol.hpp"
+#include "processes/worker_protocol.hpp"
 
 using namespace ncclsweep;
 

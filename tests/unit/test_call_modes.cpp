@@ -11,7 +11,7 @@
 #include "results/measurement_key.hpp"
 #include "results/record_json.hpp"
 #include "results/resume.hpp"
-#include "runtime/worker_protocol.hpp"
+#include "processes/worker_protocol.hpp"
 
 using namespace ncclsweep;
 

@@ -2,7 +2,7 @@
 #include "catch_compat.hpp"
 #include "plan/measurement_plan.hpp"
 #include "runtime/deadline.hpp"
-#include "runtime/fault_injection.hpp"
+#include "measure/fault_injection.hpp"
 
 using namespace ncclsweep;
 

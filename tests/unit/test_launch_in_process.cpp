@@ -12,7 +12,7 @@
 #include "in_process_launch.hpp"
 #include "paced_engine.hpp"
 #include "read_file.hpp"
-#include "runtime/fault_injection.hpp"
+#include "measure/fault_injection.hpp"
 #include "runtime/stop_signals.hpp"
 #include "spec/comm_split.hpp"
 

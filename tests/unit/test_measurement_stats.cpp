@@ -15,7 +15,7 @@
 #include "plan/measurement_plan.hpp"
 #include "results/record_json.hpp"
 #include "results/stragglers.hpp"
-#include "runtime/measurement_loop.hpp"
+#include "measure/measurement_loop.hpp"
 #include "thread_ranks.hpp"
 #include "worker/point_runner.hpp"
 

@@ -11,7 +11,7 @@
 #include "core/errors.hpp"
 #include "in_process_launch.hpp"
 #include "read_file.hpp"
-#include "runtime/fault_injection.hpp"
+#include "measure/fault_injection.hpp"
 #include "search/search_request.hpp"
 #include "search_fixture.hpp"
 

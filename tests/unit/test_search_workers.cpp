@@ -1,4 +1,4 @@
-// A search over isolation groups, whole (runtime/search_rounds.cpp, runtime/worker_pool.cpp),
+// A search over isolation groups, whole (runtime/search_rounds.cpp, processes/worker_pool.cpp),
 // on two ranks that are threads with workers that are threads (thread_workers.hpp): the
 // paced engine reads the testing aid's variables from its worker's environment as the mpi
 // engine does (once at the worker's start, or at each init), so a 3 x 3 x 2 grid of them

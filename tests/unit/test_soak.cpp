@@ -12,7 +12,7 @@
 
 #include "catch_compat.hpp"
 #include "core/iteration_stats.hpp"
-#include "runtime/fault_injection.hpp"
+#include "measure/fault_injection.hpp"
 #include "soak/change_points.hpp"
 #include "soak/duration.hpp"
 #include "soak/soak_metrics.hpp"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/rank_group.hpp"
+#include "transport/rank_group.hpp"
 
 namespace ncclsweep::testing {
 

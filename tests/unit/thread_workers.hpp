@@ -11,7 +11,7 @@
 #include <string>
 
 #include "engine/engine.hpp"
-#include "runtime/worker_pool.hpp"
+#include "processes/worker_pool.hpp"
 
 namespace ncclsweep::testing {
 

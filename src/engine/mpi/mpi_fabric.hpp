@@ -1,6 +1,6 @@
 #pragma once
 // The mpi engine's collectives on MPI in this process: the engine in an MPI rank, and
-// the rank's side of a worker's relayed collectives (runtime/worker_data_plane.hpp).
+// the rank's side of a worker's relayed collectives (processes/worker_data_plane.hpp).
 #include <mpi.h>
 
 #include <memory>

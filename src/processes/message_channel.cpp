@@ -1,4 +1,4 @@
-#include "runtime/message_channel.hpp"
+#include "processes/message_channel.hpp"
 
 #include <sys/socket.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "runtime/measurement_loop.hpp"
+#include "measure/measurement_loop.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -9,7 +9,7 @@
 #include "core/iteration_stats.hpp"
 #include "core/repeat_order.hpp"
 #include "results/measurement_key.hpp"
-#include "runtime/group_times.hpp"
+#include "measure/group_times.hpp"
 
 namespace ncclsweep {
 namespace {

@@ -1,13 +1,13 @@
 #pragma once
 // A started worker as its MPI rank holds it: the channel to it and its life. A real
-// launch starts processes (runtime/worker_process.hpp); the unit tests run the worker's
+// launch starts processes (processes/worker_process.hpp); the unit tests run the worker's
 // own loop on a thread (tests/unit/thread_workers.hpp), so the pool, the schedule and a
 // search's rounds are judged without mpirun. Destroying a link ends a worker still running.
 #include <chrono>
 #include <optional>
 #include <string>
 
-#include "runtime/message_channel.hpp"
+#include "processes/message_channel.hpp"
 
 namespace ncclsweep {
 

@@ -1,4 +1,4 @@
-#include "runtime/group_times.hpp"
+#include "measure/group_times.hpp"
 
 #include <algorithm>
 #include <limits>

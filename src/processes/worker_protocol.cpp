@@ -1,4 +1,4 @@
-#include "runtime/worker_protocol.hpp"
+#include "processes/worker_protocol.hpp"
 
 #include <algorithm>
 #include <iterator>

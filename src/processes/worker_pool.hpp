@@ -26,10 +26,10 @@
 #include <vector>
 
 #include "results/result_sink.hpp"
-#include "runtime/rank_group.hpp"
-#include "runtime/worker_data_plane.hpp"
-#include "runtime/worker_link.hpp"
-#include "runtime/worker_protocol.hpp"
+#include "transport/rank_group.hpp"
+#include "processes/worker_data_plane.hpp"
+#include "processes/worker_link.hpp"
+#include "processes/worker_protocol.hpp"
 
 namespace ncclsweep {
 

@@ -1,4 +1,4 @@
-#include "runtime/relay_step.hpp"
+#include "transport/relay_step.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "runtime/mpi_session.hpp"
+#include "transport/mpi_session.hpp"
 
 #include <sys/stat.h>
 #include <sys/statvfs.h>

@@ -7,14 +7,14 @@
 
 #include <memory>
 
-#include "runtime/worker_protocol.hpp"
+#include "processes/worker_protocol.hpp"
 
 namespace ncclsweep {
 
 class WorkerDataPlane {
  public:
   virtual ~WorkerDataPlane() = default;
-  // The region's descriptor, for the worker (runtime/worker_process.hpp passes it on).
+  // The region's descriptor, for the worker (processes/worker_process.hpp passes it on).
   virtual int region_fd() const = 0;
   // Collective over the ranks' data planes, as the workers' requests are.
   virtual FabricReply serve(const FabricRequest& request) = 0;

@@ -2,7 +2,7 @@
 // The MPI side of RelayStep: one MPI_Allreduce with a user-defined operation.
 #include <mpi.h>
 
-#include "runtime/relay_step.hpp"
+#include "transport/relay_step.hpp"
 
 namespace ncclsweep {
 

@@ -1,4 +1,4 @@
-#include "runtime/relay_reducer.hpp"
+#include "transport/relay_reducer.hpp"
 
 #include "engine/mpi/mpi_check.hpp"
 

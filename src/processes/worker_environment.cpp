@@ -1,4 +1,4 @@
-#include "runtime/worker_environment.hpp"
+#include "processes/worker_environment.hpp"
 
 namespace ncclsweep {
 

@@ -19,7 +19,7 @@
 //                                             ranks then agree in a step that every worker is
 //   ... more measure requests ...
 //   stop: the worker exits                  error (WorkerError), then the worker exits
-// A worker stays between requests for as long as its rank keeps it (runtime/worker_pool.hpp).
+// A worker stays between requests for as long as its rank keeps it (processes/worker_pool.hpp).
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -35,7 +35,7 @@
 #include "plan/measurement_plan.hpp"
 #include "results/record.hpp"
 #include "results/record_json.hpp"
-#include "runtime/fault_injection.hpp"
+#include "measure/fault_injection.hpp"
 #include "spec/run_spec.hpp"
 
 namespace ncclsweep {
@@ -131,7 +131,7 @@ struct WorkerError {
 };
 
 // The mpi engine's collectives in a worker (worker/relayed_fabric.hpp), run by its rank on
-// a memory region both map (runtime/worker_data_plane.hpp).
+// a memory region both map (processes/worker_data_plane.hpp).
 enum class FabricOp { collective, barrier, split, free_splits };
 struct FabricRequest {
   static constexpr std::string_view kType = "fabric";

@@ -10,15 +10,15 @@
 #include <vector>
 
 #include "core/environment.hpp"
-#include "runtime/message_channel.hpp"
-#include "runtime/worker_link.hpp"
+#include "processes/message_channel.hpp"
+#include "processes/worker_link.hpp"
 
 namespace ncclsweep {
 
 class WorkerProcess final : public WorkerLink {
  public:
   // `environment` is the whole environment the worker gets; `region_fd` (>= 0) reaches it
-  // as kWorkerRegionFd (the mpi engine's shared buffers, runtime/worker_data_plane.hpp).
+  // as kWorkerRegionFd (the mpi engine's shared buffers, processes/worker_data_plane.hpp).
   WorkerProcess(const std::string& executable, const std::map<std::string, std::string>& environment,
                 int region_fd = -1);
   ~WorkerProcess() override;

@@ -1,11 +1,11 @@
-#include "runtime/worker_pool.hpp"
+#include "processes/worker_pool.hpp"
 
 #include <algorithm>
 #include <chrono>
 
 #include "core/errors.hpp"
 #include "core/printf_text.hpp"
-#include "runtime/worker_environment.hpp"
+#include "processes/worker_environment.hpp"
 
 namespace ncclsweep {
 

@@ -1,4 +1,4 @@
-#include "runtime/worker_data_plane.hpp"
+#include "processes/worker_data_plane.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

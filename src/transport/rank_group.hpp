@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/coordinator.hpp"
-#include "runtime/relay_step.hpp"
+#include "transport/relay_step.hpp"
 
 namespace ncclsweep {
 

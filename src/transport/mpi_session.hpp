@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "engine/mpi/mpi_check.hpp"
-#include "runtime/rank_group.hpp"
-#include "runtime/relay_reducer.hpp"
+#include "transport/rank_group.hpp"
+#include "transport/relay_reducer.hpp"
 
 namespace ncclsweep {
 
@@ -28,7 +28,7 @@ class MpiSession final : public RankGroup {
   const std::string& host() const override { return host_; }
   MPI_Comm world() const { return world_; }
   // Collective the first time: a duplicate of the world for the collectives this rank
-  // runs for its workers (runtime/worker_data_plane.hpp), apart from its own messages.
+  // runs for its workers (processes/worker_data_plane.hpp), apart from its own messages.
   MPI_Comm data_plane_comm();
 
   void broadcast(std::span<std::byte> data, int root) override;

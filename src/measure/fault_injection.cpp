@@ -1,4 +1,4 @@
-#include "runtime/fault_injection.hpp"
+#include "measure/fault_injection.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

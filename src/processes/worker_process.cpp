@@ -1,4 +1,4 @@
-#include "runtime/worker_process.hpp"
+#include "processes/worker_process.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
