@@ -18,6 +18,7 @@
 #include "core/number_format.hpp"
 #include "recommend/nccl_choice.hpp"
 #include "recommend/tuner_collectives.hpp"
+#include "spec/run_overrides.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -66,7 +67,7 @@ std::string unquoted(std::string value) {
 }
 
 // KEY=VALUE lines (plain or `export`), or one comma list KEY=VALUE,KEY=VALUE.
-std::vector<std::pair<std::string, std::string>> read_env_lines(const std::string& text, const std::string& path) {
+std::vector<RecommendedVariable> read_env_lines(const std::string& text, const std::string& path) {
   std::vector<std::pair<std::string, int>> lines;
   std::istringstream in(text);
   int number = 0;
@@ -84,7 +85,7 @@ std::vector<std::pair<std::string, std::string>> read_env_lines(const std::strin
   } else {
     items = lines;
   }
-  std::vector<std::pair<std::string, std::string>> env;
+  std::vector<RecommendedVariable> env;
   for (const auto& [item, line] : items) {
     const std::size_t eq = item.find('=');
     const std::string name = eq == std::string::npos ? item : trim(item.substr(0, eq));
@@ -92,7 +93,7 @@ std::vector<std::pair<std::string, std::string>> read_env_lines(const std::strin
       throw UsageError("'" + item + "' is not KEY=VALUE", "give the output of ncclsweep recommend --format env",
                        {path, line, 1});
     }
-    env.emplace_back(name, unquoted(trim(item.substr(eq + 1))));
+    env.push_back({name, unquoted(trim(item.substr(eq + 1))), {path, line, 1}});
   }
   return env;
 }
@@ -123,7 +124,8 @@ RecommendedSettings read_recommendation(const std::string& path, const std::stri
       throw UsageError("no tuner plugin at '" + plugin + "'",
                        "build libncclsweep-tuner.so (built when NCCL is found) or pass --tuner-plugin PATH");
     }
-    rec.env = {{"NCCL_TUNER_PLUGIN", fs::absolute(plugin).string()}, {"NCCL_TUNER_CONFIG_FILE", fs::absolute(path).string()}};
+    rec.env = {{"NCCL_TUNER_PLUGIN", fs::absolute(plugin).string(), {path, 0, 0}},
+               {"NCCL_TUNER_CONFIG_FILE", fs::absolute(path).string(), {path, 0, 0}}};
     return rec;
   }
   rec.kind = RecommendedSettings::Kind::env;
@@ -134,31 +136,32 @@ RecommendedSettings read_recommendation(const std::string& path, const std::stri
   return rec;
 }
 
-std::string verification_sweep_text(const RecommendedSettings& rec) {
-  if (rec.kind == RecommendedSettings::Kind::sweep) return rec.sweep_text;
-  std::ostringstream out;
-  out << "name: verify-recommendation\n";
-  out << "description: " << nlohmann::json("default against " + rec.path).dump() << "\n";
+Sweep verification_sweep(const RecommendedSettings& rec, const SweepContext& context) {
+  if (rec.kind == RecommendedSettings::Kind::sweep) return load_sweep_text(rec.sweep_text, rec.path, context);
+  Sweep sweep;
+  sweep.file = rec.path;
+  sweep.measurements.name = "verify-recommendation";
+  set_default_measurements(sweep.measurements);
+  sweep.description = "default against " + rec.path;
   if (!rec.rules.empty()) {
-    std::set<std::string> collectives;
-    std::set<std::uint64_t> sizes;
+    std::set<std::string> collectives;  // by name, so the order does not follow the rules'
+    std::set<Bytes> sizes;
     for (const auto& r : rec.rules) {
       collectives.insert(our_collective(r.collective));
       if (r.min_bytes > 0) sizes.insert(r.min_bytes);  // a range from 0 is measured at its top
       sizes.insert(r.max_bytes);
     }
-    std::string sep;
-    out << "collectives: [";
-    for (const auto& c : collectives) out << sep << c, sep = ", ";
-    out << "]\nsizes: [";
-    sep.clear();
-    for (auto s : sizes) out << sep << s, sep = ", ";
-    out << "]\n";
+    sweep.measurements.collectives.clear();
+    for (const std::string& name : collectives) sweep.measurements.collectives.push_back(&collective(name));
+    sweep.measurements.sizes.assign(sizes.begin(), sizes.end());
+    sweep.sizes_where = {rec.path, 0, 0};
   }
-  out << "env:\n";
-  for (const auto& [name, value] : rec.env) out << "  " << name << ": [" << nlohmann::json(value).dump() << "]\n";
-  out << "allow_unknown_env: true\nrepeats: 3\norder: interleaved\n";
-  return out.str();
+  for (const RecommendedVariable& v : rec.env) sweep.env.push_back(SweepAxis{v.name, {v.value}, v.where});
+  sweep.allow_unknown_env = true;
+  sweep.repeats = 3;
+  sweep.order = RepeatOrder::interleaved;
+  check_sweep(sweep, context);
+  return sweep;
 }
 
 SweepPlan with_default_point(SweepPlan plan) {

@@ -15,10 +15,17 @@ namespace ncclsweep {
 
 // What the file recommends: process-level variables (an env export), tuner rules (a
 // tuner CSV, applied by libncclsweep-tuner.so), or a sweep file (recommend's yaml).
+// One variable the file sets, and its line there (for a refusal of its value).
+struct RecommendedVariable {
+  std::string name, value;
+  SourcePosition where;
+  bool operator==(const RecommendedVariable& other) const { return name == other.name && value == other.value; }
+};
+
 struct RecommendedSettings {
   enum class Kind { env, tuner, sweep } kind = Kind::env;
   std::string path;
-  std::vector<std::pair<std::string, std::string>> env;  // env: the variables; tuner: plugin and rule file
+  std::vector<RecommendedVariable> env;                   // env: the variables; tuner: plugin and rule file
   std::vector<tuner::TunerRule> rules;                    // tuner
   std::string sweep_text;                                 // sweep: the file as read
 };
@@ -29,10 +36,11 @@ struct RecommendedSettings {
 // tuner lines with problems (with their line numbers) and files with nothing in them.
 RecommendedSettings read_recommendation(const std::string& path, const std::string& plugin);
 
-// The sweep file text that measures the recommendation: one point with its settings
-// (the runner adds the default point, in its own isolation group), the rules'
-// collectives and sizes unless the command line names them, repeats interleaved.
-std::string verification_sweep_text(const RecommendedSettings& recommended);
+// The sweep that measures the recommendation, checked as a sweep file is: a sweep file
+// as written; else one point with its settings (the runner adds the default point, in
+// its own isolation group), the rules' collectives and sizes unless the command line
+// names them, repeats interleaved. A refusal names the recommendation's file and line.
+Sweep verification_sweep(const RecommendedSettings& recommended, const SweepContext& context);
 
 // The plan with NCCL's defaults added as the first point, in an isolation group of its
 // own (fresh processes, no variable set), and made the baseline.

@@ -193,11 +193,10 @@ RunPlan plan_run(const RunFlags& flags, const RunInputs& inputs, const RankLayou
     plan_groups(flags, nullptr, layout, request, notes);
   } else {
     const bool sizes_only = from_file && inputs.sweep_text.empty() && inputs.sizes;
-    Sweep sweep = load_sweep_text(verify                  ? verification_sweep_text(*verify)
-                                  : from_file && !sizes_only ? inputs.sweep_text
-                                                             : std::string("{}"),
-                                  verify ? flags.verify_file : from_file ? flags.sweep_file : std::string("(command line)"),
-                                  flags.plan_options.context);
+    Sweep sweep = verify ? verification_sweep(*verify, flags.plan_options.context)
+                         : load_sweep_text(from_file && !sizes_only ? inputs.sweep_text : std::string("{}"),
+                                           from_file ? flags.sweep_file : std::string("(command line)"),
+                                           flags.plan_options.context);
     if (inputs.sizes) sweep.sizes_from = inputs.sizes;
     if (from_file) places = places_of(sweep, given.dtypes.has_value(), given.ops.has_value(), given.engine.has_value());
     if (from_file || (verify && verify->kind != RecommendedSettings::Kind::env)) {

@@ -43,7 +43,7 @@ TEST_CASE("env files are read in all three styles recommend writes", "[verify]")
     TempFile file("ncclsweep-verify.env", text);
     const RecommendedSettings rec = read_recommendation(file.path(), "");
     CHECK(rec.kind == RecommendedSettings::Kind::env);
-    CHECK(rec.env == std::vector<std::pair<std::string, std::string>>{{"NCCL_IB_QPS_PER_CONNECTION", "4"}, {"NCCL_ALGO", "Ring,Tree"}});
+    CHECK(rec.env == std::vector<RecommendedVariable>{{"NCCL_IB_QPS_PER_CONNECTION", "4", {}}, {"NCCL_ALGO", "Ring,Tree", {}}});
   }
   TempFile list("ncclsweep-verify.env", "NCCL_IB_QPS_PER_CONNECTION=4,NCCL_IB_SPLIT_DATA_ON_QPS=1\n");
   CHECK(read_recommendation(list.path(), "").env.size() == 2);
@@ -59,8 +59,8 @@ TEST_CASE("a tuner CSV is verified with the plugin, whose bad lines are refused 
   const RecommendedSettings rec = read_recommendation(csv.path(), plugin.path());
   CHECK(rec.kind == RecommendedSettings::Kind::tuner);
   REQUIRE(rec.rules.size() == 1);
-  CHECK(rec.env == std::vector<std::pair<std::string, std::string>>{{"NCCL_TUNER_PLUGIN", plugin.path()},
-                                                                    {"NCCL_TUNER_CONFIG_FILE", csv.path()}});
+  CHECK(rec.env == std::vector<RecommendedVariable>{{"NCCL_TUNER_PLUGIN", plugin.path(), {}},
+                                                    {"NCCL_TUNER_CONFIG_FILE", csv.path(), {}}});
   CHECK_THAT(usage_error_text([&] { read_recommendation(csv.path(), "/nonexistent/lib.so"); }),
              ContainsSubstring("no tuner plugin at '/nonexistent/lib.so'"));
   TempFile bad("ncclsweep-verify.conf", kRule + "\nallgather,0,1,ring,lx,-1,-1,-1\n");
@@ -72,7 +72,7 @@ TEST_CASE("the verification sweep is one recommended point plus NCCL's defaults 
   TempFile plugin("ncclsweep-verify-plugin.so", "");
   TempFile csv("ncclsweep-verify.conf", kRule + "\nallreduce,0,4096,tree,ll,-1,-1,-1\n");
   const RecommendedSettings rec = read_recommendation(csv.path(), plugin.path());
-  const Sweep sweep = load_sweep_text(verification_sweep_text(rec), "verify");
+  const Sweep sweep = verification_sweep(rec, {});
   CHECK(sweep.repeats == 3);
   CHECK(sweep.order == RepeatOrder::interleaved);
   const SweepPlan plan = with_default_point(plan_sweep(sweep, {}));
@@ -87,6 +87,18 @@ TEST_CASE("the verification sweep is one recommended point plus NCCL's defaults 
   CHECK(plan.points[1].isolation_group == 1);
   // The rules' collectives and their range ends are what is measured.
   CHECK(plan.measurements.sizes == std::vector<Bytes>{4096, 1 << 20, 16 << 20});
+  CHECK(plan.measurements.collectives == std::vector<const CollectiveKind*>{&collective("all_gather"), &collective("all_reduce")});
+}
+
+TEST_CASE("a recommended value NCCL does not know is refused at its line in the env file", "[verify]") {
+  TempFile env("ncclsweep-verify.env", "# from recommend\nNCCL_IB_QPS_PER_CONNECTION=4\nNCCL_PROTO=Simpel\n");
+  const RecommendedSettings rec = read_recommendation(env.path(), "");
+  const std::string refusal = usage_error_text([&] { verification_sweep(rec, {}); });
+  CHECK_THAT(refusal, ContainsSubstring(env.path() + ":3:1"));
+  CHECK_THAT(refusal, ContainsSubstring("Simpel"));
+  // A variable outside NCCL's table is measured as given: the recommendation may be newer.
+  TempFile future("ncclsweep-verify.env", "NCCL_FUTURE_KNOB=1\n");
+  CHECK(verification_sweep(read_recommendation(future.path(), ""), {}).env.at(0).values == std::vector<std::string>{"1"});
 }
 
 TEST_CASE("recommend's yaml export is a sweep file the loader accepts", "[verify]") {
