@@ -56,10 +56,18 @@ constexpr std::string_view kFabricOps[] = {"collective", "barrier", "split", "fr
 
 std::string message_type(const json& j) { return j.is_object() ? j.value("type", std::string()) : std::string(); }
 
-// A config setting by its field's name and value, parsed again (config_setting) on arrival.
-void to_json(json& j, const ConfigSetting& s) { j = json{{"field", s.name()}, {"value", s.value}}; }
+// A config setting as the rank checked it: the field by name, the value as written and,
+// for an integer field, its number (null for a text field), taken as sent.
+void to_json(json& j, const ConfigSetting& s) {
+  j = json{{"field", s.name()}, {"value", s.value}, {"number", s.number ? json(*s.number) : json(nullptr)}};
+}
 void from_json(const json& j, ConfigSetting& s) {
-  s = config_setting(j.at("field").get<std::string>(), j.at("value").get<std::string>());
+  const std::string name = j.at("field").get<std::string>();
+  s.field = find_config_field(name);
+  if (s.field == nullptr) throw RuntimeFailure("worker message", "unknown config field '" + name + "'");
+  s.value = j.at("value").get<std::string>();
+  const json& number = j.at("number");
+  s.number = number.is_null() ? std::nullopt : std::optional<int>(number.get<int>());
 }
 
 void to_json(json& j, const CollectiveCall& c) {

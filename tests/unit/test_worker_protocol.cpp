@@ -262,7 +262,7 @@ TEST_CASE("a worker gets the launch's measurement plan call for call, modes and 
   CHECK(received.plan.notes == start.plan.notes);
 }
 
-TEST_CASE("a config setting is parsed once, where the launch builds its points: the engine only copies it") {
+TEST_CASE("a config setting is parsed once, where the launch builds its points: the wire and the engine only copy it") {
   const ConfigSetting ctas = config_setting("max_ctas", "0x10");
   REQUIRE(ctas.field == find_config_field("max_ctas"));
   CHECK(ctas.number == 16);
@@ -274,11 +274,17 @@ TEST_CASE("a config setting is parsed once, where the launch builds its points: 
   CHECK_THROWS_WITH(config_setting("max_ctas", "99999999999"), ContainsSubstring("takes a whole number"));
   CHECK_THROWS_WITH(config_setting("blocking", "0"), ContainsSubstring("'blocking' cannot be swept"));
   CHECK_THROWS_WITH(config_setting("max_ctaz", "8"), ContainsSubstring("'max_ctaz' cannot be swept"));
-  // Through a worker's start message it is parsed again and refused the same way.
+  // Through a worker's message it travels typed: the number as the launch parsed it, not
+  // its text parsed again.
   const nlohmann::json sent = ctas;
-  CHECK(sent.get<ConfigSetting>().number == 16);
-  CHECK_THROWS_WITH(nlohmann::json({{"field", "max_ctas"}, {"value", "x"}}).get<ConfigSetting>(),
-                    ContainsSubstring("takes a whole number"));
+  CHECK(sent.at("number") == 16);
+  const ConfigSetting arrived = sent.get<ConfigSetting>();
+  CHECK(arrived.field == ctas.field);
+  CHECK(arrived.number == 16);
+  CHECK(arrived.value == "0x10");
+  CHECK_FALSE(nlohmann::json(name).get<ConfigSetting>().number);
+  CHECK_THROWS_WITH(nlohmann::json({{"field", "max_ctaz"}, {"value", "8"}, {"number", 8}}).get<ConfigSetting>(),
+                    ContainsSubstring("unknown config field 'max_ctaz'"));
 }
 
 TEST_CASE("a worker's start holds a plan of the most calls a plan may have, each at its longest") {
