@@ -38,13 +38,19 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
     const MeasurementKey& k = m.key;
     const MeasurementRecord& r = m.first;
     // A run without a sweep has the one point "default": keep its rows comparable with
-    // nccl-tests output, which has no points. Sub-communicators and other buffer or
-    // launch modes are rows of their own, tagged like a point.
-    std::string variant = k.point == "default" ? "" : k.point;
-    const auto tag = [&variant](const std::string& text) { variant += (variant.empty() ? "" : " ") + text; };
-    if (!k.communicator.is_world()) tag("on " + communicator_text(k.communicator));
-    if (const std::string modes = call_modes_text(k); !modes.empty()) tag(modes);
-    if (const std::string footprint = footprint_text(k); footprints.size() > 1 && !footprint.empty()) tag(footprint);
+    // nccl-tests output, which has no points. Sub-communicators, other buffer or launch
+    // modes and a compute load make rows of their own.
+    RowVariant variant{k.point == "default" ? "" : k.point,
+                       k.communicator.is_world() ? std::nullopt : std::optional(k.communicator),
+                       k.buffers,
+                       k.launch,
+                       {},
+                       {},
+                       k.compute};
+    if (footprints.size() > 1 && !footprint_text(k).empty()) {
+      variant.footprint = k.footprint;
+      variant.cache = k.cache;
+    }
     SideRow row;
     row.key = {r.collective, r.dtype, r.op, k.size_bytes, k.placement, variant};
     row.count = r.count;

@@ -14,10 +14,10 @@ namespace ncclsweep {
 
 bool operator<(const RowKey& a, const RowKey& b) {
   const auto in_place_last = [](const RowKey& k) { return k.placement == Placement::in_place ? 1 : 0; };
-  return std::tie(a.collective, a.dtype, a.op, a.size_bytes, a.point) <
-             std::tie(b.collective, b.dtype, b.op, b.size_bytes, b.point) ||
-         (std::tie(a.collective, a.dtype, a.op, a.size_bytes, a.point) ==
-              std::tie(b.collective, b.dtype, b.op, b.size_bytes, b.point) &&
+  return std::tie(a.collective, a.dtype, a.op, a.size_bytes, a.variant) <
+             std::tie(b.collective, b.dtype, b.op, b.size_bytes, b.variant) ||
+         (std::tie(a.collective, a.dtype, a.op, a.size_bytes, a.variant) ==
+              std::tie(b.collective, b.dtype, b.op, b.size_bytes, b.variant) &&
           in_place_last(a) < in_place_last(b));
 }
 
@@ -42,8 +42,20 @@ std::string row_label(const RowKey& key) {
   if (key.op) s += " " + std::string(name_of(*key.op));
   s += " " + format_bytes(key.size_bytes);
   if (key.placement == Placement::in_place) s += " in-place";
-  if (!key.point.empty()) s += " [" + key.point + "]";
+  if (const std::string variant = variant_text(key.variant); !variant.empty()) s += " [" + variant + "]";
   return s;
+}
+
+std::string variant_text(const RowVariant& v) {
+  std::string text = v.point;
+  const auto tag = [&text](const std::string& part) {
+    if (!part.empty()) text += (text.empty() ? "" : " ") + part;
+  };
+  if (v.groups) tag("on " + communicator_text(*v.groups));
+  tag(call_modes_text(v.buffers, v.launch));
+  if (v.footprint || v.cache) tag(footprint_text(v.footprint.value_or(BufferFootprint{}), v.cache.value_or(CacheState::warm)));
+  if (v.compute) tag("under " + label_of(*v.compute));
+  return text;
 }
 
 const DataType* nccl_tests_dtype(std::string_view type) {

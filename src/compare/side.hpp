@@ -18,25 +18,44 @@
 
 namespace ncclsweep {
 
-// What a row is a measurement of. `point` names a sweep point's settings (its label) and
-// a buffer or launch mode other than the default; empty for a plain run's rows, so they
-// compare with nccl-tests output, which has no points.
-// Collective and dtype point into their tables (an importer maps nccl-tests' names and
-// skips rows of collectives, types and ops ncclsweep does not measure).
+// What tells an ncclsweep run's rows apart beyond collective, dtype, op, size and
+// placement, typed from its MeasurementKey: the sweep point and what the call ran under.
+// Every field is at its default for a plain run's rows and for nccl-tests', so those match.
+struct RowVariant {
+  std::string point;  // a sweep point's label; empty: a run's one default point (nccl-tests has no points)
+  std::optional<CommunicatorShape> groups;  // sub-communicator groups; empty: the world (and nccl-tests)
+  BufferMode buffers = BufferMode::cuda_malloc;
+  LaunchMode launch = LaunchMode::stream;
+  // Set only where a run measured several footprints or cache states and this row is not
+  // nccl-tests' model (largest, warm): the rest stay matchable with nccl-tests' rows, and
+  // compare judges their footprints (compare/footprint_match.hpp).
+  std::optional<BufferFootprint> footprint;
+  std::optional<CacheState> cache;
+  std::optional<ComputeLoad> compute;  // measured beside a compute load (docs/overlap.md)
+  auto operator<=>(const RowVariant&) const = default;
+};
+
+// How printers show a variant: "NCCL_PROTO=LL on dp groups of 2 buffers nccl-register";
+// "" for the default one.
+std::string variant_text(const RowVariant& variant);
+
+// What a row is a measurement of. Collective and dtype point into their tables (an
+// importer maps nccl-tests' names and skips rows of collectives, types and ops ncclsweep
+// does not measure).
 struct RowKey {
   const CollectiveKind* collective = nullptr;
   const DataType* dtype = nullptr;
   std::optional<ReduceOp> op;  // empty: the collective does not reduce ("none")
   Bytes size_bytes = 0;    // total buffer, nccl-tests convention
   Placement placement = Placement::out_of_place;
-  std::string point;
+  RowVariant variant;
   bool operator==(const RowKey&) const = default;
 };
 // The names a row's collective, dtype and op have in files and printers.
 inline std::string collective_name(const RowKey& k) { return k.collective ? std::string(k.collective->name) : "?"; }
 inline std::string dtype_name(const RowKey& k) { return k.dtype ? std::string(k.dtype->name) : "?"; }
 inline std::string op_name(const RowKey& k) { return k.op ? std::string(name_of(*k.op)) : "none"; }
-// Report order: collective, dtype, op, size, out-of-place before in-place, point.
+// Report order: collective, dtype, op, size, out-of-place before in-place, variant.
 bool operator<(const RowKey& a, const RowKey& b);
 
 struct SideRow {
@@ -60,8 +79,8 @@ struct SideRow {
   std::optional<Bytes> footprint_bytes;
   std::optional<BufferFootprint> footprint;  // nccl-tests: largest
   std::optional<CacheState> cache;           // nccl-tests: warm
-  // From an ncclsweep run: the measurement this row is (without its repeat), so readers
-  // such as recommend need not parse the variant label back. Empty for nccl-tests rows.
+  // From an ncclsweep run: the measurement this row is (without its repeat). Empty for
+  // nccl-tests rows.
   std::optional<MeasurementKey> measurement;
 };
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "compare/comparison.hpp"
 #include "compare/side_readers.hpp"
@@ -208,22 +209,29 @@ VerificationReport check_verification(const RunDocument& run, const std::vector<
       if (p.settings.empty()) report.baseline = p.label;
     }
   }
-  // (collective, size) -> point -> its rows (one per dtype, op, placement).
-  std::map<std::pair<std::string, Bytes>, std::map<std::string, std::map<std::string, SideRow>>> rows;
+  // (collective, size) -> point -> its rows, each under its key without the point (so a
+  // point's row meets the baseline's of the same dtype, op, placement and conditions).
+  // Collectives in name order, as the bands are printed.
+  using CollectiveSize = std::pair<const CollectiveKind*, Bytes>;
+  const auto by_name = [](const CollectiveSize& a, const CollectiveSize& b) {
+    return std::tie(a.first->name, a.second) < std::tie(b.first->name, b.second);
+  };
+  std::map<CollectiveSize, std::map<std::string, std::map<RowKey, SideRow>>, decltype(by_name)> rows(by_name);
   for (const auto& row : side_from_run(run, "").rows) {
-    const std::string label = row.key.point.empty() ? "default" : row.key.point;
-    rows[{collective_name(row.key), row.key.size_bytes}][label]
-        [dtype_name(row.key) + " " + op_name(row.key) + " " + std::string(name_of(row.key.placement))] = row;
+    RowKey shared = row.key;
+    const std::string label = shared.variant.point.empty() ? "default" : shared.variant.point;
+    shared.variant.point.clear();
+    rows[{row.key.collective, row.key.size_bytes}][label][shared] = row;
   }
   const int ranks = static_cast<int>(run.ranks.size());
   const int nodes = static_cast<int>(run.hosts.size());
   for (const auto& point : run.points) {
     if (point.label == report.baseline) continue;
-    // One band per rule, or per collective without rules.
+    // One band per rule, or per collective without rules (then named by it).
     std::vector<std::pair<std::string, const tuner::TunerRule*>> bands;
     if (rules.empty()) {
       std::set<std::string> collectives;
-      for (const auto& [key, by_point] : rows) collectives.insert(key.first);
+      for (const auto& [key, by_point] : rows) collectives.insert(std::string(key.first->name));
       for (const auto& c : collectives) bands.emplace_back(c, nullptr);
     } else {
       for (const auto& r : rules) {
@@ -241,32 +249,32 @@ VerificationReport check_verification(const RunDocument& run, const std::vector<
       for (const auto& [key, by_point] : rows) {
         const auto& [collective, size] = key;
         if (rule) {
-          const auto tuned_collective = tuner_collective(ncclsweep::collective(collective));
+          const auto tuned_collective = tuner_collective(*collective);
           if (!tuned_collective) continue;
           const tuner::CallShape call{*tuned_collective, size, static_cast<std::size_t>(nodes), static_cast<std::size_t>(ranks), 1, 0};
           tuner::TunerRule shape_only = *rule;
           shape_only.pipe_ops = shape_only.reg_buff = tuner::kAny;  // one call at a time: any grouping, any buffers
           if (!tuner::rule_matches(shape_only, call)) continue;
-        } else if (collective != name) {
+        } else if (collective->name != name) {
           continue;
         }
         const auto base = by_point.find(report.baseline);
         const auto tuned = by_point.find(point.label);
         if (base == by_point.end() || tuned == by_point.end()) continue;
         if (rule) {
-          const auto choice = logged_choice(point, ncclsweep::collective(collective), size, ranks);
+          const auto choice = logged_choice(point, *collective, size, ranks);
           const std::string wanted = upper(tuner::algorithm_name(rule->algorithm)) + "/" + upper(tuner::protocol_name(rule->protocol));
           const std::string got = choice ? choice->algorithm + "/" + choice->protocol : "";
           if (got != wanted) {
             ++band.mismatch;
-            band.mismatches.push_back(collective + " " + format_bytes(size) + ": " +
+            band.mismatches.push_back(std::string(collective->name) + " " + format_bytes(size) + ": " +
                                       (choice ? "NCCL chose " + got : "no TUNING line for it") + ", the rule asks " + wanted);
             continue;
           }
         }
         bool all_faster = true, any_slower = false;
-        for (const auto& [variant, tuned_row] : tuned->second) {
-          const auto base_row = base->second.find(variant);
+        for (const auto& [shared, tuned_row] : tuned->second) {
+          const auto base_row = base->second.find(shared);
           if (base_row == base->second.end() || base_row->second.busbw_gbps <= 0) continue;
           const Verdict v = judge(tuned_row.busbw_gbps, noise_band_gbps(tuned_row, noise), base_row->second.busbw_gbps,
                                   noise_band_gbps(base_row->second, noise));

@@ -135,7 +135,7 @@ void print_comparison_json(const Comparison& c, const PrintStyle&, std::ostream&
                    {"rows", nlohmann::json::array()}};
   for (const RowComparison& r : c.rows) {
     j["rows"].push_back({{"collective", collective_name(r.key)}, {"dtype", dtype_name(r.key)}, {"op", op_name(r.key)},
-                         {"size_bytes", r.key.size_bytes}, {"placement", name_of(r.key.placement)}, {"point", r.key.point},
+                         {"size_bytes", r.key.size_bytes}, {"placement", name_of(r.key.placement)}, {"point", variant_text(r.key.variant)},
                          {"new_busbw_gbps", r.new_row.busbw_gbps}, {"reference_busbw_gbps", r.reference_row.busbw_gbps},
                          {"ratio", r.ratio}, {"new_band_gbps", r.new_band_gbps},
                          {"reference_band_gbps", r.reference_band_gbps}, {"verdict", verdict_name(r.verdict)},

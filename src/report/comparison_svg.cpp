@@ -24,8 +24,8 @@ struct ComparedSeries {
   std::vector<ComparedPoint> points;  // ascending size
 };
 
-// Rows are in key order (collective, dtype, op, size, placement, point): a series is one
-// (collective, dtype, op, placement, point), its sizes ascending.
+// Rows are in key order (collective, dtype, op, size, placement, variant): a series is one
+// (collective, dtype, op, placement, variant), its sizes ascending.
 std::vector<ComparedSeries> series_of(const Comparison& c) {
   std::vector<ComparedSeries> out;
   std::vector<RowKey> keys;
@@ -37,7 +37,7 @@ std::vector<ComparedSeries> series_of(const Comparison& c) {
     if (it == keys.end()) {
       std::string label = collective_name(r.key) + " " + dtype_name(r.key) + (r.key.op ? " " + op_name(r.key) : "") +
                           (r.key.placement == Placement::in_place ? " in-place" : "") +
-                          (r.key.point.empty() ? "" : " " + r.key.point);
+                          (variant_text(r.key.variant).empty() ? "" : " " + variant_text(r.key.variant));
       keys.push_back(series_key);
       out.push_back({std::move(label), {}});
       it = keys.end() - 1;

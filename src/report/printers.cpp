@@ -63,14 +63,14 @@ std::string identity_line(const SideIdentity& id) {
 }
 
 std::vector<RowGroup> group_rows(const Side& side) {
-  // Rows are sorted by key: collective, dtype, op, size, placement, point. A group is
-  // one (collective, dtype, op, point); sizes come in order within it.
+  // Rows are sorted by key: collective, dtype, op, size, placement, variant. A group is
+  // one (collective, dtype, op, variant); sizes come in order within it.
   std::vector<RowGroup> groups;
   std::vector<std::string> group_keys;
   for (const auto& row : side.rows) {
     const RowKey& k = row.key;
     std::string title = collective_name(k) + " " + dtype_name(k) + (k.op ? " " + op_name(k) : "");
-    if (!k.point.empty()) title += " [" + k.point + "]";
+    if (const std::string variant = variant_text(k.variant); !variant.empty()) title += " [" + variant + "]";
     std::size_t g = 0;
     while (g < groups.size() && groups[g].title != title) ++g;
     if (g == groups.size()) groups.push_back({title, {}});

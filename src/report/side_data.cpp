@@ -33,7 +33,7 @@ void print_side_csv(const Side& side, const PrintStyle& style, std::ostream& out
     out << csv_field(std::string(name_of(id.source))) << ',' << csv_field(id.name) << ',' << id.ranks << ',' << id.hosts << ','
         << csv_field(id.gpu) << ',' << csv_field(id.nccl_version) << ',' << collective_name(r.key) << ',' << dtype_name(r.key)
         << ',' << op_name(r.key) << ',' << r.root << ',' << r.key.size_bytes << ',' << r.count << ',' << name_of(r.key.placement)
-        << ',' << csv_field(k ? k->point : r.key.point) << ',' << (k ? std::string(name_of(k->buffers)) : "") << ','
+        << ',' << csv_field(k ? k->point : std::string()) << ',' << (k ? std::string(name_of(k->buffers)) : "") << ','
         << (k ? std::string(name_of(k->launch)) : "") << ',' << csv_field(r.footprint ? label_of(*r.footprint) : "") << ','
         << (r.footprint_bytes ? std::to_string(*r.footprint_bytes) : "") << ',' << (r.cache ? name_of(*r.cache) : "") << ','
         << csv_field(!k ? "" : k->communicator.is_world() ? "world" : communicator_text(k->communicator)) << ',' << r.repeats << ',' << number_text(r.time_us)
@@ -61,7 +61,7 @@ nlohmann::json identity_json(const SideIdentity& id) {
 nlohmann::json row_json(const SideRow& r) {
   nlohmann::json j{{"collective", collective_name(r.key)}, {"dtype", dtype_name(r.key)}, {"op", op_name(r.key)},
                    {"root", r.root}, {"size_bytes", r.key.size_bytes}, {"count", r.count},
-                   {"placement", name_of(r.key.placement)}, {"point", r.key.point}, {"time_us", r.time_us},
+                   {"placement", name_of(r.key.placement)}, {"point", variant_text(r.key.variant)}, {"time_us", r.time_us},
                    {"algbw_gbps", r.algbw_gbps}, {"busbw_gbps", r.busbw_gbps},
                    {"wrong", r.wrong ? nlohmann::json(*r.wrong) : nlohmann::json(nullptr)}};
   if (r.measured_spread) j["measured_spread"] = *r.measured_spread;

@@ -57,17 +57,21 @@ std::string conditions_text(const MeasurementKey& k) {
   return text;
 }
 
-std::string call_modes_text(const MeasurementKey& k) {
+std::string call_modes_text(const MeasurementKey& k) { return call_modes_text(k.buffers, k.launch); }
+
+std::string call_modes_text(BufferMode buffers, LaunchMode launch) {
   std::string text;
-  if (k.buffers != BufferMode::cuda_malloc) add(text, "buffers " + std::string(name_of(k.buffers)));
-  if (k.launch != LaunchMode::stream) add(text, "launch " + std::string(name_of(k.launch)));
+  if (buffers != BufferMode::cuda_malloc) add(text, "buffers " + std::string(name_of(buffers)));
+  if (launch != LaunchMode::stream) add(text, "launch " + std::string(name_of(launch)));
   return text;
 }
 
-std::string footprint_text(const MeasurementKey& k) {
+std::string footprint_text(const MeasurementKey& k) { return footprint_text(k.footprint, k.cache); }
+
+std::string footprint_text(const BufferFootprint& footprint, CacheState cache) {
   std::string text;
-  if (k.footprint.mode != FootprintMode::largest) add(text, "footprint " + label_of(k.footprint));
-  if (k.cache != CacheState::warm) add(text, "cache " + std::string(name_of(k.cache)));
+  if (footprint.mode != FootprintMode::largest) add(text, "footprint " + label_of(footprint));
+  if (cache != CacheState::warm) add(text, "cache " + std::string(name_of(cache)));
   return text;
 }
 

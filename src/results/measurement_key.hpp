@@ -78,8 +78,10 @@ std::string conditions_text(const MeasurementKey& key);
 // Only its buffer and launch modes: "buffers nccl-register, launch graph", "" for
 // cuda-malloc, stream.
 std::string call_modes_text(const MeasurementKey& key);
+std::string call_modes_text(BufferMode buffers, LaunchMode launch);
 // Only its footprint and cache parts: "footprint exact, cache flush", "" for largest, warm.
 std::string footprint_text(const MeasurementKey& key);
+std::string footprint_text(const BufferFootprint& footprint, CacheState cache);
 
 // "dp groups of 2".
 std::string communicator_text(const CommunicatorShape& group);

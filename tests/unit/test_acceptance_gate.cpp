@@ -242,8 +242,8 @@ TEST_CASE("gate: a run's rows match the workload's calls by the size asked for a
   // the world, the same size on dp groups (a row of its own, tagged like a point).
   const auto run_row = [](Bytes asked, Bytes moved, CommunicatorKind kind, double busbw) {
     SideRow r;
-    r.key = {&collective("all_gather"), &data_type("float32"), std::nullopt, moved, Placement::out_of_place,
-             kind == CommunicatorKind::world ? "" : "on dp"};
+    r.key = {&collective("all_gather"), &data_type("float32"), std::nullopt, moved, Placement::out_of_place, {}};
+    if (kind != CommunicatorKind::world) r.key.variant.groups = CommunicatorShape{kind, 4};
     r.busbw_gbps = busbw;
     r.time_us = 100;
     MeasurementKey k;

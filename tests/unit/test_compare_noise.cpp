@@ -19,7 +19,7 @@ namespace {
 
 SideRow timed_row(double busbw, double time_us) {
   SideRow r;
-  r.key = {&collective("all_gather"), &data_type("float32"), std::nullopt, kMiB, Placement::out_of_place, ""};
+  r.key = {&collective("all_gather"), &data_type("float32"), std::nullopt, kMiB, Placement::out_of_place, {}};
   r.busbw_gbps = busbw;
   r.time_us = time_us;
   return r;

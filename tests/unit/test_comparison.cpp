@@ -11,7 +11,7 @@ namespace {
 
 SideRow row(Bytes size, double busbw, const std::string& placement = "out_of_place") {
   SideRow r;
-  r.key = {&collective("all_gather"), &data_type("float32"), std::nullopt, size, parse_placement(placement), ""};
+  r.key = {&collective("all_gather"), &data_type("float32"), std::nullopt, size, parse_placement(placement), {}};
   r.busbw_gbps = busbw;
   r.wrong = 0;
   return r;

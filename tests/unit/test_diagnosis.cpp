@@ -210,7 +210,7 @@ TEST_CASE("diagnose: communication time sums the compared out-of-place rows, or 
   Comparison c;
   const auto add = [&](Bytes size, Placement placement, double new_us, double reference_us) {
     RowComparison r;
-    r.key = RowKey{&collective("all_reduce"), &data_type("float32"), ReduceOp::sum, size, placement, "default"};
+    r.key = RowKey{&collective("all_reduce"), &data_type("float32"), ReduceOp::sum, size, placement, {}};
     r.new_row.key = r.key;
     r.reference_row.key = r.key;
     r.new_row.time_us = new_us;

@@ -418,18 +418,26 @@ TEST_CASE("compare merges a run's repeats into the median with their range as th
   CHECK(side.notes.empty());                             // repeats are no duplicates
 }
 
-TEST_CASE("compare keeps other buffer and launch modes as rows of their own") {
+TEST_CASE("compare keeps other buffer and launch modes and compute loads as rows of their own") {
   RunDocument run;
   run.status = RunStatus::complete;
   run.records.push_back(busbw_record("default", 0, 100));
   run.records.push_back(busbw_record("default", 0, 120));
   run.records.back().buffers = BufferMode::nccl_register;
+  // The same call beside a compute load is a row of its own too, not a duplicate dropped.
+  run.records.push_back(busbw_record("default", 0, 80));
+  run.records.back().under_compute = UnderCompute{.load = parse_compute_load("gemm:256x128x64:float32")};
   const Side side = side_from_run(run, "run.json");
-  REQUIRE(side.rows.size() == 2);
-  CHECK(side.rows[0].key.point.empty());  // the default mode still matches nccl-tests rows
+  REQUIRE(side.rows.size() == 3);
+  CHECK(side.notes.empty());
+  CHECK(side.rows[0].key.variant == RowVariant{});  // the default mode still matches nccl-tests rows
   CHECK(side.rows[0].busbw_gbps == Approx(100));
-  CHECK(side.rows[1].key.point == "buffers nccl-register");  // as the series title spells it
-  CHECK(side.rows[1].busbw_gbps == Approx(120));
+  CHECK(side.rows[1].key.variant.compute == parse_compute_load("gemm:256x128x64:float32"));
+  CHECK(variant_text(side.rows[1].key.variant) == "under " + label_of(*side.rows[1].key.variant.compute));
+  CHECK(side.rows[1].busbw_gbps == Approx(80));
+  CHECK(side.rows[2].key.variant.buffers == BufferMode::nccl_register);
+  CHECK(variant_text(side.rows[2].key.variant) == "buffers nccl-register");  // as the series title spells it
+  CHECK(side.rows[2].busbw_gbps == Approx(120));
 }
 
 TEST_CASE("the sweep summary shows the repeats' median and marks changes within their range") {

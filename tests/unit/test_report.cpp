@@ -178,7 +178,7 @@ TEST_CASE("SVG plots busbw on a log2 size axis with a legend and the run's ident
 namespace {
 RowComparison compared(Bytes size, double new_gbps, double ref_gbps, Verdict verdict, bool fails, const std::string& placement = "out_of_place") {
   RowComparison r;
-  r.key = {&collective("all_gather"), &data_type("float32"), std::nullopt, size, parse_placement(placement), ""};
+  r.key = {&collective("all_gather"), &data_type("float32"), std::nullopt, size, parse_placement(placement), {}};
   r.new_row.key = r.reference_row.key = r.key;
   r.new_row.busbw_gbps = new_gbps;
   r.reference_row.busbw_gbps = ref_gbps;
