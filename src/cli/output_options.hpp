@@ -8,7 +8,7 @@
 
 #include "cli/command.hpp"
 #include "cli/data_dir.hpp"
-#include "inspect/output_target.hpp"
+#include "report/output_target.hpp"
 #include "report/printers.hpp"
 
 namespace ncclsweep {

@@ -9,7 +9,7 @@
 namespace ncclsweep {
 namespace {
 
-std::string number_text(double value) {
+std::string prometheus_number(double value) {
   if (std::isnan(value)) return "NaN";
   if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
   return printf_text("%.9g", value);
@@ -42,7 +42,7 @@ void PrometheusText::gauge(const std::string& name, const std::string& help, con
     }
     sample += "}";
   }
-  family->samples.push_back(sample + " " + number_text(value));
+  family->samples.push_back(sample + " " + prometheus_number(value));
 }
 
 std::string PrometheusText::text() const {

@@ -1,4 +1,4 @@
-#include "inspect/output_target.hpp"
+#include "report/output_target.hpp"
 
 #include <cstdlib>
 #include <ostream>
