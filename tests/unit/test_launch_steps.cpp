@@ -7,6 +7,8 @@
 #include "runtime/point_settlement.hpp"
 #include "runtime/preflight.hpp"
 #include "runtime/resume_state.hpp"
+#include "runtime/run_fingerprint.hpp"
+#include "spec/config_fields.hpp"
 
 using namespace ncclsweep;
 
@@ -109,6 +111,41 @@ TEST_CASE("a resume is refused when the fingerprint changed, unless forced") {
   CHECK_THAT(resume_refusal("d", "aa", "bb", false),
              ContainsSubstring("cannot resume d: the sweep or the rank layout changed since it was started"));
   CHECK_THAT(resume_refusal("d", "aa", "bb", false), ContainsSubstring("(fingerprint aa, now bb)"));
+}
+
+TEST_CASE("the resume fingerprint follows what is measured, not the worker message's form") {
+  RunSpec spec;
+  spec.name = "first";
+  spec.collectives = {&collective("all_reduce")};
+  spec.sizes = {1 << 20};
+  WorkerGroup group;
+  group.process_env = {{"NCCL_MIN_NCHANNELS", "8"}};
+  PointSpec point;
+  point.label = "max_ctas=8";
+  point.settings = {{"max_ctas", "8", SettingKind::config_field, SettingStatus::unverified}};
+  point.config = {config_setting("max_ctas", "8")};
+  group.points = {point};
+  const std::vector<std::string> hosts{"a", "a"};
+  const std::string fingerprint = run_fingerprint(spec, {group}, hosts);
+  // What the worker is sent besides the settings follows from them: not fingerprinted.
+  WorkerGroup resent = group;
+  resent.points[0].config.clear();
+  resent.points[0].env = {{"NCCL_ALGO", "Ring"}};
+  CHECK(run_fingerprint(spec, {resent}, hosts) == fingerprint);
+  RunSpec renamed = spec;
+  renamed.name = "second";
+  CHECK(run_fingerprint(renamed, {group}, hosts) == fingerprint);
+  // A setting's value, the group's variables, the sizes or the hosts are what is measured.
+  WorkerGroup other_value = group;
+  other_value.points[0].settings[0].value = "16";
+  CHECK(run_fingerprint(spec, {other_value}, hosts) != fingerprint);
+  WorkerGroup other_env = group;
+  other_env.process_env["NCCL_MIN_NCHANNELS"] = "4";
+  CHECK(run_fingerprint(spec, {other_env}, hosts) != fingerprint);
+  RunSpec other_sizes = spec;
+  other_sizes.sizes = {1 << 21};
+  CHECK(run_fingerprint(other_sizes, {group}, hosts) != fingerprint);
+  CHECK(run_fingerprint(spec, {group}, {"a", "b"}) != fingerprint);
 }
 
 TEST_CASE("a refused resume says what changed, not only two fingerprints") {
