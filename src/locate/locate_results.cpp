@@ -24,6 +24,7 @@
 #include "locate/noise.hpp"
 #include "report/prometheus_text.hpp"
 #include "report/svg_text.hpp"
+#include "results/json_lines.hpp"
 
 namespace ncclsweep::locate {
 namespace fs = std::filesystem;
@@ -177,20 +178,20 @@ LocateResults read_locate_results(const fs::path& dir) {
     const json run = parse_json_input(read_input_file(run_path, kResultsFileInput), {run_path},
                                       max_json_values(kResultsFileInput));
     read_document(run, dir / "run.json", r.document);
-    std::istringstream records(read_input_file((dir / "records.jsonl").string(), kResultsFileInput));
-    std::string line;
-    int number = 0;
-    while (std::getline(records, line)) {
-      ++number;
-      if (line.empty()) continue;
+    // Written whole at the end of a launch (replace_file): a cut line is damage, not a kill.
+    const std::string records_path = (dir / "records.jsonl").string();
+    const auto damaged = [&](int line, const std::string& why) {
+      return UsageError(records_path + " line " + std::to_string(line) + ": " + why, "the file is damaged; run locate again");
+    };
+    const JsonLines read = read_json_lines(read_input_file(records_path, kResultsFileInput), records_path, damaged);
+    if (read.torn_line > 0) throw damaged(read.torn_line, read.torn_why);
+    for (const JsonLine& line : read.lines) {
       try {
-        r.measurements.push_back(
-            parse_json_line(line, {(dir / "records.jsonl").string(), number, 0}).get<Measurement>());
+        r.measurements.push_back(line.value.get<Measurement>());
       } catch (const json::exception& e) {
-        throw UsageError("records.jsonl line " + std::to_string(number) + ": " + e.what(),
-                         "the file is damaged; run locate again");
+        throw damaged(line.number, e.what());
       } catch (const UsageError& e) {  // a name (phase, collective) this ncclsweep does not know
-        throw UsageError((dir / "records.jsonl").string() + " line " + std::to_string(number) + ": " + e.what(), e.fix());
+        throw UsageError(records_path + " line " + std::to_string(line.number) + ": " + e.what(), e.fix());
       }
     }
   } catch (const json::exception& e) {

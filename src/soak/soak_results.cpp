@@ -17,6 +17,7 @@
 #include "measure/fixed_test.hpp"
 #include "report/svg_text.hpp"
 #include "results/atomic_file.hpp"
+#include "results/json_lines.hpp"
 #include "soak/soak_metrics.hpp"
 
 namespace ncclsweep::soak {
@@ -199,37 +200,21 @@ SoakResults read_soak_results(const fs::path& dir) {
   const fs::path records_path = dir / "records.jsonl";
   const std::string text =
       input_path_exists(records_path.string()) ? read_input_file(records_path.string(), kResultsFileInput) : "";
-  int number = 0;
-  std::uintmax_t offset = 0;
-  for (std::size_t start = 0; start < text.size();) {
-    ++number;
-    const std::size_t newline = text.find('\n', start);
-    const bool complete = newline != std::string::npos;  // a last line without its newline is torn
-    const std::string_view line(text.data() + start, (complete ? newline : text.size()) - start);
-    start = complete ? newline + 1 : text.size();
-    const SourcePosition where{records_path.string(), number, 0};
-    nlohmann::json w;
+  const JsonLines read = read_json_lines(text, records_path.string(), [&](int line, const std::string&) {
+    return UsageError(records_path.string() + ":" + std::to_string(line) + ": not a complete window",
+                      "the file is damaged in the middle; restore it or start a new soak");
+  });
+  for (const JsonLine& line : read.lines) {
     try {
-      w = parse_json_line(line, where);
-    } catch (const nlohmann::json::parse_error&) {
-      w = nlohmann::json::value_t::discarded;
-    }
-    if (!complete || w.is_discarded()) {
-      if (start >= text.size()) break;  // the last line: a writer killed mid-line
-      throw UsageError((dir / "records.jsonl").string() + ":" + std::to_string(number) + ": not a complete window",
-                       "the file is damaged in the middle; restore it or start a new soak");
-    }
-    try {
-      results.windows.push_back(w.get<SoakWindow>());
+      results.windows.push_back(line.value.get<SoakWindow>());
     } catch (const nlohmann::json::exception& e) {
-      throw UsageError((dir / "records.jsonl").string() + ":" + std::to_string(number) + ": " + e.what(),
+      throw UsageError(records_path.string() + ":" + std::to_string(line.number) + ": " + e.what(),
                        "the file was not written by this ncclsweep soak");
     } catch (const UsageError& e) {  // a name (scope, collective) this ncclsweep does not know
-      throw UsageError((dir / "records.jsonl").string() + ":" + std::to_string(number) + ": " + e.what(), e.fix());
+      throw UsageError(records_path.string() + ":" + std::to_string(line.number) + ": " + e.what(), e.fix());
     }
-    offset += line.size() + 1;
   }
-  results.complete_bytes = offset;
+  results.complete_bytes = read.complete_bytes;
   return results;
 }
 

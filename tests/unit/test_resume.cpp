@@ -5,6 +5,7 @@
 
 #include "catch_compat.hpp"
 #include "core/errors.hpp"
+#include "results/json_lines.hpp"
 #include "results/measurement_key.hpp"
 #include "results/record_json.hpp"
 #include "results/results_directory.hpp"
@@ -109,6 +110,31 @@ TEST_CASE("a whole line naming a collective this ncclsweep does not know is refu
   const std::string text = usage_error_text([&] { read_recorded_measurements(path); });
   CHECK_THAT(text, ContainsSubstring("unknown-name.jsonl line 2: unknown collective 'all_reduse'"));
   CHECK_THAT(text, ContainsSubstring("all_reduce"));
+}
+
+TEST_CASE("the JSON-lines reader keeps whole lines, drops a torn last one and refuses damage before it") {
+  const auto damaged = [](int line, const std::string& why) {
+    return UsageError("damaged at " + std::to_string(line) + ": " + why, "the caller's fix");
+  };
+  const JsonLines whole = read_json_lines("{\"a\":1}\n{\"a\":2}\n", "f.jsonl", damaged);
+  REQUIRE(whole.lines.size() == 2);
+  CHECK(whole.lines[1].number == 2);
+  CHECK(whole.lines[1].value.at("a") == 2);
+  CHECK(whole.complete_bytes == 16);
+  CHECK(whole.torn_line == 0);
+  // Killed mid-line: no newline, or a newline after JSON cut short. The whole lines stay.
+  for (const std::string& tail : {std::string("{\"a\":"), std::string("{\"a\":\n")}) {
+    const JsonLines torn = read_json_lines("{\"a\":1}\n" + tail, "f.jsonl", damaged);
+    CHECK(torn.lines.size() == 1);
+    CHECK(torn.complete_bytes == 8);
+    CHECK(torn.torn_line == 2);
+    CHECK_FALSE(torn.torn_why.empty());
+  }
+  CHECK(read_json_lines("{\"a\":1}\n{\"a\":", "f.jsonl", damaged).torn_why == "no newline at its end");
+  // Damage before the last line is no kill's: refused in the caller's words, at its line.
+  CHECK_THAT(usage_error_text([&] { read_json_lines("{\"a\":1}\nnot json\n{\"a\":3}\n", "f.jsonl", damaged); }),
+             ContainsSubstring("damaged at 2: "));
+  CHECK(read_json_lines("", "f.jsonl", damaged).lines.empty());
 }
 
 TEST_CASE("the digest is stable and tells texts apart") {
