@@ -71,44 +71,31 @@ InputFile::InputFile(const std::string& path, InputKind kind) : path_(path), kin
     if (const char* kernel = kernel_file_system(fs)) refuse_kernel_file(path, kind, kernel);
   }
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
-  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd_ < 0) {
+  file_ = FileDescriptor(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  const int fd = file_.get();
+  if (fd < 0) {
     const int error = errno;
     throw UsageError("cannot open " + std::string(kind.what) + " " + path + ": " + std::strerror(error),
                      "check the path and its permissions");
   }
   struct stat st {};
-  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     const std::string type = file_type_name(st.st_mode);
-    ::close(fd_);
-    fd_ = -1;
     throw UsageError(path + " is " + type + ", not a regular file; ncclsweep reads a " + std::string(kind.what) +
                          " only from a regular file",
                      "copy the input into a file first and pass that file");
   }
-  if (::fstatfs(fd_, &fs) == 0) {  // what was opened, whatever the path led to by then
-    if (const char* kernel = kernel_file_system(fs)) {
-      ::close(fd_);
-      fd_ = -1;
-      refuse_kernel_file(path, kind, kernel);
-    }
+  if (::fstatfs(fd, &fs) == 0) {  // what was opened, whatever the path led to by then
+    if (const char* kernel = kernel_file_system(fs)) refuse_kernel_file(path, kind, kernel);
   }
   size_ = static_cast<std::uint64_t>(st.st_size);
-  if (size_ > cap_) {
-    ::close(fd_);
-    fd_ = -1;
-    throw_input_too_large(path, kind, false);
-  }
-  ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
-}
-
-InputFile::~InputFile() {
-  if (fd_ >= 0) ::close(fd_);
+  if (size_ > cap_) throw_input_too_large(path, kind, false);
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 }
 
 std::size_t InputFile::read_some(char* buffer, std::size_t max) {
   for (;;) {
-    const ssize_t got = ::read(fd_, buffer, max);
+    const ssize_t got = ::read(file_.get(), buffer, max);
     if (got >= 0) return static_cast<std::size_t>(got);
     if (errno == EINTR) continue;
     const int error = errno;
@@ -118,7 +105,7 @@ std::size_t InputFile::read_some(char* buffer, std::size_t max) {
 
 std::size_t InputFile::read_at(char* buffer, std::size_t max, std::uint64_t offset) {
   for (;;) {
-    const ssize_t got = ::pread(fd_, buffer, max, static_cast<off_t>(offset));
+    const ssize_t got = ::pread(file_.get(), buffer, max, static_cast<off_t>(offset));
     if (got >= 0) return static_cast<std::size_t>(got);
     if (errno == EINTR) continue;
     const int error = errno;

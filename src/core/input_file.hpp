@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/file_descriptor.hpp"
+
 namespace ncclsweep {
 
 inline constexpr std::uint64_t kMebibyte = std::uint64_t{1} << 20;
@@ -34,11 +36,10 @@ class InputFile {
  public:
   // Throws UsageError naming `path` when it cannot be opened or is not a regular file.
   InputFile(const std::string& path, InputKind kind);
-  ~InputFile();
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
 
-  int descriptor() const { return fd_; }
+  int descriptor() const { return file_.get(); }
   const std::string& path() const { return path_; }
   std::uint64_t size() const { return size_; }  // at open; a growing file is still capped
   const InputKind& kind() const { return kind_; }
@@ -50,7 +51,7 @@ class InputFile {
   std::size_t read_at(char* buffer, std::size_t max, std::uint64_t offset);
 
  private:
-  int fd_ = -1;
+  FileDescriptor file_{-1};
   std::string path_;
   std::uint64_t size_ = 0;
   InputKind kind_;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/file_descriptor.hpp"
 
 namespace ncclsweep {
 
@@ -38,23 +39,23 @@ int open_no_follow(const fs::path& path, int flags, int mode) {
 int replace_file(const fs::path& path, std::string_view text) {
   const std::string temporary = path.string() + ".tmp";
   if (::unlink(temporary.c_str()) != 0 && errno != ENOENT) return errno;
-  const int fd = open_no_follow(temporary, O_WRONLY | O_CREAT | O_EXCL);
-  if (fd < 0) return errno;
-  int error = write_all(fd, text);
-  if (error == 0 && ::fsync(fd) != 0) error = errno;
-  if (::close(fd) != 0 && error == 0) error = errno;  // some file systems report a failed write only here
+  FileDescriptor file(open_no_follow(temporary, O_WRONLY | O_CREAT | O_EXCL));
+  if (!file.is_open()) return errno;
+  int error = write_all(file.get(), text);
+  if (error == 0 && ::fsync(file.get()) != 0) error = errno;
+  if (const int closed = file.close(); error == 0) error = closed;  // some file systems report a failed write only here
   if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
   if (error != 0) ::unlink(temporary.c_str());
   return error;
 }
 
 void write_output_file(const fs::path& path, std::string_view text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
-  if (fd < 0) throw RuntimeFailure("writing " + path.string(), std::strerror(errno));
-  int error = write_all(fd, text);
+  FileDescriptor file(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644));
+  if (!file.is_open()) throw RuntimeFailure("writing " + path.string(), std::strerror(errno));
+  int error = write_all(file.get(), text);
   // A device or pipe cannot be synced (EINVAL, EROFS): what it took is all there is to know.
-  if (error == 0 && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) error = errno;
-  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error == 0 && ::fsync(file.get()) != 0 && errno != EINVAL && errno != EROFS) error = errno;
+  if (const int closed = file.close(); error == 0) error = closed;
   if (error != 0) throw RuntimeFailure("writing " + path.string(), std::strerror(error));
 }
 

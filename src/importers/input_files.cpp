@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include "core/errors.hpp"
+#include "core/file_descriptor.hpp"
 
 namespace ncclsweep {
 
@@ -24,13 +25,11 @@ std::vector<std::string> expand_pattern(const std::string& pattern, const std::s
 TextInputBuffer::TextInputBuffer(const std::string& path, InputKind kind) : path_(path), kind_(kind) {
   const InputFile file(path, kind);  // the regular-file and size checks, before zlib reads
   cap_ = file.cap();
-  const int fd = ::dup(file.descriptor());
-  if (fd < 0) throw UsageError("cannot open " + path, "check the file", {path});
-  gz_ = gzdopen(fd, "rb");  // reads plain files unchanged, so one path serves both
-  if (gz_ == nullptr) {
-    ::close(fd);
-    throw UsageError("cannot open " + path, "check the file", {path});
-  }
+  FileDescriptor copy(::dup(file.descriptor()));
+  if (!copy.is_open()) throw UsageError("cannot open " + path, "check the file", {path});
+  gz_ = gzdopen(copy.get(), "rb");  // reads plain files unchanged, so one path serves both
+  if (gz_ == nullptr) throw UsageError("cannot open " + path, "check the file", {path});
+  copy.release();  // the gzFile closes it
   setg(buffer_, buffer_, buffer_);
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/errors.hpp"
+#include "core/file_descriptor.hpp"
 
 #include "core/output_file.hpp"
 
@@ -41,16 +42,16 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 }
 
 void append_synced(const std::filesystem::path& path, const std::string& lines) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) throw RuntimeFailure("opening " + path.string(), std::strerror(errno));
+  FileDescriptor file(open_no_follow(path, O_WRONLY | O_CREAT | O_APPEND));
+  if (!file.is_open()) throw RuntimeFailure("opening " + path.string(), std::strerror(errno));
   struct stat status {};
-  const off_t before = ::fstat(fd, &status) == 0 ? status.st_size : 0;
-  int error = write_all(fd, lines);
-  if (error == 0 && ::fsync(fd) != 0) error = errno;
-  if (error != 0 && ::ftruncate(fd, before) != 0) {
+  const off_t before = ::fstat(file.get(), &status) == 0 ? status.st_size : 0;
+  int error = write_all(file.get(), lines);
+  if (error == 0 && ::fsync(file.get()) != 0) error = errno;
+  if (error != 0 && ::ftruncate(file.get(), before) != 0) {
     // The partial line stays; readers skip a torn last line.
   }
-  ::close(fd);
+  if (const int closed = file.close(); error == 0) error = closed;
   if (error != 0) {
     throw RuntimeFailure("writing " + path.string(), std::string(std::strerror(error)) + "; every complete line before it is kept");
   }

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "core/file_descriptor.hpp"
 #include "core/input_file.hpp"
 #include "core/json_input.hpp"
 #include "core/output_file.hpp"
@@ -26,28 +27,6 @@ namespace ncclsweep {
 namespace {
 
 namespace fs = std::filesystem;
-
-// An open file descriptor, closed once. Plain write(2) rather than stdio: after a
-// failed write, a FILE would try to write its buffered half line again at fclose.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  int get() const { return fd_; }
-  // Closes now; 0, or the errno close reported (some file systems report a failed
-  // write only here).
-  int close() {
-    const int status = ::close(std::exchange(fd_, -1));
-    return status == 0 ? 0 : errno;
-  }
-
- private:
-  int fd_ = -1;
-};
 
 std::string errno_text(int error) { return std::strerror(error); }
 

@@ -73,16 +73,16 @@ bool same_file(int fd, const fs::path& path) {
 
 }  // namespace
 
-ResultsLock::ResultsLock(fs::path path, int fd, std::string note, std::string text)
-    : path_(std::move(path)), fd_(fd), note_(std::move(note)), text_(std::move(text)) {}
+ResultsLock::ResultsLock(fs::path path, FileDescriptor file, std::string note, std::string text)
+    : path_(std::move(path)), file_(std::move(file)), note_(std::move(note)), text_(std::move(text)) {}
 
 void ResultsLock::mark_stopping(int signal) noexcept {
   try {
     nlohmann::json j = nlohmann::json::parse(text_);
     j["stopping"] = signal;
     const std::string text = j.dump() + "\n";
-    if (::ftruncate(fd_, 0) == 0 && ::pwrite(fd_, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size())) {
-      ::fsync(fd_);
+    if (::ftruncate(file_.get(), 0) == 0 && ::pwrite(file_.get(), text.data(), text.size(), 0) == static_cast<ssize_t>(text.size())) {
+      ::fsync(file_.get());
     }
   } catch (...) {  // the lock stays as it was: a later writer elsewhere is refused, and told the fix
   }
@@ -91,14 +91,14 @@ void ResultsLock::mark_stopping(int signal) noexcept {
 ResultsLock::~ResultsLock() {
   // Removed while still held: a writer that opened the old file finds it unlinked and retries.
   ::unlink(path_.c_str());
-  ::close(fd_);
 }
 
 std::unique_ptr<ResultsLock> ResultsLock::take(const fs::path& dir, const std::string& command) {
   const fs::path path = dir / kResultsLockName;
   const std::string host = this_host();
   for (int attempt = 0; attempt < 100; ++attempt) {
-    const int fd = open_no_follow(path, O_RDWR | O_CREAT);
+    FileDescriptor file(open_no_follow(path, O_RDWR | O_CREAT));
+    const int fd = file.get();
     if (fd < 0) {
       const int error = errno;
       throw UsageError("cannot take the lock " + path.string() + ": " +
@@ -109,15 +109,12 @@ std::unique_ptr<ResultsLock> ResultsLock::take(const fs::path& dir, const std::s
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int error = errno;
       const Holder holder = read_holder(fd);
-      ::close(fd);
+      file.close();
       if (error == EWOULDBLOCK) refuse_held(dir, holder);
       throw UsageError("cannot take the lock " + path.string() + ": " + std::strerror(error),
                        "put the results directory on a file system that supports flock, or choose another with -o DIR");
     }
-    if (!same_file(fd, path)) {  // its holder removed it as it ended: take the new one
-      ::close(fd);
-      continue;
-    }
+    if (!same_file(fd, path)) continue;  // its holder removed it as it ended: take the new one
     const Holder left = read_holder(fd);
     std::string note;
     if (!left.host.empty() && left.host == host) {
@@ -132,7 +129,6 @@ std::unique_ptr<ResultsLock> ResultsLock::take(const fs::path& dir, const std::s
     } else if (!left.host.empty()) {
       // Another host's process may still run: its flock may not reach this host (some
       // network file systems keep flocks local), and its pid cannot be checked from here.
-      ::close(fd);
       throw UsageError("results directory " + dir.string() + " holds the lock of a run on another host (" +
                            left.text() + "), which this host cannot check",
                        "if that run has ended (killed, or its node lost), remove " + path.string() +
@@ -145,11 +141,10 @@ std::unique_ptr<ResultsLock> ResultsLock::take(const fs::path& dir, const std::s
     const std::string text = mine.dump() + "\n";
     if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) {
       const int error = errno;
-      ::close(fd);
       throw UsageError("cannot write the lock " + path.string() + ": " + std::strerror(error),
                        "choose a writable results directory with -o DIR");
     }
-    return std::unique_ptr<ResultsLock>(new ResultsLock(path, fd, std::move(note), text));
+    return std::unique_ptr<ResultsLock>(new ResultsLock(path, std::move(file), std::move(note), text));
   }
   throw UsageError("cannot take the lock " + path.string() + ": other processes keep replacing it",
                    "check what else writes " + dir.string());

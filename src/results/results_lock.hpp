@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include "core/file_descriptor.hpp"
+
 namespace ncclsweep {
 
 inline constexpr const char* kResultsLockName = "ncclsweep.lock";
@@ -33,9 +35,9 @@ class ResultsLock {
   void mark_stopping(int signal) noexcept;
 
  private:
-  ResultsLock(std::filesystem::path path, int fd, std::string note, std::string text);
+  ResultsLock(std::filesystem::path path, FileDescriptor file, std::string note, std::string text);
   std::filesystem::path path_;
-  int fd_;
+  FileDescriptor file_;  // holds the flock until it closes
   std::string note_;
   std::string text_;  // what the file holds: this holder, as JSON
 };

@@ -276,6 +276,25 @@ TEST_CASE("the memory check reads the job's cgroup limit, v1 or v2, the smallest
   }
 }
 
+TEST_CASE("a refused input, lock or write leaves no file descriptor open", "[attack]") {
+  const auto open_descriptors = [] {
+    return std::distance(fs::directory_iterator("/proc/self/fd"), fs::directory_iterator{});
+  };
+  const fs::path dir = fresh_dir("attack-descriptors");
+  fs::create_directories(dir / "a-directory");
+  write_text(dir / "big.txt", std::string(2048, 'x'));
+  const auto held = ResultsLock::take(dir, "ncclsweep run -o first");
+  const auto before = open_descriptors();
+  for (int i = 0; i < 20; ++i) {
+    CHECK_THROWS_AS(InputFile((dir / "a-directory").string(), kSettingsFileInput), UsageError);  // not a regular file
+    CHECK_THROWS_AS(InputFile((dir / "big.txt").string(), InputKind{"tiny input", 1024}), UsageError);  // past its cap
+    CHECK_THROWS_AS(ResultsLock::take(dir, "ncclsweep run --resume"), UsageError);  // held
+    CHECK(replace_file(dir / "a-directory", "text") != 0);  // a directory is not replaced by a file
+    CHECK_THROWS_AS(write_output_file(dir / "a-directory", "text"), RuntimeFailure);
+  }
+  CHECK(open_descriptors() == before);
+}
+
 TEST_CASE("one writer per results directory: a held lock names its holder; a dead one's is taken over", "[attack]") {
   const fs::path dir = fresh_dir("attack-lock");
   fs::create_directories(dir);
