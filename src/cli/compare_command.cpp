@@ -13,8 +13,8 @@
 #include "compare/side_readers.hpp"
 #include "core/errors.hpp"
 #include "core/units.hpp"
-#include "report/output_target.hpp"
 #include "probe/probe_run.hpp"
+#include "report/output_target.hpp"
 
 namespace ncclsweep {
 namespace {

@@ -44,13 +44,9 @@ Side side_from_run(const RunDocument& run, const std::string& path) {
                        k.communicator.is_world() ? std::nullopt : std::optional(k.communicator),
                        k.buffers,
                        k.launch,
-                       {},
-                       {},
+                       std::nullopt,
                        k.compute};
-    if (footprints.size() > 1 && !footprint_text(k).empty()) {
-      variant.footprint = k.footprint;
-      variant.cache = k.cache;
-    }
+    if (footprints.size() > 1 && !footprint_text(k).empty()) variant.conditions = RowVariant::Conditions{k.footprint, k.cache};
     SideRow row;
     row.key = {r.collective, r.dtype, r.op, k.size_bytes, k.placement, variant};
     row.count = r.count;

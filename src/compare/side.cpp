@@ -53,7 +53,7 @@ std::string variant_text(const RowVariant& v) {
   };
   if (v.groups) tag("on " + communicator_text(*v.groups));
   tag(call_modes_text(v.buffers, v.launch));
-  if (v.footprint || v.cache) tag(footprint_text(v.footprint.value_or(BufferFootprint{}), v.cache.value_or(CacheState::warm)));
+  if (v.conditions) tag(footprint_text(v.conditions->footprint, v.conditions->cache));
   if (v.compute) tag("under " + label_of(*v.compute));
   return text;
 }

@@ -29,8 +29,12 @@ struct RowVariant {
   // Set only where a run measured several footprints or cache states and this row is not
   // nccl-tests' model (largest, warm): the rest stay matchable with nccl-tests' rows, and
   // compare judges their footprints (compare/footprint_match.hpp).
-  std::optional<BufferFootprint> footprint;
-  std::optional<CacheState> cache;
+  struct Conditions {
+    BufferFootprint footprint;
+    CacheState cache = CacheState::warm;
+    auto operator<=>(const Conditions&) const = default;
+  };
+  std::optional<Conditions> conditions;
   std::optional<ComputeLoad> compute;  // measured beside a compute load (docs/overlap.md)
   auto operator<=>(const RowVariant&) const = default;
 };

@@ -1,9 +1,9 @@
 #pragma once
-// An open file descriptor, closed once, by its owner: every file ncclsweep writes through
-// write(2) (records.jsonl, the results lock, a replaced file's temporary) is held by one,
-// so no path out of a function, thrown or returned, leaves it open. Plain write(2) rather
-// than stdio: after a failed write, a FILE would try to write its buffered half line
-// again at fclose.
+// An open file descriptor, closed once, by its owner: every file ncclsweep opens itself
+// (an input, records.jsonl, the results lock, a replaced file's temporary, -o output) is
+// held by one, so no path out of a function, thrown or returned, leaves it open. Writes
+// go through write(2) rather than stdio: after a failed write, a FILE would try to write
+// its buffered half line again at fclose.
 #include <cerrno>
 #include <unistd.h>
 #include <utility>

@@ -8,8 +8,6 @@ std::string test_name(const CollectiveKind& collective, Bytes bytes) {
   return std::string(collective.name) + " " + format_bytes(bytes);
 }
 
-std::string FixedTest::name() const { return test_name(*collective, bytes); }
-
 CollectiveCall fixed_call(const FixedTest& test, int ranks, int comm) {
   CollectiveCall call;
   call.kind = test.collective;

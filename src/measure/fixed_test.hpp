@@ -15,12 +15,9 @@ namespace ncclsweep {
 struct FixedTest {
   const CollectiveKind* collective = nullptr;
   Bytes bytes = 0;  // the total size asked for
-
-  // What repeats of the test share: "all_gather 1 MiB".
-  std::string name() const;
 };
 
-// "all_gather 1 MiB"
+// What repeats of a test share: "all_gather 1 MiB".
 std::string test_name(const CollectiveKind& collective, Bytes bytes);
 
 // The test's call on a communicator of `ranks` ranks (`comm` numbered as Engine::split does).
@@ -30,7 +27,7 @@ CollectiveCall fixed_call(const FixedTest& test, int ranks, int comm);
 // (nccl-tests convention).
 Bytes measured_bytes(const FixedTest& test, int ranks);
 
-// Untimed calls of each, `calls` times (nothing when calls <= 0).
+// `count` untimed calls of each (nothing when count <= 0).
 void warm_up(Engine& engine, const std::vector<CollectiveCall>& calls, int count);
 
 // This rank's seconds per call over `iters` timed calls.

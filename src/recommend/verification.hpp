@@ -13,15 +13,14 @@
 
 namespace ncclsweep {
 
-// What the file recommends: process-level variables (an env export), tuner rules (a
-// tuner CSV, applied by libncclsweep-tuner.so), or a sweep file (recommend's yaml).
 // One variable the file sets, and its line there (for a refusal of its value).
 struct RecommendedVariable {
   std::string name, value;
   SourcePosition where;
-  bool operator==(const RecommendedVariable& other) const { return name == other.name && value == other.value; }
 };
 
+// What the file recommends: process-level variables (an env export), tuner rules (a
+// tuner CSV, applied by libncclsweep-tuner.so), or a sweep file (recommend's yaml).
 struct RecommendedSettings {
   enum class Kind { env, tuner, sweep } kind = Kind::env;
   std::string path;

@@ -35,9 +35,9 @@ std::vector<ComparedSeries> series_of(const Comparison& c) {
     series_key.size_bytes = 0;
     auto it = std::find(keys.begin(), keys.end(), series_key);
     if (it == keys.end()) {
+      const std::string variant = variant_text(r.key.variant);
       std::string label = collective_name(r.key) + " " + dtype_name(r.key) + (r.key.op ? " " + op_name(r.key) : "") +
-                          (r.key.placement == Placement::in_place ? " in-place" : "") +
-                          (variant_text(r.key.variant).empty() ? "" : " " + variant_text(r.key.variant));
+                          (r.key.placement == Placement::in_place ? " in-place" : "") + (variant.empty() ? "" : " " + variant);
       keys.push_back(series_key);
       out.push_back({std::move(label), {}});
       it = keys.end() - 1;
