@@ -25,6 +25,7 @@
 #include "report/prometheus_text.hpp"
 #include "report/svg_text.hpp"
 #include "results/json_lines.hpp"
+#include "results/results_directory.hpp"
 
 namespace ncclsweep::locate {
 namespace fs = std::filesystem;
@@ -95,13 +96,7 @@ void write_locate_results(const fs::path& dir, const LocateDocument& d, const st
   if (fs::exists(dir / "run.json")) {
     throw UsageError(dir.string() + " already holds a run", "give a new directory to -o, or remove the old one");
   }
-  {
-    std::string records;
-    for (const Measurement& m : measurements) records += json(m).dump() + "\n";
-    if (const int error = replace_file(dir / "records.jsonl", records); error != 0) {
-      throw UsageError("cannot write " + (dir / "records.jsonl.tmp").string() + ": " + std::strerror(error), "check the disk");
-    }
-  }
+  RecordsJournal::create(dir, "run locate again with -o naming a new directory").append_values(measurements);
   const HostLayout layout = layout_from_hosts(d.rank_hosts);
   json steps = json::array();
   for (const StepTime& s : d.steps) {

@@ -19,7 +19,7 @@
 #include "core/number_format.hpp"
 #include "recommend/nccl_choice.hpp"
 #include "recommend/tuner_collectives.hpp"
-#include "spec/run_overrides.hpp"
+#include "spec/run_spec.hpp"
 
 namespace ncclsweep {
 namespace {

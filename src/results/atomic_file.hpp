@@ -1,7 +1,7 @@
 #pragma once
-// Files that readers watch while they are written: a whole file replaced at once
-// (run.json, a metrics file a node_exporter reads), and a log that only grows by whole
-// synced lines (records.jsonl).
+// A file that readers watch while it is written, replaced whole at once (run.json, a
+// metrics file a node_exporter reads). records.jsonl, which grows by whole synced lines,
+// has its own writer (results/results_directory.hpp).
 #include <filesystem>
 #include <string>
 
@@ -11,9 +11,5 @@ namespace ncclsweep {
 // half a file: on failure the previous `path` stays and the temporary file is removed.
 // Throws RuntimeFailure naming the path and what was kept.
 void write_file_atomically(const std::filesystem::path& path, const std::string& text);
-
-// Appends `lines` (whole lines) to `path` and syncs them; a write that fails part way
-// is cut back to the file's previous end. Throws RuntimeFailure.
-void append_synced(const std::filesystem::path& path, const std::string& lines);
 
 }  // namespace ncclsweep

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -14,7 +14,6 @@
 #include <utility>
 
 #include "core/errors.hpp"
-#include "core/file_descriptor.hpp"
 #include "core/input_file.hpp"
 #include "core/json_input.hpp"
 #include "core/output_file.hpp"
@@ -24,11 +23,10 @@
 #include "results/resume.hpp"
 
 namespace ncclsweep {
-namespace {
 
 namespace fs = std::filesystem;
 
-std::string errno_text(int error) { return std::strerror(error); }
+namespace {
 
 // Testing aid (docs/reliability.md): NCCLSWEEP_INJECT_WRITE_FAILURE_AFTER=N makes the
 // writes to records.jsonl fail with ENOSPC once N bytes have been written, the last one
@@ -45,42 +43,116 @@ std::optional<std::uint64_t> injected_write_budget() {
   return bytes;
 }
 
-// Writes every byte of `data` to `fd`; 0, or the errno of the write that failed.
-class Writer {
- public:
-  explicit Writer(std::optional<std::uint64_t> budget = std::nullopt) : budget_(budget) {}
-
-  int write_all(int fd, std::string_view data) {
-    while (!data.empty()) {
-      std::size_t chunk = data.size();
-      if (budget_) {
-        if (*budget_ == 0) return ENOSPC;
-        chunk = std::min<std::uint64_t>(chunk, *budget_);
-      }
-      const ssize_t written = ::write(fd, data.data(), chunk);
-      if (written < 0) {
-        if (errno == EINTR) continue;
-        return errno;
-      }
-      if (budget_) *budget_ -= static_cast<std::uint64_t>(written);
-      data.remove_prefix(static_cast<std::size_t>(written));
+// Writes every byte of `data` to `fd` within `budget` (when set); 0, or the errno of the
+// write that failed.
+int write_all(int fd, std::string_view data, std::optional<std::uint64_t>& budget) {
+  while (!data.empty()) {
+    std::size_t chunk = data.size();
+    if (budget) {
+      if (*budget == 0) return ENOSPC;
+      chunk = std::min<std::uint64_t>(chunk, *budget);
     }
-    return 0;
+    const ssize_t written = ::write(fd, data.data(), chunk);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (budget) *budget -= static_cast<std::uint64_t>(written);
+    data.remove_prefix(static_cast<std::size_t>(written));
   }
+  return 0;
+}
 
- private:
-  std::optional<std::uint64_t> budget_;
-};
+}  // namespace
+
+RecordsJournal::RecordsJournal(fs::path path, int extra_open_flags, std::string after_failure)
+    : path_(std::move(path)),
+      file_(open_no_follow(path_, O_WRONLY | O_CREAT | O_APPEND | extra_open_flags)),
+      after_failure_(std::move(after_failure)),
+      write_budget_(injected_write_budget()) {
+  if (!file_.is_open()) {
+    const int error = errno;
+    if (error == EEXIST) {
+      throw UsageError(path_.parent_path().string() + " already holds a records.jsonl",
+                       "choose a new results directory with -o DIR", {path_.string()});
+    }
+    throw UsageError("cannot write " + path_.string() + ": " +
+                         (error == ELOOP ? std::string("it is a symbolic link") : std::string(std::strerror(error))),
+                     error == ELOOP ? "remove the link; ncclsweep writes only files it creates itself"
+                                    : "choose a writable results directory with -o DIR",
+                     {path_.string()});
+  }
+  struct stat status {};
+  if (::fstat(file_.get(), &status) == 0) complete_bytes_ = static_cast<std::uint64_t>(status.st_size);
+}
+
+RecordsJournal RecordsJournal::create(const fs::path& dir, std::string after_failure) {
+  return RecordsJournal(dir / "records.jsonl", O_EXCL, std::move(after_failure));
+}
+
+RecordsJournal RecordsJournal::resume(const fs::path& dir, std::uintmax_t keep_bytes, std::string after_failure) {
+  RecordsJournal journal(dir / "records.jsonl", 0, std::move(after_failure));
+  if (::ftruncate(journal.file_.get(), static_cast<off_t>(keep_bytes)) != 0) {
+    throw UsageError("cannot cut back " + journal.path_.string() + ": " + std::strerror(errno),
+                     "check the directory's permissions");
+  }
+  journal.complete_bytes_ = keep_bytes;
+  return journal;
+}
+
+bool RecordsJournal::gone() const {
+  struct stat opened {}, named {};
+  if (::fstat(file_.get(), &opened) != 0 || opened.st_nlink == 0) return true;
+  return ::stat(path_.c_str(), &named) != 0 || named.st_dev != opened.st_dev || named.st_ino != opened.st_ino;
+}
+
+void RecordsJournal::refuse_if_gone() const {
+  if (!gone()) return;
+  throw RuntimeFailure("writing " + path_.string(),
+                       "the results directory " + path_.parent_path().string() +
+                           " was removed or moved during the run, so nothing more can be recorded there; the " +
+                           std::to_string(appends_) +
+                           " write(s) of records before went with the file (not at this path any more); run again "
+                           "with a new -o DIR");
+}
+
+void RecordsJournal::append(std::string_view lines) {
+  refuse_if_gone();
+  int error = write_all(file_.get(), lines, write_budget_);
+  if (error == 0 && ::fsync(file_.get()) != 0) error = errno;
+  if (error != 0) {
+    const bool cut = ::ftruncate(file_.get(), static_cast<off_t>(complete_bytes_)) == 0;
+    throw RuntimeFailure("writing " + path_.string(),
+                         std::string(std::strerror(error)) + "; every complete record before it is kept" +
+                             (cut ? "" : " (the partial last line could not be cut off; readers skip it)") +
+                             (after_failure_.empty() ? "" : "; " + after_failure_));
+  }
+  complete_bytes_ += lines.size();
+  ++appends_;
+}
+
+void RecordsJournal::remove_if_unused() {
+  if (appends_ > 0 || !file_.is_open()) return;
+  struct stat status {};
+  if (::fstat(file_.get(), &status) == 0 && status.st_size == 0 && !gone()) ::unlink(path_.c_str());
+  file_ = FileDescriptor(-1);
+}
+
+namespace {
+
+std::string errno_text(int error) { return std::strerror(error); }
 
 RuntimeFailure write_failure(const fs::path& path, int error, const std::string& kept) {
   return RuntimeFailure("writing " + path.string(), errno_text(error) + "; " + kept);
 }
 
+std::string resume_advice(const fs::path& dir) { return "make space, then go on with --resume " + dir.string(); }
+
 class ResultsDirectory final : public ResultSink {
  public:
   ResultsDirectory(fs::path dir, const std::string& command, std::string* note) : dir_(std::move(dir)), fresh_(true) {
     create(command, note);
-    open_records(O_EXCL);
+    records_.emplace(RecordsJournal::create(dir_, resume_advice(dir_)));
   }
 
   // --resume: the run.json is there; records.jsonl is cut back to its complete lines.
@@ -91,20 +163,14 @@ class ResultsDirectory final : public ResultSink {
       throw UsageError("cannot resume " + dir_.string() + ": it holds no run.json",
                        "give the results directory of an earlier ncclsweep run");
     }
-    open_records(0);
-    if (::ftruncate(records_->get(), static_cast<off_t>(keep_bytes)) != 0) {
-      throw UsageError("cannot cut back " + (dir_ / "records.jsonl").string() + ": " + errno_text(errno),
-                       "check the directory's permissions");
-    }
-    complete_bytes_ = keep_bytes;
+    records_.emplace(RecordsJournal::resume(dir_, keep_bytes, resume_advice(dir_)));
   }
 
   // A fresh run that never started (refused before run.json was written, so nothing was
   // measured) leaves the directory as it found it: -o DIR works again once the cause is fixed.
   ~ResultsDirectory() override {
-    if (!fresh_ || begun_ || rows_ > 0 || !records_) return;
-    struct stat status {};
-    if (::fstat(records_->get(), &status) == 0 && status.st_size == 0) ::unlink((dir_ / "records.jsonl").c_str());
+    if (!fresh_ || begun_ || !records_ || records_->appends() > 0) return;
+    records_->remove_if_unused();
     records_.reset();
     lock_.reset();
     if (created_) {
@@ -141,23 +207,7 @@ class ResultsDirectory final : public ResultSink {
 
   // One row's records (its placements) are appended whole or not at all: a write that
   // fails part way is cut back, so the file always ends after a complete record.
-  void row(std::span<const MeasurementRecord> placements) override {
-    std::string lines;
-    for (const auto& record : placements) lines += nlohmann::json(record).dump() + "\n";
-    const fs::path path = dir_ / "records.jsonl";
-    refuse_if_gone();
-    int error = writer_.write_all(records_->get(), lines);
-    if (error == 0 && ::fsync(records_->get()) != 0) error = errno;
-    if (error != 0) {
-      const bool cut = ::ftruncate(records_->get(), static_cast<off_t>(complete_bytes_)) == 0;
-      throw write_failure(path, error,
-                          std::string("every complete record before it is kept") +
-                              (cut ? "" : " (the partial last line could not be cut off; --resume ignores it)") +
-                              "; make space, then go on with --resume " + dir_.string());
-    }
-    complete_bytes_ += lines.size();
-    ++rows_;
-  }
+  void row(std::span<const MeasurementRecord> placements) override { records_->append_values(placements); }
 
   void finish(const RunDocument& run) override {
     write_atomically(dir_ / "run.json", nlohmann::json(run).dump(2) + "\n", true);
@@ -166,35 +216,19 @@ class ResultsDirectory final : public ResultSink {
   void checkpoint(const RunDocument& run, int signal) noexcept override {
     if (lock_) lock_->mark_stopping(signal);  // a killed run's lock, which another host may then take
     try {
-      if (!records_gone()) write_atomically(dir_ / "run.json", nlohmann::json(run).dump(2) + "\n", false);
+      if (!records_->gone()) write_atomically(dir_ / "run.json", nlohmann::json(run).dump(2) + "\n", false);
     } catch (...) {  // the run's own end reports what fails; here there is nobody to tell
     }
   }
 
  private:
-  // `exclusive`: O_EXCL for a fresh run (records.jsonl must not be there yet), 0 on resume.
-  void open_records(int exclusive) {
-    const fs::path path = dir_ / "records.jsonl";
-    records_ = std::make_unique<FileDescriptor>(open_no_follow(path, O_WRONLY | O_CREAT | O_APPEND | exclusive));
-    if (records_->get() < 0) {
-      const int error = errno;
-      throw UsageError("cannot write " + path.string() + ": " +
-                           (error == ELOOP ? std::string("it is a symbolic link") : errno_text(error)),
-                       error == ELOOP ? "remove the link; ncclsweep writes only files it creates itself"
-                                      : "choose a writable results directory with -o DIR",
-                       {path.string()});
-    }
-    struct stat status {};
-    if (::fstat(records_->get(), &status) == 0) complete_bytes_ = static_cast<std::uint64_t>(status.st_size);
-  }
-
   // Writes `text` to `path` through a fresh temporary file and a rename, so a reader
   // never sees half a file and no planted link is followed: when anything fails, the
   // previous `path` stays as it was.
   // `last`: the run's closing run.json, after which --resume completes the run.
   void write_atomically(const fs::path& path, const std::string& text, bool last) {
     if (const int error = replace_file(path, text); error != 0) {
-      if (records_gone()) refuse_if_gone();
+      records_->refuse_if_gone();
       const std::string kept =
           fs::exists(path) ? "the previous " + path.filename().string() + " is kept" : "it was not written";
       throw write_failure(path.string(), error,
@@ -204,36 +238,12 @@ class ResultsDirectory final : public ResultSink {
     }
   }
 
-  // records.jsonl is no longer where the run writes it: removed (its link count is 0), or
-  // the directory moved, removed or replaced (the path leads elsewhere or nowhere).
-  bool records_gone() const {
-    struct stat opened {}, named {};
-    if (::fstat(records_->get(), &opened) != 0 || opened.st_nlink == 0) return true;
-    return ::stat((dir_ / "records.jsonl").c_str(), &named) != 0 || named.st_dev != opened.st_dev ||
-           named.st_ino != opened.st_ino;
-  }
-
-  // Before each append: a run must not measure on into a file nobody can find, nor ever
-  // say its records are where they are not.
-  void refuse_if_gone() const {
-    if (!records_gone()) return;
-    throw RuntimeFailure("writing " + (dir_ / "records.jsonl").string(),
-                         "the results directory " + dir_.string() +
-                             " was removed or moved during the run, so nothing more can be recorded there; the " +
-                             std::to_string(rows_) +
-                             " size(s) recorded before went with the file (not at this path any more); run again with "
-                             "a new -o DIR");
-  }
-
   std::unique_ptr<ResultsLock> lock_;  // first in, last out: held while anything here is written
   fs::path dir_;
   bool fresh_ = false;    // a new run's directory (not --resume)
   bool created_ = false;  // this run created the directory itself
   bool begun_ = false;    // run.json was written: the run started
-  std::uint64_t rows_ = 0;  // sizes appended by this run
-  Writer writer_{injected_write_budget()};  // records.jsonl's
-  std::unique_ptr<FileDescriptor> records_;
-  std::uint64_t complete_bytes_ = 0;  // records.jsonl's length up to its last complete record
+  std::optional<RecordsJournal> records_;
 };
 
 }  // namespace

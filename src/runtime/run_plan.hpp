@@ -12,7 +12,7 @@
 #include "plan/sweep_plan.hpp"
 #include "recommend/verification.hpp"
 #include "runtime/launch.hpp"
-#include "spec/run_overrides.hpp"
+#include "spec/run_spec.hpp"
 #include "spec/search_spec.hpp"
 
 namespace ncclsweep {

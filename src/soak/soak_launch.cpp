@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <span>
 
 #include <nlohmann/json.hpp>
 
@@ -37,6 +38,7 @@ struct Plan {
   TimelineStart start;
   std::string dir;
   std::shared_ptr<ResultsLock> lock;  // rank 0: one writer per results directory, held to the end
+  std::shared_ptr<RecordsJournal> records;  // rank 0: records.jsonl, one window a line
 };
 
 nlohmann::json plan_json(const Plan& p) {
@@ -71,7 +73,8 @@ Plan plan_on_leader(const SoakRequest& request, const std::vector<std::string>& 
       throw UsageError("cannot resume " + p.dir + ": it used the " + earlier_engine + " engine",
                        "resume with --engine " + earlier_engine);
     }
-    cut_to_complete_windows(p.dir, earlier);
+    p.records = std::make_shared<RecordsJournal>(
+        RecordsJournal::resume(p.dir, earlier.complete_bytes, "go on with --resume " + p.dir));
     p.document = earlier.document;
     p.windows = std::move(earlier.windows);
     if (request.duration_s) p.document.options.duration_s = *request.duration_s;
@@ -104,6 +107,8 @@ Plan plan_on_leader(const SoakRequest& request, const std::vector<std::string>& 
       throw UsageError("--metrics-file: " + e.call() + ": " + e.what(), "give a path in a writable directory");
     }
   }
+  // Last, so that a soak refused above leaves no records.jsonl behind.
+  if (!p.records) p.records = std::make_shared<RecordsJournal>(RecordsJournal::create(p.dir, "go on with --resume " + p.dir));
   return p;
 }
 
@@ -206,7 +211,7 @@ SoakOutcome run_soak_launch(RankGroup& ranks, const SoakRequest& request, const 
                    [&] { return services.received_signal(); },
                    [&](const SoakWindow& window) {
                      if (!leader) return;
-                     append_window(plan.dir, window);
+                     plan.records->append_values(std::span(&window, 1));
                      plan.windows.push_back(window);
                      plan.document.launches.back().end_utc = window.end_utc;
                      latest = judge_document(plan.document, plan.windows);

@@ -133,10 +133,6 @@ void write_soak_document(const fs::path& dir, const SoakDocument& d, const std::
   write_file_atomically(dir / "run.json", j.dump(2) + "\n");
 }
 
-void append_window(const fs::path& dir, const SoakWindow& window) {
-  append_synced(dir / "records.jsonl", nlohmann::json(window).dump() + "\n");
-}
-
 namespace {
 
 // A soak's run.json through the one input opener (a FIFO, a /proc file or one past the cap
@@ -216,13 +212,6 @@ SoakResults read_soak_results(const fs::path& dir) {
   }
   results.complete_bytes = read.complete_bytes;
   return results;
-}
-
-void cut_to_complete_windows(const fs::path& dir, const SoakResults& results) {
-  std::error_code ec;
-  if (fs::exists(dir / "records.jsonl")) fs::resize_file(dir / "records.jsonl", results.complete_bytes, ec);
-  if (ec) throw UsageError("cannot cut back " + (dir / "records.jsonl").string() + ": " + ec.message(),
-                           "check the directory's permissions");
 }
 
 void print_verdicts_table(std::ostream& out, const std::vector<std::string>& hosts, const SoakVerdicts& verdicts) {

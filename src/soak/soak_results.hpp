@@ -47,8 +47,6 @@ void create_soak_results(const std::filesystem::path& dir);
 // run.json: the document, the count of `windows` and their verdicts (judge_document's).
 void write_soak_document(const std::filesystem::path& dir, const SoakDocument& document,
                          const std::vector<SoakWindow>& windows, const SoakVerdicts& verdicts);
-// Appends one window to records.jsonl (synced).
-void append_window(const std::filesystem::path& dir, const SoakWindow& window);
 
 bool is_soak_results(const std::filesystem::path& dir);
 
@@ -60,9 +58,6 @@ struct SoakResults {
 // Throws UsageError naming the file and line of anything unreadable; a torn last line
 // (a killed writer) is left out.
 SoakResults read_soak_results(const std::filesystem::path& dir);
-
-// For a --resume: cuts records.jsonl back to its complete windows.
-void cut_to_complete_windows(const std::filesystem::path& dir, const SoakResults& results);
 
 SoakVerdicts judge_document(const SoakDocument& document, const std::vector<SoakWindow>& windows);
 

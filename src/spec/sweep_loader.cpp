@@ -15,7 +15,7 @@
 #include "core/suggest.hpp"
 #include "core/utf8.hpp"
 #include "spec/run_name.hpp"
-#include "spec/run_overrides.hpp"
+#include "spec/run_spec.hpp"
 #include "spec/sweep.hpp"
 #include "core/yaml_guard.hpp"
 

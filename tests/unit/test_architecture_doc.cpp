@@ -1,5 +1,6 @@
 // docs/architecture.md's "One sweep point, file by file" stays true: every source file it
-// names exists, and every function it names beside a file is defined in that file.
+// names exists, every function it names beside a file is defined in that file, and the
+// path crosses at most 20 files.
 #include <filesystem>
 #include <regex>
 #include <set>
@@ -42,5 +43,6 @@ TEST_CASE("architecture.md's path of one sweep point names files and functions t
     }
   }
   CHECK(files.size() >= 15);  // the whole path, not a fragment of it
+  CHECK(files.size() <= 20);  // and a path a newcomer can follow: merge files before adding one
   CHECK(functions >= 6);
 }

@@ -17,7 +17,7 @@
 #include "results/stragglers.hpp"
 #include "measure/measurement_loop.hpp"
 #include "thread_ranks.hpp"
-#include "worker/point_runner.hpp"
+#include "worker/worker_loop.hpp"
 
 using namespace ncclsweep;
 
