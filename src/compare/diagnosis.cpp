@@ -139,7 +139,9 @@ LayerRow collectives_row(const DiagnoseEvidence& e) {
     row.here = e.collectives_note.empty() ? "no call compared with the reference" : e.collectives_note;
     row.reference = "-";
     row.verdict = LayerVerdict::unresolved;
-    row.next = "give a --reference that measured the workload's calls (a run or diagnose directory, nccl-tests output)";
+    row.next = !e.collectives_next.empty()
+                   ? e.collectives_next
+                   : "give a --reference that measured the workload's calls (a run or diagnose directory, nccl-tests output)";
     return row;
   }
   const CommunicationTime& t = *e.time;

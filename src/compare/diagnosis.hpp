@@ -78,6 +78,7 @@ struct DiagnoseEvidence {
   std::optional<AcceptanceGate> gate;
   std::optional<CommunicationTime> time;
   std::string collectives_note;     // why there is no gate, when there is none
+  std::string collectives_next;     // what would give one; empty: a reference that measured the calls
   // NCCL settings (diagnose --sweep FILE): the search of the file's settings at the
   // workload's calls, its job's own settings the baseline. No row without a sweep.
   std::string settings_sweep;       // the sweep file searched; "" : no --sweep

@@ -355,12 +355,20 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
       const Side measured = load_side(flags.output);
       CompareOptions options;
       options.target = request.target;
+      options.gate_by_pass_time = true;  // without a workload, the gate judges the time per pass the layer reports
       const Comparison comparison = compare_sides(measured, *reference, options);
       evidence.gate = comparison.acceptance;
       evidence.time = communication_time(comparison, measured.workload);
     } catch (const UsageError& e) {
-      // Nothing comparable (other rank counts, no common row): the layer stays unresolved.
-      evidence.collectives_note = "not compared: " + e.message();
+      // Nothing comparable (other rank counts, no common row): the layer stays unresolved,
+      // with diagnose's own way out (compare's fix names compare's flags).
+      evidence.collectives_note = "not compared: " + std::string(e.what());
+      const int reference_ranks = reference->identity.ranks;
+      if (reference_ranks > 0 && reference_ranks != session.size()) {
+        const auto ranks_text = [](int n) { return std::to_string(n) + (n == 1 ? " rank" : " ranks"); };
+        evidence.collectives_next = "launch diagnose on " + ranks_text(reference_ranks) +
+                                    ", as the reference ran, or give a reference measured on " + ranks_text(session.size());
+      }
     }
     const Diagnosis attributed = attribute(evidence);
     diagnosis.rows = attributed.rows;

@@ -200,6 +200,19 @@ TEST_CASE("diagnose: the gate at 90% of the reference FAILs on the collectives; 
   }
 }
 
+TEST_CASE("diagnose against a reference of another rank count: unresolved, naming the launch that compares") {
+  const auto dir = scratch_dir("diagnose-ranks");
+  const std::filesystem::path reference = reference_run(dir, {{1, {}, {}}}, 1);
+  const Diagnosed two = diagnose(dir / "two", reference, {{2, {}, {}}}, {});
+  INFO(two.launch.output);
+  CHECK(two.launch.status == 5);
+  const json& calls = layer(two.doc, "collectives");
+  CHECK(calls.at("verdict") == "unresolved");
+  CHECK_THAT(calls.at("here").get<std::string>(), ContainsSubstring("NEW ran on 2 ranks, REFERENCE on 1"));
+  CHECK(calls.at("next") == "launch diagnose on 1 rank, as the reference ran, or give a reference measured on 2 ranks");
+  CHECK(two.launch.output.find("--allow-rank-mismatch") == std::string::npos);  // compare's flag, not diagnose's
+}
+
 TEST_CASE("diagnose: a CPU hog and an NCCL variable, each on one host, on their layers and hosts") {
   const auto dir = scratch_dir("diagnose-hog");
   const std::vector<std::string> bound{"--bind-to", "core", "--map-by", "core"};

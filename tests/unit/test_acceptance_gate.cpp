@@ -2,6 +2,7 @@
 // it shared by every row, against a target; the repeats that would settle an UNRESOLVED
 // one; weights by precision or by a workload's time per iteration. Judged on rows made
 // here and on a real nccl-tests table made slower by a known ratio.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -235,6 +236,43 @@ TEST_CASE("gate: rows with no figure or differing footprints are left out, and a
   CHECK_THAT(c.acceptance->line(), ContainsSubstring("2 rows at the workload's calls, weighed by time per iteration (w.yaml)"));
   REQUIRE(c.acceptance->notes.size() == 1);
   CHECK_THAT(c.acceptance->notes[0], ContainsSubstring("1 of the workload's 3 calls have no compared row"));
+}
+
+TEST_CASE("gate by pass time: only out-of-place rows count, each by its time in one pass") {
+  const std::string text = read_file(kNcclTestsData / "nccl-tests-all_gather-np2.txt");
+  const Side reference = side_from_nccl_tests_text(text, "r.txt");
+  Side now = reference;
+  // Every in-place row 20% slower (on one rank such a call moves nothing: its figure is
+  // launch overhead), every out-of-place row as the reference.
+  for (SideRow& row : now.rows) {
+    if (row.key.placement == Placement::in_place) row.busbw_gbps *= 0.8, row.time_us /= 0.8;
+  }
+  CompareOptions options;
+  options.target = kDefaultTarget;
+  const Comparison pooled = compare_sides(now, reference, options);
+  REQUIRE(pooled.acceptance);
+  CHECK(pooled.acceptance->weighting == GateWeighting::precision);
+  CHECK(pooled.acceptance->ratio < 0.95);  // the in-place rows pull the precision pool down
+  options.gate_by_pass_time = true;
+  const Comparison by_pass = compare_sides(now, reference, options);
+  REQUIRE(by_pass.acceptance);
+  CHECK(by_pass.acceptance->weighting == GateWeighting::pass_time);
+  CHECK(by_pass.acceptance->rows * 2 == pooled.acceptance->rows);
+  CHECK(by_pass.acceptance->ratio == Approx(1.0));
+  CHECK(by_pass.acceptance->verdict == GateVerdict::pass);
+  CHECK_THAT(by_pass.acceptance->line(), ContainsSubstring("out of place, weighed by time per pass"));
+  // One out-of-place size slower: its weight is its share of the pass's time.
+  Side slow_large = reference;
+  Bytes largest = 0;
+  for (const SideRow& row : reference.rows) largest = std::max(largest, row.key.size_bytes);
+  double pass_us = 0, largest_us = 0;
+  for (SideRow& row : slow_large.rows) {
+    if (row.key.placement != Placement::out_of_place || !(row.busbw_gbps > 0)) continue;
+    pass_us += row.time_us;
+    if (row.key.size_bytes == largest) largest_us = row.time_us, row.busbw_gbps *= 0.5, row.time_us *= 2;
+  }
+  const Comparison large = compare_sides(slow_large, reference, options);
+  CHECK(large.acceptance->ratio == Approx(std::exp(largest_us / pass_us * std::log(0.5))).epsilon(0.002));
 }
 
 TEST_CASE("gate: a run's rows match the workload's calls by the size asked for and the communicator they ran on") {
