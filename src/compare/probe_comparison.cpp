@@ -14,6 +14,10 @@ namespace ncclsweep {
 using probe::Better;
 using probe::metric_info;
 
+double failing_ratio(const probe::MetricInfo& info, double threshold) {
+  return std::min(threshold, 1 / (1 + info.tolerance));
+}
+
 double probe_noise_band(const probe::MetricInfo& info, double value, double spread, const NoiseModel& noise) {
   return std::max(noise.relative, spread) * std::fabs(value) + info.floor / 2;
 }
@@ -37,7 +41,7 @@ std::string ProbeComparison::summary() const {
   for (const auto& r : rows) {
     if (r.fails) failing += (failing.empty() ? "" : ", ") + std::string(probe::kProbeMetricNames.name(r.metric)) + " on " + r.host;
   }
-  return text + printf_text("FAIL: below %.0f%% of the reference at ", threshold * 100) + failing;
+  return text + "FAIL: worse than the reference beyond its tolerance at " + failing;
 }
 
 namespace {
@@ -113,7 +117,7 @@ ProbeComparison compare_probe_records(const std::vector<probe::ProbeRecord>& new
       const double pad = info.floor;  // keeps a ratio of near-zero figures (stall counts) finite
       row.ratio = info.better == Better::higher ? (row.new_value + pad) / (row.reference_value + pad)
                                                 : (row.reference_value + pad) / (row.new_value + pad);
-      row.fails = row.verdict == Verdict::slower && row.ratio < options.threshold;
+      row.fails = row.verdict == Verdict::slower && row.ratio < failing_ratio(info, options.threshold);
       out.rows.push_back(row);
     }
   }

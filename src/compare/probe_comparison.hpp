@@ -18,7 +18,7 @@ struct ProbeRowComparison {
   double ratio = 1;  // how NEW does against the reference: > 1 better, whichever way the metric points
   double new_band = 0, reference_band = 0;  // in the metric's unit
   Verdict verdict = Verdict::same;
-  bool fails = false;  // worse beyond both bands and below the threshold
+  bool fails = false;  // worse beyond both bands and below failing_ratio()
   // unresolved: why (a side's figure is an unresolved record, docs/probe.md); its value is
   // then no figure at all, so the row is neither better nor worse.
   std::string unresolved;
@@ -30,6 +30,12 @@ struct ProbeComparison {
   bool passed() const;
   std::string summary() const;  // "40 figures: 38 same, ..., 1 unresolved -> PASS" / "-> FAIL: ... on host h3"
 };
+
+// The ratio below which a worse figure fails: `threshold` (compare's --threshold), or the
+// metric's own tolerance where that is wider - the one that names a host among hosts
+// (probe/probe_metric.hpp). A map/unmap time moves by a fifth between two launches on
+// one idle machine; judged at 95% it called a clean host a platform fault.
+double failing_ratio(const probe::MetricInfo& info, double threshold);
 
 // A figure's noise half-width: the larger of the noise model's relative part and the
 // record's own spread, times the value, plus half the metric's floor (its resolution).

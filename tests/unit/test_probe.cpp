@@ -403,6 +403,34 @@ TEST_CASE("a probe run compared with itself passes; a degraded host fails, named
   CHECK_THAT(usage_error_text([&] { compare_probe_records(degraded, {}, {}); }), ContainsSubstring("share no"));
 }
 
+TEST_CASE("a figure worse than the reference fails only beyond its metric's own tolerance", "[probe][compare]") {
+  const auto records = [](double mmap_us, double clock_ghz) {
+    std::vector<ProbeRecord> out;
+    for (int rank = 0; rank < 2; ++rank) {
+      out.push_back(on("h" + std::to_string(rank), rank, ProbeMetric::host_mmap_64mib_us, mmap_us));
+      out.push_back(on("h" + std::to_string(rank), rank, ProbeMetric::busy_clock_ghz, clock_ghz));
+    }
+    return out;
+  };
+  const auto reference = records(31000, 3.0);
+  const auto failing = [&](double mmap_us, double clock_ghz) {
+    std::vector<std::string> metrics;
+    for (const auto& row : compare_probe_records(records(mmap_us, clock_ghz), reference, {}).rows) {
+      if (row.fails && row.host == "h0") metrics.emplace_back(kProbeMetricNames.name(row.metric));
+    }
+    return metrics;
+  };
+  // A map/unmap 1.3x the reference's (what two launches a minute apart on one idle VM
+  // showed) is worse but within its tolerance; 2.5x fails.
+  CHECK(failing(40000, 3.0).empty());
+  CHECK(failing(77500, 3.0) == std::vector<std::string>{"host_mmap_64mib_us"});
+  // A core clock 8% low is within its 15%; 17% low fails, under compare's 95% as before.
+  CHECK(failing(31000, 2.75).empty());
+  CHECK(failing(31000, 2.5) == std::vector<std::string>{"busy_clock_ghz"});
+  CHECK(failing_ratio(metric_info(ProbeMetric::host_mmap_64mib_us), 0.95) == Approx(0.5));
+  CHECK(failing_ratio(metric_info(ProbeMetric::busy_clock_ghz), 0.8) == Approx(0.8));  // a stricter --threshold stays
+}
+
 TEST_CASE("a reference whose own hosts disagree widely judges nothing inside that spread worse", "[probe][compare]") {
   // One host of a busy machine at 2.0 GHz effective, the others at 2.9: compared with
   // itself, the slower one is the reference's own spread, not a regression.
