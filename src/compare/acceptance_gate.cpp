@@ -37,7 +37,7 @@ Pooled pool(std::span<const GateRow> rows, const GateSettings& settings, int rep
     const double sigma = repeats == 0 ? 0 : median_sigma(r.new_sigma, std::max(r.new_repeats, repeats));
     // A row known to no noise at all would take every weight: a floor keeps the others.
     const double variance = std::max(sigma * sigma + r.reference_sigma * r.reference_sigma, 1e-12);
-    const double w = settings.weighting == GateWeighting::precision ? 1 / variance : r.time_weight;
+    const double w = settings.weighting == GateWeighting::workload_time ? r.time_weight : 1 / variance;
     weights.push_back(w);
     sigmas.push_back(sigma);
     total += w;
@@ -142,11 +142,8 @@ std::string AcceptanceGate::line() const {
   if (rows == 0) return s + ", no row to pool";
   s += ", NEW at " + significant3(ratio) + " of REFERENCE (" + interval_text(*this, " .. ") + ") over " +
        std::to_string(rows) + (rows == 1 ? " row" : " rows");
-  switch (weighting) {
-    case GateWeighting::workload_time: s += " at the workload's calls, weighed by time per iteration (" + workload + ")"; break;
-    case GateWeighting::pass_time: s += " out of place, weighed by time per pass"; break;
-    case GateWeighting::precision: s += " weighed by precision"; break;
-  }
+  s += weighting == GateWeighting::workload_time ? " at the workload's calls, weighed by time per iteration (" + workload + ")"
+                                                 : " weighed by precision";
   s += printf_text(", %g%% of each row's noise shared by all", shared_share * 100);
   if (verdict != GateVerdict::unresolved) return s;
   if (repeats_to_settle) {
@@ -205,9 +202,14 @@ bool is_workload_call(const SideRow& row, const WorkloadCall& call) {
 
 AcceptanceGate acceptance_gate(const Comparison& comparison, double target, const std::optional<WorkloadWeights>& workload) {
   std::vector<const RowComparison*> usable;
-  std::size_t without_figure = 0, footprints = 0;
+  std::size_t without_figure = 0, footprints = 0, moving_nothing = 0;
+  // On one rank an in-place call has nothing to move: its figure is launch overhead, and
+  // as evidence it would weigh as much as a real copy.
+  const bool one_rank = comparison.new_side.ranks == 1 || comparison.reference.ranks == 1;
   for (const RowComparison& r : comparison.rows) {
-    if (!(r.new_row.busbw_gbps > 0) || !(r.reference_row.busbw_gbps > 0)) {
+    if (one_rank && r.key.placement == Placement::in_place) {
+      ++moving_nothing;
+    } else if (!(r.new_row.busbw_gbps > 0) || !(r.reference_row.busbw_gbps > 0)) {
       ++without_figure;
     } else if (r.footprint_differs) {
       ++footprints;
@@ -217,6 +219,9 @@ AcceptanceGate acceptance_gate(const Comparison& comparison, double target, cons
   }
   std::vector<std::string> notes;
   if (without_figure > 0) notes.push_back(rows_text(without_figure) + " with a zero busbw on a side left out");
+  if (moving_nothing > 0) {
+    notes.push_back(rows_text(moving_nothing) + " in place on one rank left out: such a call moves nothing");
+  }
   if (footprints > 0) {
     notes.push_back(rows_text(footprints) + " whose buffer footprints differ left out: the footprint alone moves them");
   }
@@ -253,17 +258,6 @@ AcceptanceGate acceptance_gate(const Comparison& comparison, double target, cons
       notes.push_back(std::to_string(calls_without_row) + " of the workload's " + std::to_string(workload->calls.size()) +
                       " calls have no compared row with a time (no figure at that size on both sides): the gate "
                       "weighs the others");
-    }
-  } else if (comparison.options.gate_by_pass_time) {
-    settings.weighting = GateWeighting::pass_time;
-    for (const RowComparison* r : usable) {
-      if (r->key.placement != Placement::out_of_place) continue;
-      rows.push_back(evidence(*r, comparison.options.noise));
-      rows.back().time_weight = r->reference_row.time_us > 0 ? r->reference_row.time_us : r->new_row.time_us;
-    }
-    if (workload) {
-      notes.push_back("none of the workload's " + std::to_string(workload->calls.size()) +
-                      " calls has a compared row: the gate weighs one pass of the measured sizes instead");
     }
   } else {
     for (const RowComparison* r : usable) rows.push_back(evidence(*r, comparison.options.noise));

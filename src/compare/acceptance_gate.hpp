@@ -52,15 +52,11 @@ inline constexpr NameTable<GateVerdict, 3> kGateVerdictNames{
 inline std::string_view name_of(GateVerdict v) { return kGateVerdictNames.name(v); }
 
 // How the rows are weighed against each other: by the workload's time per iteration
-// (the time a training step spends in that call on the reference); by time per pass
-// (diagnose without a workload: each measured size called once, as its ms/pass counts
-// them); or, otherwise, by how precisely each row's ratio is known (1 / its variance,
-// both sides).
-enum class GateWeighting { precision, workload_time, pass_time };
-inline constexpr NameTable<GateWeighting, 3> kGateWeightingNames{"gate weighting",
-                                                                 {{{GateWeighting::precision, "precision"},
-                                                                   {GateWeighting::workload_time, "workload time"},
-                                                                   {GateWeighting::pass_time, "pass time"}}}};
+// (the time a training step spends in that call on the reference), or, without a
+// workload, by how precisely each row's ratio is known (1 / its variance, both sides).
+enum class GateWeighting { precision, workload_time };
+inline constexpr NameTable<GateWeighting, 2> kGateWeightingNames{
+    "gate weighting", {{{GateWeighting::precision, "precision"}, {GateWeighting::workload_time, "workload time"}}}};
 inline std::string_view name_of(GateWeighting w) { return kGateWeightingNames.name(w); }
 
 // One row as evidence. Noise is relative (a standard deviation of the figure divided by

@@ -24,9 +24,6 @@ struct CompareOptions {
   double max_band_share = kDefaultMaxBandShare;  // --max-band
   // --target: the acceptance gate's bar (compare/acceptance_gate.hpp); empty: no gate.
   std::optional<double> target = std::nullopt;
-  // Without a workload, weigh the gate's rows by their time in one pass of the measured
-  // sizes (out-of-place, each once) rather than by precision: diagnose's time per pass.
-  bool gate_by_pass_time = false;
 };
 
 // same / faster / slower: judged. ambiguous: the gap is inside what noise or a footprint

@@ -355,7 +355,6 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
       const Side measured = load_side(flags.output);
       CompareOptions options;
       options.target = request.target;
-      options.gate_by_pass_time = true;  // without a workload, the gate judges the time per pass the layer reports
       const Comparison comparison = compare_sides(measured, *reference, options);
       evidence.gate = comparison.acceptance;
       evidence.time = communication_time(comparison, measured.workload);
