@@ -87,8 +87,7 @@ const char* colour_of(double ratio, double threshold) {
 
 }  // namespace
 
-void write_locate_results(const fs::path& dir, const LocateDocument& d, const std::vector<Measurement>& measurements,
-                          const Verdicts& verdicts) {
+RecordsJournal open_locate_results(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw UsageError("cannot create results directory " + dir.string() + ": " + ec.message(), "give a writable -o");
@@ -96,7 +95,10 @@ void write_locate_results(const fs::path& dir, const LocateDocument& d, const st
   if (fs::exists(dir / "run.json")) {
     throw UsageError(dir.string() + " already holds a run", "give a new directory to -o, or remove the old one");
   }
-  RecordsJournal::create(dir, "run locate again with -o naming a new directory").append_values(measurements);
+  return RecordsJournal::create(dir, "run locate again with -o naming a new directory");
+}
+
+void write_locate_document(const fs::path& dir, const LocateDocument& d, const Verdicts& verdicts) {
   const HostLayout layout = layout_from_hosts(d.rank_hosts);
   json steps = json::array();
   for (const StepTime& s : d.steps) {
@@ -173,7 +175,7 @@ LocateResults read_locate_results(const fs::path& dir) {
     const json run = parse_json_input(read_input_file(run_path, kResultsFileInput), {run_path},
                                       max_json_values(kResultsFileInput));
     read_document(run, dir / "run.json", r.document);
-    // Written whole at the end of a launch (replace_file): a cut line is damage, not a kill.
+    // run.json is written after the last measurement: beside it a cut line is damage, not a kill.
     const std::string records_path = (dir / "records.jsonl").string();
     const auto damaged = [&](int line, const std::string& why) {
       return UsageError(records_path + " line " + std::to_string(line) + ": " + why, "the file is damaged; run locate again");

@@ -17,6 +17,7 @@
 #include "locate/locate_plan.hpp"
 #include "locate/phase_runner.hpp"
 #include "locate/verdicts.hpp"
+#include "results/results_directory.hpp"
 
 namespace ncclsweep::locate {
 
@@ -34,9 +35,13 @@ struct LocateDocument {
   std::vector<std::string> notes;
 };
 
-// Creates `dir` (refusing one that holds a run.json) and writes both files.
-void write_locate_results(const std::filesystem::path& dir, const LocateDocument& document,
-                          const std::vector<Measurement>& measurements, const Verdicts& verdicts);
+// Creates `dir` for a new locate and opens its records.jsonl, before anything is
+// measured: a directory that holds a run (run.json or records.jsonl) or a planted link
+// is refused (UsageError). The launch appends each step's measurements as it ends, so a
+// killed locate keeps what it measured.
+ncclsweep::RecordsJournal open_locate_results(const std::filesystem::path& dir);
+// run.json, once every measurement is in records.jsonl and the verdicts are made.
+void write_locate_document(const std::filesystem::path& dir, const LocateDocument& document, const Verdicts& verdicts);
 
 // True when `dir` holds a run.json written by locate.
 bool is_locate_results(const std::filesystem::path& dir);

@@ -86,13 +86,17 @@ LocateRun run_locate(Engine& engine, Coordinator& ranks, const HostLayout& layou
         engine.slow_down(slowdown_for(fault, group.ranks, host_names(layout, group)));
       }
       const std::chrono::duration<double> split = std::chrono::steady_clock::now() - start;
+      const std::size_t first = run.measurements.size();
       for (Measurement& m : run_step_tests(engine, ranks, step, options, pass)) run.measurements.push_back(std::move(m));
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
       // Rank 0's clock for everyone, so all ranks hold the same result.
       const std::vector<double> times = ranks.max_each({rank == 0 ? took.count() : 0.0, rank == 0 ? split.count() : 0.0});
       const StepTime time{step.phase, step.round, pass, times[0], times[1]};
       run.steps.push_back(time);
-      if (on_step) on_step(time, static_cast<int>(run.steps.size()) - 1, total);
+      if (on_step) {
+        on_step(time, std::span<const Measurement>(run.measurements).subspan(first), static_cast<int>(run.steps.size()) - 1,
+                total);
+      }
     }
   }
   if (fault.active()) engine.slow_down(1);

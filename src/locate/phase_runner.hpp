@@ -6,6 +6,7 @@
 // Engine-neutral: the mpi engine splits with MPI_Comm_split, the nccl engine with
 // ncclCommSplit, both through Engine::split.
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,10 @@ struct LocateRun {
   std::vector<StepTime> steps;
 };
 
-// Called on every rank after each step (index from 0 of `total`, over all passes).
-using StepDone = std::function<void(const StepTime& time, int index, int total)>;
+// Called on every rank after each step (index from 0 of `total`, over all passes), with
+// the measurements the step added (rank 0 records them as they come).
+using StepDone =
+    std::function<void(const StepTime& time, std::span<const Measurement> measured, int index, int total)>;
 
 // Collective: every rank calls it with the same layout and options and gets the same
 // result. `fault` slows this rank's calls where it applies (a testing aid).

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -72,10 +73,13 @@ struct LocateSetup {
   std::optional<ReferenceFigures> reference;
   std::unique_ptr<Engine> engine;
   std::vector<std::string> notes;
+  std::string dir;                       // the results directory
+  std::optional<RecordsJournal> records;  // rank 0: its records.jsonl, appended step by step
 };
 
 // Collective: the checks every rank agrees on before anything is measured.
-std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request, const LaunchServices& services) {
+std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request, const LaunchServices& services,
+                                  std::chrono::system_clock::time_point start) {
   LocateSetup setup;
   std::string error;
   try {
@@ -119,6 +123,18 @@ std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request
   }
   if (refused_on_every_rank(ranks, error)) return std::nullopt;
   if (refused_on_every_rank(ranks, shared_gpu_reason(ranks, request.engine, *setup.engine))) return std::nullopt;
+  // The results directory last of the checks, before anything is measured: one that holds a
+  // run is bad input.
+  setup.dir = !request.output_dir.empty() ? request.output_dir
+                                          : default_results_dir(request.results_root, "locate", compact_utc(start)).string();
+  if (ranks.rank() == 0) {
+    try {
+      setup.records.emplace(open_locate_results(setup.dir));
+    } catch (const UsageError& e) {
+      error = e.message();
+    }
+  }
+  if (refused_on_every_rank(ranks, error)) return std::nullopt;
   const HostLayout& layout = setup.layout;
   if (request.options.pairs_phase && layout.host_count() < 2) {
     setup.notes.push_back("one host only: the pairs phase has no pairs (give each GPU its own host name with "
@@ -139,9 +155,7 @@ int finish_on_leader(const LocateRequest& request, const LocateSetup& setup, con
   const LocateOptions& options = request.options;
   const ReferenceFigures* reference = setup.reference ? &*setup.reference : nullptr;
   const Verdicts verdicts = judge(setup.layout, run.measurements, options.threshold, reference);
-  const std::string dir = !request.output_dir.empty()
-                              ? request.output_dir
-                              : default_results_dir(request.results_root, "locate", compact_utc(start)).string();
+  const std::string& dir = setup.dir;
   LocateDocument document;
   document.version = std::string(NCCLSWEEP_VERSION) + " (" + NCCLSWEEP_GIT_SHA + ")";
   document.engine = request.engine;
@@ -155,7 +169,7 @@ int finish_on_leader(const LocateRequest& request, const LocateSetup& setup, con
   document.split_mode = split_description;
   document.steps = run.steps;
   document.notes = setup.notes;
-  write_locate_results(dir, document, run.measurements, verdicts);
+  write_locate_document(dir, document, verdicts);
   if (!request.svg_path.empty()) {
     std::ostringstream svg;
     print_heat_map_svg(svg, setup.layout, verdicts, options.threshold);
@@ -179,7 +193,7 @@ int finish_on_leader(const LocateRequest& request, const LocateSetup& setup, con
 LocateOutcome run_locate_launch(RankGroup& ranks, const LocateRequest& request, const LaunchServices& services) {
   const bool leader = ranks.rank() == 0;
   const auto start = std::chrono::system_clock::now();
-  std::optional<LocateSetup> setup = set_up(ranks, request, services);
+  std::optional<LocateSetup> setup = set_up(ranks, request, services, start);
   if (!setup) return LocateOutcome::with_status(kExitUsage);
   const LocateOptions& options = request.options;
   std::ostream& progress = command_streams(request.format).notes;
@@ -197,12 +211,16 @@ LocateOutcome run_locate_launch(RankGroup& ranks, const LocateRequest& request, 
   try {
     Engine& engine = *setup->engine;
     engine.connect(split.world_config);
-    run = run_locate(engine, ranks, setup->layout, options, setup->fault, [&](const StepTime& t, int index, int total) {
-      if (leader) progress << step_text(t, index, total, options.passes) << std::flush;
-    });
+    run = run_locate(engine, ranks, setup->layout, options, setup->fault,
+                     [&](const StepTime& t, std::span<const Measurement> measured, int index, int total) {
+                       if (!leader) return;
+                       setup->records->append_values(measured);
+                       progress << step_text(t, index, total, options.passes) << std::flush;
+                     });
     engine.disconnect();
     engine.settle();
   } catch (...) {
+    if (setup->records) setup->records->remove_if_unused();  // -o DIR works again once the cause is fixed
     stop_every_rank(ranks, std::current_exception());  // rethrows what it does not own
   }
   int status = kExitOk;

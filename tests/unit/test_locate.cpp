@@ -727,7 +727,8 @@ TEST_CASE("locate's run.json names its pair schedule and reads it back; an unkno
     document.options.pairs = schedule;
     document.options.sizes = {1 << 20};
     const auto dir = root / std::string(name);
-    write_locate_results(dir, document, {}, Verdicts{});
+    open_locate_results(dir);
+    write_locate_document(dir, document, Verdicts{});
     const nlohmann::json j = nlohmann::json::parse(read_file(dir / "run.json"));
     CHECK(j.at("options").at("pairs") == name);
     CHECK(read_locate_results(dir).document.options.pairs == schedule);

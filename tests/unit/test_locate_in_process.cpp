@@ -63,7 +63,7 @@ Verdicts located(const std::vector<std::string>& hosts, const std::string& fault
     PacedEngine engine;
     engine.set_jitter(paced.jitter, paced.seed * 1000 + static_cast<unsigned>(rank.rank()));
     engine.connect({});
-    LocateRun run = run_locate(engine, rank, layout, options, fault, [](const StepTime&, int, int) {});
+    LocateRun run = run_locate(engine, rank, layout, options, fault, [](const StepTime&, std::span<const Measurement>, int, int) {});
     if (rank.rank() == 0) {
       const std::lock_guard lock(mutex);
       on_rank0 = std::move(run);
@@ -273,7 +273,21 @@ TEST_CASE("an in-process locate launch refuses a fault aimed at a rank it lacks,
   const auto dir = fresh_dir("locate-missing-rank");
   CHECK(all_equal(locate_launch(host_names(2, 2), paced_locate(dir, "9:slow=10")), kExitUsage));
   CHECK(!std::filesystem::exists(dir / "run.json"));
+  CHECK(!std::filesystem::exists(dir / "records.jsonl"));  // a refused launch leaves -o DIR usable
   CHECK(all_equal(locate_launch(host_names(2, 2), paced_locate(dir, "link=h0,h7:slow=10")), kExitUsage));
+}
+
+TEST_CASE("an in-process locate launch into a directory that holds a run is refused before measuring, the run kept") {
+  const auto dir = fresh_dir("locate-twice");
+  CHECK(all_equal(locate_launch(host_names(2, 2), paced_locate(dir, "")), kExitOk));
+  const std::string records = read_file(dir / "records.jsonl");
+  const std::string run = read_file(dir / "run.json");
+  // Every measurement is in records.jsonl, as the launch read it back for its verdicts.
+  CHECK(read_locate_results(dir).measurements.size() == static_cast<std::size_t>(std::count(records.begin(), records.end(), '\n')));
+  CHECK_FALSE(records.empty());
+  CHECK(all_equal(locate_launch(host_names(2, 2), paced_locate(dir, "")), kExitUsage));
+  CHECK(read_file(dir / "records.jsonl") == records);
+  CHECK(read_file(dir / "run.json") == run);
 }
 
 TEST_CASE("an in-process locate launch exits 1 on every rank when a link is below the threshold within noise") {
