@@ -15,9 +15,6 @@ namespace ncclsweep {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// Every byte of `text` to `fd`, through short writes and EINTR; 0 or the errno that stopped it.
 int write_all(int fd, std::string_view text) {
   while (!text.empty()) {
     const ssize_t written = ::write(fd, text.data(), text.size());
@@ -29,6 +26,8 @@ int write_all(int fd, std::string_view text) {
   }
   return 0;
 }
+
+namespace {
 
 }  // namespace
 

@@ -13,6 +13,9 @@ namespace ncclsweep {
 // (ELOOP for a symbolic link).
 int open_no_follow(const std::filesystem::path& path, int flags, int mode = 0644);
 
+// Every byte of `text` to `fd`, through short writes and EINTR; 0 or the errno that stopped it.
+int write_all(int fd, std::string_view text);
+
 // Replaces `path` by `text`: PATH.tmp is created fresh (a stale one, or a link planted
 // under that name, is removed first, never followed), synced, and renamed over `path`
 // (which replaces a link there rather than writing through it). 0, or the errno that failed;

@@ -91,7 +91,7 @@ RecordsJournal open_locate_results(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw UsageError("cannot create results directory " + dir.string() + ": " + ec.message(), "give a writable -o");
-  refuse_planted_links(dir, {"run.json", "run.json.tmp", "records.jsonl", "records.jsonl.tmp"});
+  refuse_planted_links(dir, {"run.json", "run.json.tmp", "records.jsonl"});
   if (fs::exists(dir / "run.json")) {
     throw UsageError(dir.string() + " already holds a run", "give a new directory to -o, or remove the old one");
   }

@@ -39,7 +39,7 @@ struct LocateDocument {
 // measured: a directory that holds a run (run.json or records.jsonl) or a planted link
 // is refused (UsageError). The launch appends each step's measurements as it ends, so a
 // killed locate keeps what it measured.
-ncclsweep::RecordsJournal open_locate_results(const std::filesystem::path& dir);
+RecordsJournal open_locate_results(const std::filesystem::path& dir);
 // run.json, once every measurement is in records.jsonl and the verdicts are made.
 void write_locate_document(const std::filesystem::path& dir, const LocateDocument& document, const Verdicts& verdicts);
 
