@@ -36,7 +36,7 @@ struct SearchBandSummary {
   std::string leader;
   std::vector<std::string> ties;
   bool settled = false;
-  std::string winner;  // confirmed by the final A/B; empty: the baseline stays
+  std::string winner;  // the leader confirmed by the final A/B, else the baseline; empty: nothing measured
   bool ab_measured = false;
   double ab_gain = 0;
   std::string why;

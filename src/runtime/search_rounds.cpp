@@ -110,7 +110,13 @@ void log_outcome(LaunchState& state, const SearchSummary& s) {
   state.log(LogLevel::info, cost);
   for (const SearchBandSummary& b : s.bands) {
     std::string line = "  " + b.band + ": ";
-    line += b.winner.empty() ? "no confirmed winner: the baseline [" + s.baseline + "] stays" : b.winner;
+    if (b.winner.empty()) {
+      line += "nothing measured";
+    } else if (b.winner == s.baseline && b.leader != s.baseline) {
+      line += "no confirmed winner: the baseline [" + s.baseline + "] stays";
+    } else {
+      line += b.winner;
+    }
     if (b.ab_measured) line += ", final A/B " + percent(b.ab_gain) + " against the baseline";
     if (!b.ties.empty()) {
       line += "; tied within noise:";

@@ -43,6 +43,7 @@ class FullGrid final : public Exploration {
       if (result.leader == state.space.baseline || (base && stand(*best, *base, state.options.stats).beaten)) {
         result.winner = result.leader;
       } else {
+        result.winner = state.space.baseline;
         result.why += "; the leader is within noise of the baseline: the baseline stays";
       }
     }

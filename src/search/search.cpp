@@ -180,6 +180,7 @@ void Search::judge_final_ab() {
     const auto base = state_.ab_scores.score(baseline, static_cast<int>(b));
     const auto lead = state_.ab_scores.score(band.leader, static_cast<int>(b));
     if (!base || !lead) {
+      band.winner = baseline;
       band.why += "; the final A/B measured nothing: the baseline stays";
       continue;
     }
@@ -189,6 +190,7 @@ void Search::judge_final_ab() {
     if (st.beaten) {
       band.winner = band.leader;
     } else {
+      band.winner = baseline;
       band.why += "; the final A/B did not confirm it (within noise or slower): the baseline stays";
     }
   }

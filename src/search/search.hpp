@@ -70,7 +70,7 @@ struct BandResult {
   int leader = -1;         // the search's best candidate; -1: none measured
   std::vector<int> ties;   // candidates no further round could separate from the leader
   bool settled = false;    // one survivor, or ties only
-  int winner = -1;         // confirmed by the final A/B (or the baseline itself); -1: the baseline stays
+  int winner = -1;         // the leader confirmed by the final A/B, else the baseline; -1: nothing measured
   bool ab_measured = false;
   double ab_gain = 0;      // winner / baseline algbw - 1 in the final A/B
   std::string why;         // how the band ended, in words
