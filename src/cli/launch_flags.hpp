@@ -55,4 +55,19 @@ bool parsed_on_every_rank(const MpiSession& session, Parse&& parse) {
   }
 }
 
+// A launched command's body: `parse` fills the request on every rank (a refusal stops all
+// ranks together), the shared flags follow, `launch` measures and returns its outcome, and
+// `present` shows the typed result where there is one (rank 0).
+template <typename Request, typename Parse, typename Launch, typename Present>
+int launch_and_present(CommandContext& context, const LaunchFlags& flags, Parse&& parse, Launch&& launch,
+                       Present&& present) {
+  MpiSession session(&context.argc, &context.argv);
+  Request request;
+  if (!parsed_on_every_rank(session, [&] { parse(request); })) return kExitUsage;
+  fill_launch_request(request, flags, context);
+  const auto outcome = launch(session, request);
+  if (outcome.result) present(*outcome.result, request.format);
+  return outcome.status;
+}
+
 }  // namespace ncclsweep

@@ -62,15 +62,13 @@ int dry_run(const LocateArgs& args) {
 }
 
 int run_located(const LocateArgs& args, CommandContext& context) {
-  MpiSession session(&context.argc, &context.argv);
-  LocateRequest request;
-  if (!parsed_on_every_rank(session, [&] { request.options = options_from(args); })) return kExitUsage;
-  fill_launch_request(request, args.launch, context);
-  request.reference_dir = args.reference;
-  request.svg_path = args.svg;
-  const LocateOutcome outcome = run_locate_launch(session, request);
-  if (outcome.result) print_locate_summary(*outcome.result, request.format);
-  return outcome.status;
+  const auto parse = [&](LocateRequest& request) {
+    request.options = options_from(args);
+    request.reference_dir = args.reference;
+    request.svg_path = args.svg;
+  };
+  const auto launch = [](MpiSession& session, const LocateRequest& request) { return run_locate_launch(session, request); };
+  return launch_and_present<LocateRequest>(context, args.launch, parse, launch, print_locate_summary);
 }
 
 }  // namespace

@@ -55,20 +55,15 @@ SoakOptions options_from(const SoakArgs& args) {
 }
 
 int run_soaked(const SoakArgs& args, CommandContext& context) {
-  MpiSession session(&context.argc, &context.argv);
-  SoakRequest request;
-  // A resume takes its options from run.json; --duration alone may lengthen it.
-  const bool parsed = parsed_on_every_rank(session, [&] {
+  const auto parse = [&](SoakRequest& request) {
+    // A resume takes its options from run.json; --duration alone may lengthen it.
     if (args.resume.empty()) request.options = options_from(args);
     if (!args.resume.empty() && args.duration_given) request.duration_s = parse_duration(args.duration, "--duration");
-  });
-  if (!parsed) return kExitUsage;
-  fill_launch_request(request, args.launch, context);
-  request.resume_dir = args.resume;
-  request.metrics_file = args.metrics_file;
-  const SoakOutcome outcome = run_soak_launch(session, request);
-  if (outcome.result) print_soak_summary(*outcome.result, request.format);
-  return outcome.status;
+    request.resume_dir = args.resume;
+    request.metrics_file = args.metrics_file;
+  };
+  const auto launch = [](MpiSession& session, const SoakRequest& request) { return run_soak_launch(session, request); };
+  return launch_and_present<SoakRequest>(context, args.launch, parse, launch, print_soak_summary);
 }
 
 }  // namespace
