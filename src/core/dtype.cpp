@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "core/list_text.hpp"
 #include "core/suggest.hpp"
 
 namespace ncclsweep {
@@ -35,13 +36,6 @@ static_assert([] {
 
 constexpr std::array<std::string_view, kReduceOpCount> kOpNames{"sum", "prod", "max", "min", "avg"};
 
-template <typename Names>
-std::string join_names(const Names& names) {
-  std::string s;
-  for (const auto& n : names) s += (s.empty() ? "" : ", ") + std::string(n);
-  return s;
-}
-
 }  // namespace
 
 std::span<const DataType> all_data_types() { return kDataTypes; }
@@ -64,7 +58,7 @@ const DataType& data_type(std::string_view name) {
   std::vector<std::string> candidates(names.begin(), names.end());
   for (const auto& [alias, canonical] : kAliases) candidates.emplace_back(alias);
   throw UsageError("unknown dtype '" + std::string(name) + "'" + did_you_mean(name, candidates),
-                   "use one of: " + join_names(names));
+                   "use one of: " + join_text(names));
 }
 
 ReduceOp reduce_op(std::string_view name) {
@@ -73,7 +67,7 @@ ReduceOp reduce_op(std::string_view name) {
   }
   throw UsageError("unknown op '" + std::string(name) + "'" +
                        did_you_mean(name, std::vector<std::string>(std::begin(kOpNames), std::end(kOpNames))),
-                   "use one of: " + join_names(kOpNames));
+                   "use one of: " + join_text(kOpNames));
 }
 
 std::string_view name_of(ReduceOp op) { return kOpNames[static_cast<int>(op)]; }

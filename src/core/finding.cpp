@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "core/errors.hpp"
+#include "core/list_text.hpp"
 
 namespace ncclsweep::doctor {
 
@@ -78,11 +79,7 @@ std::string compact_ranks(const std::vector<int>& ranks) {
 
 namespace {
 
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ",") + s;
-  return out.empty() ? "-" : out;
-}
+std::string joined(const std::vector<std::string>& items) { return items.empty() ? "-" : join_text(items, ","); }
 
 std::string padded(std::string s, std::size_t width) {
   if (s.size() < width) s.append(width - s.size(), ' ');

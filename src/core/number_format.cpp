@@ -16,10 +16,12 @@ std::string significant3(double value) {
   return buf;
 }
 
-std::string percent_change(double ratio) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f%%", (ratio - 1) * 100);
+std::string signed_percent(double share, int decimals) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%+.*f%%", decimals, share * 100);
   return buf;
 }
+
+std::string percent_change(double ratio) { return signed_percent(ratio - 1); }
 
 }  // namespace ncclsweep

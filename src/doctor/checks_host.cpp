@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "doctor/checks.hpp"
+#include "core/list_text.hpp"
 #include "doctor/system_reader.hpp"
 
 namespace ncclsweep::doctor {
@@ -44,11 +45,7 @@ bool matches(const NameFilter& filter, const std::string& wanted, const std::str
   return filter.exact ? existing == wanted : existing.rfind(wanted, 0) == 0;
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : " ") + n;
-  return out.empty() ? "none" : out;
-}
+std::string joined(const std::vector<std::string>& names) { return names.empty() ? "none" : join_text(names, " "); }
 
 }  // namespace
 

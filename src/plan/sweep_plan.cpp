@@ -201,11 +201,12 @@ SweepPlan plan_sweep(const Sweep& input, const PlanOptions& options) {
   }
   apply_includes(values, sweep, axis_names);
 
-  SweepPlan plan{.measurements = sweep.measurements,
-                 .repeats = sweep.repeats,
-                 .order = sweep.order,
-                 .seed = sweep.seed,
-                 .isolation = options.isolation};
+  SweepPlan plan;
+  plan.measurements = sweep.measurements;
+  plan.repeats = sweep.repeats;
+  plan.order = sweep.order;
+  plan.seed = sweep.seed;
+  plan.isolation = options.isolation;
   std::set<std::string> labels;
   for (const Values& v : values) {
     SweepPoint point;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/errors.hpp"
+#include "core/list_text.hpp"
 #include "core/number_format.hpp"
 #include "recommend/tuner_collectives.hpp"
 
@@ -48,12 +49,6 @@ std::optional<int> algorithm_of(const std::string& value) {
 }
 
 std::optional<int> protocol_of(const std::string& value) { return tuner::parse_protocol(lower(value)); }
-
-std::string join_text(const std::vector<std::string>& items, const std::string& separator) {
-  std::string text;
-  for (const auto& item : items) text += (text.empty() ? "" : separator) + item;
-  return text;
-}
 
 // The per-job environment of `point`: the settings it changes, the bands it wins and the
 // --job-sizes that name exactly their sizes. Plain sizes when every collective measured

@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/finding.hpp"
+#include "core/list_text.hpp"
 #include "core/number_format.hpp"
 #include "core/printf_text.hpp"
 
@@ -15,12 +16,6 @@ namespace {
 std::string excess_text(double excess) { return percent_change(1 + excess); }
 
 std::string share_text(double share) { return printf_text("%.0f%%", share * 100); }
-
-std::string joined(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : separator) + s;
-  return out;
-}
 
 std::string ranks_text(const NodeTiming& n) {
   return doctor::compact_ranks(n.ranks) + " (" + std::to_string(n.ranks.size()) + ")";
@@ -104,7 +99,7 @@ void print_csv(const NodeReport& report, std::ostream& out) {
   }
   for (const SlowGroup& g : report.slow_groups) {
     out << "slow_group," << csv_field(std::string(name_of(g.kind)) + " group " + std::to_string(g.colour)) << ','
-        << csv_field(g.ranks.empty() ? "" : doctor::compact_ranks(g.ranks)) << ',' << csv_field(joined(g.hosts, " "))
+        << csv_field(g.ranks.empty() ? "" : doctor::compact_ranks(g.ranks)) << ',' << csv_field(join_text(g.hosts, " "))
         << ',' << g.measurements << ',' << number(g.median_excess) << ',' << number(g.worst_excess) << ",,,"
         << g.slower_in << ",slow\n";
   }
@@ -165,7 +160,7 @@ std::string slow_group_line(const SlowGroup& group, double threshold) {
     line += " (ranks unknown: its layout cannot be told from run.json)";
   } else {
     line += " (ranks " + doctor::compact_ranks(group.ranks) + ") spans host" + (group.hosts.size() == 1 ? " " : "s ") +
-            joined(group.hosts, ",");
+            join_text(group.hosts, ",");
   }
   return line + ": " + excess_text(group.median_excess) + " against the other groups (median of " +
          std::to_string(group.measurements) + " measurements; over " + share_text(threshold) + " in " +

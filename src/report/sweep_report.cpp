@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/number_format.hpp"
 #include "core/printf_text.hpp"
 #include "core/units.hpp"
 #include "results/point_notes.hpp"
@@ -20,7 +21,6 @@ std::string fixed(const char* format, double value) { return printf_text(format,
 // About 3 significant digits, never an exponent (11580 ms stays 11580).
 std::string sig3(double value) { return fixed(std::fabs(value) >= 100 ? "%.0f" : "%.3g", value); }
 
-std::string percent(double change) { return fixed("%+.0f%%", change * 100); }
 
 // A call count: whole numbers as they are, a share of calls (divided by iterations) to 3 digits.
 std::string calls_text(double calls) { return fixed(calls == std::floor(calls) ? "%.0f" : "%.3g", calls); }
@@ -98,7 +98,7 @@ std::vector<std::string> size_bands(const std::vector<Bytes>& sizes,
     if (w >= 0) {
       const auto [lo, hi] = std::minmax_element(gain.begin() + static_cast<std::ptrdiff_t>(first),
                                                 gain.begin() + static_cast<std::ptrdiff_t>(last) + 1);
-      const std::string change = *lo == *hi ? percent(*hi) : percent(*lo) + ".." + percent(*hi);
+      const std::string change = *lo == *hi ? signed_percent(*hi, 0) : signed_percent(*lo, 0) + ".." + signed_percent(*hi, 0);
       bands.push_back(labels[static_cast<std::size_t>(w)] + " best " + where + ": " + change);
     } else if (w == kBaselineBest) {
       bands.push_back("baseline best " + where);
@@ -158,7 +158,7 @@ std::string cell(const SweepReport& report, const std::vector<std::optional<doub
   if (!row[p]) return "-";
   const auto& base = row[report.baseline];
   if (p == report.baseline || !base || *base <= 0) return sig3(*row[p]);
-  return sig3(*row[p]) + " (" + percent(*row[p] / *base - 1) + ")";
+  return sig3(*row[p]) + " (" + signed_percent(*row[p] / *base - 1, 0) + ")";
 }
 
 // Points ranked by time per iteration, fastest first, with the change against the baseline.

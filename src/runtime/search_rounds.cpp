@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/errors.hpp"
+#include "core/number_format.hpp"
 #include "core/output_file.hpp"
 #include "results/search_summary.hpp"
 #include "measure/fault_injection.hpp"
@@ -92,12 +93,6 @@ SearchSummary summarize(const Search& search, const SearchRequest& request, int 
   return s;
 }
 
-std::string percent(double share) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%+.1f%%", share * 100);
-  return text;
-}
-
 // The `# ` lines under the table: each band's winner, and what the search cost.
 void log_outcome(LaunchState& state, const SearchSummary& s) {
   std::string cost = "search (" + std::string(name_of(s.method)) + "): " + std::to_string(s.measurements) +
@@ -117,7 +112,7 @@ void log_outcome(LaunchState& state, const SearchSummary& s) {
     } else {
       line += b.winner;
     }
-    if (b.ab_measured) line += ", final A/B " + percent(b.ab_gain) + " against the baseline";
+    if (b.ab_measured) line += ", final A/B " + signed_percent(b.ab_gain) + " against the baseline";
     if (!b.ties.empty()) {
       line += "; tied within noise:";
       for (const auto& t : b.ties) line += " [" + t + "]";

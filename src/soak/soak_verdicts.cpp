@@ -8,6 +8,7 @@
 
 #include "core/iteration_stats.hpp"
 #include "core/name_table.hpp"
+#include "core/number_format.hpp"
 #include "core/printf_text.hpp"
 #include "locate/host_layout.hpp"
 #include "measure/fixed_test.hpp"
@@ -79,7 +80,6 @@ std::vector<Series> clock_series(const std::vector<SoakWindow>& windows) {
   return out;
 }
 
-std::string percent(double share) { return printf_text("%+.1f%%", share * 100); }
 
 // Drift or flap of one series, and its outliers against its level(s).
 void judge_series(const Series& s, const std::vector<SoakWindow>& windows, const VerdictOptions& options,
@@ -97,7 +97,7 @@ void judge_series(const Series& s, const std::vector<SoakWindow>& windows, const
     v.start_s = at(static_cast<int>(first_low)).start_s;
     v.step = std::expm1(levels->high - levels->low);
     v.windows = levels->changes;
-    v.evidence = s.name + ": two levels " + percent(v.step) + " apart, " + std::to_string(levels->changes) +
+    v.evidence = s.name + ": two levels " + signed_percent(v.step) + " apart, " + std::to_string(levels->changes) +
                  " changes between them in " + std::to_string(s.values.size()) + " windows";
     out.push_back(v);
     return;  // a flap's low windows are neither a drift nor outliers
@@ -111,7 +111,7 @@ void judge_series(const Series& s, const std::vector<SoakWindow>& windows, const
     v.first_window = at(change->start).index;
     v.start_s = at(change->start).start_s;
     v.step = change->step;
-    v.evidence = s.name + ": " + percent(change->step) + " from window " + std::to_string(v.first_window) +
+    v.evidence = s.name + ": " + signed_percent(change->step) + " from window " + std::to_string(v.first_window) +
                  printf_text(" (%.0f s in), band +-%.1f%%", v.start_s, std::expm1(band) * 100);
     out.push_back(v);
   }
@@ -221,7 +221,7 @@ void trace_world(const std::vector<SoakWindow>& windows, int hosts, std::vector<
     const double low = world.kind == VerdictKind::drift ? 1 + world.step : 1 / (1 + world.step);
     const double threshold = std::clamp(std::sqrt(low), 0.1, 0.95);
     const std::string from = "the world's " + std::string(name_of(world.kind)) + " from window " +
-                             std::to_string(world.first_window) + " (" + percent(world.step) + ")";
+                             std::to_string(world.first_window) + " (" + signed_percent(world.step) + ")";
     bool placed = false;
     for (const locate::Finding& f : locate::judge(layout, measured, threshold).findings) {
       const bool link = f.kind == locate::FindingKind::link;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/run_options.hpp"
+#include "core/list_text.hpp"
 #include "core/test_slowdown.hpp"
 #include "core/utf8.hpp"
 #include "spec/nccl_variables.hpp"
@@ -85,12 +86,6 @@ void check_env_axis(const SweepAxis& axis, const Sweep& sweep, const SweepContex
                    axis.where);
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
-  return out;
-}
-
 void check_config_axis(const SweepAxis& axis, const Sweep& sweep, const SweepContext& context) {
   const ConfigField* field = find_config_field(axis.name);
   if (!field) {
@@ -101,7 +96,7 @@ void check_config_axis(const SweepAxis& axis, const Sweep& sweep, const SweepCon
   }
   if (!field->not_sweepable.empty()) {
     throw UsageError("config field " + axis.name + " cannot be swept: " + std::string(field->not_sweepable),
-                     "sweepable config fields: " + joined(sweepable_config_field_names()), axis.where);
+                     "sweepable config fields: " + join_text(sweepable_config_field_names()), axis.where);
   }
   if (field->since_version > context.nccl_version_code) {
     throw UsageError("config field " + axis.name + " needs NCCL " + nccl_version_text(field->since_version) +

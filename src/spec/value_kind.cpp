@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/list_text.hpp"
 #include "core/units.hpp"
 #include "core/suggest.hpp"
 
@@ -38,15 +39,6 @@ bool matches_name(std::string_view candidate, std::string_view value, bool exact
 
 std::vector<std::string> to_strings(std::span<const std::string_view> names) {
   return {names.begin(), names.end()};
-}
-
-std::string joined(std::span<const std::string_view> names, std::string_view separator = ", ") {
-  std::string out;
-  for (const auto name : names) {
-    if (!out.empty()) out += separator;
-    out += name;
-  }
-  return out;
 }
 
 std::string plural(std::string_view item) { return std::string(item) + "s"; }
@@ -277,20 +269,20 @@ std::string describe(const ValueKind& kind) {
     case ValueSyntax::bytes:
       return "a byte count " + range_text(kind) + ", written without a unit (NCCL would read 4M as 4)";
     case ValueSyntax::name:
-      return "one of " + joined(kind.names) + (kind.exact_case ? " (spelt exactly so)" : " (any case)");
+      return "one of " + join_text(kind.names) + (kind.exact_case ? " (spelt exactly so)" : " (any case)");
     case ValueSyntax::name_list:
-      return plural(kind.item) + " " + joined(kind.names) + " (any case), separated by commas; '^' first excludes them (^" +
+      return plural(kind.item) + " " + join_text(kind.names) + " (any case), separated by commas; '^' first excludes them (^" +
              std::string(kind.names.front()) + ")";
     case ValueSyntax::per_collective_list:
-      return plural(kind.item) + " " + joined(kind.names) + " (any case), separated by commas; '^' first excludes them (^" +
-             std::string(kind.names.front()) + "); per collective after ';' as " + joined(kind.prefixes) + ": e.g. " +
+      return plural(kind.item) + " " + join_text(kind.names) + " (any case), separated by commas; '^' first excludes them (^" +
+             std::string(kind.names.front()) + "); per collective after ';' as " + join_text(kind.prefixes) + ": e.g. " +
              std::string(kind.names.back()) + ";allreduce:^" + std::string(kind.names.front());
     case ValueSyntax::interface_list:
       return std::string(kind.ports ? "device names (mlx5_0, or mlx5_0:1 for one port)" : "interface names (eth0, ib)") +
              ", separated by commas; each matches names that start with it, '=' first matches whole names, and '^' "
              "before that excludes them (^=" + std::string(kind.ports ? "mlx5_1" : "docker0") + ")";
     case ValueSyntax::distance:
-      return "a level " + joined(kind.names) + " (spelt exactly so), or an old-style number from 0 to " +
+      return "a level " + join_text(kind.names) + " (spelt exactly so), or an old-style number from 0 to " +
              std::to_string(kind.max);
     case ValueSyntax::text:
       return "any text";
