@@ -2,6 +2,7 @@
 // (docs/locate.md). Launched like run: mpirun or srun, one rank per GPU.
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "cli/command.hpp"
@@ -10,8 +11,10 @@
 #include "core/run_options.hpp"
 #include "core/errors.hpp"
 #include "core/failure_report.hpp"
+#include "core/output_file.hpp"
 #include "core/units.hpp"
 #include "locate/locate_plan.hpp"
+#include "locate/locate_results.hpp"
 #include "locate/locate_text.hpp"
 #include "runtime/engine_registry.hpp"
 #include "runtime/locate_launch.hpp"
@@ -68,7 +71,14 @@ int run_located(const LocateArgs& args, CommandContext& context) {
     request.svg_path = args.svg;
   };
   const auto launch = [](MpiSession& session, const LocateRequest& request) { return run_locate_launch(session, request); };
-  return launch_and_present<LocateRequest>(context, args.launch, parse, launch, print_locate_summary);
+  const auto present = [&](const LocateSummary& summary, TableOrJson format) {
+    print_locate_summary(summary, format);
+    if (args.svg.empty()) return;
+    std::ostringstream svg;
+    print_heat_map_svg(svg, summary.layout, summary.verdicts, summary.threshold);
+    write_output_file(args.svg, svg.str());
+  };
+  return launch_and_present<LocateRequest>(context, args.launch, parse, launch, present);
 }
 
 }  // namespace

@@ -58,6 +58,18 @@ void write_output_file(const fs::path& path, std::string_view text) {
   if (error != 0) throw RuntimeFailure("writing " + path.string(), std::strerror(error));
 }
 
+void check_output_file(const fs::path& path, std::string_view flag) {
+  struct stat st {};
+  const bool existed = ::lstat(path.c_str(), &st) == 0;
+  FileDescriptor file(::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644));
+  if (!file.is_open()) {
+    throw UsageError(std::string(flag) + " " + path.string() + ": cannot write it: " + std::strerror(errno),
+                     "give a path in a directory that exists and that you can write to");
+  }
+  file.close();
+  if (!existed) ::unlink(path.c_str());
+}
+
 void refuse_planted_links(const fs::path& dir, std::initializer_list<std::string_view> files,
                           std::initializer_list<std::string_view> directories) {
   const auto check = [&dir](std::string_view name, bool directory) {

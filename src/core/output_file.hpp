@@ -29,6 +29,12 @@ int replace_file(const std::filesystem::path& path, std::string_view text);
 // full disk or /dev/full never ends as success with the output lost.
 void write_output_file(const std::filesystem::path& path, std::string_view text);
 
+// For an output a launch writes only at its end (`locate --svg FILE`): throws UsageError
+// naming `flag` when `path` cannot be opened for writing, so that a bad path is refused
+// before anything is measured. The file is left as it was (one this check created is
+// removed again).
+void check_output_file(const std::filesystem::path& path, std::string_view flag);
+
 // Throws UsageError naming the first of `names` under `dir` that is a symbolic link,
 // or that is not a regular file (directories: not a directory) where one is expected.
 void refuse_planted_links(const std::filesystem::path& dir, std::initializer_list<std::string_view> files,

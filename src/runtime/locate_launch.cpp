@@ -7,7 +7,6 @@
 #include <optional>
 #include <set>
 #include <span>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -107,10 +106,14 @@ std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request
                 .message();
   }
   if (refused_on_every_rank(ranks, error)) return std::nullopt;
-  // --reference: read on rank 0, which judges; every rank stops on a bad one.
-  if (ranks.rank() == 0 && !request.reference_dir.empty()) {
+  // --reference: read on rank 0, which judges; every rank stops on a bad one. The same for
+  // an --svg path rank 0 could not write once everything is measured.
+  if (ranks.rank() == 0) {
     try {
-      setup.reference = load_reference(request.reference_dir, setup.layout, request.options, request.engine);
+      if (!request.reference_dir.empty()) {
+        setup.reference = load_reference(request.reference_dir, setup.layout, request.options, request.engine);
+      }
+      if (!request.svg_path.empty()) check_output_file(request.svg_path, "--svg");
     } catch (const UsageError& e) {
       error = e.message();
     }
@@ -148,7 +151,7 @@ std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request
   return setup;
 }
 
-// Rank 0: the verdicts, the results directory, the SVG and the summary to print; the status.
+// Rank 0: the verdicts, the results directory and the summary to present; the status.
 int finish_on_leader(const LocateRequest& request, const LocateSetup& setup, const LocateRun& run,
                      const std::string& split_description, std::chrono::system_clock::time_point start,
                      LocateSummary& summary) {
@@ -170,11 +173,6 @@ int finish_on_leader(const LocateRequest& request, const LocateSetup& setup, con
   document.steps = run.steps;
   document.notes = setup.notes;
   write_locate_document(dir, document, verdicts);
-  if (!request.svg_path.empty()) {
-    std::ostringstream svg;
-    print_heat_map_svg(svg, setup.layout, verdicts, options.threshold);
-    write_output_file(request.svg_path, svg.str());
-  }
   summary.layout = setup.layout;
   summary.verdicts = verdicts;
   summary.threshold = options.threshold;

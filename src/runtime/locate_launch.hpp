@@ -21,7 +21,7 @@ struct LocateRequest {
   std::string reference_dir;  // --reference; empty: the median of this launch
   std::string output_dir;     // empty: RESULTS_ROOT/locate/<UTC start>
   std::string results_root = "results";
-  std::string svg_path;       // --svg; empty: none
+  std::string svg_path;       // --svg, checked writable before measuring (the command writes it); empty: none
   TableOrJson format = TableOrJson::table;  // json: the verdicts as one JSON document on stdout, progress on stderr
   std::vector<std::string> command_line;
 };

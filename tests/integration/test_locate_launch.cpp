@@ -10,6 +10,7 @@
 
 #include "catch_compat.hpp"
 #include "integration/launch.hpp"
+#include "read_file.hpp"
 
 using namespace ncclsweep::testing;
 using nlohmann::json;
@@ -90,11 +91,27 @@ TEST_CASE("locate names a slowed link as that link, and no host", "[locate]") {
 
 TEST_CASE("locate names nothing on a launch without a fault", "[locate]") {
   const auto dir = scratch_dir("locate-clean");
-  const Launch run = locate_on_four_hosts(dir);
+  const std::filesystem::path map = dir.string() + "-hosts.svg";
+  std::filesystem::remove(map);
+  const Launch run = locate_on_four_hosts(dir, {"--svg", map.string()});
   INFO(run.output);
   CHECK(run.status == 0);
   CHECK(findings_of(dir).empty());
   CHECK_THAT(run.output, ContainsSubstring("# locate: nothing slow on 4 host(s), 8 rank(s)"));
+  // --svg: the heat map, a cell for each of the 4 x 4 host pairs.
+  const std::string svg = read_file(map);
+  CHECK_THAT(svg, ContainsSubstring("<svg"));
+  CHECK(occurrences(svg, "<rect") == 16);
+  CHECK_THAT(svg, ContainsSubstring("h2 x h0"));
+}
+
+TEST_CASE("locate refuses an --svg path it could not write before it measures anything", "[locate]") {
+  const auto dir = scratch_dir("locate-bad-svg");
+  const Launch run = locate_on_four_hosts(dir, {"--svg", (dir / "no-such-dir" / "hosts.svg").string()});
+  INFO(run.output);
+  CHECK(run.status == 2);
+  CHECK_THAT(run.output, ContainsSubstring("--svg " + (dir / "no-such-dir" / "hosts.svg").string()));
+  CHECK_FALSE(std::filesystem::exists(dir / "records.jsonl"));
 }
 
 TEST_CASE("a locate too short to tell its threshold from noise says so and how long would do", "[locate]") {

@@ -394,6 +394,21 @@ TEST_CASE("a failed write of an output file is a runtime failure with the system
   CHECK(read_file(file) == "text\n");
 }
 
+TEST_CASE("an output path a launch writes at its end is checked before it measures, and left as it was", "[attack]") {
+  const fs::path dir = fresh_dir("attack-output-check");
+  fs::create_directories(dir / "a-directory");
+  const std::string missing = usage_error_text([&] { check_output_file(dir / "no-such-dir" / "hosts.svg", "--svg"); });
+  CHECK_THAT(missing, ContainsSubstring("--svg " + (dir / "no-such-dir" / "hosts.svg").string()));
+  CHECK_THAT(missing, ContainsSubstring("No such file or directory"));
+  CHECK_THROWS_AS(check_output_file(dir / "a-directory", "--svg"), UsageError);
+  // A new file is not left behind; an existing one keeps its bytes.
+  check_output_file(dir / "new.svg", "--svg");
+  CHECK_FALSE(fs::exists(dir / "new.svg"));
+  write_output_file(dir / "old.svg", "kept\n");
+  check_output_file(dir / "old.svg", "--svg");
+  CHECK(read_file(dir / "old.svg") == "kept\n");
+}
+
 TEST_CASE("ranks that planned different runs are refused on every rank, naming the rank and the difference", "[attack]") {
   LaunchRequest same = paced_request(paced_spec({4 * kKiB, 8 * kKiB}), 3, "unused");
   LaunchRequest other = paced_request(paced_spec({4 * kKiB, 16 * kKiB}), 3, "unused");
