@@ -1,5 +1,8 @@
-// `ncclsweep run`: launched by mpirun or srun, one rank per GPU. This file only parses
-// flags into a RunFlags; runtime/run_entry.cpp plans and runs the launch.
+// `ncclsweep run`: launched by mpirun or srun, one rank per GPU. This file parses flags
+// into a RunFlags, runtime/run_entry.cpp plans and runs the launch (its tables stream as
+// it measures), and rank 0 shows here what the launch leaves: --probe's figures and
+// --verify-recommendation's verdict.
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +15,7 @@
 #include "core/call_modes.hpp"
 #include "core/repeat_order.hpp"
 #include "transport/mpi_session.hpp"
+#include "runtime/probe_launch.hpp"
 #include "runtime/run_entry.hpp"
 
 namespace ncclsweep {
@@ -36,7 +40,13 @@ int run_from_args(const RunArgs& args, CommandContext& context) {
   if (args.check) flags.measurements.check = *args.check != 0;
   if (args.quiet) flags.progress = ProgressSetting::off;
   flags.models_dir = models_directory(flags.models_dir);
-  return run_run_launch(session, flags, {context.argv, context.argv + context.argc}, context.envp);
+  const RunOutcome outcome = run_run_launch(session, flags, {context.argv, context.argv + context.argc}, context.envp);
+  if (outcome.result) {
+    const RunAfterwards& afterwards = *outcome.result;
+    if (afterwards.probe) print_probe(*afterwards.probe, afterwards.probe_directory, std::cout);
+    if (afterwards.verification) std::cout << afterwards.verification->text() << std::flush;
+  }
+  return outcome.status;
 }
 
 }  // namespace

@@ -141,6 +141,22 @@ void write_probe_document(const ProbeDocument& d, const fs::path& directory) {
   write(directory / "records.jsonl", lines);
 }
 
+void check_probe_directory(const fs::path& directory) {
+  std::error_code ec;
+  if (fs::exists(directory, ec) && !fs::is_directory(directory, ec)) {
+    throw UsageError(directory.string() + " is not a directory", "give -o a new directory or an earlier probe's");
+  }
+  if (!is_probe_results(directory) && (fs::exists(directory / "records.jsonl", ec) || fs::exists(directory / "run.json", ec))) {
+    throw UsageError(directory.string() + " holds another command's results (records.jsonl or run.json, and no probe.json); "
+                         "a probe there would replace its records.jsonl",
+                     "give -o a new directory");
+  }
+  fs::create_directories(directory, ec);
+  if (ec) throw UsageError("cannot create " + directory.string() + ": " + ec.message(), "give -o a directory you can write");
+  refuse_planted_links(directory, {"probe.json", "records.jsonl"});
+  check_output_file(directory / "probe.json", "-o");
+}
+
 bool is_probe_results(const fs::path& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) return fs::exists(path / "probe.json", ec);

@@ -53,6 +53,12 @@ void judge_hosts(ProbeDocument& document);
 // cannot be written.
 void write_probe_document(const ProbeDocument& document, const std::filesystem::path& directory);
 
+// Before probing: `directory` is created and probe.json can be written there. UsageError
+// when it is not a directory, cannot be written, or holds another command's results (a
+// records.jsonl or run.json beside no probe.json), which the probe would replace; an
+// earlier probe's directory is probed again.
+void check_probe_directory(const std::filesystem::path& directory);
+
 // Whether `path` is a probe results directory (or its probe.json).
 bool is_probe_results(const std::filesystem::path& path);
 // Reads one; UsageError naming the file when it is not a probe document.

@@ -77,13 +77,24 @@ ProbeOutcome run_probe_launch(MpiSession& session, const probe::ProbeOptions& op
                      const std::string& results_root) {
   if (cpu_hog_refused(session, fault)) return ProbeOutcome::with_status(kExitUsage);
   const std::string started = compact_utc(std::chrono::system_clock::now());
+  const std::string chosen = !directory.empty() ? directory : results_root + "/probe/" + started;
+  // The results directory before anything is measured: rank 0 writes it at the end.
+  std::string refusal;
+  if (session.rank() == 0) {
+    try {
+      probe::check_probe_directory(chosen);
+    } catch (const UsageError& e) {
+      refusal = e.message();
+    }
+  }
+  if (refused_on_every_rank(session, refusal)) return ProbeOutcome::with_status(kExitUsage);
   ProbeOutcome outcome;
   std::optional<probe::ProbeDocument> document = probe_every_rank(session, options, fault, command_line);
   int status = kExitOk;
   if (document) {
     ProbeWritten& written = outcome.result.emplace();
     written.document = std::move(*document);
-    written.directory = !directory.empty() ? directory : results_root + "/probe/" + started;
+    written.directory = chosen;
     probe::write_probe_document(written.document, written.directory);
     if (!written.document.named_hosts.empty()) status = kExitFindings;
   }

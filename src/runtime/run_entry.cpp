@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <iostream>
 #include <optional>
 
 #include "core/errors.hpp"
@@ -28,13 +27,13 @@ std::string tuner_plugin_beside_binary() {
 }
 
 // --verify-recommendation: rank 0 judges the finished run; exit 1 when a band is slower.
-int verify_after_run(MpiSession& session, const std::string& results_dir, const RecommendedSettings& verify) {
+int verify_after_run(MpiSession& session, const std::string& results_dir, const RecommendedSettings& verify,
+                     std::optional<VerificationReport>& report) {
   int status = kExitOk;
   if (session.rank() == 0) {
     try {
-      const VerificationReport report = check_verification(read_run_document(results_dir), verify.rules);
-      std::cout << report.text() << std::flush;
-      status = report.failed() ? kExitRegression : kExitOk;
+      report = check_verification(read_run_document(results_dir), verify.rules);
+      status = report->failed() ? kExitRegression : kExitOk;
     } catch (const UsageError& e) {
       print_error(e.message());
       status = kExitUsage;
@@ -75,8 +74,8 @@ RankLayout rank_layout(MpiSession& session) {
   return layout;
 }
 
-int run_run_launch(MpiSession& session, const RunFlags& flags, const std::vector<std::string>& command_line,
-                   char** envp) {
+RunOutcome run_run_launch(MpiSession& session, const RunFlags& flags, const std::vector<std::string>& command_line,
+                          char** envp) {
   const RankLayout layout = rank_layout(session);
   LaunchRequest request;
   std::optional<RecommendedSettings> verify;
@@ -97,12 +96,12 @@ int run_run_launch(MpiSession& session, const RunFlags& flags, const std::vector
   // Files a workload names are read on every rank: all stop together if any cannot.
   if (session.max_across_ranks(error.empty() ? 0 : 1) != 0) {
     if (session.rank() == 0) print_error(error.empty() ? std::string("another rank could not plan the run") : error);
-    return kExitUsage;
+    return RunOutcome::with_status(kExitUsage);
   }
   // ... and each rank planned from what it read: all stop together unless every plan is rank 0's.
   if (const std::string differ = plan_disagreement(session, canonical_plan(request)); !differ.empty()) {
     if (session.rank() == 0) print_error(differ);
-    return kExitUsage;
+    return RunOutcome::with_status(kExitUsage);
   }
   if ((verify || flags.probe) && request.output_dir.empty()) {
     // The check afterwards reads the run's directory: fix its name now, on every rank alike.
@@ -115,20 +114,24 @@ int run_run_launch(MpiSession& session, const RunFlags& flags, const std::vector
   request.envp = envp;
   std::optional<probe::ProbeDocument> probed;
   if (flags.probe) {
-    if (cpu_hog_refused(session, request.fault)) return kExitUsage;
+    if (cpu_hog_refused(session, request.fault)) return RunOutcome::with_status(kExitUsage);
     probe::ProbeOptions options = probe::ProbeOptions::quick();
     options.gpu = request.spec.engine != EngineKind::mpi;
     probed = probe_every_rank(session, options, request.fault, command_line);
     request.fault = FaultInjection{};  // cpu-hog is over with the probes
   }
-  const int status = run_launch(session, request);
+  RunOutcome outcome = RunOutcome::with_status(run_launch(session, request));
+  RunAfterwards afterwards;
   if (probed) {
-    const std::string directory = (std::filesystem::path(request.output_dir) / "probe").string();
-    probe::write_probe_document(*probed, directory);
-    print_probe(*probed, directory, std::cout);
+    afterwards.probe_directory = (std::filesystem::path(request.output_dir) / "probe").string();
+    probe::write_probe_document(*probed, afterwards.probe_directory);
+    afterwards.probe = std::move(probed);
   }
-  if (!verify || status != kExitOk) return status;
-  return verify_after_run(session, request.output_dir, *verify);
+  if (verify && outcome.status == kExitOk) {
+    outcome.status = verify_after_run(session, request.output_dir, *verify, afterwards.verification);
+  }
+  if (session.rank() == 0) outcome.result = std::move(afterwards);
+  return outcome;
 }
 
 }  // namespace ncclsweep

@@ -3,9 +3,13 @@
 // under --verify-recommendation) for every rank, every rank plans alike and agrees on a
 // refusal, the probes under --probe, the launch, and the verification after it. The CLI
 // only parses flags into a RunFlags.
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/launch_outcome.hpp"
+#include "probe/probe_run.hpp"
+#include "recommend/verification.hpp"
 #include "transport/mpi_session.hpp"
 #include "runtime/run_plan.hpp"
 
@@ -19,8 +23,17 @@ RankLayout rank_layout(MpiSession& session);
 // Collective; throws UsageError on every rank when rank 0 cannot read it.
 std::string read_sweep_text(MpiSession& session, const std::string& path);
 
-// Returns the exit status on every rank (README: exit codes).
-int run_run_launch(MpiSession& session, const RunFlags& flags, const std::vector<std::string>& command_line,
-                   char** envp);
+// What a run leaves its command to show after the tables it streamed (rank 0): the
+// platform figures under --probe, and the verdict of --verify-recommendation.
+struct RunAfterwards {
+  std::optional<probe::ProbeDocument> probe;
+  std::string probe_directory;
+  std::optional<VerificationReport> verification;
+};
+using RunOutcome = LaunchOutcome<RunAfterwards>;
+
+// The status is the same on every rank (README: exit codes).
+RunOutcome run_run_launch(MpiSession& session, const RunFlags& flags, const std::vector<std::string>& command_line,
+                          char** envp);
 
 }  // namespace ncclsweep

@@ -80,3 +80,25 @@ TEST_CASE("--min-iters above --max-iters is refused") {
   CHECK(run.status == 2);
   CHECK_THAT(run.output, ContainsSubstring("--min-iters 50 is above --max-iters 10"));
 }
+
+TEST_CASE("run --probe writes the platform figures beside the run and shows them after its tables") {
+  const auto dir = scratch_dir("run-probe");
+  const Launch run = mpirun_ncclsweep(2, {"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes", "64K",
+                                          "--iters", "2", "--warmup", "0", "--probe", "-o", dir.string()});
+  INFO(run.output);
+  REQUIRE(run.status == 0);
+  CHECK(std::filesystem::exists(dir / "probe" / "records.jsonl"));
+  const auto table = run.output.find("# results: " + dir.string());
+  const auto figures = run.output.find("# probe results in " + (dir / "probe").string());
+  REQUIRE(table != std::string::npos);
+  REQUIRE(figures != std::string::npos);
+  CHECK(table < figures);
+
+  // `probe -o` the run's own directory would replace its records.jsonl: refused first.
+  const auto records_size = std::filesystem::file_size(dir / "records.jsonl");
+  const Launch probe = mpirun_ncclsweep(2, {"probe", "--engine", "mpi", "-o", dir.string()});
+  INFO(probe.output);
+  CHECK(probe.status == 2);
+  CHECK_THAT(probe.output, ContainsSubstring("holds another command's results"));
+  CHECK(std::filesystem::file_size(dir / "records.jsonl") == records_size);
+}

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "catch_compat.hpp"
 #include "compare/probe_comparison.hpp"
+#include "core/errors.hpp"
 #include "probe/cpu_probes.hpp"
 #include "probe/hog_placement.hpp"
 #include "probe/host_summary.hpp"
@@ -370,6 +372,36 @@ TEST_CASE("a probe document is written and read back; skipped figures keep their
   CHECK_THAT(report, ContainsSubstring("# skipped (no GPU visible): gemm_bf16_tflops"));
   CHECK_THAT(report, ContainsSubstring("no host stands out among the 4 host(s)"));
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a probe refuses before probing a directory holding another command's results, and re-probes its own",
+          "[probe]") {
+  namespace fs = std::filesystem;
+  const auto root = fs::temp_directory_path() / ("ncclsweep-probe-dir-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  // A run's directory: its records.jsonl would be replaced.
+  fs::create_directories(root / "run");
+  { std::ofstream(root / "run" / "records.jsonl") << "{\"a\":1}\n"; }
+  try {
+    check_probe_directory(root / "run");
+    FAIL("a run's directory was accepted");
+  } catch (const UsageError& e) {
+    CHECK_THAT(e.what(), ContainsSubstring("holds another command's results"));
+  }
+  CHECK(fs::file_size(root / "run" / "records.jsonl") == 8);
+  // A file where the directory should be.
+  { std::ofstream(root / "file") << "x"; }
+  CHECK_THROWS_AS(check_probe_directory(root / "file"), UsageError);
+  // A new directory is created, and nothing is left in it; an earlier probe's is accepted.
+  check_probe_directory(root / "new" / "probe");
+  CHECK(fs::is_directory(root / "new" / "probe"));
+  CHECK(fs::is_empty(root / "new" / "probe"));
+  ProbeDocument d;
+  d.records = four_hosts([](ProbeRecord&) {});
+  judge_hosts(d);
+  write_probe_document(d, root / "earlier");
+  CHECK_NOTHROW(check_probe_directory(root / "earlier"));
+  fs::remove_all(root);
 }
 
 TEST_CASE("a probe run compared with itself passes; a degraded host fails, named", "[probe][compare]") {
