@@ -21,8 +21,8 @@ struct CommandStreams {
   std::ostream& notes;
 };
 
-inline CommandStreams command_streams(TableOrJson format) {
-  return {std::cout, format == TableOrJson::json ? std::cerr : std::cout};
+inline CommandStreams command_streams(TableOrJson format, std::ostream& document = std::cout) {
+  return {document, format == TableOrJson::json ? std::cerr : document};
 }
 
 }  // namespace ncclsweep

@@ -88,6 +88,8 @@ struct LocateSummary {
 // table: the findings table on stdout, the pairs' round times and the directory as notes
 // on stderr.
 void print_locate_summary(const LocateSummary& summary, TableOrJson format);
+// The same with `document` for stdout (diagnose shows locate's table among its phases' on stderr).
+void print_locate_summary(const LocateSummary& summary, TableOrJson format, std::ostream& document);
 
 // `ncclsweep report DIR --format table|md|csv|json|prom|svg` for a locate's directory.
 void print_locate_report(const std::filesystem::path& dir, ReportFormat format, std::ostream& out);

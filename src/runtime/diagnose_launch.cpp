@@ -28,10 +28,12 @@
 #include "runtime/diagnose_budget.hpp"
 #include "runtime/engine_registry.hpp"
 #include "runtime/in_process_engine.hpp"
+#include "runtime/launch.hpp"
 #include "runtime/locate_launch.hpp"
 #include "runtime/preflight.hpp"
 #include "runtime/probe_launch.hpp"
 #include "runtime/run_entry.hpp"
+#include "runtime/stop_signals.hpp"
 #include "search/search.hpp"
 #include "spec/sweep.hpp"
 
@@ -44,21 +46,19 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Rank 0's stdout goes to stderr while the phases run: their tables are progress, and
-// stdout is left for the diagnosis alone (a JSON or SVG document must be all of it).
-class PhasesOnStderr {
- public:
-  PhasesOnStderr() : saved_(std::cout.rdbuf(std::cerr.rdbuf())) {}
-  ~PhasesOnStderr() {
-    std::cout.flush();
-    std::cout.rdbuf(saved_);
-  }
-  PhasesOnStderr(const PhasesOnStderr&) = delete;
-  PhasesOnStderr& operator=(const PhasesOnStderr&) = delete;
+// The phases' tables and lines are progress: they go to stderr, and stdout is left for the
+// diagnosis alone (a JSON or SVG document must be all of it).
+LaunchServices services_on_stderr(MpiSession& session, const StopSignals* signals) {
+  LaunchServices services = mpi_launch_services(session, signals);
+  services.display = &std::cerr;
+  return services;
+}
 
- private:
-  std::streambuf* saved_;
-};
+// One run phase, its SIGINT/SIGTERM handlers installed only while it runs (as `run` does).
+int run_phase(MpiSession& session, const LaunchRequest& request) {
+  const StopSignals signals;
+  return run_launch(session, request, services_on_stderr(session, &signals));
+}
 
 bool is_diagnose_dir(const std::filesystem::path& path) { return std::filesystem::exists(path / kDiagnoseFile); }
 
@@ -281,8 +281,6 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
 
   DiagnoseEvidence evidence;
   {
-    std::optional<PhasesOnStderr> quiet;
-    if (leader) quiet.emplace();
     auto phase = Clock::now();
     evidence.preflight = preflight_phase(session, envp);
     diagnosis.phases[0].used_s = seconds_since(phase);
@@ -324,9 +322,9 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
       locate.fault = fault.action == FaultAction::slow ? request.fault : std::string();
       locate.output_dir = (std::filesystem::path(dir) / "locate").string();
       locate.command_line = request.command_line;
-      const LocateOutcome located = run_locate_launch(session, locate);
+      const LocateOutcome located = run_locate_launch(session, locate, services_on_stderr(session, nullptr));
       // Its findings go with the other phases' output, to stderr.
-      if (located.result) locate::print_locate_summary(*located.result, TableOrJson::table);
+      if (located.result) locate::print_locate_summary(*located.result, TableOrJson::table, std::cerr);
       const int status = located.status;
       if (status != kExitOk && status != kExitFindings) return DiagnoseOutcome::with_status(status);
       if (leader) add_locate_verdicts(locate.output_dir, locate_options, evidence);
@@ -336,14 +334,14 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
     }
 
     phase = Clock::now();
-    const int status = run_launch(session, run);
+    const int status = run_phase(session, run);
     if (status != kExitOk) return DiagnoseOutcome::with_status(status);
     diagnosis.phases[3].used_s = seconds_since(phase);
 
     if (settings_search) {
       phase = Clock::now();
       evidence.settings_sweep = request.sweep_file;
-      const int searched = run_launch(session, settings);
+      const int searched = run_phase(session, settings);
       if (leader) read_settings(settings.output_dir, searched, evidence);
       diagnosis.phases[4].used_s = seconds_since(phase);
     }

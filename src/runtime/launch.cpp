@@ -121,6 +121,7 @@ LaunchServices mpi_launch_services(MpiSession& session, const StopSignals* signa
                   },
               .make_data_plane = [&session] { return make_mpi_data_plane(session.data_plane_comm()); },
           },
+      .display = &std::cout,
   };
 }
 

@@ -4,6 +4,7 @@
 // worker processes, one per rank and isolation group, so this process never touches
 // CUDA or NCCL and every group's settings reach a NCCL that has never been initialised.
 #include <functional>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,6 +57,10 @@ struct LaunchServices {
   std::function<std::shared_ptr<void>(std::function<void(int)>)> watch_signals;
   // How this rank starts its workers (processes of this binary over MPI).
   WorkerStarter workers;
+  // Where rank 0's readable output goes while the launch runs (run's streamed table and
+  // sweep summary, locate's progress): stdout, or stderr under diagnose, whose stdout
+  // holds its one document.
+  std::ostream* display = &std::cout;
 };
 
 class StopSignals;

@@ -194,7 +194,7 @@ LocateOutcome run_locate_launch(RankGroup& ranks, const LocateRequest& request, 
   std::optional<LocateSetup> setup = set_up(ranks, request, services, start);
   if (!setup) return LocateOutcome::with_status(kExitUsage);
   const LocateOptions& options = request.options;
-  std::ostream& progress = command_streams(request.format).notes;
+  std::ostream& progress = command_streams(request.format, *services.display).notes;
   if (leader) {
     progress << printf_text("# locate: %d host(s), %d rank(s), %s engine, threshold %.2f of ", setup->layout.host_count(),
                             setup->layout.ranks(), name_of(request.engine).data(), options.threshold)

@@ -29,9 +29,10 @@ std::string open_leader_sinks(LaunchState& state) {
   const LaunchRequest& request = state.request;
   std::string done_keys;
   state.results_dir = chosen_results_dir(state);
-  state.sinks.add(make_progress_display(make_terminal_table(std::cout),
+  std::ostream& display = *state.services.display;
+  state.sinks.add(make_progress_display(make_terminal_table(display),
                                         progress_plan(request.plan, request.spec, request.groups),
-                                        progress_mode(request.progress), std::cout));
+                                        progress_mode(request.progress), display));
   std::string command;
   for (const std::string& word : request.command_line) command += (command.empty() ? "" : " ") + word;
   std::string lock_note;
@@ -55,7 +56,7 @@ std::string open_leader_sinks(LaunchState& state) {
   }
   if (!lock_note.empty()) state.log(LogLevel::note, lock_note);
   state.sinks.add(make_summary_file(state.results_dir));
-  state.sinks.add(make_sweep_summary(std::cout, request.baseline_point));
+  state.sinks.add(make_sweep_summary(display, request.baseline_point));
   return done_keys;
 }
 

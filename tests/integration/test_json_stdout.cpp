@@ -88,4 +88,13 @@ TEST_CASE("--format json keeps stdout one JSON document for every command that h
   const Streams locate = run_apart(mpirun_argv(hosts), dir);
   check_one_document("locate", locate, {0, 1});
   CHECK(locate.err.find("# locate: 2 host(s)") != std::string::npos);
+
+  // diagnose: the run phase's table and summary, like every phase's lines, go to stderr.
+  const Streams diagnosed =
+      run_apart(mpirun_argv({{2, {}, {"diagnose", "--engine", "mpi", "--reference", kNcclTests, "-c", "all_gather",
+                                      "--sizes", "64K", "--warmup", "1", "--iters", "5", "--budget", "3m", "--format",
+                                      "json", "-o", (dir / "diagnose").string()}}}),
+                dir);
+  check_one_document("diagnose", diagnosed, {0, 1, 5});
+  CHECK(diagnosed.err.find("# Avg bus bandwidth") != std::string::npos);
 }
