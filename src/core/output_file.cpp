@@ -27,10 +27,6 @@ int write_all(int fd, std::string_view text) {
   return 0;
 }
 
-namespace {
-
-}  // namespace
-
 int open_no_follow(const fs::path& path, int flags, int mode) {
   return ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode);
 }

@@ -500,10 +500,6 @@ void print_locate_report(const fs::path& dir, ReportFormat format, std::ostream&
   }
 }
 
-void print_locate_summary(const LocateSummary& summary, TableOrJson format) {
-  print_locate_summary(summary, format, std::cout);
-}
-
 void print_locate_summary(const LocateSummary& summary, TableOrJson format, std::ostream& document) {
   const CommandStreams streams = command_streams(format, document);
   if (format == TableOrJson::json) {

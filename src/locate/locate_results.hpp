@@ -5,7 +5,7 @@
 // report shows exactly what the records support.
 #include <filesystem>
 #include <optional>
-#include <ostream>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -86,10 +86,9 @@ struct LocateSummary {
 };
 // json: the verdicts, the results directory and the steps as one document on stdout;
 // table: the findings table on stdout, the pairs' round times and the directory as notes
-// on stderr.
-void print_locate_summary(const LocateSummary& summary, TableOrJson format);
-// The same with `document` for stdout (diagnose shows locate's table among its phases' on stderr).
-void print_locate_summary(const LocateSummary& summary, TableOrJson format, std::ostream& document);
+// on stderr. `document` stands for stdout (diagnose shows locate's table among its
+// phases' output on stderr).
+void print_locate_summary(const LocateSummary& summary, TableOrJson format, std::ostream& document = std::cout);
 
 // `ncclsweep report DIR --format table|md|csv|json|prom|svg` for a locate's directory.
 void print_locate_report(const std::filesystem::path& dir, ReportFormat format, std::ostream& out);
