@@ -23,6 +23,12 @@ bool operator<(const RowKey& a, const RowKey& b) {
 
 bool made_by_nccl_tests(const SideIdentity& side) { return side.source != SideSource::ncclsweep_run; }
 
+int most_repeats(const Side& side) {
+  int most = 1;
+  for (const SideRow& row : side.rows) most = std::max(most, row.repeats);
+  return most;
+}
+
 void normalise_rows(Side& side) {
   std::stable_sort(side.rows.begin(), side.rows.end(),
                    [](const SideRow& a, const SideRow& b) { return a.key < b.key; });

@@ -128,6 +128,9 @@ struct Side {
   std::optional<WorkloadWeights> workload;  // an ncclsweep run's workload calls (run.json), for the acceptance gate
 };
 
+// The most repeats any row folds (1 for a side without rows or repeats).
+int most_repeats(const Side& side);
+
 // Sorts rows by key and keeps the first of duplicate keys (noted). Every importer
 // ends with this, so printers and the comparison see one canonical order.
 void normalise_rows(Side& side);

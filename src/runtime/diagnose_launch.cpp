@@ -1,5 +1,6 @@
 #include "runtime/diagnose_launch.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -225,16 +226,35 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
   LaunchRequest run, settings;
   DiagnoseBudget budget;
   const bool settings_search = !request.sweep_file.empty();
+  const int reference_repeats = session.max_across_ranks(leader ? most_repeats(*reference) : 0);
   try {
-    run = build_run_plan(flags, {"", nullptr, request.workload}, layout);
-    budget = plan_diagnose_budget(request.budget_s, sizes, locate_options, engine, measurement_count(run), settings_search);
+    // Unless --repeats, the calls are repeated as the reference's were, interleaved: a
+    // transient then touches one repeat of several calls, not a call's only sample. A
+    // budget too short for those repeats takes fewer (never fewer than the user's).
+    RunFlags calls = flags;
+    if (!calls.measurements.order) calls.measurements.order = RepeatOrder::interleaved;
+    const int default_repeats = std::clamp(reference_repeats, kDiagnoseMinRepeats, kDiagnoseMaxRepeats);
+    for (int repeats = flags.measurements.repeats.value_or(default_repeats);; --repeats) {
+      calls.measurements.repeats = repeats;
+      run = build_run_plan(calls, {"", nullptr, request.workload}, layout);
+      try {
+        budget = plan_diagnose_budget(request.budget_s, sizes, locate_options, engine, measurement_count(run),
+                                      settings_search);
+        break;
+      } catch (const UsageError&) {
+        if (flags.measurements.repeats || repeats == 1) throw;
+      }
+    }
     if (!flags.measurements.iters) {
       // The budget caps each measurement's timed seconds (never above the flags' own cap).
-      flags.measurements.stopping.max_seconds = std::min(flags.measurements.stopping.max_seconds, budget.per_measurement_s);
-      flags.measurements.stopping.min_seconds = std::min(flags.measurements.stopping.min_seconds, budget.per_measurement_s);
-      run = build_run_plan(flags, {"", nullptr, request.workload}, layout);
+      for (RunFlags* f : {&flags, &calls}) {
+        f->measurements.stopping.max_seconds = std::min(f->measurements.stopping.max_seconds, budget.per_measurement_s);
+        f->measurements.stopping.min_seconds = std::min(f->measurements.stopping.min_seconds, budget.per_measurement_s);
+      }
+      run = build_run_plan(calls, {"", nullptr, request.workload}, layout);
     }
     if (settings_search) {
+      // The search keeps the flags' own repeats and order: it has its own method's.
       const std::string text = read_sweep_text(session, request.sweep_file);
       const Sweep sweep = load_sweep_text(text, request.sweep_file);
       check_settings_sizes(sweep, request);

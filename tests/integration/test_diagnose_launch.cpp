@@ -18,15 +18,18 @@ using nlohmann::json;
 
 namespace {
 
-// The calls both sides measure: all_reduce at 3 sizes, 20 timed iterations each.
-const std::vector<std::string> kCalls{"-c", "all_reduce", "--sizes", "32K:128K:x2", "--warmup", "2", "--iters", "20"};
+// The calls both sides measure: all_reduce at 3 sizes, 100 timed iterations each. Shorter
+// measurements on shared cores (20 iterations, a few milliseconds) read a launch's first
+// moments, when its processes still compete with their own start, up to twice as slow.
+const std::vector<std::string> kCalls{"-c", "all_reduce", "--sizes", "32K:128K:x2", "--warmup", "10", "--iters", "100"};
 
-// A reference run on `apps`' layout, each timed call of rank 1 repeated `slowdown` times.
+// A reference run on `apps`' layout, each timed call of rank 1 repeated `slowdown` times,
+// five repeats interleaved: their median leaves a slow first repeat out.
 std::filesystem::path reference_run(const std::filesystem::path& dir, const std::vector<AppContext>& layout,
                                     int slowdown, const std::string& name = "reference") {
   const auto out = dir / name;
   std::vector<std::string> args = with({"run", "--engine", "mpi"}, kCalls);
-  args = with(args, {"--repeats", "3", "--order", "interleaved", "-q", "-o", out.string()});
+  args = with(args, {"--repeats", "5", "--order", "interleaved", "-q", "-o", out.string()});
   if (slowdown > 1) args = with(args, {"--inject-fault", "1:slow=" + std::to_string(slowdown)});
   std::vector<AppContext> apps = layout;
   for (auto& app : apps) app.args = args;
@@ -66,6 +69,22 @@ const json& layer(const json& doc, const std::string& name) {
   }
   FAIL("no layer " << name);
   return doc;
+}
+
+// The reference measured again right now, and whether the machine itself moved since
+// the first: the rerun FAILs against it. On shared CPU cores two launches of the same
+// calls can read 20% apart, which no launch's own repeats show.
+struct Remeasured {
+  std::filesystem::path reference;
+  bool machine_moved = false;
+};
+Remeasured remeasure_reference(const std::filesystem::path& dir, const std::vector<AppContext>& layout, int slowdown,
+                               const std::filesystem::path& reference, const std::string& name) {
+  Remeasured again{reference_run(dir, layout, slowdown, name), false};
+  const Launch steady = run_ncclsweep({"compare", again.reference.string(), reference.string(), "--format", "json"});
+  INFO(steady.output);
+  again.machine_moved = json::parse(steady.output).at("acceptance").at("verdict") == "FAIL";
+  return again;
 }
 
 std::vector<std::string> causes(const json& doc) {
@@ -154,9 +173,27 @@ TEST_CASE("diagnose: the gate at 90% of the reference FAILs on the collectives; 
     CHECK(plan.status == 0);
     CHECK_THAT(plan.output, ContainsSubstring("\nbudget " + budget + "\n"));
     CHECK_THAT(plan.output, ContainsSubstring("2 ranks on 1 host"));
-    CHECK_THAT(plan.output, ContainsSubstring("6 measurements (calls x placements x repeats)"));  // 3 sizes, 2 placements
+    // 3 sizes, 2 placements, 5 repeats: the reference's, which diagnose takes without --repeats
+    CHECK_THAT(plan.output, ContainsSubstring("30 measurements (calls x placements x repeats)"));
     CHECK_THAT(plan.output, ContainsSubstring("hosts and links  0 s: not measured: one host"));
     CHECK_FALSE(std::filesystem::exists(dir / "plan"));
+
+    // A budget that holds the calls but not the reference's five repeats of them takes
+    // fewer (36 s: 1 s for the calls, 0.02 s timed each, half the phase timed); --repeats
+    // the user gives is refused instead.
+    args = with({"diagnose", "--engine", "mpi", "--reference", reference.string()}, kCalls);
+    args = with(args, {"--budget", "36s", "--plan", "-o", (dir / "plan").string()});
+    apps = one_host;
+    for (auto& app : apps) app.args = args;
+    const Launch tight = mpirun_mpmd(apps);
+    INFO(tight.output);
+    CHECK(tight.status == 0);
+    CHECK_THAT(tight.output, ContainsSubstring("24 measurements (calls x placements x repeats)"));
+    for (auto& app : apps) app.args = with(args, {"--repeats", "5"});
+    const Launch refused = mpirun_mpmd(apps);
+    INFO(refused.output);
+    CHECK(refused.status == 2);
+    CHECK_THAT(refused.output, ContainsSubstring("cannot hold the phases"));
   }
 
   // The same factor as the reference: nothing is a cause, and the gate passes or names
@@ -171,12 +208,10 @@ TEST_CASE("diagnose: the gate at 90% of the reference FAILs on the collectives; 
     at100 = diagnose(dir / ("100-" + std::to_string(attempt)), reference, one_host, {"--inject-fault", "1:slow=45"});
     machine_moved = false;
     if (at100.doc.at("acceptance").at("verdict") != "FAIL") break;
-    const auto again = reference_run(dir, one_host, 45, "reference-again-" + std::to_string(attempt));
-    const Launch steady = run_ncclsweep({"compare", again.string(), reference.string(), "--format", "json"});
-    INFO(steady.output);
-    machine_moved = json::parse(steady.output).at("acceptance").at("verdict") == "FAIL";
+    const Remeasured again = remeasure_reference(dir, one_host, 45, reference, "reference-again-" + std::to_string(attempt));
+    machine_moved = again.machine_moved;
     if (!machine_moved) break;
-    reference = again;
+    reference = again.reference;
   }
   if (machine_moved) {
     NCCLSWEEP_SKIP("the machine moved between launches three times: each time a rerun of the reference itself "
@@ -240,17 +275,38 @@ TEST_CASE("diagnose: a CPU hog and an NCCL variable, each on one host, on their 
 
 TEST_CASE("diagnose on four hosts: a clean launch calls nothing a cause; a slowed rank is its host's") {
   const auto dir = scratch_dir("diagnose-four-hosts");
-  const auto reference = reference_run(dir, fake_hosts(4), 1);
-  const Diagnosed clean = diagnose(dir / "clean", reference, fake_hosts(4), {});
+  auto reference = reference_run(dir, fake_hosts(4), 1);
+  // As at 100% above: a FAIL of the clean launch counts only where a rerun of the
+  // reference does not show the machine itself moving between launches.
+  Diagnosed clean;
+  std::filesystem::path clean_dir;
+  bool machine_moved = false;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    clean_dir = dir / ("clean-" + std::to_string(attempt));
+    clean = diagnose(clean_dir, reference, fake_hosts(4), {});
+    machine_moved = false;
+    if (clean.doc.at("acceptance").at("verdict") != "FAIL") break;
+    const Remeasured again =
+        remeasure_reference(dir, fake_hosts(4), 1, reference, "reference-again-" + std::to_string(attempt));
+    machine_moved = again.machine_moved;
+    if (!machine_moved) break;
+    reference = again.reference;
+  }
   INFO(clean.launch.output);
-  CHECK(causes(clean.doc).empty());
-  CHECK(clean.doc.at("acceptance").at("verdict") != "FAIL");
   CHECK(layer(clean.doc, "hosts and links").at("verdict") == "fine");  // locate ran: four hosts
-  CHECK(std::filesystem::exists(dir / "clean" / "locate" / "run.json"));
+  CHECK(std::filesystem::exists(clean_dir / "locate" / "run.json"));
+  if (machine_moved) {
+    // Three times the reference itself moved: the calls' layer may read that, no other.
+    const auto named = causes(clean.doc);
+    CHECK((named.empty() || named == std::vector<std::string>{"collectives"}));
+  } else {
+    CHECK(causes(clean.doc).empty());
+    CHECK(clean.doc.at("acceptance").at("verdict") != "FAIL");
+  }
 
   // 40-fold, as locate's own test: CPU timing on shared cores needs the room. The clean
   // diagnose is the reference now (its run).
-  const Diagnosed slow = diagnose(dir / "slow", dir / "clean", fake_hosts(4), {"--inject-fault", "2:slow=40"});
+  const Diagnosed slow = diagnose(dir / "slow", clean_dir, fake_hosts(4), {"--inject-fault", "2:slow=40"});
   INFO(slow.launch.output);
   CHECK(slow.launch.status == 1);
   const json& hosts = layer(slow.doc, "hosts and links");

@@ -205,3 +205,13 @@ TEST_CASE("nccl-tests' names become table entries, and rows ncclsweep cannot com
   note_skipped_row(side, skipped);
   CHECK(side.notes == std::vector<std::string>{"rows skipped: type complex: not one ncclsweep measures"});
 }
+
+TEST_CASE("most_repeats: the largest repeat count of any row, 1 for a side without rows") {
+  Side side;
+  CHECK(most_repeats(side) == 1);
+  side.rows.resize(3);
+  side.rows[0].repeats = 2;
+  side.rows[1].repeats = 5;
+  side.rows[2].repeats = 1;
+  CHECK(most_repeats(side) == 5);
+}
