@@ -93,6 +93,13 @@ LayerRow hosts_row(const DiagnoseEvidence& e) {
     row.next = "launch on two hosts or more (ncclsweep locate pairs the hosts)";
     return row;
   }
+  if (!e.hosts_stopped.empty()) {
+    row.here = "not judged: " + e.hosts_stopped;
+    row.reference = "-";
+    row.verdict = LayerVerdict::unresolved;
+    row.next = "the error above says why; ncclsweep locate on the same hosts measures this row alone";
+    return row;
+  }
   // Slow subjects, or failing those the ones below the threshold within noise: a host
   // at 0.03 of its peers that this run cannot tell from noise is not "nothing below".
   const bool unsettled = e.slow.empty() && !e.unsettled.empty();
@@ -213,6 +220,7 @@ LayerRow settings_row(const DiagnoseEvidence& e) {
 }  // namespace diagnosis_rules
 
 int Diagnosis::exit_status() const {
+  if (stopped_status != 0) return stopped_status;
   if (!gate) return kExitUnresolved;
   switch (gate->verdict) {
     case GateVerdict::pass: return kExitOk;

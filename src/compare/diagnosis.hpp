@@ -68,6 +68,7 @@ struct DiagnoseEvidence {
   std::vector<std::string> platform_notes;  // what probe said about its own figures (a testing aid that did not take)
   // Hosts and links: locate's findings; empty `hosts_skipped` when it ran.
   std::string hosts_skipped;        // why locate did not run ("one host: ...")
+  std::string hosts_stopped;        // why locate stopped before its verdicts (its exit status)
   std::vector<SlowSubject> slow;
   // Below the threshold but within the run's noise (locate's unresolved): named, not
   // judged slow; `hosts_settle` says what would tell them from noise.
@@ -113,7 +114,11 @@ struct Diagnosis {
   std::optional<AcceptanceGate> gate;
   std::optional<CommunicationTime> time;
   std::vector<std::string> notes;
-  // kExitOk for PASS, kExitRegression for FAIL, kExitUnresolved otherwise (no gate too).
+  // The exit status of a phase that stopped the launch (kExitRuntime, or a signal's
+  // 130/143); 0: every phase ran to its end.
+  int stopped_status = 0;
+  // The stopping phase's status; else kExitOk for PASS, kExitRegression for FAIL,
+  // kExitUnresolved otherwise (no gate too).
   int exit_status() const;
 };
 

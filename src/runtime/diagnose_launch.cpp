@@ -61,6 +61,17 @@ int run_phase(MpiSession& session, const LaunchRequest& request) {
   return run_launch(session, request, services_on_stderr(session, &signals));
 }
 
+// A phase that ended with a failure (a runtime error, a signal): the phases after it do
+// not run, and what the phases before it measured is still judged and written.
+struct StoppedPhase {
+  std::string phase;
+  int status = 0;  // 0: none stopped
+};
+
+std::string stopped_text(const StoppedPhase& stopped, const std::string& dir) {
+  return "the phase stopped with exit status " + std::to_string(stopped.status) + " (" + dir + ")";
+}
+
 bool is_diagnose_dir(const std::filesystem::path& path) { return std::filesystem::exists(path / kDiagnoseFile); }
 
 // A run or diagnose directory, nccl-tests text or JSON: the side the calls are compared
@@ -300,6 +311,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
   if (leader) std::cerr << "# ncclsweep diagnose: budget " << budget_text(diagnosis) << std::endl;
 
   DiagnoseEvidence evidence;
+  StoppedPhase stopped;  // what measured so far is still judged and written
   {
     auto phase = Clock::now();
     evidence.preflight = preflight_phase(session, envp);
@@ -345,46 +357,64 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
       const LocateOutcome located = run_locate_launch(session, locate, services_on_stderr(session, nullptr));
       // Its findings go with the other phases' output, to stderr.
       if (located.result) locate::print_locate_summary(*located.result, TableOrJson::table, std::cerr);
-      const int status = located.status;
-      if (status != kExitOk && status != kExitFindings) return DiagnoseOutcome::with_status(status);
-      if (leader) add_locate_verdicts(locate.output_dir, locate_options, evidence);
+      if (located.status != kExitOk && located.status != kExitFindings) {
+        stopped = {"hosts and links", located.status};
+        evidence.hosts_stopped = stopped_text(stopped, locate.output_dir);
+      } else if (leader) {
+        add_locate_verdicts(locate.output_dir, locate_options, evidence);
+      }
       diagnosis.phases[2].used_s = seconds_since(phase);
     } else {
       evidence.hosts_skipped = "one host (" + hosts.front() + "): no other host to judge it against";
     }
 
-    phase = Clock::now();
-    const int status = run_phase(session, run);
-    if (status != kExitOk) return DiagnoseOutcome::with_status(status);
-    diagnosis.phases[3].used_s = seconds_since(phase);
+    if (!stopped.status) {
+      phase = Clock::now();
+      if (const int status = run_phase(session, run); status != kExitOk) {
+        stopped = {"collectives", status};
+        evidence.collectives_note = stopped_text(stopped, run.output_dir);
+        evidence.collectives_next = "the error above says why; diagnose again once it is fixed";
+      }
+      diagnosis.phases[3].used_s = seconds_since(phase);
+    }
 
     if (settings_search) {
-      phase = Clock::now();
       evidence.settings_sweep = request.sweep_file;
-      const int searched = run_phase(session, settings);
-      if (leader) read_settings(settings.output_dir, searched, evidence);
-      diagnosis.phases[4].used_s = seconds_since(phase);
+      if (stopped.status) {
+        evidence.settings_note = "the launch stopped before this phase";
+      } else {
+        phase = Clock::now();
+        const int searched = run_phase(session, settings);
+        if (leader) read_settings(settings.output_dir, searched, evidence);
+        diagnosis.phases[4].used_s = seconds_since(phase);
+      }
     }
   }
 
   int exit_status = kExitOk;
   if (leader) {
-    try {
-      const Side measured = load_side(flags.output);
-      CompareOptions options;
-      options.target = request.target;
-      const Comparison comparison = compare_sides(measured, *reference, options);
-      evidence.gate = comparison.acceptance;
-      evidence.time = communication_time(comparison, measured.workload);
-    } catch (const UsageError& e) {
-      // Nothing comparable (other rank counts, no common row): the layer stays unresolved,
-      // with diagnose's own way out (compare's fix names compare's flags).
-      evidence.collectives_note = "not compared: " + std::string(e.what());
-      const int reference_ranks = reference->identity.ranks;
-      if (reference_ranks > 0 && reference_ranks != session.size()) {
-        const auto ranks_text = [](int n) { return std::to_string(n) + (n == 1 ? " rank" : " ranks"); };
-        evidence.collectives_next = "launch diagnose on " + ranks_text(reference_ranks) +
-                                    ", as the reference ran, or give a reference measured on " + ranks_text(session.size());
+    if (stopped.status && evidence.collectives_note.empty()) {
+      evidence.collectives_note = "not measured: the launch stopped before this phase";
+      evidence.collectives_next = "the error above says why; diagnose again once it is fixed";
+    }
+    if (!stopped.status) {
+      try {
+        const Side measured = load_side(flags.output);
+        CompareOptions options;
+        options.target = request.target;
+        const Comparison comparison = compare_sides(measured, *reference, options);
+        evidence.gate = comparison.acceptance;
+        evidence.time = communication_time(comparison, measured.workload);
+      } catch (const UsageError& e) {
+        // Nothing comparable (other rank counts, no common row): the layer stays unresolved,
+        // with diagnose's own way out (compare's fix names compare's flags).
+        evidence.collectives_note = "not compared: " + std::string(e.what());
+        const int reference_ranks = reference->identity.ranks;
+        if (reference_ranks > 0 && reference_ranks != session.size()) {
+          const auto ranks_text = [](int n) { return std::to_string(n) + (n == 1 ? " rank" : " ranks"); };
+          evidence.collectives_next = "launch diagnose on " + ranks_text(reference_ranks) +
+                                      ", as the reference ran, or give a reference measured on " + ranks_text(session.size());
+        }
       }
     }
     const Diagnosis attributed = attribute(evidence);
@@ -392,6 +422,11 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
     diagnosis.gate = attributed.gate;
     diagnosis.time = attributed.time;
     diagnosis.notes = attributed.notes;
+    if (stopped.status) {
+      diagnosis.stopped_status = stopped.status;
+      diagnosis.notes.push_back("the launch stopped in its " + stopped.phase + " phase with exit status " +
+                                std::to_string(stopped.status) + "; the phases after it did not run");
+    }
     const double total = seconds_since(started);
     if (total > budget.total_s) {
       diagnosis.notes.push_back("the launch took " + std::to_string(static_cast<int>(total)) + " s, beyond its budget");

@@ -235,7 +235,7 @@ TEST_CASE("diagnose: the gate at 90% of the reference FAILs on the collectives; 
   }
 }
 
-TEST_CASE("diagnose against a reference of another rank count: unresolved, naming the launch that compares") {
+TEST_CASE("diagnose against a reference of another rank count: unresolved, naming the launch that compares; a phase that stops") {
   const auto dir = scratch_dir("diagnose-ranks");
   const std::filesystem::path reference = reference_run(dir, {{1, {}, {}}}, 1);
   const Diagnosed two = diagnose(dir / "two", reference, {{2, {}, {}}}, {});
@@ -246,6 +246,21 @@ TEST_CASE("diagnose against a reference of another rank count: unresolved, namin
   CHECK_THAT(calls.at("here").get<std::string>(), ContainsSubstring("NEW ran on 2 ranks, REFERENCE on 1"));
   CHECK(calls.at("next") == "launch diagnose on 1 rank, as the reference ran, or give a reference measured on 2 ranks");
   CHECK(two.launch.output.find("--allow-rank-mismatch") == std::string::npos);  // compare's flag, not diagnose's
+
+  // A phase that stops (here the calls' run, whose directory is a file) ends the launch
+  // with its status, and what the phases before it measured is still judged and written.
+  std::filesystem::create_directories(dir / "stopped");
+  std::ofstream(dir / "stopped" / "run") << "not a directory\n";
+  const Diagnosed stopped = diagnose(dir / "stopped", reference, {{1, {}, {}}}, {});
+  INFO(stopped.launch.output);
+  CHECK(stopped.launch.status == 2);
+  CHECK_THAT(stopped.launch.output, ContainsSubstring("cannot create results directory"));
+  const json& stopped_calls = layer(stopped.doc, "collectives");
+  CHECK(stopped_calls.at("verdict") == "unresolved");
+  CHECK_THAT(stopped_calls.at("here").get<std::string>(), ContainsSubstring("the phase stopped with exit status 2"));
+  CHECK(layer(stopped.doc, "preflight").at("verdict") == "fine");
+  CHECK(std::filesystem::exists(dir / "stopped" / "probe" / "probe.json"));
+  CHECK_THAT(stopped.doc.at("notes").dump(), ContainsSubstring("stopped in its collectives phase"));
 }
 
 TEST_CASE("diagnose: a CPU hog and an NCCL variable, each on one host, on their layers and hosts") {

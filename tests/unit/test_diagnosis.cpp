@@ -206,6 +206,21 @@ TEST_CASE("diagnose: what one host cannot judge, and a missing comparison, stay 
   CHECK(d.exit_status() == kExitUnresolved);
 }
 
+TEST_CASE("diagnose: a phase that stopped leaves its row unresolved and its status the launch's") {
+  DiagnoseEvidence e = measured(1.0, 10, 10);
+  e.hosts_stopped = "the phase stopped with exit status 3 (out/locate)";
+  Diagnosis d = attribute(e);
+  const LayerRow& hosts = row_of(d, DiagnoseLayer::hosts);
+  CHECK(hosts.verdict == LayerVerdict::unresolved);
+  CHECK(hosts.here == "not judged: the phase stopped with exit status 3 (out/locate)");
+  CHECK(hosts.hosts.empty());
+  CHECK(d.exit_status() == kExitOk);  // the gate's, while no phase stopped the launch
+  d.stopped_status = kExitRuntime;
+  CHECK(d.exit_status() == kExitRuntime);
+  d.stopped_status = 130;  // SIGINT
+  CHECK(d.exit_status() == 130);
+}
+
 TEST_CASE("diagnose: communication time sums the compared out-of-place rows, or the workload's calls") {
   Comparison c;
   const auto add = [&](Bytes size, Placement placement, double new_us, double reference_us) {
