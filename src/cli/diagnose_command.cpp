@@ -39,7 +39,11 @@ int diagnose_from_args(const DiagnoseArgs& args, CommandContext& context) {
   request.run.models_dir = models_directory(request.run.models_dir);
   MpiSession session(&context.argc, &context.argv);
   request.command_line = {context.argv, context.argv + context.argc};
-  const DiagnoseOutcome outcome = run_diagnose_launch(session, request, context.envp);
+  // Locate's findings go with the phases' progress, to stderr, as soon as they are known.
+  const auto show_locate = [](const locate::LocateSummary& summary) {
+    locate::print_locate_summary(summary, TableOrJson::table, std::cerr);
+  };
+  const DiagnoseOutcome outcome = run_diagnose_launch(session, request, context.envp, show_locate);
   if (const auto* plan = outcome.result ? std::get_if<DiagnosePlan>(&*outcome.result) : nullptr) {
     print_diagnose_plan(*plan, request.format, std::cout);
   }

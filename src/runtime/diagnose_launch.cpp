@@ -197,7 +197,8 @@ void read_settings(const std::filesystem::path& dir, int status, DiagnoseEvidenc
 
 }  // namespace diagnose_steps
 
-DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, char** envp) {
+DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, char** envp,
+                                    const LocateJudged& show_locate) {
   using namespace diagnose_steps;
   const bool leader = session.rank() == 0;
   const auto started = Clock::now();
@@ -355,8 +356,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
       locate.output_dir = (std::filesystem::path(dir) / "locate").string();
       locate.command_line = request.command_line;
       const LocateOutcome located = run_locate_launch(session, locate, services_on_stderr(session, nullptr));
-      // Its findings go with the other phases' output, to stderr.
-      if (located.result) locate::print_locate_summary(*located.result, TableOrJson::table, std::cerr);
+      if (located.result && show_locate) show_locate(*located.result);
       if (located.status != kExitOk && located.status != kExitFindings) {
         stopped = {"hosts and links", located.status};
         evidence.hosts_stopped = stopped_text(stopped, locate.output_dir);

@@ -4,6 +4,7 @@
 // tournament (two hosts or more) and the workload's calls, compared with the reference
 // through the acceptance gate; rank 0 attributes the gap to the layers and writes
 // diagnose.json. The command parses flags into a DiagnoseRequest and prints the outcome.
+#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
@@ -13,6 +14,7 @@
 #include "compare/diagnosis.hpp"
 #include "core/launch_outcome.hpp"
 #include "core/report_format.hpp"
+#include "locate/locate_results.hpp"
 #include "transport/mpi_session.hpp"
 #include "runtime/run_plan.hpp"
 
@@ -38,7 +40,12 @@ struct DiagnoseRequest {
 // runtime failure; with plan_only 0 (or 2).
 using DiagnoseOutcome = LaunchOutcome<std::variant<DiagnosePlan, Diagnosis>>;
 
-DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, char** envp);
+// Called on rank 0 when the hosts and links phase has its verdicts, for the command to
+// show them while the later phases run.
+using LocateJudged = std::function<void(const locate::LocateSummary&)>;
+
+DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, char** envp,
+                                    const LocateJudged& show_locate = {});
 
 // The file of a diagnose directory, and the run inside it a later diagnose compares with.
 inline constexpr const char* kDiagnoseFile = "diagnose.json";

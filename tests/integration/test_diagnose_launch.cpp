@@ -310,6 +310,10 @@ TEST_CASE("diagnose on four hosts: a clean launch calls nothing a cause; a slowe
   INFO(clean.launch.output);
   CHECK(layer(clean.doc, "hosts and links").at("verdict") == "fine");  // locate ran: four hosts
   CHECK(std::filesystem::exists(clean_dir / "locate" / "run.json"));
+  // Its verdicts were shown among the phases' progress, before the calls' run table.
+  const auto located = clean.launch.output.find("# locate: nothing slow on 4 host(s), 4 rank(s)");
+  CHECK(located != std::string::npos);
+  CHECK(located < clean.launch.output.find("# all_reduce"));
   if (machine_moved) {
     // Three times the reference itself moved: the calls' layer may read that, no other.
     const auto named = causes(clean.doc);
