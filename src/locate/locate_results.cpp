@@ -184,7 +184,7 @@ LocateResults read_locate_results(const fs::path& dir) {
     if (read.torn_line > 0) throw damaged(read.torn_line, read.torn_why);
     for (const JsonLine& line : read.lines) {
       try {
-        r.measurements.push_back(line.value.get<Measurement>());
+        r.measurements.push_back(read_locate_record(line.value));
       } catch (const json::exception& e) {
         throw damaged(line.number, e.what());
       } catch (const UsageError& e) {  // a name (phase, collective) this ncclsweep does not know
@@ -431,22 +431,26 @@ void print_heat_map_svg(std::ostream& out, const HostLayout& layout, const Verdi
   out << "</svg>\n";
 }
 
-void print_records_csv(std::ostream& out, const HostLayout& layout, const std::vector<Measurement>& measurements) {
+void print_records_csv(std::ostream& out, const HostLayout& layout, const std::vector<MeasurementRecord>& measurements) {
   out << "phase,round,hosts,rail,ranks,collective,bytes,repeat,time_s,busbw_gbps\n";
-  for (const Measurement& m : measurements) {
-    out << name_of(m.phase) << "," << m.round << "," << host_list(layout, m.hosts) << ","
-        << (m.rail >= 0 ? std::to_string(m.rail) : "") << ",\"" << doctor::compact_ranks(m.ranks) << "\","
-        << m.collective << "," << m.bytes << "," << m.repeat << "," << m.seconds << "," << m.busbw_gbps << "\n";
+  for (const MeasurementRecord& m : measurements) {
+    const LocatePlace& place = place_of(m);
+    out << name_of(place.phase) << "," << place.round << "," << host_list(layout, place.hosts) << ","
+        << (place.rail >= 0 ? std::to_string(place.rail) : "") << ",\"" << doctor::compact_ranks(place.group) << "\","
+        << collective_name(m) << "," << m.size_bytes << "," << m.repeat << "," << m.call_seconds() << "," << m.busbw_gbps << "\n";
   }
 }
 
-void print_locate_prometheus(std::ostream& out, const HostLayout& layout, const std::vector<Measurement>& measurements,
+void print_locate_prometheus(std::ostream& out, const HostLayout& layout, const std::vector<MeasurementRecord>& measurements,
                              const Verdicts& verdicts) {
   // The host phase's busbw per host and test (the median of its repeats), and one gauge
   // per finding: a dashboard needs nothing but these to show what locate saw.
   std::map<std::tuple<std::string, Bytes, int>, std::vector<double>> host_busbw;
-  for (const Measurement& m : measurements) {
-    if (m.phase == LocatePhase::host && m.hosts.size() == 1) host_busbw[{std::string(m.collective->name), m.bytes, m.hosts.front()}].push_back(m.busbw_gbps);
+  for (const MeasurementRecord& m : measurements) {
+    const LocatePlace& place = place_of(m);
+    if (place.phase == LocatePhase::host && place.hosts.size() == 1) {
+      host_busbw[{std::string(m.collective->name), m.size_bytes, place.hosts.front()}].push_back(m.busbw_gbps);
+    }
   }
   PrometheusText prom;
   for (const auto& [key, values] : host_busbw) {

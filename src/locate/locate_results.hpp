@@ -1,6 +1,6 @@
 #pragma once
 // A locate's results directory (run.json with "kind": "locate", records.jsonl with one
-// Measurement a line) and its printed forms: the findings table, JSON, and the host x
+// MeasurementRecord a line) and its printed forms: the findings table, JSON, and the host x
 // host heat map as SVG. The verdicts are made again from the records when read, so a
 // report shows exactly what the records support.
 #include <filesystem>
@@ -48,7 +48,7 @@ bool is_locate_results(const std::filesystem::path& dir);
 
 struct LocateResults {
   LocateDocument document;
-  std::vector<Measurement> measurements;
+  std::vector<MeasurementRecord> measurements;
 };
 LocateResults read_locate_results(const std::filesystem::path& dir);  // throws UsageError
 
@@ -67,10 +67,10 @@ nlohmann::json verdicts_json(const HostLayout& layout, const Verdicts& verdicts,
 // Host x host heat map: each cell the pair's worst share of its reference, the diagonal
 // the host's own; red below the threshold.
 void print_heat_map_svg(std::ostream& out, const HostLayout& layout, const Verdicts& verdicts, double threshold);
-void print_records_csv(std::ostream& out, const HostLayout& layout, const std::vector<Measurement>& measurements);
+void print_records_csv(std::ostream& out, const HostLayout& layout, const std::vector<MeasurementRecord>& measurements);
 
 // Prometheus text (report/prometheus_text.hpp): host-phase busbw per host, one gauge per finding.
-void print_locate_prometheus(std::ostream& out, const HostLayout& layout, const std::vector<Measurement>& measurements,
+void print_locate_prometheus(std::ostream& out, const HostLayout& layout, const std::vector<MeasurementRecord>& measurements,
                              const Verdicts& verdicts);
 
 // What one locate launch found, as its command prints it.

@@ -63,16 +63,17 @@ double significance_widths(std::size_t subjects, int freedom) {
   return std::max({3.0, t, extremes});
 }
 
-PhaseFigures log_figures(const std::vector<Measurement>& measurements, LocatePhase phase) {
+PhaseFigures log_figures(const std::vector<MeasurementRecord>& measurements, LocatePhase phase) {
   struct Repeats {
     std::vector<double> levels, seconds;
   };
   std::map<std::string, std::map<GroupKey, Repeats>> repeats;
-  for (const Measurement& m : measurements) {
-    if (m.phase != phase || !(m.busbw_gbps > 0)) continue;
-    Repeats& r = repeats[m.test()][{m.hosts, m.rail, m.ranks}];
+  for (const MeasurementRecord& m : measurements) {
+    const LocatePlace& place = place_of(m);
+    if (place.phase != phase || !(m.busbw_gbps > 0)) continue;
+    Repeats& r = repeats[test_of(m)][{place.hosts, place.rail, place.group}];
     r.levels.push_back(std::log(m.busbw_gbps));
-    r.seconds.push_back(m.seconds);
+    r.seconds.push_back(m.call_seconds());
   }
   PhaseFigures phase_figures;
   std::vector<double> pooled, seconds;

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "locate/locate_kinds.hpp"
-#include "locate/measurement.hpp"
+#include "locate/locate_record.hpp"
 
 namespace ncclsweep::locate {
 
@@ -65,7 +65,7 @@ struct PhaseFigures {
 };
 
 // The phase's measurements as figures; a repeat of no bandwidth (0) is left out.
-PhaseFigures log_figures(const std::vector<Measurement>& measurements, LocatePhase phase);
+PhaseFigures log_figures(const std::vector<MeasurementRecord>& measurements, LocatePhase phase);
 
 // 1.4826 x the median of |deviation|: the standard deviation of normal deviations from a
 // known centre, robust to a minority far out. 0 for none.

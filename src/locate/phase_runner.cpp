@@ -22,7 +22,7 @@ std::vector<std::string> host_names(const HostLayout& layout, const Group& group
 // repeats. The repeats are interleaved (repeat 1 of every test, then repeat 2, ...), so
 // a burst of load on the machine touches one repeat of several tests rather than every
 // repeat of one, and the median of the repeats leaves it out.
-std::vector<Measurement> run_step_tests(Engine& engine, Coordinator& ranks, const Step& step,
+std::vector<MeasurementRecord> run_step_tests(Engine& engine, Coordinator& ranks, const Step& step,
                                         const LocateOptions& options, int pass) {
   const int mine = step.color_of_rank[static_cast<std::size_t>(ranks.rank())];
   const Group& group = step.groups[static_cast<std::size_t>(mine)];
@@ -41,27 +41,17 @@ std::vector<Measurement> run_step_tests(Engine& engine, Coordinator& ranks, cons
     }
   }
   slots = ranks.max_each(slots);
-  std::vector<Measurement> out;
+  std::vector<MeasurementRecord> out;
   for (std::size_t t = 0; t < tests.size(); ++t) {
     for (std::size_t g = 0; g < groups; ++g) {
       const Group& measured = step.groups[g];
       if (!measured.measured) continue;
       const int group_ranks = static_cast<int>(measured.ranks.size());
-      const Bytes total = measured_bytes(tests[t], group_ranks);
       for (std::size_t r = 0; r < repeats; ++r) {
-        Measurement m;
-        m.phase = step.phase;
-        m.round = step.round;
-        m.hosts = measured.hosts;
-        m.rail = measured.rail;
-        m.ranks = measured.ranks;
-        m.collective = tests[t].collective;
-        m.bytes = total;
-        m.pass = pass;
+        MeasurementRecord m = fixed_record(tests[t], group_ranks, slots[slot(t, g, r)], options.warmup, options.iters);
         m.repeat = (pass - 1) * options.repeats + static_cast<int>(r);
-        m.seconds = slots[slot(t, g, r)];
-        m.busbw_gbps = busbw_of(*tests[t].collective, total, m.seconds, group_ranks);
-        out.push_back(m);
+        m.locate = LocatePlace{step.phase, step.round, measured.hosts, measured.rail, measured.ranks, pass};
+        out.push_back(std::move(m));
       }
     }
   }
@@ -87,14 +77,14 @@ LocateRun run_locate(Engine& engine, Coordinator& ranks, const HostLayout& layou
       }
       const std::chrono::duration<double> split = std::chrono::steady_clock::now() - start;
       const std::size_t first = run.measurements.size();
-      for (Measurement& m : run_step_tests(engine, ranks, step, options, pass)) run.measurements.push_back(std::move(m));
+      for (MeasurementRecord& m : run_step_tests(engine, ranks, step, options, pass)) run.measurements.push_back(std::move(m));
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
       // Rank 0's clock for everyone, so all ranks hold the same result.
       const std::vector<double> times = ranks.max_each({rank == 0 ? took.count() : 0.0, rank == 0 ? split.count() : 0.0});
       const StepTime time{step.phase, step.round, pass, times[0], times[1]};
       run.steps.push_back(time);
       if (on_step) {
-        on_step(time, std::span<const Measurement>(run.measurements).subspan(first), static_cast<int>(run.steps.size()) - 1,
+        on_step(time, std::span<const MeasurementRecord>(run.measurements).subspan(first), static_cast<int>(run.steps.size()) - 1,
                 total);
       }
     }

@@ -14,7 +14,7 @@
 #include "engine/engine.hpp"
 #include "locate/locate_fault.hpp"
 #include "locate/locate_plan.hpp"
-#include "locate/measurement.hpp"
+#include "locate/locate_record.hpp"
 
 namespace ncclsweep::locate {
 
@@ -27,14 +27,14 @@ struct StepTime {
 };
 
 struct LocateRun {
-  std::vector<Measurement> measurements;  // measured groups only
+  std::vector<MeasurementRecord> measurements;  // measured groups only
   std::vector<StepTime> steps;
 };
 
 // Called on every rank after each step (index from 0 of `total`, over all passes), with
 // the measurements the step added (rank 0 records them as they come).
 using StepDone =
-    std::function<void(const StepTime& time, std::span<const Measurement> measured, int index, int total)>;
+    std::function<void(const StepTime& time, std::span<const MeasurementRecord> measured, int index, int total)>;
 
 // Collective: every rank calls it with the same layout and options and gets the same
 // result. `fault` slows this rank's calls where it applies (a testing aid).

@@ -135,7 +135,7 @@ class ResolutionSet {
   std::map<std::pair<LocatePhase, FindingKind>, Gathered> gathered_;
 };
 
-void judge_host_phase(const HostLayout& layout, const std::vector<Measurement>& measurements, double threshold,
+void judge_host_phase(const HostLayout& layout, const std::vector<MeasurementRecord>& measurements, double threshold,
                       const ReferenceChoice& reference, Verdicts& v, FindingSet& found, ResolutionSet& resolutions) {
   const PhaseFigures figures = log_figures(measurements, LocatePhase::host);
   if (figures.tests.empty()) return;
@@ -330,7 +330,7 @@ void judge_host_pairs(const HostLayout& layout, const PhaseFigures& figures, Loc
 // The gpus steps: on each host, the neighbour pairs of its GPUs (local indices) against
 // that host's own GPU pairs' level. Always within the host: a GPU pair is compared with
 // its host's other pairs, with or without --reference.
-void judge_gpu_pairs(const HostLayout& layout, const std::vector<Measurement>& measurements, double threshold,
+void judge_gpu_pairs(const HostLayout& layout, const std::vector<MeasurementRecord>& measurements, double threshold,
                      Verdicts& v, FindingSet& found, ResolutionSet& resolutions) {
   const PhaseFigures figures = log_figures(measurements, LocatePhase::gpus);
   for (int host = 0; host < layout.host_count(); ++host) {
@@ -427,7 +427,7 @@ const Figure* ReferenceFigures::find(LocatePhase phase, const std::string& test)
   return t == p->second.end() ? nullptr : &t->second;
 }
 
-ReferenceFigures own_references(const HostLayout& layout, const std::vector<Measurement>& measurements) {
+ReferenceFigures own_references(const HostLayout& layout, const std::vector<MeasurementRecord>& measurements) {
   ReferenceFigures r;
   // Each figure with a band of its level's noise width: the hosts' spread around their
   // median, or the healthy pairs' around their level.
@@ -462,7 +462,7 @@ ReferenceFigures own_references(const HostLayout& layout, const std::vector<Meas
   return r;
 }
 
-Verdicts judge(const HostLayout& layout, const std::vector<Measurement>& measurements, double threshold,
+Verdicts judge(const HostLayout& layout, const std::vector<MeasurementRecord>& measurements, double threshold,
                const ReferenceFigures* reference) {
   const auto hosts = static_cast<std::size_t>(layout.host_count());
   Verdicts v;

@@ -17,7 +17,7 @@
 
 #include "locate/host_layout.hpp"
 #include "locate/locate_kinds.hpp"
-#include "locate/measurement.hpp"
+#include "locate/locate_record.hpp"
 
 namespace ncclsweep::locate {
 
@@ -43,7 +43,7 @@ struct ReferenceFigures {
 
 // The references a run's own measurements give: what a later run takes from this one's
 // records as its --reference.
-ReferenceFigures own_references(const HostLayout& layout, const std::vector<Measurement>& measurements);
+ReferenceFigures own_references(const HostLayout& layout, const std::vector<MeasurementRecord>& measurements);
 
 struct Finding {
   FindingKind kind = FindingKind::host;
@@ -93,7 +93,7 @@ struct Verdicts {
 
 // `reference`: judge against these figures instead of this run's own (--reference); it
 // must hold every host, pairs and rails test of `measurements` (load_reference checks).
-Verdicts judge(const HostLayout& layout, const std::vector<Measurement>& measurements, double threshold,
+Verdicts judge(const HostLayout& layout, const std::vector<MeasurementRecord>& measurements, double threshold,
                const ReferenceFigures* reference = nullptr);
 
 }  // namespace ncclsweep::locate

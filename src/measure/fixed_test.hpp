@@ -9,6 +9,7 @@
 #include "core/collective.hpp"
 #include "core/units.hpp"
 #include "engine/engine.hpp"
+#include "results/record.hpp"
 
 namespace ncclsweep {
 
@@ -26,6 +27,11 @@ CollectiveCall fixed_call(const FixedTest& test, int ranks, int comm);
 // The total size that call measures: rounded down to whole float32 elements per rank
 // (nccl-tests convention).
 Bytes measured_bytes(const FixedTest& test, int ranks);
+
+// The record of one round of the test on a communicator of `ranks` ranks whose slowest
+// rank took `seconds` per call: its call, size and figures. A round keeps only that
+// slowest time (time_us.max; min and avg stay 0).
+MeasurementRecord fixed_record(const FixedTest& test, int ranks, double seconds, int warmup, int iters);
 
 // `count` untimed calls of each (nothing when count <= 0).
 void warm_up(Engine& engine, const std::vector<CollectiveCall>& calls, int count);

@@ -19,6 +19,7 @@
 #include "core/compute_load.hpp"
 #include "core/units.hpp"
 #include "core/finding.hpp"
+#include "core/locate_phase.hpp"
 #include "core/name_table.hpp"
 #include "core/setting_kind.hpp"
 #include "core/stopping_rule.hpp"
@@ -83,6 +84,17 @@ struct UnderCompute {
   }
 };
 
+// Where in locate's schedule a measurement was taken (docs/locate.md): a step of one
+// phase, the group it measured on that step's split, and the pass of the whole schedule.
+struct LocatePlace {
+  LocatePhase phase = LocatePhase::host;
+  int round = 0;            // 0 in the host phase
+  std::vector<int> hosts;   // the host (host phase) or the pair of hosts, as host indices
+  int rail = -1;            // rails phase: the local rank index on both hosts
+  std::vector<int> group;   // the group's world ranks
+  int pass = 1;             // --passes: which run of the whole schedule
+};
+
 struct MeasurementRecord {
   // Into their tables (core/collective.hpp, core/dtype.hpp): named only in files and printers.
   const CollectiveKind* collective = nullptr;
@@ -126,6 +138,10 @@ struct MeasurementRecord {
   std::vector<SubCommunicatorTime> per_communicator;  // empty for the world
   std::optional<MeasurementClocks> clocks;  // empty when the engine has no GPU clocks to read
   std::optional<UnderCompute> under_compute;  // --with-compute / compute: only
+  std::optional<LocatePlace> locate;  // a locate measurement: its place in the schedule
+
+  // The collective's time per call, the slowest rank's, in seconds.
+  double call_seconds() const { return time_us.max * 1e-6; }
 };
 
 // The names a record's collective, dtype and op have in files and printers.

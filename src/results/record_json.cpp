@@ -221,6 +221,20 @@ void from_json(const json& j, MeasurementKey& k) {
   j.at("repeat").get_to(k.repeat);
 }
 
+void to_json(json& j, const LocatePlace& p) {
+  j = {{"phase", name_of(p.phase)}, {"round", p.round}, {"hosts", p.hosts}, {"group", p.group}, {"pass", p.pass}};
+  j["rail"] = p.rail >= 0 ? json(p.rail) : json(nullptr);
+}
+
+void from_json(const json& j, LocatePlace& p) {
+  p.phase = kLocatePhaseNames.parse(j.at("phase").get<std::string>());
+  record_integer(j, "round", p.round, 0, kMaxCount);
+  j.at("hosts").get_to(p.hosts);
+  j.at("group").get_to(p.group);
+  record_integer(j, "pass", p.pass, 1, kMaxCount);
+  p.rail = j.at("rail").is_null() ? -1 : static_cast<int>(checked_json_integer(j.at("rail"), 0, kMaxRanks, "a record's rail"));
+}
+
 void to_json(json& j, const MeasurementRecord& r) {
   j = json{{"collective", collective_name(r)},
            {"dtype", dtype_name(r)},
@@ -269,6 +283,7 @@ void to_json(json& j, const MeasurementRecord& r) {
     j["communicators"] = r.communicators;
     j["per_communicator"] = r.per_communicator;
   }
+  if (r.locate) j["locate"] = *r.locate;
 }
 
 void from_json(const json& j, MeasurementRecord& r) {
@@ -331,6 +346,7 @@ void from_json(const json& j, MeasurementRecord& r) {
   if (const std::string cache = j.value("cache", std::string()); !cache.empty()) r.cache = kCacheStateNames.parse(cache);
   if (const auto it = j.find("clocks"); it != j.end() && !it->is_null()) r.clocks = clocks_from(*it);
   if (const auto it = j.find("under_compute"); it != j.end() && !it->is_null()) r.under_compute = it->get<UnderCompute>();
+  if (const auto it = j.find("locate"); it != j.end()) r.locate = it->get<LocatePlace>();
 }
 
 void to_json(json& j, const RunSettings& s) {

@@ -45,6 +45,8 @@ void from_json(const nlohmann::json& j, UnderCompute& u);
 // A measurement's identity by names, as --resume hands it to every rank and worker.
 void to_json(nlohmann::json& j, const MeasurementKey& k);
 void from_json(const nlohmann::json& j, MeasurementKey& k);
+void to_json(nlohmann::json& j, const LocatePlace& p);
+void from_json(const nlohmann::json& j, LocatePlace& p);
 void to_json(nlohmann::json& j, const MeasurementRecord& r);
 void from_json(const nlohmann::json& j, MeasurementRecord& r);
 void to_json(nlohmann::json& j, const RunDocument& d);

@@ -210,7 +210,7 @@ LocateOutcome run_locate_launch(RankGroup& ranks, const LocateRequest& request, 
     Engine& engine = *setup->engine;
     engine.connect(split.world_config);
     run = run_locate(engine, ranks, setup->layout, options, setup->fault,
-                     [&](const StepTime& t, std::span<const Measurement> measured, int index, int total) {
+                     [&](const StepTime& t, std::span<const MeasurementRecord> measured, int index, int total) {
                        if (!leader) return;
                        setup->records->append_values(measured);
                        progress << step_text(t, index, total, options.passes) << std::flush;

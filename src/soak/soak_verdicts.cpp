@@ -175,21 +175,22 @@ void judge_throttling(const std::vector<SoakWindow>& windows, std::vector<Verdic
 
 // The pair figures of the windows from index `from` on, as locate's pairs measurements:
 // each window one repeat of each pair and test.
-std::vector<locate::Measurement> pair_measurements(const std::vector<SoakWindow>& windows, int from) {
-  std::vector<locate::Measurement> out;
+std::vector<MeasurementRecord> pair_measurements(const std::vector<SoakWindow>& windows, int from) {
+  std::vector<MeasurementRecord> out;
   for (const SoakWindow& w : windows) {
     if (w.index < from) continue;
     for (const WindowFigure& f : w.figures) {
       if (f.scope != Scope::pair || !(f.algbw_gbps > 0)) continue;
-      locate::Measurement m;
-      m.phase = locate::LocatePhase::pairs;
-      m.hosts = {f.host, f.peer};
+      MeasurementRecord m;
       m.collective = f.collective;
-      m.bytes = f.bytes;
+      m.size_bytes = f.bytes;
+      m.ranks = f.ranks;
       m.repeat = w.index;
-      m.seconds = f.seconds;
+      m.time_us.max = f.seconds * 1e6;
+      m.algbw_gbps = f.algbw_gbps;
       m.busbw_gbps = f.busbw_gbps > 0 ? f.busbw_gbps : f.algbw_gbps;
-      out.push_back(m);
+      m.locate = LocatePlace{LocatePhase::pairs, 0, {f.host, f.peer}, -1, {}, 1};
+      out.push_back(std::move(m));
     }
   }
   return out;
@@ -213,7 +214,7 @@ void trace_world(const std::vector<SoakWindow>& windows, int hosts, std::vector<
     const Verdict world = out[i];
     if (world.host != -1 || (world.kind != VerdictKind::drift && world.kind != VerdictKind::flap)) continue;
     if (world.kind == VerdictKind::drift && world.step >= 0) continue;  // a faster world has nothing to trace
-    const std::vector<locate::Measurement> measured = pair_measurements(windows, world.first_window);
+    const std::vector<MeasurementRecord> measured = pair_measurements(windows, world.first_window);
     if (measured.empty()) continue;
     const auto [first, last] = std::minmax_element(measured.begin(), measured.end(),
                                                    [](const auto& a, const auto& b) { return a.repeat < b.repeat; });

@@ -51,14 +51,18 @@ TEST_CASE("locate names exactly the host of a slowed rank", "[locate]") {
   CHECK(findings[0].at("ranks") == json{4, 5});
   CHECK_THAT(run.output, ContainsSubstring("host  4-5"));
 
-  // The records carry phase, round, pass and pair; 3 pair rounds of 2 pairs for 4 hosts.
+  // The records are run's records, each with its place: phase, round, pass and pair; 3
+  // pair rounds of 2 pairs for 4 hosts.
   std::ifstream records(dir / "records.jsonl");
   std::set<int> rounds;
   int host_rows = 0;
   for (std::string line; std::getline(records, line);) {
     const json r = json::parse(line);
-    if (r.at("phase") == "pairs") rounds.insert(r.at("round").get<int>());
-    if (r.at("phase") == "host") ++host_rows;
+    CHECK(r.at("dtype") == "float32");
+    CHECK(r.at("busbw_gbps").get<double>() > 0);
+    const json& place = r.at("locate");
+    if (place.at("phase") == "pairs") rounds.insert(place.at("round").get<int>());
+    if (place.at("phase") == "host") ++host_rows;
   }
   CHECK(rounds == std::set<int>{1, 2, 3});
   CHECK(host_rows == 4 * 3 * 5);  // hosts x tests x (1 repeat x 5 passes)

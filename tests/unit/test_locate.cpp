@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "catch_compat.hpp"
 #include "read_file.hpp"
@@ -14,12 +15,15 @@
 #include "locate/locate_plan.hpp"
 #include "locate/locate_reference.hpp"
 #include "locate/locate_results.hpp"
-#include "locate/measurement.hpp"
+#include "locate/locate_record.hpp"
 #include "locate/tournament.hpp"
 #include "locate/verdicts.hpp"
+#include "measure/fixed_test.hpp"
+#include "unit/locate_records.hpp"
 
 using namespace ncclsweep;
 using namespace ncclsweep::locate;
+using ncclsweep::testing::locate_record;
 
 namespace {
 
@@ -40,20 +44,11 @@ void check_disjoint(const Round& round, int hosts) {
 // Synthetic measurements: host phase and pairs phase of `layout`, each figure from
 // `busbw(hosts)` and three repeats around it.
 template <typename Busbw>
-std::vector<Measurement> synthetic(const HostLayout& layout, Busbw busbw, std::vector<double> wobble = {0.99, 1.0, 1.01}) {
-  std::vector<Measurement> out;
+std::vector<MeasurementRecord> synthetic(const HostLayout& layout, Busbw busbw, std::vector<double> wobble = {0.99, 1.0, 1.01}) {
+  std::vector<MeasurementRecord> out;
   const auto add = [&](LocatePhase phase, std::vector<int> hosts, int round, const std::string& collective) {
     for (std::size_t r = 0; r < wobble.size(); ++r) {
-      Measurement m;
-      m.phase = phase;
-      m.round = round;
-      m.hosts = hosts;
-      m.collective = &ncclsweep::collective(collective);
-      m.bytes = 1 << 20;
-      m.repeat = static_cast<int>(r);
-      m.busbw_gbps = busbw(hosts) * wobble[r];
-      m.seconds = 1e-3 / m.busbw_gbps;
-      out.push_back(m);
+      out.push_back(locate_record(phase, hosts, round, collective, static_cast<int>(r), busbw(hosts) * wobble[r]));
     }
   };
   for (int h = 0; h < layout.host_count(); ++h) add(LocatePhase::host, {h}, 0, "all_reduce");
@@ -249,11 +244,11 @@ TEST_CASE("a host slow with every partner, though at the threshold in one test, 
   // and 0.24-0.27x in sendrecv against 0.25, so only h2-h3 is low in both tests. That
   // pair was named a link whose hosts "are fine with their other partners".
   const HostLayout layout = uniform_layout(4, 2);
-  std::vector<Measurement> ms = synthetic(layout, [](const std::vector<int>& h) { return touches(h, 2) ? 3.0 : 10.0; });
-  for (Measurement& m : ms) {
-    if (m.phase != LocatePhase::pairs || !touches(m.hosts, 2)) continue;
+  std::vector<MeasurementRecord> ms = synthetic(layout, [](const std::vector<int>& h) { return touches(h, 2) ? 3.0 : 10.0; });
+  for (MeasurementRecord& m : ms) {
+    if (m.locate->phase != LocatePhase::pairs || !touches(m.locate->hosts, 2)) continue;
     const bool sendrecv = m.collective->name == "sendrecv";
-    m.busbw_gbps = (!sendrecv ? 1.8 : m.hosts == std::vector<int>{2, 3} ? 2.4 : 2.7) * (m.busbw_gbps / 3.0);
+    m.busbw_gbps = (!sendrecv ? 1.8 : m.locate->hosts == std::vector<int>{2, 3} ? 2.4 : 2.7) * (m.busbw_gbps / 3.0);
   }
   const Verdicts v = judge(layout, ms, 0.25);
   REQUIRE(v.findings.size() == 1);
@@ -325,19 +320,12 @@ TEST_CASE("a reference figure is the median of its repeats with half their range
 
 TEST_CASE("one slow rail of a pair is named as that rail") {
   const HostLayout layout = uniform_layout(4, 2);
-  std::vector<Measurement> ms = synthetic(layout, [](const std::vector<int>&) { return 10.0; });
+  std::vector<MeasurementRecord> ms = synthetic(layout, [](const std::vector<int>&) { return 10.0; });
   for (const HostPair& p : std::vector<HostPair>{{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}}) {
     for (int rail = 0; rail < 2; ++rail) {
       for (int r = 0; r < 3; ++r) {
-        Measurement m;
-        m.phase = LocatePhase::rails;
-        m.hosts = {p.a, p.b};
-        m.rail = rail;
-        m.collective = &ncclsweep::collective("sendrecv");
-        m.bytes = 1 << 20;
-        m.repeat = r;
-        m.busbw_gbps = (p == HostPair{1, 3} && rail == 1 ? 4.0 : 10.0) * (1 + 0.01 * r);
-        ms.push_back(m);
+        const double busbw = (p == HostPair{1, 3} && rail == 1 ? 4.0 : 10.0) * (1 + 0.01 * r);
+        ms.push_back(locate_record(LocatePhase::rails, {p.a, p.b}, 0, "sendrecv", r, busbw, rail));
       }
     }
   }
@@ -476,68 +464,75 @@ TEST_CASE("phases are parsed and unknown ones refused") {
 
 TEST_CASE("every locate phase is written by its name in records and read back; an unknown one is refused") {
   for (const auto& [phase, name] : kLocatePhaseNames.entries()) {
-    Measurement m;
-    m.phase = phase;
-    m.collective = &ncclsweep::collective("sendrecv");
+    const MeasurementRecord m = locate_record(phase, {0}, 0, "sendrecv", 0, 1.0);
     const nlohmann::json j = m;
-    CHECK(j.at("phase") == std::string(name));
-    CHECK(j.get<Measurement>().phase == phase);
+    CHECK(j.at("locate").at("phase") == std::string(name));
+    CHECK(read_locate_record(j).locate->phase == phase);
   }
-  Measurement known;
-  known.collective = &ncclsweep::collective("all_gather");
-  nlohmann::json bad = known;
-  bad["phase"] = "racks";
-  CHECK_THROWS_WITH(bad.get<Measurement>(), ContainsSubstring("unknown locate phase 'racks'"));
+  nlohmann::json bad = locate_record(LocatePhase::host, {0}, 0, "all_gather", 0, 1.0);
+  bad["locate"]["phase"] = "racks";
+  CHECK_THROWS_WITH(read_locate_record(bad), ContainsSubstring("unknown locate phase 'racks'"));
+  // A run's record is not locate's.
+  nlohmann::json run_record = MeasurementRecord{.collective = &ncclsweep::collective("all_gather"),
+                                                .dtype = &data_type("float32")};
+  CHECK_THROWS_WITH(read_locate_record(run_record), ContainsSubstring("not a locate measurement"));
 }
 
-TEST_CASE("a locate record reads back as written") {
-  Measurement m;
-  m.phase = LocatePhase::rails;
-  m.round = 3;
-  m.hosts = {1, 2};
-  m.rail = 1;
-  m.ranks = {3, 5};
-  m.collective = &ncclsweep::collective("sendrecv");
-  m.bytes = 65536;
+TEST_CASE("a locate record is the records' one JSON form and reads back as written") {
+  MeasurementRecord m = fixed_record({&ncclsweep::collective("sendrecv"), 65536}, 2, 1.5e-4, 5, 20);
   m.repeat = 2;
-  m.seconds = 1.5e-4;
-  m.busbw_gbps = 0.43;
-  const Measurement back = nlohmann::json(m).get<Measurement>();
-  CHECK(back.phase == LocatePhase::rails);
-  CHECK(back.round == 3);
-  CHECK(back.hosts == m.hosts);
-  CHECK(back.rail == 1);
-  CHECK(back.ranks == m.ranks);
-  CHECK(back.bytes == 65536);
-  CHECK(back.busbw_gbps == Approx(0.43));
-  m.rail = -1;
-  CHECK(nlohmann::json(m).at("rail").is_null());
-  CHECK(nlohmann::json(m).get<Measurement>().rail == -1);
-  CHECK(m.test() == "sendrecv 64 KiB");
+  m.locate = LocatePlace{LocatePhase::rails, 3, {1, 2}, 1, {3, 5}, 2};
+  const MeasurementRecord back = read_locate_record(nlohmann::json(m));
+  CHECK(back.locate->phase == LocatePhase::rails);
+  CHECK(back.locate->round == 3);
+  CHECK(back.locate->hosts == std::vector<int>{1, 2});
+  CHECK(back.locate->rail == 1);
+  CHECK(back.locate->group == std::vector<int>{3, 5});
+  CHECK(back.locate->pass == 2);
+  CHECK(back.size_bytes == 65536);
+  CHECK(back.repeat == 2);
+  CHECK(back.call_seconds() == Approx(1.5e-4));
+  // busbw by the one formula: sendrecv's factor is 1, so busbw is algbw, bytes / time.
+  CHECK(back.busbw_gbps == Approx(65536 / 1.5e-4 / 1e9));
+  CHECK(back.iters == 20);
+  m.locate->rail = -1;
+  CHECK(nlohmann::json(m).at("locate").at("rail").is_null());
+  CHECK(read_locate_record(nlohmann::json(m)).locate->rail == -1);
+  CHECK(test_of(m) == "sendrecv 64 KiB");
+}
+
+TEST_CASE("a locate record in the form written before records were MeasurementRecords reads as the same record") {
+  const auto earlier = nlohmann::json::parse(
+      R"({"busbw_gbps":0.0983,"bytes":1048576,"collective":"all_reduce","hosts":[0],"pass":2,"phase":"host",)"
+      R"("rail":null,"ranks":[0,1],"repeat":1,"round":0,"time_s":0.0106})");
+  const MeasurementRecord m = read_locate_record(earlier);
+  CHECK(m.locate->phase == LocatePhase::host);
+  CHECK(m.locate->hosts == std::vector<int>{0});
+  CHECK(m.locate->group == std::vector<int>{0, 1});
+  CHECK(m.locate->rail == -1);
+  CHECK(m.locate->pass == 2);
+  CHECK(collective_name(m) == "all_reduce");
+  CHECK(m.size_bytes == 1048576);
+  CHECK(m.repeat == 1);
+  CHECK(m.ranks == 2);
+  CHECK(m.call_seconds() == Approx(0.0106));
+  CHECK(m.busbw_gbps == 0.0983);  // as written, not computed again
 }
 
 namespace {
 
 // `repeats` measurements of one group and test around `busbw`.
-void add_figure(std::vector<Measurement>& out, LocatePhase phase, std::vector<int> hosts,
+void add_figure(std::vector<MeasurementRecord>& out, LocatePhase phase, std::vector<int> hosts,
                 std::vector<int> ranks, const std::string& collective, double busbw) {
   for (const double wobble : {0.99, 1.0, 1.01}) {
-    Measurement m;
-    m.phase = phase;
-    m.hosts = hosts;
-    m.ranks = ranks;
-    m.collective = &ncclsweep::collective(collective);
-    m.bytes = 1 << 20;
-    m.busbw_gbps = busbw * wobble;
-    m.seconds = 1e-3 / m.busbw_gbps;
-    out.push_back(m);
+    out.push_back(locate_record(phase, hosts, 0, collective, 0, busbw * wobble, -1, ranks));
   }
 }
 
 // Host phase of `layout`: the three tests, each host's figure from busbw(host, collective).
 template <typename Busbw>
-std::vector<Measurement> host_phase(const HostLayout& layout, Busbw busbw) {
-  std::vector<Measurement> out;
+std::vector<MeasurementRecord> host_phase(const HostLayout& layout, Busbw busbw) {
+  std::vector<MeasurementRecord> out;
   for (const char* collective : {"all_reduce", "all_gather", "sendrecv"}) {
     for (int h = 0; h < layout.host_count(); ++h) {
       add_figure(out, LocatePhase::host, {h}, layout.host_ranks[static_cast<std::size_t>(h)], collective, busbw(h, collective));
@@ -548,8 +543,8 @@ std::vector<Measurement> host_phase(const HostLayout& layout, Busbw busbw) {
 
 // The gpus steps of `layout`, each neighbour pair's figure from busbw(host, local a, local b).
 template <typename Busbw>
-std::vector<Measurement> gpu_pairs(const HostLayout& layout, Busbw busbw) {
-  std::vector<Measurement> out;
+std::vector<MeasurementRecord> gpu_pairs(const HostLayout& layout, Busbw busbw) {
+  std::vector<MeasurementRecord> out;
   for (const Step& step : gpu_pair_steps(layout)) {
     for (const Group& g : step.groups) {
       if (!g.measured) continue;
@@ -614,7 +609,7 @@ TEST_CASE("judged against a reference, hosts alike are all slow when all are bel
 TEST_CASE("with a reference, the one pair of two hosts can be named as a link") {
   // Two hosts: without a reference their pair has nothing to be compared with.
   const HostLayout layout = uniform_layout(2, 2);
-  std::vector<Measurement> ms = host_phase(layout, [](int, const std::string&) { return 10.0; });
+  std::vector<MeasurementRecord> ms = host_phase(layout, [](int, const std::string&) { return 10.0; });
   add_figure(ms, LocatePhase::pairs, {0, 1}, {0, 1, 2, 3}, "all_gather", 4.0);
   CHECK(judge(layout, ms, 0.9).findings.empty());
   ReferenceFigures reference;
@@ -745,4 +740,18 @@ TEST_CASE("locate's run.json names its pair schedule and reads it back; an unkno
   CHECK_THAT(usage_error_text([&] { (void)read_locate_results(dir); }),
              ContainsSubstring((dir / "run.json").string() + ": unknown engine 'gloo'"));
   std::filesystem::remove_all(root);
+}
+
+TEST_CASE("locate's records as CSV name each record's collective, size and place") {
+  const LocateResults r = read_locate_results(std::string(NCCLSWEEP_TEST_DATA) + "/locate/bed-link-h3");
+  std::ostringstream csv;
+  print_records_csv(csv, layout_from_hosts(r.document.rank_hosts), r.measurements);
+  std::istringstream lines(csv.str());
+  std::string header, first;
+  std::getline(lines, header);
+  std::getline(lines, first);
+  CHECK(header == "phase,round,hosts,rail,ranks,collective,bytes,repeat,time_s,busbw_gbps");
+  // The fixture's first line: all_reduce at 1 MiB on h1 (host 0), ranks 0 and 1.
+  INFO(first);
+  CHECK(first.rfind("host,0,h1,,\"0-1\",all_reduce,1048576,0,0.0106602", 0) == 0);
 }

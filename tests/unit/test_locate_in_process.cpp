@@ -63,7 +63,7 @@ Verdicts located(const std::vector<std::string>& hosts, const std::string& fault
     PacedEngine engine;
     engine.set_jitter(paced.jitter, paced.seed * 1000 + static_cast<unsigned>(rank.rank()));
     engine.connect({});
-    LocateRun run = run_locate(engine, rank, layout, options, fault, [](const StepTime&, std::span<const Measurement>, int, int) {});
+    LocateRun run = run_locate(engine, rank, layout, options, fault, [](const StepTime&, std::span<const MeasurementRecord>, int, int) {});
     if (rank.rank() == 0) {
       const std::lock_guard lock(mutex);
       on_rank0 = std::move(run);

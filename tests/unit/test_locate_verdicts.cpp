@@ -14,31 +14,24 @@
 #include "locate/pair_graph.hpp"
 #include "locate/tournament.hpp"
 #include "locate/verdicts.hpp"
+#include "unit/locate_records.hpp"
 
 using namespace ncclsweep;
 using namespace ncclsweep::locate;
+using ncclsweep::testing::locate_record;
 
 namespace {
 
 // Host and pairs phases of `hosts` hosts of 2 ranks: each figure is `busbw(hosts)` times
 // exp(noise x z) per repeat (z standard normal, seeded), 3 repeats.
 template <typename Busbw>
-std::vector<Measurement> noisy_run(int hosts, Busbw busbw, double noise, unsigned seed, int repeats = 3) {
+std::vector<MeasurementRecord> noisy_run(int hosts, Busbw busbw, double noise, unsigned seed, int repeats = 3) {
   std::mt19937 random(seed);
   std::normal_distribution<double> normal(0.0, 1.0);
-  std::vector<Measurement> out;
+  std::vector<MeasurementRecord> out;
   const auto add = [&](LocatePhase phase, std::vector<int> group, int round, const char* collective) {
     for (int r = 0; r < repeats; ++r) {
-      Measurement m;
-      m.phase = phase;
-      m.round = round;
-      m.hosts = group;
-      m.collective = &ncclsweep::collective(collective);
-      m.bytes = 1 << 20;
-      m.repeat = r;
-      m.busbw_gbps = busbw(group) * std::exp(noise * normal(random));
-      m.seconds = 1e-3 / m.busbw_gbps;
-      out.push_back(m);
+      out.push_back(locate_record(phase, group, round, collective, r, busbw(group) * std::exp(noise * normal(random))));
     }
   };
   for (int h = 0; h < hosts; ++h) {
