@@ -71,7 +71,9 @@ TEST_CASE("locate's pairs phase on two GPUs as two hosts agrees with run within 
   std::ifstream records(dir / "records.jsonl");
   for (std::string line; std::getline(records, line);) {
     const json r = json::parse(line);
-    if (r.at("phase") == "pairs" && r.at("collective") == "all_gather") pair_busbw.push_back(r.at("busbw_gbps").get<double>());
+    if (r.at("locate").at("phase") == "pairs" && r.at("collective") == "all_gather") {
+      pair_busbw.push_back(r.at("busbw_gbps").get<double>());
+    }
   }
   REQUIRE(pair_busbw.size() == 5);
   const double located_gbps = median(pair_busbw), run_gbps = median(run_busbw);
