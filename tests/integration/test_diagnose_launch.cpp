@@ -127,10 +127,12 @@ TEST_CASE("diagnose: the gate at 90% of the reference FAILs on the collectives; 
     NCCLSWEEP_SKIP("three reference runs were each too noisy for the gate on this build and machine (\"measure the "
                    "reference again\"); a 90% run was never called PASS");
   }
-  // An UNRESOLVED gate names the repeats that settle it; measuring with them does.
+  // An UNRESOLVED gate names the repeats that settle it; measuring with them does. The
+  // median of five reads 0.88-0.94 here, and near 0.93 the gate has asked for 36 (a few
+  // seconds of calls).
   const json& first = at90.doc.at("acceptance");
   if (first.at("verdict") == "UNRESOLVED" && !first.at("repeats_to_settle").is_null() &&
-      first.at("repeats_to_settle").get<int>() <= 30) {
+      first.at("repeats_to_settle").get<int>() <= 60) {
     const std::string repeats = std::to_string(first.at("repeats_to_settle").get<int>());
     at90 = diagnose(dir / "90-settled", reference, one_host, {"--inject-fault", "1:slow=50", "--repeats", repeats});
     CHECK(at90.doc.at("acceptance").at("verdict") != "PASS");
