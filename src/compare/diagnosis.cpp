@@ -86,19 +86,20 @@ LayerRow hosts_row(const DiagnoseEvidence& e) {
   LayerRow row;
   row.layer = DiagnoseLayer::hosts;
   row.reference = printf_text("%.2f of the other hosts' figures", e.hosts_threshold);
-  if (!e.hosts_skipped.empty()) {
-    row.here = "not measured: " + e.hosts_skipped;
+  // Locate did not run, or stopped before its verdicts: nothing to judge the row by.
+  const auto unjudged = [&](const std::string& here, const char* next) {
+    row.here = here;
     row.reference = "-";
     row.verdict = LayerVerdict::unresolved;
-    row.next = "launch on two hosts or more (ncclsweep locate pairs the hosts)";
+    row.next = next;
     return row;
+  };
+  if (!e.hosts_skipped.empty()) {
+    return unjudged("not measured: " + e.hosts_skipped, "launch on two hosts or more (ncclsweep locate pairs the hosts)");
   }
   if (!e.hosts_stopped.empty()) {
-    row.here = "not judged: " + e.hosts_stopped;
-    row.reference = "-";
-    row.verdict = LayerVerdict::unresolved;
-    row.next = "the error above says why; ncclsweep locate on the same hosts measures this row alone";
-    return row;
+    return unjudged("not judged: " + e.hosts_stopped,
+                    "the error above says why; ncclsweep locate on the same hosts measures this row alone");
   }
   // Slow subjects, or failing those the ones below the threshold within noise: a host
   // at 0.03 of its peers that this run cannot tell from noise is not "nothing below".
