@@ -72,6 +72,8 @@ std::string stopped_text(const StoppedPhase& stopped, const std::string& dir) {
   return "the phase stopped with exit status " + std::to_string(stopped.status) + " (" + dir + ")";
 }
 
+constexpr const char* kAfterStop = "the error above says why; diagnose again once it is fixed";
+
 bool is_diagnose_dir(const std::filesystem::path& path) { return std::filesystem::exists(path / kDiagnoseFile); }
 
 // A run or diagnose directory, nccl-tests text or JSON: the side the calls are compared
@@ -109,12 +111,17 @@ std::vector<int> host_sizes(const std::vector<std::string>& hosts) {
   return sizes;
 }
 
-long long measurement_count(const LaunchRequest& request) {
+// The measurements one repeat of the plan makes: points x calls x placements.
+long long measurements_per_repeat(const LaunchRequest& request) {
   long long points = 0;
   for (const auto& g : request.groups) points += static_cast<long long>(g.points.size());
   long long placements = 0;
   for (const PlannedCall& c : request.plan.calls) placements += c.call.kind->supports_in_place ? 2 : 1;
-  return std::max(1LL, points) * placements * std::max(1, request.spec.repeats);
+  return std::max(1LL, points) * placements;
+}
+
+long long measurement_count(const LaunchRequest& request) {
+  return measurements_per_repeat(request) * std::max(1, request.spec.repeats);
 }
 
 std::vector<doctor::Finding> preflight_phase(MpiSession& session, char** envp) {
@@ -245,13 +252,15 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
     // budget too short for those repeats takes fewer (never fewer than the user's).
     RunFlags calls = flags;
     if (!calls.measurements.order) calls.measurements.order = RepeatOrder::interleaved;
-    const int default_repeats = std::clamp(reference_repeats, kDiagnoseMinRepeats, kDiagnoseMaxRepeats);
-    for (int repeats = flags.measurements.repeats.value_or(default_repeats);; --repeats) {
-      calls.measurements.repeats = repeats;
-      run = build_run_plan(calls, {"", nullptr, request.workload}, layout);
+    calls.measurements.repeats =
+        flags.measurements.repeats.value_or(std::clamp(reference_repeats, kDiagnoseMinRepeats, kDiagnoseMaxRepeats));
+    run = build_run_plan(calls, {"", nullptr, request.workload}, layout);
+    const long long per_repeat = measurements_per_repeat(run);
+    for (int repeats = *calls.measurements.repeats;; --repeats) {
       try {
-        budget = plan_diagnose_budget(request.budget_s, sizes, locate_options, engine, measurement_count(run),
+        budget = plan_diagnose_budget(request.budget_s, sizes, locate_options, engine, per_repeat * repeats,
                                       settings_search);
+        calls.measurements.repeats = repeats;
         break;
       } catch (const UsageError&) {
         if (flags.measurements.repeats || repeats == 1) throw;
@@ -263,6 +272,8 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
         f->measurements.stopping.max_seconds = std::min(f->measurements.stopping.max_seconds, budget.per_measurement_s);
         f->measurements.stopping.min_seconds = std::min(f->measurements.stopping.min_seconds, budget.per_measurement_s);
       }
+    }
+    if (!flags.measurements.iters || *calls.measurements.repeats != run.spec.repeats) {
       run = build_run_plan(calls, {"", nullptr, request.workload}, layout);
     }
     if (settings_search) {
@@ -358,7 +369,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
       const LocateOutcome located = run_locate_launch(session, locate, services_on_stderr(session, nullptr));
       if (located.result && show_locate) show_locate(*located.result);
       if (located.status != kExitOk && located.status != kExitFindings) {
-        stopped = {"hosts and links", located.status};
+        stopped = {diagnosis.phases[2].phase, located.status};
         evidence.hosts_stopped = stopped_text(stopped, locate.output_dir);
       } else if (leader) {
         add_locate_verdicts(locate.output_dir, locate_options, evidence);
@@ -371,9 +382,9 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
     if (!stopped.status) {
       phase = Clock::now();
       if (const int status = run_phase(session, run); status != kExitOk) {
-        stopped = {"collectives", status};
+        stopped = {diagnosis.phases[3].phase, status};
         evidence.collectives_note = stopped_text(stopped, run.output_dir);
-        evidence.collectives_next = "the error above says why; diagnose again once it is fixed";
+        evidence.collectives_next = kAfterStop;
       }
       diagnosis.phases[3].used_s = seconds_since(phase);
     }
@@ -393,11 +404,12 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
 
   int exit_status = kExitOk;
   if (leader) {
-    if (stopped.status && evidence.collectives_note.empty()) {
-      evidence.collectives_note = "not measured: the launch stopped before this phase";
-      evidence.collectives_next = "the error above says why; diagnose again once it is fixed";
-    }
-    if (!stopped.status) {
+    if (stopped.status) {
+      if (evidence.collectives_note.empty()) {
+        evidence.collectives_note = "not measured: the launch stopped before this phase";
+        evidence.collectives_next = kAfterStop;
+      }
+    } else {
       try {
         const Side measured = load_side(flags.output);
         CompareOptions options;
