@@ -168,6 +168,22 @@ void read_document(const json& run, const fs::path& path, LocateDocument& d) {
 
 }  // namespace
 
+namespace {
+
+// What in a record's place run.json's hosts and ranks do not have ("" when all is there):
+// the verdicts index hosts and ranks by these numbers.
+std::string outside_layout(const LocatePlace& place, const HostLayout& layout) {
+  for (const int host : place.hosts) {
+    if (host < 0 || host >= layout.host_count()) return "host index " + std::to_string(host) + " is not in run.json's hosts";
+  }
+  for (const int rank : place.group) {
+    if (rank < 0 || rank >= layout.ranks()) return "rank " + std::to_string(rank) + " is not in run.json's ranks";
+  }
+  return "";
+}
+
+}  // namespace
+
 LocateResults read_locate_results(const fs::path& dir) {
   LocateResults r;
   try {
@@ -182,9 +198,13 @@ LocateResults read_locate_results(const fs::path& dir) {
     };
     const JsonLines read = read_json_lines(read_input_file(records_path, kResultsFileInput), records_path, damaged);
     if (read.torn_line > 0) throw damaged(read.torn_line, read.torn_why);
+    const HostLayout layout = layout_from_hosts(r.document.rank_hosts);
     for (const JsonLine& line : read.lines) {
       try {
         r.measurements.push_back(read_locate_record(line.value));
+        if (const std::string wrong = outside_layout(place_of(r.measurements.back()), layout); !wrong.empty()) {
+          throw damaged(line.number, wrong);
+        }
       } catch (const json::exception& e) {
         throw damaged(line.number, e.what());
       } catch (const UsageError& e) {  // a name (phase, collective) this ncclsweep does not know

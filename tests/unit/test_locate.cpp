@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "catch_compat.hpp"
 #include "read_file.hpp"
@@ -754,4 +755,24 @@ TEST_CASE("locate's records as CSV name each record's collective, size and place
   // The fixture's first line: all_reduce at 1 MiB on h1 (host 0), ranks 0 and 1.
   INFO(first);
   CHECK(first.rfind("host,0,h1,,\"0-1\",all_reduce,1048576,0,0.0106602", 0) == 0);
+}
+
+TEST_CASE("a locate record naming a host or rank run.json does not have is refused with its line") {
+  const std::filesystem::path from = std::string(NCCLSWEEP_TEST_DATA) + "/locate/bed-link-h3";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "ncclsweep-locate-outside-layout";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(from / "run.json", dir / "run.json");
+  const std::string records = read_file(from / "records.jsonl");
+  const std::string first = records.substr(0, records.find('\n') + 1);
+  for (const auto& [field, bad, says] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"\"hosts\":[0]", "\"hosts\":[7]", "host index 7"}, {"\"ranks\":[0,1]", "\"ranks\":[0,99]", "rank 99"}}) {
+    std::string damaged = first;
+    REQUIRE(damaged.find(field) != std::string::npos);
+    damaged.replace(damaged.find(field), field.size(), bad);
+    std::ofstream(dir / "records.jsonl", std::ios::trunc) << first << damaged;
+    CHECK_THAT(usage_error_text([&] { read_locate_results(dir); }),
+               ContainsSubstring("records.jsonl line 2: " + says));
+  }
+  std::filesystem::remove_all(dir);
 }
