@@ -1,6 +1,7 @@
 #include "measure/fixed_test.hpp"
 
 #include "core/dtype.hpp"
+#include "core/iteration_stats.hpp"
 
 namespace ncclsweep {
 
@@ -38,6 +39,17 @@ MeasurementRecord fixed_record(const FixedTest& test, int ranks, double seconds,
   r.time_us.max = seconds * 1e6;
   r.algbw_gbps = algbw_of(r.size_bytes, seconds);
   r.busbw_gbps = busbw_of(*call.kind, r.size_bytes, seconds, ranks);
+  return r;
+}
+
+MeasurementRecord rounds_record(const FixedTest& test, int ranks, const std::vector<double>& round_seconds,
+                                int warmup, int calls_per_round) {
+  const IterationSummary rounds = summarize_iterations(round_seconds);
+  const int round_count = static_cast<int>(round_seconds.size());
+  MeasurementRecord r = fixed_record(test, ranks, rounds.p50, warmup, round_count * calls_per_round);
+  r.calls_per_sample = calls_per_round;
+  r.iteration_us = IterationPercentilesUs{rounds.p50 * 1e6, rounds.p90 * 1e6, rounds.p99 * 1e6, rounds.min * 1e6,
+                                          rounds.max * 1e6};
   return r;
 }
 

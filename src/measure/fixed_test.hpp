@@ -33,6 +33,12 @@ Bytes measured_bytes(const FixedTest& test, int ranks);
 // slowest time (time_us.max; min and avg stay 0).
 MeasurementRecord fixed_record(const FixedTest& test, int ranks, double seconds, int warmup, int iters);
 
+// The record of several rounds of `calls_per_round` calls each, `round_seconds` the
+// slowest rank's time per call in each (not empty): the median round is its figure, the
+// rounds its samples (iteration_us: their spread; iters: every call they timed).
+MeasurementRecord rounds_record(const FixedTest& test, int ranks, const std::vector<double>& round_seconds,
+                                int warmup, int calls_per_round);
+
 // `count` untimed calls of each (nothing when count <= 0).
 void warm_up(Engine& engine, const std::vector<CollectiveCall>& calls, int count);
 

@@ -20,6 +20,7 @@
 #include "core/units.hpp"
 #include "core/finding.hpp"
 #include "core/locate_phase.hpp"
+#include "core/soak_scope.hpp"
 #include "core/name_table.hpp"
 #include "core/setting_kind.hpp"
 #include "core/stopping_rule.hpp"
@@ -95,6 +96,15 @@ struct LocatePlace {
   int pass = 1;             // --passes: which run of the whole schedule
 };
 
+// Where in a soak a measurement was taken (docs/soak.md): the communicator of one of a
+// window's figures. The window is the record's `repeat`; its rounds are the samples
+// (`iteration_us`, `calls_per_sample` calls each).
+struct SoakPlace {
+  SoakScope scope = SoakScope::world;
+  int host = -1;  // host: its index; pair: the lower host's; world: -1
+  int peer = -1;  // pair: the other host's index
+};
+
 struct MeasurementRecord {
   // Into their tables (core/collective.hpp, core/dtype.hpp): named only in files and printers.
   const CollectiveKind* collective = nullptr;
@@ -139,6 +149,7 @@ struct MeasurementRecord {
   std::optional<MeasurementClocks> clocks;  // empty when the engine has no GPU clocks to read
   std::optional<UnderCompute> under_compute;  // --with-compute / compute: only
   std::optional<LocatePlace> locate;  // a locate measurement: its place in the schedule
+  std::optional<SoakPlace> soak;      // a soak window's figure: its communicator
 
   // The collective's time per call, the slowest rank's, in seconds.
   double call_seconds() const { return time_us.max * 1e-6; }

@@ -235,6 +235,18 @@ void from_json(const json& j, LocatePlace& p) {
   p.rail = j.at("rail").is_null() ? -1 : static_cast<int>(checked_json_integer(j.at("rail"), 0, kMaxRanks, "a record's rail"));
 }
 
+void to_json(json& j, const SoakPlace& p) {
+  j = {{"scope", name_of(p.scope)}};
+  if (p.scope != SoakScope::world) j["host"] = p.host;
+  if (p.scope == SoakScope::pair) j["peer"] = p.peer;
+}
+
+void from_json(const json& j, SoakPlace& p) {
+  p.scope = kSoakScopeNames.parse(j.at("scope").get<std::string>());
+  if (p.scope != SoakScope::world) record_integer(j, "host", p.host, 0, kMaxRanks);
+  if (p.scope == SoakScope::pair) record_integer(j, "peer", p.peer, 0, kMaxRanks);
+}
+
 void to_json(json& j, const MeasurementRecord& r) {
   j = json{{"collective", collective_name(r)},
            {"dtype", dtype_name(r)},
@@ -284,6 +296,7 @@ void to_json(json& j, const MeasurementRecord& r) {
     j["per_communicator"] = r.per_communicator;
   }
   if (r.locate) j["locate"] = *r.locate;
+  if (r.soak) j["soak"] = *r.soak;
 }
 
 void from_json(const json& j, MeasurementRecord& r) {
@@ -347,6 +360,7 @@ void from_json(const json& j, MeasurementRecord& r) {
   if (const auto it = j.find("clocks"); it != j.end() && !it->is_null()) r.clocks = clocks_from(*it);
   if (const auto it = j.find("under_compute"); it != j.end() && !it->is_null()) r.under_compute = it->get<UnderCompute>();
   if (const auto it = j.find("locate"); it != j.end()) r.locate = it->get<LocatePlace>();
+  if (const auto it = j.find("soak"); it != j.end()) r.soak = it->get<SoakPlace>();
 }
 
 void to_json(json& j, const RunSettings& s) {

@@ -47,6 +47,8 @@ void to_json(nlohmann::json& j, const MeasurementKey& k);
 void from_json(const nlohmann::json& j, MeasurementKey& k);
 void to_json(nlohmann::json& j, const LocatePlace& p);
 void from_json(const nlohmann::json& j, LocatePlace& p);
+void to_json(nlohmann::json& j, const SoakPlace& p);
+void from_json(const nlohmann::json& j, SoakPlace& p);
 void to_json(nlohmann::json& j, const MeasurementRecord& r);
 void from_json(const nlohmann::json& j, MeasurementRecord& r);
 void to_json(nlohmann::json& j, const RunDocument& d);

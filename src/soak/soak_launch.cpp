@@ -114,9 +114,9 @@ Plan plan_on_leader(const SoakRequest& request, const std::vector<std::string>& 
 
 std::string window_line(const SoakWindow& w, const std::vector<std::string>& hosts) {
   std::string figures;
-  for (const WindowFigure& f : w.figures) {
-    if (f.scope != Scope::world) continue;
-    figures += (figures.empty() ? "" : ", ") + test_name(*f.collective, f.bytes) +
+  for (const MeasurementRecord& f : w.figures) {
+    if (place_of(f).scope != SoakScope::world) continue;
+    figures += (figures.empty() ? "" : ", ") + test_name(*f.collective, f.size_bytes) +
                printf_text(" %.3g GB/s", f.busbw_gbps > 0 ? f.busbw_gbps : f.algbw_gbps);
   }
   int clocks = 0, lowest = 0;

@@ -18,11 +18,12 @@ std::string soak_metrics(const std::vector<SoakWindow>& windows, const std::vect
                last.end_s);
     prom.gauge("ncclsweep_soak_window_end_timestamp_seconds", "End of the last window, seconds since 1970 (UTC)", {},
                last.end_unix_s);
-    for (const WindowFigure& f : last.figures) {
-      PromLabels labels{{"collective", std::string(f.collective->name)}, {"size", std::to_string(f.bytes)},
-                        {"scope", std::string(name_of(f.scope))}};
-      if (f.scope != Scope::world) labels.emplace_back("host", host_name(f.host));
-      if (f.scope == Scope::pair) labels.emplace_back("peer", host_name(f.peer));
+    for (const MeasurementRecord& f : last.figures) {
+      const SoakPlace& place = place_of(f);
+      PromLabels labels{{"collective", std::string(f.collective->name)}, {"size", std::to_string(f.size_bytes)},
+                        {"scope", std::string(name_of(place.scope))}};
+      if (place.scope != SoakScope::world) labels.emplace_back("host", host_name(place.host));
+      if (place.scope == SoakScope::pair) labels.emplace_back("peer", host_name(place.peer));
       prom.gauge("ncclsweep_busbw_gbps", "Bus bandwidth in GB/s (nccl-tests convention), the last window's median",
                  labels, f.busbw_gbps);
       prom.gauge("ncclsweep_algbw_gbps", "Algorithm bandwidth in GB/s, the last window's median", labels, f.algbw_gbps);

@@ -234,8 +234,8 @@ void print_timeline_svg(std::ostream& out, const SoakDocument& document, const s
   const std::vector<std::string> hosts = host_names(document);
   std::vector<std::pair<const CollectiveKind*, Bytes>> tests;
   for (const SoakWindow& w : windows) {
-    for (const WindowFigure& f : w.figures) {
-      if (std::find(tests.begin(), tests.end(), std::pair{f.collective, f.bytes}) == tests.end()) tests.emplace_back(f.collective, f.bytes);
+    for (const MeasurementRecord& f : w.figures) {
+      if (std::find(tests.begin(), tests.end(), std::pair{f.collective, f.size_bytes}) == tests.end()) tests.emplace_back(f.collective, f.size_bytes);
     }
   }
   const bool clocks = std::any_of(windows.begin(), windows.end(), [](const SoakWindow& w) {
@@ -320,9 +320,9 @@ void print_timeline_svg(std::ostream& out, const SoakDocument& document, const s
       return lines.back().second;
     };
     for (const SoakWindow& w : windows) {
-      for (const WindowFigure& f : w.figures) {
-        if (f.collective != tests[t].first || f.bytes != tests[t].second) continue;
-        const std::string name = subject_name(hosts, f.host, f.peer);
+      for (const MeasurementRecord& f : w.figures) {
+        if (f.collective != tests[t].first || f.size_bytes != tests[t].second) continue;
+        const std::string name = subject_name(hosts, place_of(f).host, place_of(f).peer);
         line(name).emplace_back((w.start_s + w.end_s) / 2, f.busbw_gbps > 0 ? f.busbw_gbps : f.algbw_gbps);
       }
     }

@@ -18,21 +18,6 @@ constexpr double kEmpty = -1e300;  // a slot another rank fills; max over ranks 
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-WindowFigure figure_of(const FixedTest& test, int ranks, std::vector<double> seconds) {
-  WindowFigure f;
-  f.collective = test.collective;
-  f.bytes = measured_bytes(test, ranks);
-  f.ranks = ranks;
-  f.rounds = static_cast<int>(seconds.size());
-  f.seconds = median_of(seconds);
-  f.algbw_gbps = algbw_of(f.bytes, f.seconds);
-  f.busbw_gbps = busbw_of(*test.collective, f.bytes, f.seconds, ranks);
-  const auto [fastest, slowest] = std::minmax_element(seconds.begin(), seconds.end());
-  f.low_gbps = algbw_of(f.bytes, *slowest);
-  f.high_gbps = algbw_of(f.bytes, *fastest);
-  return f;
-}
-
 }  // namespace
 
 void encode_signals(const RankSignals& s, double* f) {
@@ -201,17 +186,20 @@ SoakEnd run_soak(Engine& engine, Coordinator& ranks, const locate::HostLayout& l
     }
     engine.slow_down(1);
 
+    // Each test's record on each communicator: the window is its repeat, its rounds its samples.
+    const auto add_figure = [&](const FixedTest& test, int group_ranks, const std::vector<double>& seconds,
+                                SoakPlace place) {
+      MeasurementRecord f = rounds_record(test, group_ranks, seconds, options.warmup, options.iters);
+      f.repeat = index;
+      f.soak = place;
+      window.figures.push_back(std::move(f));
+    };
     for (std::size_t t = 0; t < tests.size(); ++t) {
-      WindowFigure w = figure_of(tests[t], world, rounds[t * per_test]);
-      w.scope = Scope::world;
-      window.figures.push_back(w);
+      add_figure(tests[t], world, rounds[t * per_test], {SoakScope::world, -1, -1});
       for (std::size_t h = 0; h < hosts; ++h) {
         const int group_ranks = static_cast<int>(layout.host_ranks[h].size());
         if (group_ranks < 2) continue;  // a lone rank has no host communicator to measure
-        WindowFigure f = figure_of(tests[t], group_ranks, rounds[t * per_test + 1 + h]);
-        f.scope = Scope::host;
-        f.host = static_cast<int>(h);
-        window.figures.push_back(f);
+        add_figure(tests[t], group_ranks, rounds[t * per_test + 1 + h], {SoakScope::host, static_cast<int>(h), -1});
       }
       for (std::size_t p = 0; p < pairs.pairs.size(); ++p) {
         const auto& seconds = rounds[t * per_test + 1 + hosts + p];
@@ -219,11 +207,7 @@ SoakEnd run_soak(Engine& engine, Coordinator& ranks, const locate::HostLayout& l
         const locate::HostPair& pair = pairs.pairs[p];
         const int group_ranks = static_cast<int>(layout.host_ranks[static_cast<std::size_t>(pair.a)].size() +
                                                  layout.host_ranks[static_cast<std::size_t>(pair.b)].size());
-        WindowFigure f = figure_of(tests[t], group_ranks, seconds);
-        f.scope = Scope::pair;
-        f.host = pair.a;
-        f.peer = pair.b;
-        window.figures.push_back(f);
+        add_figure(tests[t], group_ranks, seconds, {SoakScope::pair, pair.a, pair.b});
       }
     }
 

@@ -25,7 +25,7 @@ constexpr NameTable<VerdictKind, kVerdictKinds> kVerdictNames{
 
 // One followed quantity: the windows it has a value in, and the log of the values.
 struct Series {
-  Scope scope = Scope::host;
+  SoakScope scope = SoakScope::host;
   int host = -1;
   std::string name;
   std::vector<int> windows;  // positions in the window list
@@ -39,21 +39,22 @@ std::vector<Series> busbw_series(const std::vector<SoakWindow>& windows, int hos
   std::map<std::tuple<TestKey, int>, Series> series;
   for (std::size_t w = 0; w < windows.size(); ++w) {
     std::map<TestKey, std::vector<double>> host_figures;
-    for (const WindowFigure& f : windows[w].figures) {
-      if (f.scope == Scope::host && f.algbw_gbps > 0) host_figures[{f.collective, f.bytes}].push_back(f.algbw_gbps);
+    for (const MeasurementRecord& f : windows[w].figures) {
+      if (place_of(f).scope == SoakScope::host && f.algbw_gbps > 0) host_figures[{f.collective, f.size_bytes}].push_back(f.algbw_gbps);
     }
-    for (const WindowFigure& f : windows[w].figures) {
-      if (!(f.algbw_gbps > 0) || f.scope == Scope::pair) continue;  // pairs are judged by trace_world
-      const TestKey test{f.collective, f.bytes};
+    for (const MeasurementRecord& f : windows[w].figures) {
+      const SoakPlace& place = place_of(f);
+      if (!(f.algbw_gbps > 0) || place.scope == SoakScope::pair) continue;  // pairs are judged by trace_world
+      const TestKey test{f.collective, f.size_bytes};
       double value = f.algbw_gbps;
       // With three hosts or more the median of the hosts is a reference one slow host
       // cannot move; with two it would be half of it.
-      if (f.scope == Scope::host && hosts >= 3 && host_figures[test].size() >= 3) value /= median_of(host_figures[test]);
-      const int host = f.scope == Scope::world ? -1 : f.host;
+      if (place.scope == SoakScope::host && hosts >= 3 && host_figures[test].size() >= 3) value /= median_of(host_figures[test]);
+      const int host = place.scope == SoakScope::world ? -1 : place.host;
       Series& s = series[{test, host}];
-      s.scope = f.scope;
+      s.scope = place.scope;
       s.host = host;
-      s.name = test_name(*f.collective, f.bytes) + " busbw";
+      s.name = test_name(*f.collective, f.size_bytes) + " busbw";
       s.windows.push_back(static_cast<int>(w));
       s.values.push_back(std::log(value));
     }
@@ -151,7 +152,7 @@ void judge_throttling(const std::vector<SoakWindow>& windows, std::vector<Verdic
       Verdict& v = by_rank[s.rank];
       if (v.windows++ == 0) {
         v.kind = VerdictKind::throttling;
-        v.scope = Scope::host;
+        v.scope = SoakScope::host;
         v.host = s.host;
         v.series = "rank " + std::to_string(s.rank) + " throttle reasons";
         v.first_window = w.index;
@@ -179,17 +180,13 @@ std::vector<MeasurementRecord> pair_measurements(const std::vector<SoakWindow>& 
   std::vector<MeasurementRecord> out;
   for (const SoakWindow& w : windows) {
     if (w.index < from) continue;
-    for (const WindowFigure& f : w.figures) {
-      if (f.scope != Scope::pair || !(f.algbw_gbps > 0)) continue;
-      MeasurementRecord m;
-      m.collective = f.collective;
-      m.size_bytes = f.bytes;
-      m.ranks = f.ranks;
-      m.repeat = w.index;
-      m.time_us.max = f.seconds * 1e6;
-      m.algbw_gbps = f.algbw_gbps;
-      m.busbw_gbps = f.busbw_gbps > 0 ? f.busbw_gbps : f.algbw_gbps;
-      m.locate = LocatePlace{LocatePhase::pairs, 0, {f.host, f.peer}, -1, {}, 1};
+    for (const MeasurementRecord& f : w.figures) {
+      const SoakPlace& place = place_of(f);
+      if (place.scope != SoakScope::pair || !(f.algbw_gbps > 0)) continue;
+      MeasurementRecord m = f;
+      if (!(m.busbw_gbps > 0)) m.busbw_gbps = m.algbw_gbps;
+      m.soak.reset();
+      m.locate = LocatePlace{LocatePhase::pairs, 0, {place.host, place.peer}, -1, {}, 1};
       out.push_back(std::move(m));
     }
   }
@@ -229,7 +226,7 @@ void trace_world(const std::vector<SoakWindow>& windows, int hosts, std::vector<
       if (f.kind != locate::FindingKind::host && !link) continue;
       placed = true;
       Verdict v = world;
-      v.scope = link ? Scope::pair : Scope::host;
+      v.scope = link ? SoakScope::pair : SoakScope::host;
       v.host = f.hosts[0];
       v.peer = link ? f.hosts[1] : -1;
       // A host whose own split already drifted has its verdict: the trace adds nothing.

@@ -33,9 +33,9 @@ std::string_view name_of(VerdictKind kind);
 
 struct Verdict {
   VerdictKind kind = VerdictKind::drift;
-  Scope scope = Scope::host;
-  int host = -1;           // -1: the world; Scope::pair: the lower host of the link
-  int peer = -1;           // Scope::pair: the link's other host
+  SoakScope scope = SoakScope::host;
+  int host = -1;           // -1: the world; SoakScope::pair: the lower host of the link
+  int peer = -1;           // SoakScope::pair: the link's other host
   std::string series;      // "all_reduce 1 MiB busbw", "rank 3 sm clock"
   int first_window = 0;    // window index where it starts (drift, flap, throttling: the first such)
   double start_s = 0;      // seconds into the timeline of that window's start

@@ -2,41 +2,45 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/errors.hpp"
 #include "core/name_table.hpp"
+#include "measure/fixed_test.hpp"
+#include "results/record_json.hpp"
 
 namespace ncclsweep::soak {
 namespace {
 
-constexpr NameTable<Scope, 3> kScopeNames{
-    "soak scope", {{{Scope::world, "world"}, {Scope::host, "host"}, {Scope::pair, "pair"}}}};
 constexpr NameTable<Gap, 4> kGapNames{
     "signal gap",
     {{{Gap::none, "none"}, {Gap::no_gpu, "no_gpu"}, {Gap::unreadable, "unreadable"}, {Gap::not_built, "not_built"}}}};
 
-nlohmann::json figure_json(const WindowFigure& f) {
-  nlohmann::json j{{"scope", name_of(f.scope)}, {"collective", f.collective->name}, {"size_bytes", f.bytes},
-                   {"ranks", f.ranks},          {"rounds", f.rounds},         {"seconds", f.seconds},
-                   {"algbw_gbps", f.algbw_gbps}, {"busbw_gbps", f.busbw_gbps}, {"low_gbps", f.low_gbps},
-                   {"high_gbps", f.high_gbps}};
-  if (f.scope != Scope::world) j["host"] = f.host;
-  if (f.scope == Scope::pair) j["peer"] = f.peer;
-  return j;
-}
-
-WindowFigure figure_from(const nlohmann::json& j) {
-  WindowFigure f;
-  f.scope = kScopeNames.parse(j.at("scope").get<std::string>());
-  f.host = j.value("host", -1);
-  f.peer = j.value("peer", -1);
-  f.collective = &collective(j.at("collective").get<std::string>());
-  f.bytes = j.at("size_bytes").get<Bytes>();
-  f.ranks = j.at("ranks").get<int>();
-  f.rounds = j.at("rounds").get<int>();
-  f.seconds = j.at("seconds").get<double>();
+// A figure as windows held it before they held records: its test, communicator, median
+// time and the algbw of its slowest and fastest round.
+MeasurementRecord figure_from_window_form(const nlohmann::json& j, int window) {
+  const FixedTest test{&collective(j.at("collective").get<std::string>()), j.at("size_bytes").get<Bytes>()};
+  const int ranks = j.at("ranks").get<int>(), rounds = j.at("rounds").get<int>();
+  const double seconds = j.at("seconds").get<double>();
+  MeasurementRecord f = fixed_record(test, ranks, seconds, 0, rounds);
   f.algbw_gbps = j.at("algbw_gbps").get<double>();
   f.busbw_gbps = j.at("busbw_gbps").get<double>();
-  f.low_gbps = j.value("low_gbps", f.algbw_gbps);
-  f.high_gbps = j.value("high_gbps", f.algbw_gbps);
+  const auto round_us = [&](const char* key) {
+    const double gbps = j.value(key, f.algbw_gbps);
+    return gbps > 0 ? static_cast<double>(test.bytes) / gbps * 1e-3 : seconds * 1e6;
+  };
+  f.iteration_us = IterationPercentilesUs{seconds * 1e6, seconds * 1e6, seconds * 1e6, round_us("high_gbps"),
+                                          round_us("low_gbps")};
+  f.repeat = window;
+  f.soak = SoakPlace{kSoakScopeNames.parse(j.at("scope").get<std::string>()), j.value("host", -1), j.value("peer", -1)};
+  return f;
+}
+
+MeasurementRecord figure_from(const nlohmann::json& j, int window) {
+  if (!j.contains("soak")) return figure_from_window_form(j, window);
+  MeasurementRecord f = j.get<MeasurementRecord>();
+  if (f.repeat != window) {
+    throw UsageError("a soak record names window " + std::to_string(f.repeat) + " inside window " +
+                     std::to_string(window));
+  }
   return f;
 }
 
@@ -79,7 +83,11 @@ RankSignals signals_from(const nlohmann::json& j) {
 
 }  // namespace
 
-std::string_view name_of(Scope scope) { return kScopeNames.name(scope); }
+const SoakPlace& place_of(const MeasurementRecord& figure) {
+  if (!figure.soak) throw std::logic_error("a record without a soak place among a window's figures");
+  return *figure.soak;
+}
+
 std::string_view name_of(Gap gap) { return kGapNames.name(gap); }
 Gap gap_named(std::string_view name) { return kGapNames.parse(name); }
 
@@ -88,7 +96,7 @@ void to_json(nlohmann::json& j, const SoakWindow& w) {
        {"end_utc", w.end_utc},      {"start_s", w.start_s},   {"end_s", w.end_s},
        {"monotonic_start_s", w.monotonic_start_s}, {"end_unix_s", w.end_unix_s}};
   j["figures"] = nlohmann::json::array();
-  for (const WindowFigure& f : w.figures) j["figures"].push_back(figure_json(f));
+  for (const MeasurementRecord& f : w.figures) j["figures"].push_back(f);
   j["signals"] = nlohmann::json::array();
   for (const RankSignals& s : w.signals) j["signals"].push_back(signals_json(s));
   if (!w.slow_factors.empty()) j["testing_aid_slow_factors"] = w.slow_factors;
@@ -104,7 +112,7 @@ void from_json(const nlohmann::json& j, SoakWindow& w) {
   w.monotonic_start_s = j.value("monotonic_start_s", 0.0);
   w.end_unix_s = j.value("end_unix_s", 0.0);
   w.figures.clear();
-  for (const nlohmann::json& f : j.at("figures")) w.figures.push_back(figure_from(f));
+  for (const nlohmann::json& f : j.at("figures")) w.figures.push_back(figure_from(f, w.index));
   w.signals.clear();
   for (const nlohmann::json& s : j.at("signals")) w.signals.push_back(signals_from(s));
   w.slow_factors = j.value("testing_aid_slow_factors", std::vector<double>{});

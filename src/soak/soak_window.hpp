@@ -1,8 +1,8 @@
 #pragma once
-// One soak window as records.jsonl holds it (one window a line): when it ran, each
-// collective and size on the world communicator and on every host's own split, and
-// every rank's GPU and CPU signals sampled as it ended. Verdicts, metrics and the
-// timeline are made from a list of these alone.
+// One soak window as records.jsonl holds it (one window a line): when it ran, the record
+// of each collective and size on the world communicator and on every host's own split
+// (and on pairs of hosts while tracing), and every rank's GPU and CPU signals sampled as
+// it ended. Verdicts, metrics and the timeline are made from a list of these alone.
 #include <array>
 #include <optional>
 #include <string>
@@ -12,29 +12,14 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/gpu_clocks.hpp"
-#include "core/collective.hpp"
-#include "core/units.hpp"
+#include "results/record.hpp"
 
 namespace ncclsweep::soak {
 
-// Where a figure was measured: the world communicator, one host's ranks alone, or the
-// ranks of two hosts together (the pair tests that trace a world drift, soak_runner.hpp).
-enum class Scope { world, host, pair };
-std::string_view name_of(Scope scope);
-
-struct WindowFigure {
-  Scope scope = Scope::world;
-  int host = -1;            // host index (Scope::host; Scope::pair: the lower); -1 for the world
-  int peer = -1;            // Scope::pair: the other host's index
-  const CollectiveKind* collective = nullptr;
-  Bytes bytes = 0;          // total size, nccl-tests convention
-  int ranks = 0;            // of the communicator
-  int rounds = 0;           // timed rounds in the window
-  double seconds = 0;       // per call, slowest rank, the median of the rounds
-  double algbw_gbps = 0;    // bytes / seconds: what verdicts follow (busbw is 0 on one rank)
-  double busbw_gbps = 0;
-  double low_gbps = 0, high_gbps = 0;  // algbw of the window's slowest and fastest round
-};
+// A window's figure of one test on one communicator is a MeasurementRecord
+// (results/record.hpp) with a SoakPlace: its rounds are the record's samples, the window
+// its repeat. The place of a soak figure (a record without one is not a soak figure).
+const SoakPlace& place_of(const MeasurementRecord& figure);
 
 // Why a signal has no value.
 enum class Gap {
@@ -72,7 +57,7 @@ struct SoakWindow {
   double monotonic_start_s = 0;         // rank 0's CLOCK_MONOTONIC at the start (this boot)
   double end_unix_s = 0;                // the end as seconds since 1970 (UTC)
   int launch = 1;                       // 1, and one more after each --resume
-  std::vector<WindowFigure> figures;
+  std::vector<MeasurementRecord> figures;  // each with its SoakPlace
   std::vector<RankSignals> signals;     // every rank, in rank order
   std::vector<double> slow_factors;     // testing aid: per rank, the factor in force (empty: none)
 };

@@ -13,6 +13,7 @@
 #include "catch_compat.hpp"
 #include "core/iteration_stats.hpp"
 #include "measure/fault_injection.hpp"
+#include "measure/fixed_test.hpp"
 #include "soak/change_points.hpp"
 #include "soak/duration.hpp"
 #include "soak/soak_metrics.hpp"
@@ -46,20 +47,21 @@ std::vector<SoakWindow> fake_windows(int n, Figures host_gbps) {
     window.end_s = 2.0 * (w + 1);
     double lowest = 1e9;
     for (int h = 0; h < 4; ++h) {
-      WindowFigure f;
-      f.scope = Scope::host;
-      f.host = h;
+      MeasurementRecord f;
+      f.soak = SoakPlace{SoakScope::host, h, -1};
+      f.repeat = w;
       f.collective = &collective("all_reduce");
-      f.bytes = 1 << 20;
+      f.dtype = &data_type("float32");
+      f.op = ReduceOp::sum;
+      f.size_bytes = f.requested_bytes = 1 << 20;
       f.ranks = 2;
       f.algbw_gbps = host_gbps(w, h);
       f.busbw_gbps = f.algbw_gbps;
       lowest = std::min(lowest, f.algbw_gbps);
       window.figures.push_back(f);
     }
-    WindowFigure world = window.figures.front();
-    world.scope = Scope::world;
-    world.host = -1;
+    MeasurementRecord world = window.figures.front();
+    world.soak = SoakPlace{SoakScope::world, -1, -1};
     world.ranks = 8;
     world.algbw_gbps = lowest;
     window.figures.push_back(world);
@@ -228,16 +230,14 @@ template <typename Pairs>
 std::vector<SoakWindow> world_drift_with_pairs(double world_share, Pairs pair_gbps) {
   auto windows = fake_windows(14, [](int w, int h) { return 10.0 * jitter(w, h); });
   for (SoakWindow& w : windows) {
-    for (WindowFigure& f : w.figures) {
-      if (f.scope == Scope::world && w.index >= 5) f.algbw_gbps *= world_share;
+    for (MeasurementRecord& f : w.figures) {
+      if (f.soak->scope == SoakScope::world && w.index >= 5) f.algbw_gbps *= world_share;
     }
     if (w.index < 8) continue;
     for (int a = 0; a < 4; ++a) {
       for (int b = a + 1; b < 4; ++b) {
-        WindowFigure f = w.figures.front();
-        f.scope = Scope::pair;
-        f.host = a;
-        f.peer = b;
+        MeasurementRecord f = w.figures.front();
+        f.soak = SoakPlace{SoakScope::pair, a, b};
         f.ranks = 4;
         f.algbw_gbps = f.busbw_gbps = pair_gbps(a, b) * jitter(w.index, a + b);
         w.figures.push_back(f);
@@ -259,7 +259,7 @@ TEST_CASE("soak verdicts: a world drift is traced through the pairs to the link 
     CHECK(v.first_window == 5);
     CHECK(v.step == Approx(-0.7).margin(0.02));
     if (v.host >= 0) {
-      CHECK(v.scope == Scope::pair);
+      CHECK(v.scope == SoakScope::pair);
       CHECK_THAT(v.evidence, ContainsSubstring("traced by pair tests in windows 8-13"));
     }
   }
@@ -286,7 +286,7 @@ TEST_CASE("soak verdicts: a world drift whose pairs are slow with one host is th
   // A pair figure survives its record.
   const SoakWindow back = nlohmann::json(world_drift_with_pairs(0.3, [](int, int) { return 10.0; }).back()).get<SoakWindow>();
   CHECK(std::any_of(back.figures.begin(), back.figures.end(),
-                    [](const WindowFigure& f) { return f.scope == Scope::pair && f.host == 1 && f.peer == 3; }));
+                    [](const MeasurementRecord& f) { return f.soak->scope == SoakScope::pair && f.soak->host == 1 && f.soak->peer == 3; }));
   CHECK(wants_trace(alike));
   CHECK_FALSE(wants_trace(judge_soak(fake_windows(10, [](int w, int h) { return 10.0 * jitter(w, h); }), 4, {})));
 }
@@ -425,9 +425,13 @@ TEST_CASE("recorded H200 soak: nothing as recorded; a clock cap with a 20% sag f
   std::vector<SoakWindow> capped = recorded.windows;
   for (SoakWindow& w : capped) {
     if (w.index < 9) continue;
-    for (WindowFigure& f : w.figures) {
-      f.algbw_gbps *= 0.8, f.low_gbps *= 0.8, f.high_gbps *= 0.8;
-      f.seconds /= 0.8;
+    for (MeasurementRecord& f : w.figures) {
+      f.algbw_gbps *= 0.8, f.busbw_gbps *= 0.8;
+      f.time_us.max /= 0.8;
+      for (double* us : {&f.iteration_us->p50, &f.iteration_us->p90, &f.iteration_us->p99, &f.iteration_us->min,
+                         &f.iteration_us->max}) {
+        *us /= 0.8;
+      }
     }
     w.signals[0].gpu.sm_mhz = 1410;
     w.signals[0].gpu.throttled[static_cast<std::size_t>(ThrottleReason::hw_thermal)] = true;
@@ -472,4 +476,55 @@ TEST_CASE("a soak's run.json with an engine this ncclsweep does not know is refu
   CHECK_THAT(usage_error_text([&] { (void)read_soak_results(dir); }),
              ContainsSubstring((dir / "run.json").string() + ": unknown engine 'gloo'"));
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a soak figure is a record: its rounds are its samples, the window its repeat", "[soak]") {
+  const FixedTest test{&collective("all_reduce"), Bytes{1} << 20};
+  // Per-call seconds of three rounds of 10 calls on 4 ranks: the median round is the figure.
+  const MeasurementRecord r = rounds_record(test, 4, {2e-3, 1e-3, 4e-3}, 5, 10);
+  CHECK(r.call_seconds() == Approx(2e-3));
+  CHECK(r.iters == 30);
+  CHECK(r.calls_per_sample == 10);
+  REQUIRE(r.iteration_us);
+  CHECK(r.iteration_us->min == Approx(1000));
+  CHECK(r.iteration_us->max == Approx(4000));
+  CHECK(r.algbw_gbps == Approx(static_cast<double>(r.size_bytes) / 2e-3 * 1e-9));
+  CHECK(r.busbw_gbps == Approx(r.algbw_gbps * 2 * 3 / 4));
+
+  SoakWindow window;
+  window.index = 7;
+  window.figures.push_back(r);
+  window.figures.back().repeat = 7;
+  window.figures.back().soak = SoakPlace{SoakScope::pair, 1, 3};
+  const nlohmann::json line = window;
+  CHECK(line.at("figures").at(0).at("soak") == nlohmann::json{{"scope", "pair"}, {"host", 1}, {"peer", 3}});
+  const SoakWindow back = line.get<SoakWindow>();
+  REQUIRE(back.figures.size() == 1);
+  CHECK(place_of(back.figures[0]).peer == 3);
+  CHECK(back.figures[0].iteration_us->max == Approx(4000));
+  CHECK(nlohmann::json(back) == line);
+  // A record that names another window than the one holding it is refused.
+  nlohmann::json moved = line;
+  moved["figures"][0]["repeat"] = 6;
+  CHECK_THROWS_WITH(moved.get<SoakWindow>(), ContainsSubstring("names window 6 inside window 7"));
+}
+
+TEST_CASE("a soak window written before its figures were records reads as records", "[soak]") {
+  const nlohmann::json old = nlohmann::json::parse(R"({"window": 2, "start_utc": "2026-12-01T00:00:00Z",
+      "end_utc": "2026-12-01T00:00:02Z", "start_s": 4, "end_s": 6, "signals": [],
+      "figures": [{"scope": "host", "host": 1, "collective": "all_gather", "size_bytes": 1048576, "ranks": 2,
+                   "rounds": 5, "seconds": 0.001, "algbw_gbps": 1.048576, "busbw_gbps": 0.524288,
+                   "low_gbps": 0.524288, "high_gbps": 2.097152}]})");
+  const SoakWindow w = old.get<SoakWindow>();
+  REQUIRE(w.figures.size() == 1);
+  const MeasurementRecord& f = w.figures[0];
+  CHECK(place_of(f).scope == SoakScope::host);
+  CHECK(place_of(f).host == 1);
+  CHECK(f.repeat == 2);
+  CHECK(f.collective->name == "all_gather");
+  CHECK(f.size_bytes == 1048576);
+  CHECK(f.call_seconds() == Approx(0.001));
+  CHECK(f.algbw_gbps == Approx(1.048576));
+  CHECK(f.iteration_us->max == Approx(2000));  // the slowest round: half the median's algbw
+  CHECK(f.iteration_us->min == Approx(500));
 }

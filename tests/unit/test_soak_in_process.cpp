@@ -255,7 +255,7 @@ TEST_CASE("an in-process soak of 4 hosts x 1 rank: a slowed rank's world drift i
   // Pairs were measured only after the world's drift was found, never before it.
   for (const json& w : records_of(dir)) {
     for (const json& f : w.at("figures")) {
-      if (f.at("scope") == "pair") CHECK(w.at("window").get<int>() > slowed);
+      if (f.at("soak").at("scope") == "pair") CHECK(w.at("window").get<int>() > slowed);
     }
   }
 }
