@@ -1,8 +1,8 @@
 #pragma once
 // The search tests' grid: footprint x cache (6 points), every point but one slowed by a
 // known factor (--inject-fault slow=F@POINT), so the true winner of every band is that one.
-// Shared by the in-process search (tests/unit/test_search_in_process.cpp) and the mpirun
-// one (tests/integration/test_search_launch.cpp).
+// Judged by the in-process search (tests/unit/test_search_in_process.cpp); the mpirun one
+// (tests/integration/test_search_launch.cpp) slows a grid of footprints alone the same way.
 #include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
