@@ -29,7 +29,8 @@ class Coordinator {
   // True on every rank when `ok` is true on every rank: lets a rank that cannot go on
   // stop the others before they wait for it in a collective.
   virtual bool all_ranks_agree(bool ok) = 0;
-  virtual RankTimes reduce_times(double seconds) = 0;  // min, avg, max over ranks
+  // min, avg, max over ranks of one value.
+  RankTimes reduce_times(double seconds) { return reduce_times_each({seconds}).front(); }
   // The min, avg and max over ranks of each of a few values (at most kReducedValues), in
   // one collective of fixed size: a measurement's statistics cost O(log N) per rank.
   virtual std::vector<RankTimes> reduce_times_each(const std::vector<double>& values) = 0;

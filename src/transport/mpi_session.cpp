@@ -122,8 +122,6 @@ std::string MpiSession::library_version() const {
 
 void MpiSession::barrier() { check_mpi(MPI_Barrier(world_), "MPI_Barrier"); }
 
-RankTimes MpiSession::reduce_times(double seconds) { return reduce_times_each({seconds}).front(); }
-
 std::vector<RankTimes> MpiSession::reduce_times_each(const std::vector<double>& values) {
   // One MPI_Allreduce of a relay step, not one per statistic.
   return reduced_times(combine_relay_steps(reduce_times_step(values)).step, values.size(), size_);

@@ -36,7 +36,6 @@ class MpiSession final : public RankGroup {
   int max_across_ranks(int value) override;
   std::string library_version() const override;  // first line of MPI_Get_library_version
   void barrier() override;
-  RankTimes reduce_times(double seconds) override;
   std::vector<RankTimes> reduce_times_each(const std::vector<double>& values) override;
   std::vector<double> gather_on_first(double value) override;
   std::uint64_t sum(std::uint64_t value) override;

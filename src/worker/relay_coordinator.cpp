@@ -31,8 +31,6 @@ bool RelayCoordinator::all_ranks_agree(bool ok) {
   return exchange(step).flag == 0;
 }
 
-RankTimes RelayCoordinator::reduce_times(double seconds) { return reduce_times_each({seconds}).front(); }
-
 std::vector<RankTimes> RelayCoordinator::reduce_times_each(const std::vector<double>& values) {
   return reduced_times(exchange(reduce_times_step(values)), values.size(), size_);
 }

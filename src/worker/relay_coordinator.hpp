@@ -31,7 +31,6 @@ class RelayCoordinator final : public Coordinator {
   int local_rank() const override { return local_rank_; }
   void broadcast(std::span<std::byte> data, int root) override;
   bool all_ranks_agree(bool ok) override;
-  RankTimes reduce_times(double seconds) override;
   std::vector<RankTimes> reduce_times_each(const std::vector<double>& values) override;
   // One step that asks the MPI ranks to gather; rank 0's worker gets the values back.
   std::vector<double> gather_on_first(double value) override;

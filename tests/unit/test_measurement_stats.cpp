@@ -180,7 +180,6 @@ class OneRank final : public Coordinator {
   int local_rank() const override { return 0; }
   void broadcast(std::span<std::byte>, int) override {}
   bool all_ranks_agree(bool ok) override { return ok; }
-  RankTimes reduce_times(double s) override { return {s, s, s}; }
   std::vector<RankTimes> reduce_times_each(const std::vector<double>& v) override {
     std::vector<RankTimes> out;
     for (const double s : v) out.push_back({s, s, s});

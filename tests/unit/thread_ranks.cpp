@@ -73,8 +73,6 @@ void ThreadRank::broadcast(std::span<std::byte> data, int root) {
   std::memcpy(data.data(), sent.data(), data.size());
 }
 
-RankTimes ThreadRank::reduce_times(double seconds) { return reduce_times_each({seconds}).front(); }
-
 std::vector<RankTimes> ThreadRank::reduce_times_each(const std::vector<double>& values) {
   std::vector<RankTimes> out;
   for (const double v : values) out.push_back({v, 0, v});

@@ -55,7 +55,6 @@ class ThreadRank final : public RankGroup {
   const std::string& host() const override { return host_; }
   void broadcast(std::span<std::byte> data, int root) override;
   bool all_ranks_agree(bool ok) override { return max_across_ranks(ok ? 0 : 1) == 0; }
-  RankTimes reduce_times(double seconds) override;
   std::vector<RankTimes> reduce_times_each(const std::vector<double>& values) override;
   std::vector<double> gather_on_first(double value) override;
   std::uint64_t sum(std::uint64_t value) override;
