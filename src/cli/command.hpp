@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -25,6 +26,18 @@ struct CommandContext {
 };
 
 using CommandAction = std::function<int(CommandContext&)>;
+
+// The subcommand `name`, whose options the caller adds into `args`: when it is the one
+// picked, `chosen` becomes `run(*args, context)`, after CLI11 has parsed every flag.
+template <typename Args, typename Run>
+CLI::App* add_command(CLI::App& app, CommandAction& chosen, std::shared_ptr<Args> args, const std::string& name,
+                      const std::string& description, Run run) {
+  CLI::App* command = app.add_subcommand(name, description);
+  command->callback([args, run, &chosen] {
+    chosen = [args, run](CommandContext& context) { return run(*args, context); };
+  });
+  return command;
+}
 
 // A CLI11 check that takes one of `names` and suggests the nearest for a typo, as the
 // sweep file's checks do (CLI::IsMember only lists the choices).
@@ -105,17 +118,10 @@ inline CLI::Validator finite_positive() {
       "POSITIVE");
 }
 
-void add_run_command(CLI::App& app, CommandAction& chosen);
-void add_worker_command(CLI::App& app, CommandAction& chosen);
-void add_sizes_command(CLI::App& app, CommandAction& chosen);
-void add_plan_command(CLI::App& app, CommandAction& chosen);
-void add_doctor_command(CLI::App& app, CommandAction& chosen);
-void add_report_command(CLI::App& app, CommandAction& chosen);
-void add_compare_command(CLI::App& app, CommandAction& chosen);
-void add_recommend_command(CLI::App& app, CommandAction& chosen);
-void add_locate_command(CLI::App& app, CommandAction& chosen);
-void add_probe_command(CLI::App& app, CommandAction& chosen);
-void add_diagnose_command(CLI::App& app, CommandAction& chosen);
-void add_soak_command(CLI::App& app, CommandAction& chosen);
+// Each subcommand's file defines one (main adds them all): its flags and its action.
+using AddCommand = void(CLI::App& app, CommandAction& chosen);
+AddCommand add_run_command, add_worker_command, add_sizes_command, add_plan_command, add_doctor_command,
+    add_report_command, add_compare_command, add_recommend_command, add_locate_command, add_probe_command,
+    add_diagnose_command, add_soak_command;
 
 }  // namespace ncclsweep

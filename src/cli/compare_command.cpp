@@ -78,10 +78,14 @@ int run_compare_command(const CompareFlags& flags, std::ostream& out) {
 
 void add_compare_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<CompareFlags>();
-  CLI::App* compare = app.add_subcommand(
-      "compare",
+  CLI::App* compare = add_command(
+      app, chosen, args, "compare",
       "Judge NEW against REFERENCE (exit 0 pass, 1 a row below the threshold or the acceptance gate's FAIL, 2 bad input "
-      "or nothing comparable, 5 the gate UNRESOLVED)");
+      "or nothing comparable, 5 the gate UNRESOLVED)",
+      [](CompareFlags& flags, CommandContext&) {
+        settle_output(flags.output, flags.to_terminal);
+        return run_compare_command(flags, std::cout);
+      });
   compare->add_option("new", args->new_input, "ncclsweep results directory, nccl-tests text output or -J JSON")->required();
   compare->add_option("reference", args->reference_input, "the same kinds of input")->required();
   compare->add_option("--threshold", args->threshold, "A slower row fails below this share of the reference busbw")
@@ -105,15 +109,9 @@ void add_compare_command(CLI::App& app, CommandAction& chosen) {
       ->capture_default_str();
   compare->add_option("--max-band", args->max_band_share,
                       "A row whose noise band exceeds this share of its busbw is unresolved, not judged same")
-      ->check(CLI::Range(0.0, 100.0))
+      ->check(finite_range(0.0, 100.0))
       ->capture_default_str();
   add_output_options(compare, args->output, comparison_formats(), format_choices(comparison_formats()));
-  compare->callback([args, &chosen] {
-    chosen = [args](CommandContext&) {
-      settle_output(args->output, args->to_terminal);
-      return run_compare_command(*args, std::cout);
-    };
-  });
 }
 
 }  // namespace ncclsweep

@@ -58,8 +58,9 @@ int diagnose_from_args(const DiagnoseArgs& args, CommandContext& context) {
 void add_diagnose_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<DiagnoseArgs>();
   DiagnoseRequest& r = args->request;
-  CLI::App* cmd = app.add_subcommand(
-      "diagnose", "Compare this cluster with a reference layer by layer, within a time budget (launch like run)");
+  CLI::App* cmd = add_command(app, chosen, args, "diagnose",
+                              "Compare this cluster with a reference layer by layer, within a time budget (launch like run)",
+                              diagnose_from_args);
   cmd->add_option("--reference", r.reference,
                   "A run or diagnose directory, or nccl-tests output (text or -J JSON), of the reference cluster")
       ->required();
@@ -93,7 +94,6 @@ void add_diagnose_command(CLI::App& app, CommandAction& chosen) {
                 "Print the budget by phase and what each phase will measure, on this launch's ranks and hosts; measure nothing");
   cmd->add_option("--inject-fault", r.fault,
                   "Testing aid: RANK:cpu-hog (during the probes) or RANK:slow=FACTOR (locate and the calls), as run's");
-  cmd->callback([args, &chosen] { chosen = [args](CommandContext& context) { return diagnose_from_args(*args, context); }; });
 }
 
 }  // namespace ncclsweep

@@ -26,12 +26,11 @@ int run_doctor(const DoctorArgs& args, CommandContext& context) {
 
 void add_doctor_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<DoctorArgs>();
-  CLI::App* doctor = app.add_subcommand(
-      "doctor", "Preflight checks on every rank (launch like run); exit 1 on an error-level finding");
+  CLI::App* doctor = add_command(app, chosen, args, "doctor",
+                                 "Preflight checks on every rank (launch like run); exit 1 on an error-level finding",
+                                 run_doctor);
   add_choice(*doctor, "--format", args->format, kTableOrJsonNames, "table or json");
   doctor->add_flag("--no-gpu-tools", args->no_gpu_tools, "Skip NVML and nvidia-smi (clocks, power, ECC, PCIe, NVLink)");
-  doctor->callback(
-      [args, &chosen] { chosen = [args](CommandContext& context) { return run_doctor(*args, context); }; });
 }
 
 }  // namespace ncclsweep

@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "core/failure_report.hpp"
 #include "core/table_or_json.hpp"
+#include "core/units.hpp"
 #include "runtime/engine_registry.hpp"
 #include "transport/mpi_session.hpp"
 
@@ -21,6 +22,31 @@ struct LaunchFlags {
   std::string results_root = "results";
   std::string fault;
 };
+
+// The fixed tests locate and soak time (measure/fixed_test.hpp): their sizes, and the
+// untimed and timed calls of each.
+struct FixedTestFlags {
+  std::string sizes;
+  int warmup = 0;
+  int iters = 10;
+};
+
+// --sizes, --warmup and --iters; the help says when the command warms up and what a
+// timed round is to it.
+inline void add_fixed_test_flags(CLI::App& cmd, FixedTestFlags& flags, const std::string& warmup_help,
+                                 const std::string& iters_help) {
+  cmd.add_option("--sizes", flags.sizes, "Total sizes per test (a few large ones)")->capture_default_str();
+  cmd.add_option("--warmup", flags.warmup, warmup_help)->check(finite_range(0, 1000))->capture_default_str();
+  cmd.add_option("--iters", flags.iters, iters_help)->check(finite_range(1, 100000))->capture_default_str();
+}
+
+// The options of a locate or a soak take the fixed tests' flags alike.
+template <typename Options>
+void fill_fixed_tests(Options& options, const FixedTestFlags& flags) {
+  options.sizes = parse_size_list(flags.sizes);
+  options.warmup = flags.warmup;
+  options.iters = flags.iters;
+}
 
 // `command` names the default directory, RESULTS_ROOT/<command>/<UTC start>.
 inline void add_launch_flags(CLI::App& cmd, LaunchFlags& flags, const std::string& command, const std::string& fault_help) {

@@ -29,9 +29,7 @@ struct LocateArgs {
   std::string phases = "host,pairs";
   locate::PairSchedule pairs = locate::PairSchedule::all;
   bool by_rail = false;
-  std::string sizes = "64M,256M";
-  int warmup = 2;
-  int iters = 10;
+  FixedTestFlags tests{"64M,256M", 2, 10};
   int repeats = 3;
   int passes = 1;
   double threshold = 0.9;
@@ -50,9 +48,7 @@ LocateOptions options_from(const LocateArgs& args) {
   options.by_rail = options.by_rail || args.by_rail;
   if (options.by_rail) options.pairs_phase = true;
   options.pairs = args.pairs;
-  options.sizes = parse_size_list(args.sizes);
-  options.warmup = args.warmup;
-  options.iters = args.iters;
+  fill_fixed_tests(options, args.tests);
   options.repeats = args.repeats;
   options.passes = args.passes;
   options.threshold = args.threshold;
@@ -85,16 +81,15 @@ int run_located(const LocateArgs& args, CommandContext& context) {
 
 void add_locate_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<LocateArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "locate", "Find slow hosts, GPUs and links in one launch (exit 1 when anything is slow; docs/locate.md)");
+  CLI::App* cmd = add_command(
+      app, chosen, args, "locate", "Find slow hosts, GPUs and links in one launch (exit 1 when anything is slow; docs/locate.md)",
+      [](const LocateArgs& a, CommandContext& context) { return a.dry_run ? dry_run(a) : run_located(a, context); });
   cmd->add_option("--phases", args->phases, "Comma list: host (each host alone), pairs (hosts two by two), rails")
       ->capture_default_str();
   add_choice(*cmd, "--pairs", args->pairs, locate::kPairScheduleNames,
              "all: every pair of hosts (H-1 rounds); ring: each host with its two neighbours");
   cmd->add_flag("--by-rail", args->by_rail, "Also pair local rank i of one host with local rank i of the other (one NIC rail at a time)");
-  cmd->add_option("--sizes", args->sizes, "Total sizes per test (a few large ones)")->capture_default_str();
-  cmd->add_option("--warmup", args->warmup, "Untimed calls per test after each split")->check(finite_range(0, 1000))->capture_default_str();
-  cmd->add_option("--iters", args->iters, "Timed calls per repeat")->check(finite_range(1, 100000))->capture_default_str();
+  add_fixed_test_flags(*cmd, args->tests, "Untimed calls per test after each split", "Timed calls per repeat");
   cmd->add_option("--repeats", args->repeats, "Repeats per test and pass; their spread is the noise band")
       ->check(finite_range(1, 100))
       ->capture_default_str();
@@ -120,9 +115,6 @@ void add_locate_command(CLI::App& app, CommandAction& chosen) {
   cmd->add_option("--busbw", args->busbw_gbps, "--dry-run: bus bandwidth the model assumes, GB/s")
       ->check(finite_range(0.001, 100000.0))
       ->capture_default_str();
-  cmd->callback([args, &chosen] {
-    chosen = [args](CommandContext& context) { return args->dry_run ? dry_run(*args) : run_located(*args, context); };
-  });
 }
 
 }  // namespace ncclsweep

@@ -71,18 +71,11 @@ int main(int argc, char** argv, char** envp) {
   for (const auto engine : available_engines()) engines += " " + std::string(engine);
   app.set_version_flag("--version", NCCLSWEEP_VERSION " (" NCCLSWEEP_GIT_SHA ") engines:" + engines);
   CommandAction chosen;
-  add_run_command(app, chosen);
-  add_diagnose_command(app, chosen);
-  add_worker_command(app, chosen);
-  add_sizes_command(app, chosen);
-  add_plan_command(app, chosen);
-  add_doctor_command(app, chosen);
-  add_probe_command(app, chosen);
-  add_report_command(app, chosen);
-  add_compare_command(app, chosen);
-  add_recommend_command(app, chosen);
-  add_locate_command(app, chosen);
-  add_soak_command(app, chosen);
+  for (AddCommand* add : {add_run_command, add_diagnose_command, add_worker_command, add_sizes_command,
+                          add_plan_command, add_doctor_command, add_probe_command, add_report_command,
+                          add_compare_command, add_recommend_command, add_locate_command, add_soak_command}) {
+    add(app, chosen);
+  }
   // Raises every input's size cap (core/input_file.hpp) for a real input that large; given
   // before or after the subcommand. Each rank parses its own argv, so it reaches them all.
   std::string max_input_size;

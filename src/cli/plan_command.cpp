@@ -49,7 +49,10 @@ int run_plan(const PlanArgs& args) {
 
 void add_plan_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<PlanArgs>();
-  CLI::App* plan = app.add_subcommand("plan", "Validate a sweep file and print its points, isolation groups and a rough run time (no MPI, no GPU)");
+  CLI::App* plan = add_command(
+      app, chosen, args, "plan",
+      "Validate a sweep file and print its points, isolation groups and a rough run time (no MPI, no GPU)",
+      [](const PlanArgs& a, CommandContext&) { return run_plan(a); });
   plan->add_option("sweep", args->sweep_file, "Sweep file (docs/sweep-files.md)")->required();
   add_choice(*plan, "--format", args->format, kTableOrJsonNames, "table or json");
   plan->add_option("--env", args->env_axes, "VAR=v1,v2: add or replace an env axis (repeatable)")
@@ -74,7 +77,6 @@ void add_plan_command(CLI::App& app, CommandAction& chosen) {
   plan->add_option("--reference", args->reference_dir,
                    "A previous run's results directory: its measured per-call times and iteration counts replace "
                    "the model (and, with --ranks, its busbw per collective and size)");
-  plan->callback([args, &chosen] { chosen = [args](CommandContext&) { return run_plan(*args); }; });
 }
 
 }  // namespace ncclsweep

@@ -53,21 +53,21 @@ int run_probe(const ProbeArgs& args, CommandContext& context) {
 
 void add_probe_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<ProbeArgs>();
-  CLI::App* probe = app.add_subcommand(
-      "probe", "Measure busy-core clock, stalls, map/unmap, NUMA and GPU signals on every rank (launch like run); "
-               "exit 1 when a host stands out");
+  CLI::App* probe = add_command(app, chosen, args, "probe",
+                                "Measure busy-core clock, stalls, map/unmap, NUMA and GPU signals on every rank (launch "
+                                "like run); exit 1 when a host stands out",
+                                run_probe);
   probe->add_option("-o,--output", args->output, "Results directory (default: RESULTS_ROOT/probe/<UTC start>)");
   probe->add_option("--results-root", args->results_root, "Where the default results directory goes")
       ->capture_default_str();
   probe->add_flag("--quick", args->quick, "Shorter probes: under 5 s per rank instead of under 30 s");
   probe->add_option("--stall-seconds", args->stall_seconds, "How long the stall watcher runs (default 10, --quick 1)")
-      ->check(CLI::Range(0.1, 3600.0));
+      ->check(finite_range(0.1, 3600.0));
   add_choice(*probe, "--engine", args->engine, kEngineNames,
              "nccl (every probe) or mpi (CPU probes only; GPU probes skipped)");
   probe->add_option("--inject-fault", args->fault,
                     "Testing aid: RANK:cpu-hog keeps every core of that rank busy from outside its scheduling group "
                     "(docs/probe.md)");
-  probe->callback([args, &chosen] { chosen = [args](CommandContext& context) { return run_probe(*args, context); }; });
 }
 
 }  // namespace ncclsweep

@@ -77,8 +77,10 @@ int run_recommend_command(const RecommendFlags& flags, std::ostream& out, std::o
 
 void add_recommend_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<RecommendFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "recommend", "Per collective and size band, the sweep point that beats the baseline beyond noise, and exports");
+  CLI::App* cmd = add_command(
+      app, chosen, args, "recommend",
+      "Per collective and size band, the sweep point that beats the baseline beyond noise, and exports",
+      [](const RecommendFlags& flags, CommandContext&) { return run_recommend_command(flags, std::cout, std::cerr); });
   cmd->add_option("runs", args->inputs, "results directories (or run.json) of sweep runs of the same collectives")->required();
   add_choice(*cmd, "--format,-f", args->format, kRecommendFormatNames, "table, env, nccl-tuner, yaml or json");
   add_choice(*cmd, "--env-style", args->env_style, kEnvStyleNames,
@@ -92,9 +94,6 @@ void add_recommend_command(CLI::App& app, CommandAction& chosen) {
   add_choice(*cmd, "--rank-by", args->rank_by, kRankByNames,
              "busbw (idle busbw) or iteration-time-under-compute (the time each call exposes beside the run's "
              "--with-compute load; ties go to fewer SMs: docs/overlap.md)");
-  cmd->callback([args, &chosen] {
-    chosen = [args](CommandContext&) { return run_recommend_command(*args, std::cout, std::cerr); };
-  });
 }
 
 }  // namespace ncclsweep

@@ -173,7 +173,12 @@ int run_report_command(const ReportFlags& flags, std::ostream& out) {
 
 void add_report_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<ReportFlags>();
-  CLI::App* report = app.add_subcommand("report", "Print a results directory or nccl-tests output as a table, Markdown, CSV, JSON or SVG");
+  CLI::App* report = add_command(app, chosen, args, "report",
+                                 "Print a results directory or nccl-tests output as a table, Markdown, CSV, JSON or SVG",
+                                 [](ReportFlags& flags, CommandContext&) {
+                                   settle_output(flags.output, flags.to_terminal);
+                                   return run_report_command(flags, std::cout);
+                                 });
   report->add_option("inputs", args->inputs,
                      "ncclsweep results directory, nccl-tests text output or -J JSON; several: one SVG overlays them "
                      "(--format svg), tables print one after another")
@@ -191,12 +196,6 @@ void add_report_command(CLI::App& app, CommandAction& chosen) {
                      "A host or group is slow when slower than the others' median by more than this share")
       ->check(finite_range(0.0, 10.0))
       ->capture_default_str();
-  report->callback([args, &chosen] {
-    chosen = [args](CommandContext&) {
-      settle_output(args->output, args->to_terminal);
-      return run_report_command(*args, std::cout);
-    };
-  });
 }
 
 }  // namespace ncclsweep

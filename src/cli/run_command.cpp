@@ -53,7 +53,8 @@ int run_from_args(const RunArgs& args, CommandContext& context) {
 
 void add_run_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<RunArgs>();
-  CLI::App* run = app.add_subcommand("run", "Measure collectives (launch with mpirun or srun, one rank per GPU)");
+  CLI::App* run = add_command(app, chosen, args, "run", "Measure collectives (launch with mpirun or srun, one rank per GPU)",
+                               run_from_args);
   run->add_option("sweep", args->flags.sweep_file, "Sweep file (docs/sweep-files.md); the flags below override its keys");
   run->add_option("--env", args->env_axes, "VAR=v1,v2: add or replace an env axis (repeatable)")->allow_extra_args(false);
   run->add_option("--config", args->config_axes, "field=v1,v2: add or replace an ncclConfig_t axis (repeatable)")
@@ -166,7 +167,6 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
   run->add_flag("--quiet,-q", args->quiet, "No progress output (--progress off); the table and summary still print");
   run->add_option("--inject-corrupt-rank", args->flags.corrupt_rank,
                   "Testing aid: this rank corrupts one output element before each check");
-  run->callback([args, &chosen] { chosen = [args](CommandContext& context) { return run_from_args(*args, context); }; });
 }
 
 }  // namespace ncclsweep

@@ -58,7 +58,14 @@ struct SizesArgs {
 
 void add_sizes_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<SizesArgs>();
-  auto* sizes = app.add_subcommand("sizes", "List the collective sizes a training job sends (no GPU needed)");
+  CLI::App* sizes = add_command(app, chosen, args, "sizes", "List the collective sizes a training job sends (no GPU needed)",
+                                [](SizesArgs& a, CommandContext&) {
+                                  for (std::size_t i = 0; i < std::size(kFieldFlags); ++i) {
+                                    if (!a.field_values[i].empty()) a.request.overrides[kFieldFlags[i].field] = a.field_values[i];
+                                  }
+                                  a.request.models_dir = models_directory(a.models_dir);
+                                  return run_sizes_command(a.request, std::cout);
+                                });
   sizes->add_option("--workload", args->request.workload, "workload file (configs/workloads/*.yaml); flags override its fields");
   for (std::size_t i = 0; i < std::size(kFieldFlags); ++i) {
     sizes->add_option(kFieldFlags[i].flag, args->field_values[i], kFieldFlags[i].help);
@@ -69,17 +76,8 @@ void add_sizes_command(CLI::App& app, CommandAction& chosen) {
   sizes->add_option("--from-inspector", args->request.inspector, "NCCL Inspector plugin output, a quoted glob");
   // As `iterations:` in a sweep file: 1 to 1000000 when given (0 would divide by nothing).
   sizes->add_option("--iterations", args->request.iterations, "iterations the imported files cover (divides the calls)")
-      ->check(CLI::Range(1, 1000000));
+      ->check(finite_range(1, 1000000));
   add_choice(*sizes, "--format", args->request.format, kSizesFormatNames, "table | yaml (a sizes: block for a sweep file) | json");
-  sizes->callback([args, &chosen] {
-    chosen = [args](CommandContext&) {
-      for (std::size_t i = 0; i < std::size(kFieldFlags); ++i) {
-        if (!args->field_values[i].empty()) args->request.overrides[kFieldFlags[i].field] = args->field_values[i];
-      }
-      args->request.models_dir = models_directory(args->models_dir);
-      return run_sizes_command(args->request, std::cout);
-    };
-  });
 }
 
 }  // namespace ncclsweep

@@ -23,9 +23,7 @@ struct SoakArgs {
   std::string duration = "1h";
   std::string window = "30s";
   std::string collectives = "all_reduce,all_gather";
-  std::string sizes = "256M";
-  int warmup = 5;
-  int iters = 10;
+  FixedTestFlags tests{"256M", 5, 10};
   double noise_relative = 0.04;
   double threshold = 0.9;
   int baseline_windows = 3;
@@ -45,9 +43,7 @@ SoakOptions options_from(const SoakArgs& args) {
   }
   o.collectives.clear();
   for (const std::string& name : split_list(args.collectives, "collective")) o.collectives.push_back(&collective(name));
-  o.sizes = parse_size_list(args.sizes);
-  o.warmup = args.warmup;
-  o.iters = args.iters;
+  fill_fixed_tests(o, args.tests);
   o.verdicts.noise_relative = args.noise_relative;
   o.verdicts.threshold = args.threshold;
   o.verdicts.baseline_windows = args.baseline_windows;
@@ -70,30 +66,27 @@ int run_soaked(const SoakArgs& args, CommandContext& context) {
 
 void add_soak_command(CLI::App& app, CommandAction& chosen) {
   auto args = std::make_shared<SoakArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "soak", "Collectives for hours in windows: drift, flaps, throttling and outliers per host (exit 1 when found; docs/soak.md)");
-  CLI::Option* duration =
-      cmd->add_option("--duration", args->duration, "Length of the whole timeline: 90s, 30m, 2h (a --resume may extend it)")
-          ->capture_default_str();
+  CLI::App* cmd = add_command(
+      app, chosen, args, "soak",
+      "Collectives for hours in windows: drift, flaps, throttling and outliers per host (exit 1 when found; docs/soak.md)",
+      run_soaked);
+  cmd->add_option("--duration", args->duration, "Length of the whole timeline: 90s, 30m, 2h (a --resume may extend it)")
+      ->each([args](const std::string&) { args->duration_given = true; })
+      ->capture_default_str();
   cmd->add_option("--window", args->window, "One window: every test on the world and on each host's ranks, then the signals")
       ->capture_default_str();
   cmd->add_option("--collectives", args->collectives, "Comma list of collectives")->capture_default_str();
-  cmd->add_option("--sizes", args->sizes, "Total sizes per test (a few large ones)")->capture_default_str();
-  cmd->add_option("--warmup", args->warmup, "Untimed calls per test and communicator before the first window")
-      ->check(CLI::Range(0, 1000))
-      ->capture_default_str();
-  cmd->add_option("--iters", args->iters, "Timed calls per test in each round of a window")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
+  add_fixed_test_flags(*cmd, args->tests, "Untimed calls per test and communicator before the first window",
+                       "Timed calls per test in each round of a window");
   cmd->add_option("--noise-rel", args->noise_relative,
                   "Relative noise band: moves inside it are never a drift or a flap (compare's default, 0.04)")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(finite_range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_option("--threshold", args->threshold, "An outlier window is below this share of its level")
-      ->check(CLI::Range(0.01, 1.0))
+      ->check(finite_range(0.01, 1.0))
       ->capture_default_str();
   cmd->add_option("--baseline-windows", args->baseline_windows, "Windows whose median is each series' starting level")
-      ->check(CLI::Range(1, 1000))
+      ->check(finite_range(1, 1000))
       ->capture_default_str();
   add_launch_flags(*cmd, args->launch, "soak",
                    "Testing aid (mpi engine): R:slow=F[@t=SECONDS] slows rank R's communicators F-fold from then on; "
@@ -101,10 +94,6 @@ void add_soak_command(CLI::App& app, CommandAction& chosen) {
   cmd->add_option("--resume", args->resume, "Continue the timeline of this soak's results directory (its options)");
   cmd->add_option("--metrics-file", args->metrics_file,
                   "Prometheus text file rewritten atomically after every window (node_exporter textfile collector)");
-  cmd->callback([args, duration, &chosen] {
-    args->duration_given = duration->count() > 0;
-    chosen = [args](CommandContext& context) { return run_soaked(*args, context); };
-  });
 }
 
 }  // namespace ncclsweep

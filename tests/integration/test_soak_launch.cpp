@@ -244,4 +244,14 @@ TEST_CASE("soak: SIGTERM to one rank ends after its window; --resume continues o
   const json run = read_json_file(dir / "run.json");
   CHECK(run.at("launches").size() == 2);
   CHECK(run.at("launches").at(1).at("end") == "duration");
+
+  // A --duration given with --resume lengthens the finished timeline (only it: the other
+  // options stay the first launch's).
+  const Launch longer = mpirun_mpmd(four_hosts({"soak", "--engine", "mpi", "--resume", dir.string(), "--duration", "10s"}));
+  INFO(longer.output);
+  CHECK((longer.status == 0 || longer.status == 1));
+  const std::vector<json> extended = windows_of(dir);
+  REQUIRE(extended.size() > all.size());
+  CHECK(extended.back().at("launch") == 3);
+  CHECK(extended.back().at("end_s").get<double>() >= 10);
 }
