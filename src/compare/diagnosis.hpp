@@ -122,6 +122,19 @@ struct Diagnosis {
   int exit_status() const;
 };
 
+// The calls' repeats without --repeats: the reference's, at least three (a median a
+// transient cannot move) and at most ten (more move it little).
+inline constexpr int kDiagnoseMinRepeats = 3;
+inline constexpr int kDiagnoseMaxRepeats = 10;
+
+// Where the calls' repeats came from: --repeats; the reference's rows (within
+// kDiagnoseMinRepeats-kDiagnoseMaxRepeats); or fewer than those, all the budget holds.
+enum class RepeatsSource { flag, reference, budget };
+inline constexpr NameTable<RepeatsSource, 3> kRepeatsSourceNames{
+    "repeats source",
+    {{{RepeatsSource::flag, "--repeats"}, {RepeatsSource::reference, "reference"}, {RepeatsSource::budget, "budget"}}}};
+constexpr std::string_view name_of(RepeatsSource source) { return kRepeatsSourceNames.name(source); }
+
 // What a diagnose will do, planned before anything runs (`diagnose --plan` prints it; a
 // diagnose announces the same budget as its first line).
 struct DiagnosePlan {
@@ -131,6 +144,9 @@ struct DiagnosePlan {
   int ranks = 0;
   int hosts = 0;                    // 1: no tournament (hosts and links is not measured)
   long long measurements = 0;       // the calls' phase: calls x placements x repeats
+  int repeats = 0;                  // each call's, interleaved
+  RepeatsSource repeats_from = RepeatsSource::reference;
+  int reference_repeats = 0;        // the most repeats of a row of the reference
   std::optional<double> per_measurement_s;  // each measurement's cap on timed seconds (empty: --iters)
   std::string settings_sweep;       // --sweep ("": no settings search)
   long long settings_points = 0;    // the sweep's points, baseline included

@@ -103,6 +103,23 @@ nlohmann::json phases_json(const std::vector<PhaseTime>& list) {
   return phases;
 }
 
+// How often each call is measured, and why that often.
+std::string repeats_text(const DiagnosePlan& plan) {
+  const std::string repeats = std::to_string(plan.repeats) + (plan.repeats == 1 ? " repeat" : " repeats");
+  const std::string reference = "the reference's " + std::to_string(plan.reference_repeats);
+  switch (plan.repeats_from) {
+    case RepeatsSource::flag:
+      return repeats + " (--repeats)";
+    case RepeatsSource::budget:
+      return repeats + " (" + reference + " do not fit the budget)";
+    case RepeatsSource::reference:
+      break;
+  }
+  if (plan.repeats == plan.reference_repeats) return repeats + " (as " + reference + ")";
+  return repeats + " (" + reference + ", within " + std::to_string(kDiagnoseMinRepeats) + "-" +
+         std::to_string(kDiagnoseMaxRepeats) + ")";
+}
+
 // What each phase of a planned diagnose will do, beside its seconds.
 std::string phase_work(const DiagnosePlan& plan, const PhaseTime& p) {
   if (p.phase == name_of(DiagnoseLayer::preflight)) return "the facts of every rank (as doctor), judged across ranks";
@@ -112,7 +129,7 @@ std::string phase_work(const DiagnosePlan& plan, const PhaseTime& p) {
   }
   if (p.phase == name_of(DiagnoseLayer::collectives)) {
     std::string s = std::to_string(plan.measurements) + (plan.measurements == 1 ? " measurement" : " measurements") +
-                    " (calls x placements x repeats)";
+                    " (calls x placements x repeats), " + repeats_text(plan);
     if (plan.per_measurement_s) s += ", each at most " + duration_text(*plan.per_measurement_s) + " timed";
     return s;
   }
@@ -231,6 +248,9 @@ void print_diagnose_plan(const DiagnosePlan& plan, ReportFormat format, std::ost
                              {"ranks", plan.ranks},
                              {"hosts", plan.hosts},
                              {"measurements", plan.measurements},
+                             {"repeats", plan.repeats},
+                             {"repeats_from", name_of(plan.repeats_from)},
+                             {"reference_repeats", plan.reference_repeats},
                              {"per_measurement_s", diagnosis_form::optional_number(plan.per_measurement_s)},
                              {"settings_sweep", plan.settings_sweep.empty() ? nlohmann::json() : nlohmann::json(plan.settings_sweep)},
                              {"settings_points", plan.settings_points},

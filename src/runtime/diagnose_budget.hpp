@@ -26,11 +26,6 @@ inline constexpr double kTimedShare = 0.5;
 // With --sweep, the share of what the fixed phases leave that the settings search gets.
 inline constexpr double kSettingsShare = 0.5;
 
-// The calls' repeats without --repeats: the reference's, at least three (a median a
-// transient cannot move) and at most ten (more move it little).
-inline constexpr int kDiagnoseMinRepeats = 3;
-inline constexpr int kDiagnoseMaxRepeats = 10;
-
 struct DiagnoseBudget {
   double total_s = 0;
   std::vector<PhaseTime> phases;  // preflight, platform, hosts and links, collectives[, NCCL settings]

@@ -246,6 +246,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
   DiagnoseBudget budget;
   const bool settings_search = !request.sweep_file.empty();
   const int reference_repeats = session.max_across_ranks(leader ? most_repeats(*reference) : 0);
+  RepeatsSource repeats_from = flags.measurements.repeats ? RepeatsSource::flag : RepeatsSource::reference;
   try {
     // Unless --repeats, the calls are repeated as the reference's were, interleaved: a
     // transient then touches one repeat of several calls, not a call's only sample. A
@@ -260,6 +261,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
       try {
         budget = plan_diagnose_budget(request.budget_s, sizes, locate_options, engine, per_repeat * repeats,
                                       settings_search);
+        if (repeats < *calls.measurements.repeats) repeats_from = RepeatsSource::budget;
         calls.measurements.repeats = repeats;
         break;
       } catch (const UsageError&) {
@@ -302,6 +304,9 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
       plan.ranks = session.size();
       plan.hosts = static_cast<int>(sizes.size());
       plan.measurements = measurement_count(run);
+      plan.repeats = run.spec.repeats;
+      plan.repeats_from = repeats_from;
+      plan.reference_repeats = reference_repeats;
       if (!flags.measurements.iters) plan.per_measurement_s = budget.per_measurement_s;
       if (settings_search) {
         plan.settings_sweep = request.sweep_file;

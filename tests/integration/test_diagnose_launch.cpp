@@ -176,7 +176,7 @@ TEST_CASE("diagnose: the gate at 90% of the reference FAILs on the collectives; 
     CHECK_THAT(plan.output, ContainsSubstring("\nbudget " + budget + "\n"));
     CHECK_THAT(plan.output, ContainsSubstring("2 ranks on 1 host"));
     // 3 sizes, 2 placements, 5 repeats: the reference's, which diagnose takes without --repeats
-    CHECK_THAT(plan.output, ContainsSubstring("30 measurements (calls x placements x repeats)"));
+    CHECK_THAT(plan.output, ContainsSubstring("30 measurements (calls x placements x repeats), 5 repeats (as the reference's 5)"));
     CHECK_THAT(plan.output, ContainsSubstring("hosts and links  0 s: not measured: one host"));
     CHECK_FALSE(std::filesystem::exists(dir / "plan"));
 
@@ -190,7 +190,8 @@ TEST_CASE("diagnose: the gate at 90% of the reference FAILs on the collectives; 
     const Launch tight = mpirun_mpmd(apps);
     INFO(tight.output);
     CHECK(tight.status == 0);
-    CHECK_THAT(tight.output, ContainsSubstring("24 measurements (calls x placements x repeats)"));
+    CHECK_THAT(tight.output, ContainsSubstring("24 measurements (calls x placements x repeats), 4 repeats (the reference's 5 do "
+                                               "not fit the budget)"));
     for (auto& app : apps) app.args = with(args, {"--repeats", "5"});
     const Launch refused = mpirun_mpmd(apps);
     INFO(refused.output);

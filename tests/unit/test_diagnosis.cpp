@@ -412,3 +412,29 @@ TEST_CASE("diagnose --plan shows a cap per measurement under a second as it is, 
   CHECK_THAT(text.str(), ContainsSubstring("each at most 0.35 s timed"));
   CHECK_THAT(text.str(), ContainsSubstring("budget 60 s (preflight 5 s, platform 30 s"));
 }
+
+TEST_CASE("diagnose --plan says where the calls' repeats came from") {
+  DiagnosePlan plan;
+  plan.reference = "ref";
+  plan.phases = {{"collectives", 25, std::nullopt}};
+  plan.measurements = 18;
+  const auto shown = [&](int repeats, RepeatsSource from, int reference_repeats) {
+    plan.repeats = repeats;
+    plan.repeats_from = from;
+    plan.reference_repeats = reference_repeats;
+    std::ostringstream text;
+    print_diagnose_plan(plan, ReportFormat::table, text);
+    return text.str();
+  };
+  CHECK_THAT(shown(3, RepeatsSource::reference, 3), ContainsSubstring("(calls x placements x repeats), 3 repeats (as the reference's 3)"));
+  CHECK_THAT(shown(3, RepeatsSource::reference, 1), ContainsSubstring("3 repeats (the reference's 1, within 3-10)"));
+  CHECK_THAT(shown(10, RepeatsSource::reference, 40), ContainsSubstring("10 repeats (the reference's 40, within 3-10)"));
+  CHECK_THAT(shown(2, RepeatsSource::budget, 5), ContainsSubstring("2 repeats (the reference's 5 do not fit the budget)"));
+  CHECK_THAT(shown(1, RepeatsSource::flag, 5), ContainsSubstring("1 repeat (--repeats)"));
+  std::ostringstream json_text;
+  print_diagnose_plan(plan, ReportFormat::json, json_text);
+  const nlohmann::json doc = nlohmann::json::parse(json_text.str());
+  CHECK(doc.at("repeats") == 1);
+  CHECK(doc.at("repeats_from") == "--repeats");
+  CHECK(doc.at("reference_repeats") == 5);
+}
