@@ -6,6 +6,7 @@
 
 #include "cli/command.hpp"
 #include "core/table_or_json.hpp"
+#include "report/doctor_report.hpp"
 #include "runtime/doctor_launch.hpp"
 #include "transport/mpi_session.hpp"
 
@@ -19,7 +20,9 @@ struct DoctorArgs {
 
 int run_doctor(const DoctorArgs& args, CommandContext& context) {
   MpiSession session(&context.argc, &context.argv);
-  return run_doctor_launch(session, {args.format == TableOrJson::json, args.no_gpu_tools}, context.envp, std::cout);
+  const DoctorOutcome outcome = run_doctor_launch(session, {args.no_gpu_tools}, context.envp);
+  if (outcome.result) print_doctor_report(*outcome.result, args.format, std::cout);
+  return outcome.status;
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "probe/probe_run.hpp"
 #include "measure/fault_injection.hpp"
 #include "transport/mpi_session.hpp"
+#include "report/probe_results.hpp"
 #include "runtime/probe_launch.hpp"
 
 namespace ncclsweep {
@@ -45,7 +46,7 @@ int run_probe(const ProbeArgs& args, CommandContext& context) {
   MpiSession session(&context.argc, &context.argv);
   const ProbeOutcome outcome = run_probe_launch(session, options, fault, {context.argv, context.argv + context.argc},
                                                 args.output, args.results_root);
-  if (outcome.result) print_probe(outcome.result->document, outcome.result->directory, std::cout);
+  if (outcome.result) print_probe_results(outcome.result->document, outcome.result->directory, std::cout);
   return outcome.status;
 }
 

@@ -15,6 +15,7 @@
 #include "core/call_modes.hpp"
 #include "core/repeat_order.hpp"
 #include "transport/mpi_session.hpp"
+#include "report/probe_results.hpp"
 #include "runtime/probe_launch.hpp"
 #include "runtime/run_entry.hpp"
 
@@ -43,7 +44,7 @@ int run_from_args(const RunArgs& args, CommandContext& context) {
   const RunOutcome outcome = run_run_launch(session, flags, {context.argv, context.argv + context.argc}, context.envp);
   if (outcome.result) {
     const RunAfterwards& afterwards = *outcome.result;
-    if (afterwards.probe) print_probe(*afterwards.probe, afterwards.probe_directory, std::cout);
+    if (afterwards.probe) print_probe_results(*afterwards.probe, afterwards.probe_directory, std::cout);
     if (afterwards.verification) std::cout << afterwards.verification->text() << std::flush;
   }
   return outcome.status;

@@ -35,4 +35,10 @@ std::vector<Finding> shared_gpu_checks(const std::vector<RankFacts>& ranks);
 // Every check over every rank, merged (merge_findings).
 std::vector<Finding> evaluate(const std::vector<RankFacts>& ranks);
 
+// What one `ncclsweep doctor` judged: every rank's facts and the findings over them.
+struct DoctorReport {
+  std::vector<RankFacts> ranks;
+  std::vector<Finding> findings;
+};
+
 }  // namespace ncclsweep::doctor

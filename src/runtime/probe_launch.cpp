@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <ostream>
 
 #include "core/errors.hpp"
 #include "core/utc_time.hpp"
@@ -66,10 +65,6 @@ std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const 
   }
   probe::judge_hosts(document);
   return document;
-}
-
-void print_probe(const probe::ProbeDocument& document, const std::string& directory, std::ostream& out) {
-  out << probe::probe_report(document) << "# probe results in " << directory << "\n" << std::flush;
 }
 
 ProbeOutcome run_probe_launch(MpiSession& session, const probe::ProbeOptions& options, const FaultInjection& fault,

@@ -2,7 +2,6 @@
 // The probes on every rank of a session, gathered on rank 0: shared by `ncclsweep probe`
 // and `ncclsweep run --probe` (docs/probe.md).
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
@@ -23,9 +22,6 @@ bool cpu_hog_refused(MpiSession& session, const FaultInjection& fault);
 std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const probe::ProbeOptions& options,
                                                      const FaultInjection& fault,
                                                      const std::vector<std::string>& command_line);
-
-// The report of a document written into `directory`, and where it is.
-void print_probe(const probe::ProbeDocument& document, const std::string& directory, std::ostream& out);
 
 // What one probe launch leaves its command to print: rank 0's document and the directory
 // it was written to. `status` is the same on every rank: 1 when a host stands out.
