@@ -39,11 +39,17 @@ int diagnose_from_args(const DiagnoseArgs& args, CommandContext& context) {
   request.run.models_dir = models_directory(request.run.models_dir);
   MpiSession session(&context.argc, &context.argv);
   request.command_line = {context.argv, context.argv + context.argc};
-  // Locate's findings go with the phases' progress, to stderr, as soon as they are known.
-  const auto show_locate = [](const locate::LocateSummary& summary) {
+  // The budget and locate's findings go with the phases' progress, to stderr, as soon as
+  // they are known.
+  DiagnoseProgress progress;
+  progress.phases = &std::cerr;
+  progress.budget_planned = [](const Diagnosis& planned) {
+    std::cerr << "# ncclsweep diagnose: budget " << budget_text(planned) << std::endl;
+  };
+  progress.locate_judged = [](const locate::LocateSummary& summary) {
     locate::print_locate_summary(summary, TableOrJson::table, std::cerr);
   };
-  const DiagnoseOutcome outcome = run_diagnose_launch(session, request, context.envp, show_locate);
+  const DiagnoseOutcome outcome = run_diagnose_launch(session, request, context.envp, progress);
   if (const auto* plan = outcome.result ? std::get_if<DiagnosePlan>(&*outcome.result) : nullptr) {
     print_diagnose_plan(*plan, request.format, std::cout);
   }

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
+#include <ostream>
 #include <optional>
 #include <sstream>
 #include <cstring>
@@ -47,18 +47,17 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// The phases' tables and lines are progress: they go to stderr, and stdout is left for the
-// diagnosis alone (a JSON or SVG document must be all of it).
-LaunchServices services_on_stderr(MpiSession& session, const StopSignals* signals) {
+// The phases' tables and lines are progress, shown where the command asked.
+LaunchServices services_showing(MpiSession& session, const StopSignals* signals, std::ostream* display) {
   LaunchServices services = mpi_launch_services(session, signals);
-  services.display = &std::cerr;
+  services.display = display;
   return services;
 }
 
 // One run phase, its SIGINT/SIGTERM handlers installed only while it runs (as `run` does).
-int run_phase(MpiSession& session, const LaunchRequest& request) {
+int run_phase(MpiSession& session, const LaunchRequest& request, std::ostream* display) {
   const StopSignals signals;
-  return run_launch(session, request, services_on_stderr(session, &signals));
+  return run_launch(session, request, services_showing(session, &signals, display));
 }
 
 // A phase that ended with a failure (a runtime error, a signal): the phases after it do
@@ -205,10 +204,12 @@ void read_settings(const std::filesystem::path& dir, int status, DiagnoseEvidenc
 }  // namespace diagnose_steps
 
 DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, char** envp,
-                                    const LocateJudged& show_locate) {
+                                    const DiagnoseProgress& progress) {
   using namespace diagnose_steps;
   const bool leader = session.rank() == 0;
   const auto started = Clock::now();
+  std::ostream discard(nullptr);  // where the phases' lines go when nobody shows them
+  std::ostream* const shown = progress.phases ? progress.phases : &discard;
 
   // Bad input first, the same answer on every rank: the fault, the reference, the plan,
   // the budget.
@@ -325,7 +326,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
   diagnosis.results = dir;
   diagnosis.budget_s = budget.total_s;
   diagnosis.phases = budget.phases;
-  if (leader) std::cerr << "# ncclsweep diagnose: budget " << budget_text(diagnosis) << std::endl;
+  if (leader && progress.budget_planned) progress.budget_planned(diagnosis);
 
   DiagnoseEvidence evidence;
   StoppedPhase stopped;  // what measured so far is still judged and written
@@ -371,8 +372,8 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
       locate.fault = fault.action == FaultAction::slow ? request.fault : std::string();
       locate.output_dir = (std::filesystem::path(dir) / "locate").string();
       locate.command_line = request.command_line;
-      const LocateOutcome located = run_locate_launch(session, locate, services_on_stderr(session, nullptr));
-      if (located.result && show_locate) show_locate(*located.result);
+      const LocateOutcome located = run_locate_launch(session, locate, services_showing(session, nullptr, shown));
+      if (located.result && progress.locate_judged) progress.locate_judged(*located.result);
       if (located.status != kExitOk && located.status != kExitFindings) {
         stopped = {diagnosis.phases[2].phase, located.status};
         evidence.hosts_stopped = stopped_text(stopped, locate.output_dir);
@@ -386,7 +387,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
 
     if (!stopped.status) {
       phase = Clock::now();
-      if (const int status = run_phase(session, run); status != kExitOk) {
+      if (const int status = run_phase(session, run, shown); status != kExitOk) {
         stopped = {diagnosis.phases[3].phase, status};
         evidence.collectives_note = stopped_text(stopped, run.output_dir);
         evidence.collectives_next = kAfterStop;
@@ -400,7 +401,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
         evidence.settings_note = "the launch stopped before this phase";
       } else {
         phase = Clock::now();
-        const int searched = run_phase(session, settings);
+        const int searched = run_phase(session, settings, shown);
         if (leader) read_settings(settings.output_dir, searched, evidence);
         diagnosis.phases[4].used_s = seconds_since(phase);
       }

@@ -5,6 +5,7 @@
 // through the acceptance gate; rank 0 attributes the gap to the layers and writes
 // diagnose.json. The command parses flags into a DiagnoseRequest and prints the outcome.
 #include <functional>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <variant>
@@ -40,12 +41,19 @@ struct DiagnoseRequest {
 // runtime failure; with plan_only 0 (or 2).
 using DiagnoseOutcome = LaunchOutcome<std::variant<DiagnosePlan, Diagnosis>>;
 
-// Called on rank 0 when the hosts and links phase has its verdicts, for the command to
-// show them while the later phases run.
-using LocateJudged = std::function<void(const locate::LocateSummary&)>;
+// What rank 0 learns while the phases run, for the command to show as it comes: the
+// budget (a Diagnosis with its phases planned and nothing measured yet) before the first
+// phase, and locate's verdicts when the hosts and links phase has them; and where the
+// phases' own tables and lines go (not stdout, which the diagnosis document must have
+// to itself: nullptr shows none).
+struct DiagnoseProgress {
+  std::ostream* phases = nullptr;
+  std::function<void(const Diagnosis& planned)> budget_planned;
+  std::function<void(const locate::LocateSummary&)> locate_judged;
+};
 
 DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& request, char** envp,
-                                    const LocateJudged& show_locate = {});
+                                    const DiagnoseProgress& progress = {});
 
 // The file of a diagnose directory, and the run inside it a later diagnose compares with.
 inline constexpr const char* kDiagnoseFile = "diagnose.json";
