@@ -147,6 +147,7 @@ struct DiagnosePlan {
   int repeats = 0;                  // each call's, interleaved
   RepeatsSource repeats_from = RepeatsSource::reference;
   int reference_repeats = 0;        // the most repeats of a row of the reference
+  int wanted_repeats = 0;           // the reference's within 3-10, before the budget (RepeatsSource::budget)
   std::optional<double> per_measurement_s;  // each measurement's cap on timed seconds (empty: --iters)
   std::string settings_sweep;       // --sweep ("": no settings search)
   long long settings_points = 0;    // the sweep's points, baseline included

@@ -107,17 +107,19 @@ nlohmann::json phases_json(const std::vector<PhaseTime>& list) {
 std::string repeats_text(const DiagnosePlan& plan) {
   const std::string repeats = std::to_string(plan.repeats) + (plan.repeats == 1 ? " repeat" : " repeats");
   const std::string reference = "the reference's " + std::to_string(plan.reference_repeats);
+  const std::string within =
+      reference + " within " + std::to_string(kDiagnoseMinRepeats) + "-" + std::to_string(kDiagnoseMaxRepeats);
   switch (plan.repeats_from) {
     case RepeatsSource::flag:
       return repeats + " (--repeats)";
     case RepeatsSource::budget:
-      return repeats + " (" + reference + " do not fit the budget)";
+      if (plan.wanted_repeats == plan.reference_repeats) return repeats + " (the budget does not hold " + reference + ")";
+      return repeats + " (the budget does not hold " + std::to_string(plan.wanted_repeats) + ", " + within + ")";
     case RepeatsSource::reference:
       break;
   }
   if (plan.repeats == plan.reference_repeats) return repeats + " (as " + reference + ")";
-  return repeats + " (" + reference + ", within " + std::to_string(kDiagnoseMinRepeats) + "-" +
-         std::to_string(kDiagnoseMaxRepeats) + ")";
+  return repeats + " (" + within + ")";
 }
 
 // What each phase of a planned diagnose will do, beside its seconds.
@@ -251,6 +253,7 @@ void print_diagnose_plan(const DiagnosePlan& plan, ReportFormat format, std::ost
                              {"repeats", plan.repeats},
                              {"repeats_from", name_of(plan.repeats_from)},
                              {"reference_repeats", plan.reference_repeats},
+                             {"wanted_repeats", plan.wanted_repeats},
                              {"per_measurement_s", diagnosis_form::optional_number(plan.per_measurement_s)},
                              {"settings_sweep", plan.settings_sweep.empty() ? nlohmann::json() : nlohmann::json(plan.settings_sweep)},
                              {"settings_points", plan.settings_points},

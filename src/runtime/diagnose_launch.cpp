@@ -308,6 +308,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
       plan.repeats = run.spec.repeats;
       plan.repeats_from = repeats_from;
       plan.reference_repeats = reference_repeats;
+      plan.wanted_repeats = std::clamp(reference_repeats, kDiagnoseMinRepeats, kDiagnoseMaxRepeats);
       if (!flags.measurements.iters) plan.per_measurement_s = budget.per_measurement_s;
       if (settings_search) {
         plan.settings_sweep = request.sweep_file;

@@ -24,8 +24,9 @@ namespace ncclsweep::soak {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr int kSchema = 1;
-
+// 2: a window's figures are measurement records with a SoakPlace (1: figures of their own
+// form, still read).
+constexpr int kSchema = 2;
 
 // "world", a host's name, or a link's two names joined by "-".
 std::string subject_name(const std::vector<std::string>& hosts, int host, int peer) {

@@ -190,8 +190,8 @@ TEST_CASE("diagnose: the gate at 90% of the reference FAILs on the collectives; 
     const Launch tight = mpirun_mpmd(apps);
     INFO(tight.output);
     CHECK(tight.status == 0);
-    CHECK_THAT(tight.output, ContainsSubstring("24 measurements (calls x placements x repeats), 4 repeats (the reference's 5 do "
-                                               "not fit the budget)"));
+    CHECK_THAT(tight.output, ContainsSubstring("24 measurements (calls x placements x repeats), 4 repeats (the budget does not "
+                                               "hold the reference's 5)"));
     for (auto& app : apps) app.args = with(args, {"--repeats", "5"});
     const Launch refused = mpirun_mpmd(apps);
     INFO(refused.output);

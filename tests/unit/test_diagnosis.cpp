@@ -1,6 +1,7 @@
 // diagnose's attribution (compare/diagnosis.hpp): layer evidence -> one row per layer with
 // a verdict and its share of the gap in time per iteration; the communication time of a
 // comparison's rows; the budget's plan; the result's formats.
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -422,14 +423,18 @@ TEST_CASE("diagnose --plan says where the calls' repeats came from") {
     plan.repeats = repeats;
     plan.repeats_from = from;
     plan.reference_repeats = reference_repeats;
+    plan.wanted_repeats = std::clamp(reference_repeats, kDiagnoseMinRepeats, kDiagnoseMaxRepeats);
     std::ostringstream text;
     print_diagnose_plan(plan, ReportFormat::table, text);
     return text.str();
   };
   CHECK_THAT(shown(3, RepeatsSource::reference, 3), ContainsSubstring("(calls x placements x repeats), 3 repeats (as the reference's 3)"));
-  CHECK_THAT(shown(3, RepeatsSource::reference, 1), ContainsSubstring("3 repeats (the reference's 1, within 3-10)"));
-  CHECK_THAT(shown(10, RepeatsSource::reference, 40), ContainsSubstring("10 repeats (the reference's 40, within 3-10)"));
-  CHECK_THAT(shown(2, RepeatsSource::budget, 5), ContainsSubstring("2 repeats (the reference's 5 do not fit the budget)"));
+  CHECK_THAT(shown(3, RepeatsSource::reference, 1), ContainsSubstring("3 repeats (the reference's 1 within 3-10)"));
+  CHECK_THAT(shown(10, RepeatsSource::reference, 40), ContainsSubstring("10 repeats (the reference's 40 within 3-10)"));
+  CHECK_THAT(shown(2, RepeatsSource::budget, 5), ContainsSubstring("2 repeats (the budget does not hold the reference's 5)"));
+  // An nccl-tests reference has one repeat: diagnose wanted three, and the budget held two.
+  CHECK_THAT(shown(2, RepeatsSource::budget, 1),
+             ContainsSubstring("2 repeats (the budget does not hold 3, the reference's 1 within 3-10)"));
   CHECK_THAT(shown(1, RepeatsSource::flag, 5), ContainsSubstring("1 repeat (--repeats)"));
   std::ostringstream json_text;
   print_diagnose_plan(plan, ReportFormat::json, json_text);
@@ -437,4 +442,5 @@ TEST_CASE("diagnose --plan says where the calls' repeats came from") {
   CHECK(doc.at("repeats") == 1);
   CHECK(doc.at("repeats_from") == "--repeats");
   CHECK(doc.at("reference_repeats") == 5);
+  CHECK(doc.at("wanted_repeats") == 5);
 }
