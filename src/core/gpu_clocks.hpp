@@ -1,6 +1,6 @@
 #pragma once
 // A GPU's clocks at one moment and what holds them down, so a record can say its
-// measurement ran throttled (issue 7 item 6). Read by the nccl engine (NVML, or
+// measurement ran throttled. Read by the nccl engine (NVML, or
 // nvidia-smi when NVML was not there at build time).
 #include <array>
 #include <cstddef>

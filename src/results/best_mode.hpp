@@ -1,5 +1,5 @@
 #pragma once
-// Per size, the buffer and launch mode that gave the highest busbw (issue 7 item 4): what
+// Per size, the buffer and launch mode that gave the highest busbw: what
 // a user tuning registration or graphs looks at first.
 #include <vector>
 

@@ -429,7 +429,7 @@ void from_json(const json& j, RunDocument& d) {
     d.workload = j.at("workload").get<WorkloadWeights>();
     j.at("iteration_times").get_to(d.iteration_times);
   }
-  if (j.contains("stragglers")) j.at("stragglers").get_to(d.stragglers);  // absent before issue 7
+  if (j.contains("stragglers")) j.at("stragglers").get_to(d.stragglers);  // absent in older run.json files
 }
 
 }  // namespace ncclsweep

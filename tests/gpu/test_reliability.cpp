@@ -1,4 +1,4 @@
-// GPU acceptance of issue 6 (scripts/gpu-check runs it): a worker killed mid-sweep fails
+// Reliability on the GPU (scripts/gpu-check runs it): a worker killed mid-sweep fails
 // only its point; a hung rank times out within its deadline plus 5 s and the next point
 // runs. Fault injection (docs/reliability.md) makes the last rank misbehave at point
 // max_ctas=16: rank 1 of 2 on a machine with 2 or more GPUs, the only rank on one GPU.

@@ -1,4 +1,4 @@
-// Buffer footprint and cache state (issue 21): parsing, the plan, the buffer spans both
+// Buffer footprint and cache state: parsing, the plan, the buffer spans both
 // engines follow, records, and compare's footprint-aware verdicts against a real
 // nccl-tests log.
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// Buffer and launch modes (issue 7 items 3-4), GPU clock readings (item 6) and the
+// Buffer and launch modes, GPU clock readings and the
 // per-size best mode: everything about them that needs no GPU.
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-// One typed key and one repeat aggregation (issue 17 item 1): every printer sees a run of
+// One typed key and one repeat aggregation: every printer sees a run of
 // 2 points x 2 buffer modes x 2 launch modes x 2 sizes x 3 repeats, and a grouped run,
 // and no two measurements are ever merged.
 #include <cstdio>

@@ -1,4 +1,4 @@
-// Per-node view and slow groups' hosts (issue 8, multi-node views): synthetic runs over
+// Per-node view and slow groups' hosts: synthetic runs over
 // several fake hosts, built the way the runtime fills records (rank_time_us per rank,
 // per_communicator from the group members' times).
 #include <nlohmann/json.hpp>
