@@ -122,18 +122,18 @@ struct Diagnosis {
   int exit_status() const;
 };
 
-// The calls' repeats without --repeats: the reference's, at least three (a median a
-// transient cannot move) and at most ten (more move it little).
-inline constexpr int kDiagnoseMinRepeats = 3;
-inline constexpr int kDiagnoseMaxRepeats = 10;
-
 // Where the calls' repeats came from: --repeats; the reference's rows (within
-// kDiagnoseMinRepeats-kDiagnoseMaxRepeats); or fewer than those, all the budget holds.
+// kDiagnoseMinRepeats-kDiagnoseMaxRepeats, below); or fewer than those, all the budget holds.
 enum class RepeatsSource { flag, reference, budget };
 inline constexpr NameTable<RepeatsSource, 3> kRepeatsSourceNames{
     "repeats source",
     {{{RepeatsSource::flag, "--repeats"}, {RepeatsSource::reference, "reference"}, {RepeatsSource::budget, "budget"}}}};
 constexpr std::string_view name_of(RepeatsSource source) { return kRepeatsSourceNames.name(source); }
+
+// The calls' repeats without --repeats: the reference's, at least three (a median a
+// transient cannot move) and at most ten (more move it little).
+inline constexpr int kDiagnoseMinRepeats = 3;
+inline constexpr int kDiagnoseMaxRepeats = 10;
 
 // What a diagnose will do, planned before anything runs (`diagnose --plan` prints it; a
 // diagnose announces the same budget as its first line).
