@@ -12,6 +12,7 @@
 #include <csignal>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -43,9 +44,19 @@ class SplitBook {
   explicit SplitBook(int ranks) : colours_(static_cast<std::size_t>(ranks)), splits_(colours_.size(), 0) {}
   void record(int rank, const std::vector<int>& colours) {
     const std::lock_guard lock(mutex_);
+    if (!first_split_) first_split_ = std::chrono::steady_clock::now();
     colours_[static_cast<std::size_t>(rank)] = colours;
     ++splits_[static_cast<std::size_t>(rank)];
     changed_.notify_all();
+  }
+  // Seconds since any rank's first split (the soak's host split, just before its warm-up):
+  // one clock for every rank, so that a slow-down starts at one instant on all of them.
+  // Ranks made their engines at moments apart by up to a window under load, and a host
+  // whose ranks slowed a window before the others' read as that host's outlier.
+  double seconds_since_first_split() {
+    const std::lock_guard lock(mutex_);
+    if (!first_split_) return 0;
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - *first_split_).count();
   }
   // The world ranks of `rank`'s group on sub-communicator `comm` (1-based; 0: the world).
   std::vector<int> members(int rank, int comm) {
@@ -68,11 +79,12 @@ class SplitBook {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<std::vector<int>> colours_;
+  std::optional<std::chrono::steady_clock::time_point> first_split_;
   std::vector<int> splits_;
 };
 
 // A fault made outside the tool: calls on a communicator whose ranks span both ends of
-// the link run `factor` times as long, from `from_s` after the engine is made; every
+// the link run `factor` times as long, from `from_s` after the first split; every
 // other call is the paced engine's. A link between hosts slows the world too.
 class SlowLinkEngine final : public Engine {
  public:
@@ -87,13 +99,13 @@ class SlowLinkEngine final : public Engine {
   void split(const std::vector<int>& colours) override { book_.record(rank_, colours); }
   void slow_down(double factor) override { aid_ = factor; }
   TimedIterations run_timed(const CollectiveCall& call, int samples, int calls_per_sample = 1) override {
-    const std::chrono::duration<double> since = std::chrono::steady_clock::now() - made_;
+    const double since = book_.seconds_since_first_split();
     bool crosses_a = false, crosses_b = false;
     for (const int r : book_.members(rank_, call.comm)) {
       crosses_a = crosses_a || a_.count(r) > 0;
       crosses_b = crosses_b || b_.count(r) > 0;
     }
-    paced_.slow_down(aid_ * (since.count() >= from_s_ && crosses_a && crosses_b ? factor_ : 1));
+    paced_.slow_down(aid_ * (since >= from_s_ && crosses_a && crosses_b ? factor_ : 1));
     return paced_.run_timed(call, samples, calls_per_sample);
   }
 
@@ -103,7 +115,6 @@ class SlowLinkEngine final : public Engine {
   std::set<int> a_, b_;
   double factor_, from_s_, aid_ = 1;
   PacedEngine paced_;
-  const std::chrono::steady_clock::time_point made_ = std::chrono::steady_clock::now();
 };
 
 // A soak on `hosts` whose engines are made by `engine_for(rank)`.
