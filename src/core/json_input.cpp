@@ -1,5 +1,7 @@
 #include "core/json_input.hpp"
 
+#include <algorithm>
+
 namespace ncclsweep {
 
 std::uint64_t max_json_values(InputKind kind) { return input_cap(kind) / 256; }
@@ -44,14 +46,21 @@ std::int64_t checked_json_integer(const nlohmann::json& j, std::int64_t lo, std:
   return refuse("not a number");
 }
 
+std::size_t max_json_line_bytes() {
+  return std::max<std::size_t>(kMaxJsonLineBytes, static_cast<std::size_t>(input_cap(kResultsFileInput) / 64));
+}
+
 void throw_json_line_too_long(std::size_t bytes, const SourcePosition& where) {
   throw UsageError("the line is " + std::to_string(bytes / kMebibyte) + " MiB long, more than the " +
-                       std::to_string(kMaxJsonLineBytes / kMebibyte) + " MiB any record takes",
-                   "check that this is the file you meant (a record is one line of at most a few MiB)", where);
+                       std::to_string(max_json_line_bytes() / kMebibyte) + " MiB any record takes",
+                   "check that this is the file you meant (a record is one line of at most a few MiB; a soak "
+                   "window that traced many hosts' pairs is larger: --max-input-size raises the limit to a "
+                   "64th of the size it gives)",
+                   where);
 }
 
 nlohmann::json parse_json_line(std::string_view line, const SourcePosition& where) {
-  if (line.size() > kMaxJsonLineBytes) throw_json_line_too_long(line.size(), where);
+  if (line.size() > max_json_line_bytes()) throw_json_line_too_long(line.size(), where);
   return parse_json_input(line, where, line.size() / 2 + 1);
 }
 

@@ -20,6 +20,10 @@ inline constexpr int kMaxJsonDepth = 64;
 // One line of a JSON-lines file (a record with every rank's time at 100,000 ranks is
 // about 2 MiB).
 inline constexpr std::size_t kMaxJsonLineBytes = 16 * kMebibyte;
+// The longest line a reader takes: kMaxJsonLineBytes, or a 64th of the results files' cap
+// where --max-input-size raised that (a soak window that traced every pair of hundreds of
+// hosts is one line of tens of MiB). Throws UsageError as input_cap does.
+std::size_t max_json_line_bytes();
 
 // The most values (numbers, strings, objects, arrays, ...) a document of `kind` may hold:
 // one per 256 bytes of its cap (4 Mi values in a 1 GiB results file: a run.json of 100,000
@@ -32,7 +36,7 @@ std::uint64_t max_json_values(InputKind kind);
 // error is nlohmann's parse_error, for the caller to word.
 nlohmann::json parse_json_input(std::string_view text, const SourcePosition& where, std::uint64_t max_values);
 
-// One line of a JSON-lines file: refused past kMaxJsonLineBytes before it is parsed, then
+// One line of a JSON-lines file: refused past max_json_line_bytes() before it is parsed, then
 // parsed as above (at most a value per two bytes of the line).
 nlohmann::json parse_json_line(std::string_view line, const SourcePosition& where);
 
@@ -45,7 +49,7 @@ void get_checked(const nlohmann::json& j, T& field, std::int64_t lo, std::int64_
   field = static_cast<T>(checked_json_integer(j, lo, hi, what));
 }
 
-// The UsageError for a line past kMaxJsonLineBytes, for readers that scan lines themselves.
+// The UsageError for a line past max_json_line_bytes(), for readers that scan lines themselves.
 [[noreturn]] void throw_json_line_too_long(std::size_t bytes, const SourcePosition& where);
 
 }  // namespace ncclsweep

@@ -165,8 +165,15 @@ TEST_CASE("JSON past its depth, its values or its line length is refused at file
   const std::uint64_t values = max_json_values(kResultsFileInput);
   ::setenv(kMaxInputSizeVariable, "8G", 1);
   CHECK(max_json_values(kResultsFileInput) > values);
+  // So does the line cap, to a 64th of it: a traced soak window of many hosts is one line.
+  CHECK(max_json_line_bytes() == 128 * kMebibyte);
+  const std::string long_array = "[" + std::string(kMaxJsonLineBytes, ' ') + "]";
+  CHECK(parse_json_line(long_array, {"records.jsonl", 7, 0}).empty());
   ::unsetenv(kMaxInputSizeVariable);
   CHECK(max_json_values(kResultsFileInput) == values);
+  CHECK(max_json_line_bytes() == kMaxJsonLineBytes);
+  CHECK_THAT(usage_error_text([&] { parse_json_line(long_array, {"records.jsonl", 7, 0}); }),
+             ContainsSubstring("--max-input-size raises the limit"));
 }
 
 TEST_CASE("records.jsonl: a line past a limit is refused wherever it is, never dropped as cut off", "[attack]") {
