@@ -166,10 +166,6 @@ void read_document(const json& run, const fs::path& path, LocateDocument& d) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // What in a record's place run.json's hosts and ranks do not have ("" when all is there):
 // the verdicts index hosts and ranks by these numbers.
 std::string outside_layout(const LocatePlace& place, const HostLayout& layout) {

@@ -247,6 +247,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
   DiagnoseBudget budget;
   const bool settings_search = !request.sweep_file.empty();
   const int reference_repeats = session.max_across_ranks(leader ? most_repeats(*reference) : 0);
+  const int wanted_repeats = std::clamp(reference_repeats, kDiagnoseMinRepeats, kDiagnoseMaxRepeats);
   RepeatsSource repeats_from = flags.measurements.repeats ? RepeatsSource::flag : RepeatsSource::reference;
   try {
     // Unless --repeats, the calls are repeated as the reference's were, interleaved: a
@@ -254,8 +255,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
     // budget too short for those repeats takes fewer (never fewer than the user's).
     RunFlags calls = flags;
     if (!calls.measurements.order) calls.measurements.order = RepeatOrder::interleaved;
-    calls.measurements.repeats =
-        flags.measurements.repeats.value_or(std::clamp(reference_repeats, kDiagnoseMinRepeats, kDiagnoseMaxRepeats));
+    calls.measurements.repeats = flags.measurements.repeats.value_or(wanted_repeats);
     run = build_run_plan(calls, {"", nullptr, request.workload}, layout);
     const long long per_repeat = measurements_per_repeat(run);
     for (int repeats = *calls.measurements.repeats;; --repeats) {
@@ -308,7 +308,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
       plan.repeats = run.spec.repeats;
       plan.repeats_from = repeats_from;
       plan.reference_repeats = reference_repeats;
-      plan.wanted_repeats = std::clamp(reference_repeats, kDiagnoseMinRepeats, kDiagnoseMaxRepeats);
+      plan.wanted_repeats = wanted_repeats;
       if (!flags.measurements.iters) plan.per_measurement_s = budget.per_measurement_s;
       if (settings_search) {
         plan.settings_sweep = request.sweep_file;
