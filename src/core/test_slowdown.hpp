@@ -60,4 +60,27 @@ class TestSlowdowns {
   std::map<std::string, std::pair<std::string, SlowdownSchedule>, std::less<>> variables_;
 };
 
+// Both families as an engine holds them: the once-read variables fixed when the engine is
+// made, the per-init ones read again at each communicator init.
+class EngineTestSlowdowns {
+ public:
+  EngineTestSlowdowns() = default;
+  explicit EngineTestSlowdowns(const std::map<std::string, std::string>& environment)
+      : once_(environment, TestVariableRead::once_per_process), per_init_(environment, TestVariableRead::each_init) {}
+  // A communicator init: the per-init family is read from `environment` again.
+  void init(const std::map<std::string, std::string>& environment) {
+    per_init_ = TestSlowdowns(environment, TestVariableRead::each_init);
+  }
+  int factor_at(Bytes total_bytes) const { return once_.factor_at(total_bytes) * per_init_.factor_at(total_bytes); }
+  // The value in effect for `name`; nullopt when it is no testing variable.
+  std::optional<std::string> value_of(std::string_view name) const {
+    if (auto value = once_.value_of(name)) return value;
+    return per_init_.value_of(name);
+  }
+
+ private:
+  TestSlowdowns once_;      // NCCLSWEEP_TEST_SLOWDOWN*: read when the engine was made
+  TestSlowdowns per_init_;  // NCCLSWEEP_TEST_INIT_SLOWDOWN*: read at each init
+};
+
 }  // namespace ncclsweep

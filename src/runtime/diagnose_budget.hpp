@@ -10,21 +10,25 @@
 
 namespace ncclsweep {
 
-// What the budget holds back for the phases with no estimate of their own.
-inline constexpr double kPreflightAllowanceS = 5;
-inline constexpr double kPlatformAllowanceS = 30;  // probe --quick: under 5 s a rank on a GPU; 30 s seen on two shared cores
-// Locate's model is for GPUs; on the mpi engine (shared CPU cores) a round takes longer.
-inline constexpr double kLocateMpiBusbw = 0.5e9;
-inline constexpr double kLocateGpuBusbw = 100e9;
-inline constexpr double kLocateSafety = 3;
-// Each measurement's share of the collectives phase is a cap on its timed seconds; below
-// this a measurement cannot stop on its noise, and the budget is refused.
-inline constexpr double kMinMeasurementS = 0.02;
-// The part of the collectives phase given to timed iterations; the rest is warm-up,
-// communicator set-up and the per-size overhead.
-inline constexpr double kTimedShare = 0.5;
-// With --sweep, the share of what the fixed phases leave that the settings search gets.
-inline constexpr double kSettingsShare = 0.5;
+// How a budget is shared among the phases: what those with no estimate of their own are
+// given, how locate's estimate is scaled, and the shares of what is left.
+struct DiagnoseBudgetModel {
+  double preflight_s = 5;
+  double platform_s = 30;  // probe --quick: under 5 s a rank on a GPU; 30 s seen on two shared cores
+  // Locate's model is for GPUs; on the mpi engine (shared CPU cores) a round takes longer.
+  double locate_mpi_busbw = 0.5e9;
+  double locate_gpu_busbw = 100e9;
+  double locate_safety = 3;
+  // Each measurement's share of the collectives phase is a cap on its timed seconds; below
+  // this a measurement cannot stop on its noise, and the budget is refused.
+  double min_measurement_s = 0.02;
+  // The part of the collectives phase given to timed iterations; the rest is warm-up,
+  // communicator set-up and the per-size overhead.
+  double timed_share = 0.5;
+  // With --sweep, the share of what the fixed phases leave that the settings search gets.
+  double settings_share = 0.5;
+};
+inline constexpr DiagnoseBudgetModel kBudgetModel{};
 
 struct DiagnoseBudget {
   double total_s = 0;
@@ -34,7 +38,7 @@ struct DiagnoseBudget {
 
 // `host_sizes`: ranks per host (one entry: one host, no tournament). `measurements`: the
 // measurements the workload's plan makes (calls x placements x repeats). `settings_search`:
-// a --sweep's search follows the calls, in kSettingsShare of their time. Throws
+// a --sweep's search follows the calls, in kBudgetModel.settings_share of their time. Throws
 // UsageError naming what the phases need when `budget_s` cannot hold them.
 DiagnoseBudget plan_diagnose_budget(double budget_s, const std::vector<int>& host_sizes,
                                     const locate::LocateOptions& locate, EngineKind engine, long long measurements,

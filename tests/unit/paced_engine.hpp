@@ -49,8 +49,7 @@ class PacedEngine final : public Engine {
   // this share, drawn from `seed`.
   explicit PacedEngine(const std::map<std::string, std::string>& environment, double noise = 0, std::uint64_t seed = 0,
                        PacedClock* clock = nullptr)
-      : once_(environment, TestVariableRead::once_per_process),
-        per_init_(environment, TestVariableRead::each_init),
+      : slowdowns_(environment),
         noise_(noise),
         noise_random_(seed),
         clock_(clock) {}
@@ -60,12 +59,11 @@ class PacedEngine final : public Engine {
   void connect(const std::vector<ConfigSetting>&) override {}
   void disconnect() override {}
   void init_environment(const std::map<std::string, std::string>& environment) override {
-    per_init_ = TestSlowdowns(environment, TestVariableRead::each_init);
+    slowdowns_.init(environment);
   }
   bool reads_process_environment() const override { return false; }
   std::optional<std::string> setting_in_effect(std::string_view variable) const override {
-    if (auto value = once_.value_of(variable)) return value;
-    return per_init_.value_of(variable);
+    return slowdowns_.value_of(variable);
   }
   std::string unsupported_reason(const CollectiveCall&) const override { return {}; }
   std::uint64_t run_checked(const CollectiveCall& call, bool corrupt) override {
@@ -79,7 +77,7 @@ class PacedEngine final : public Engine {
   double call_seconds(const CollectiveCall& call) const {
     const double bytes = static_cast<double>(call.count * call.dtype->bytes);
     const auto total = static_cast<Bytes>(bytes);
-    return (kLatencySeconds + bytes / kBytesPerSecond) * factor_ * once_.factor_at(total) * per_init_.factor_at(total);
+    return (kLatencySeconds + bytes / kBytesPerSecond) * factor_ * slowdowns_.factor_at(total);
   }
 
   // Each call's time times exp(jitter x z), z standard normal: a repeat of N calls then
@@ -118,8 +116,7 @@ class PacedEngine final : public Engine {
   double jitter_ = 0;
   std::mt19937 random_{1};
   std::normal_distribution<double> normal_{0.0, 1.0};
-  TestSlowdowns once_;
-  TestSlowdowns per_init_;
+  EngineTestSlowdowns slowdowns_;
   double noise_ = 0;
   std::mt19937_64 noise_random_;
   PacedClock* clock_ = nullptr;

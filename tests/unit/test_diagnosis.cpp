@@ -267,7 +267,7 @@ TEST_CASE("diagnose budget: phases planned up front, and a budget they cannot fi
   double sum = 0;
   for (const auto& p : one_host.phases) sum += p.planned_s;
   CHECK(sum == Approx(600));
-  CHECK(one_host.per_measurement_s == Approx(one_host.phases[3].planned_s * kTimedShare / 12));
+  CHECK(one_host.per_measurement_s == Approx(one_host.phases[3].planned_s * kBudgetModel.timed_share / 12));
   const DiagnoseBudget four = plan_diagnose_budget(600, {2, 2, 2, 2}, options, EngineKind::mpi, 12);
   CHECK(four.phases[2].planned_s > 0);
   CHECK(four.phases[3].planned_s < one_host.phases[3].planned_s);
@@ -355,7 +355,7 @@ TEST_CASE("diagnose budget: --sweep gives the settings search its share of what 
   const DiagnoseBudget searched_too = plan_diagnose_budget(600, {2}, options, EngineKind::mpi, 12, true);
   REQUIRE(searched_too.phases.size() == 5);
   CHECK(searched_too.phases[4].phase == "NCCL settings");
-  CHECK(searched_too.phases[4].planned_s == Approx(plain.phases[3].planned_s * kSettingsShare));
+  CHECK(searched_too.phases[4].planned_s == Approx(plain.phases[3].planned_s * kBudgetModel.settings_share));
   CHECK(searched_too.phases[3].planned_s + searched_too.phases[4].planned_s == Approx(plain.phases[3].planned_s));
   // The smallest budget that holds the calls holds them with the search too only when larger.
   CHECK_NOTHROW(plan_diagnose_budget(60, {2}, options, EngineKind::mpi, 12));

@@ -28,8 +28,7 @@ class MpiEngine final : public Engine {
   MpiEngine(std::unique_ptr<HostFabric> fabric, const std::map<std::string, std::string>& environment)
       : fabric_(std::move(fabric)),
         // Read here, once: the worker's start is this process's only chance to set them.
-        once_(environment, TestVariableRead::once_per_process),
-        per_init_(environment, TestVariableRead::each_init) {}
+        slowdowns_(environment) {}
 
   std::string_view name() const override { return "mpi"; }
 
@@ -48,12 +47,11 @@ class MpiEngine final : public Engine {
 
   // The testing aid's per-init variables, as NCCL reads NCCL_PROTO at each init.
   void init_environment(const std::map<std::string, std::string>& environment) override {
-    per_init_ = TestSlowdowns(environment, TestVariableRead::each_init);
+    slowdowns_.init(environment);
   }
   bool reads_process_environment() const override { return false; }
   std::optional<std::string> setting_in_effect(std::string_view variable) const override {
-    if (auto value = once_.value_of(variable)) return value;
-    return per_init_.value_of(variable);
+    return slowdowns_.value_of(variable);
   }
 
   void split(const std::vector<int>& colors) override { fabric_->split(colors); }
@@ -151,7 +149,7 @@ class MpiEngine final : public Engine {
     const int ranks = fabric_->place(call.comm).ranks;
     const Bytes total = total_bytes(*call.kind, call.count, ranks, call.dtype->bytes);
     const int fault = slow_factor_ > 1 ? static_cast<int>(std::lround(slow_factor_)) : 1;
-    return fault * once_.factor_at(total) * per_init_.factor_at(total);
+    return fault * slowdowns_.factor_at(total);
   }
 
   void run_calls(const CollectiveCall& call, const CallBuffers& b, int calls) {
@@ -198,8 +196,7 @@ class MpiEngine final : public Engine {
 
   std::unique_ptr<HostFabric> fabric_;
   double slow_factor_ = 1;  // slow_down(): the fault's factor, in whole calls
-  TestSlowdowns once_;      // NCCLSWEEP_TEST_SLOWDOWN*: read when the engine was made
-  TestSlowdowns per_init_;  // NCCLSWEEP_TEST_INIT_SLOWDOWN*: read at each init
+  EngineTestSlowdowns slowdowns_;
   std::vector<std::byte> flush_scratch_;  // --cache flush; empty until first used
   unsigned flush_round_ = 0;
   std::unique_ptr<CpuAntagonist> antagonist_;  // --with-compute; null until first used
