@@ -66,6 +66,10 @@ if(PkgConfig_FOUND)
 endif()
 if(hwloc_FOUND)
   _ncclsweep_found(hwloc "${hwloc_VERSION}")
+elseif(NOT PkgConfig_FOUND)
+  # hwloc is found through its pkg-config file; a minimal Debian has libhwloc-dev
+  # without pkg-config (libhwloc-dev only recommends it).
+  list(APPEND NCCLSWEEP_MISSING "hwloc (found through pkg-config, which is missing)|pkg-config libhwloc-dev")
 else()
   list(APPEND NCCLSWEEP_MISSING "hwloc|libhwloc-dev")
 endif()

@@ -4,7 +4,8 @@
 #   - no network (a fake apt-get whose package sources never answer),
 #   - no root (a fake id),
 #   - a library missing (the probe told -DCMAKE_DISABLE_FIND_PACKAGE_<name>=ON),
-#   - a cmake that is too old.
+#   - a cmake that is too old,
+#   - no pkg-config.
 # Setup must go on whenever the build can proceed, and otherwise say what is missing and how
 # to get it. Usage: test_setup.sh SOURCE_DIR
 set -uo pipefail
@@ -91,6 +92,14 @@ setup "$work/user:$work/old-cmake:$offline_path" "$no_nccl"
 [ "$status" -eq 1 ] || fail "cmake 3.20: exit $status, expected 1"
 expect "CMake >= 3.24 (found 3.20.0 at $work/old-cmake/cmake)"
 expect "pip install cmake"
+
+# 6. No pkg-config (a minimal Debian: libhwloc-dev only recommends it): hwloc cannot be
+#    found, and setup asks apt for pkg-config with it.
+setup "$offline_path" "$no_nccl" -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON
+[ "$status" -eq 1 ] || fail "pkg-config missing offline: exit $status, expected 1"
+grep -q "install.*pkg-config" "$work/apt.log" 2>/dev/null || fail "apt-get was not asked for pkg-config"
+expect "missing: hwloc (found through pkg-config, which is missing)"
+expect "apt-get install libhwloc-dev pkg-config"
 
 if [ "$failures" -gt 0 ]; then echo "$failures check(s) failed"; exit 1; fi
 echo "scripts/setup: all cases behaved"
