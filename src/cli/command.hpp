@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "core/checked_number.hpp"
+#include "core/failure_report.hpp"
+#include "core/launch_outcome.hpp"
 #include "core/name_table.hpp"
 #include "core/suggest.hpp"
 
@@ -37,6 +39,12 @@ CLI::App* add_command(CLI::App& app, CommandAction& chosen, std::shared_ptr<Args
     chosen = [args, run](CommandContext& context) { return run(*args, context); };
   });
   return command;
+}
+
+// The error that stopped a launch, printed once (rank 0 has it; the other ranks none).
+template <typename Result>
+void print_launch_error(const LaunchOutcome<Result>& outcome) {
+  if (!outcome.error.empty()) print_error(outcome.error);
 }
 
 // A CLI11 check that takes one of `names` and suggests the nearest for a typo, as the

@@ -50,6 +50,7 @@ int diagnose_from_args(const DiagnoseArgs& args, CommandContext& context) {
     locate::print_locate_summary(summary, TableOrJson::table, std::cerr);
   };
   const DiagnoseOutcome outcome = run_diagnose_launch(session, request, context.envp, progress);
+  print_launch_error(outcome);
   if (const auto* plan = outcome.result ? std::get_if<DiagnosePlan>(&*outcome.result) : nullptr) {
     print_diagnose_plan(*plan, request.format, std::cout);
   }

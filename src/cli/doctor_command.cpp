@@ -21,6 +21,7 @@ struct DoctorArgs {
 int run_doctor(const DoctorArgs& args, CommandContext& context) {
   MpiSession session(&context.argc, &context.argv);
   const DoctorOutcome outcome = run_doctor_launch(session, {args.no_gpu_tools}, context.envp);
+  print_launch_error(outcome);
   if (outcome.result) print_doctor_report(*outcome.result, args.format, std::cout);
   return outcome.status;
 }

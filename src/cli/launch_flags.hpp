@@ -92,6 +92,7 @@ int launch_and_present(CommandContext& context, const LaunchFlags& flags, Parse&
   if (!parsed_on_every_rank(session, [&] { parse(request); })) return kExitUsage;
   fill_launch_request(request, flags, context);
   const auto outcome = launch(session, request);
+  print_launch_error(outcome);
   if (outcome.result) present(*outcome.result, request.format);
   return outcome.status;
 }

@@ -46,6 +46,7 @@ int run_probe(const ProbeArgs& args, CommandContext& context) {
   MpiSession session(&context.argc, &context.argv);
   const ProbeOutcome outcome = run_probe_launch(session, options, fault, {context.argv, context.argv + context.argc},
                                                 args.output, args.results_root);
+  print_launch_error(outcome);
   if (outcome.result) print_probe_results(outcome.result->document, outcome.result->directory, std::cout);
   return outcome.status;
 }

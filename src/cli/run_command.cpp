@@ -42,6 +42,7 @@ int run_from_args(const RunArgs& args, CommandContext& context) {
   if (args.quiet) flags.progress = ProgressSetting::off;
   flags.models_dir = models_directory(flags.models_dir);
   const RunOutcome outcome = run_run_launch(session, flags, {context.argv, context.argv + context.argc}, context.envp);
+  print_launch_error(outcome);
   if (outcome.result) {
     const RunAfterwards& afterwards = *outcome.result;
     if (afterwards.probe) print_probe_results(*afterwards.probe, afterwards.probe_directory, std::cout);

@@ -14,7 +14,6 @@
 #include "compare/probe_comparison.hpp"
 #include "compare/side_readers.hpp"
 #include "core/errors.hpp"
-#include "core/failure_report.hpp"
 #include "core/input_file.hpp"
 #include "core/json_input.hpp"
 #include "core/output_file.hpp"
@@ -67,8 +66,11 @@ struct StoppedPhase {
   int status = 0;  // 0: none stopped
 };
 
-std::string stopped_text(const StoppedPhase& stopped, const std::string& dir) {
-  return "the phase stopped with exit status " + std::to_string(stopped.status) + " (" + dir + ")";
+// `error`: what the phase's launch said stopped it, where it returned that (empty: it
+// printed its own, as a run does in its log).
+std::string stopped_text(const StoppedPhase& stopped, const std::string& dir, const std::string& error = "") {
+  return "the phase stopped with exit status " + std::to_string(stopped.status) + (error.empty() ? "" : ": " + error) +
+         " (" + dir + ")";
 }
 
 constexpr const char* kAfterStop = "the error above says why; diagnose again once it is fixed";
@@ -89,13 +91,6 @@ std::optional<probe::ProbeDocument> reference_probe(const std::string& reference
   return probe::read_probe_document(path / kDiagnoseProbeFolder);
 }
 
-// A collective check that every rank passes or none does: rank 0's `error` (a UsageError's
-// message) is printed there, and every rank returns false.
-bool agreed(MpiSession& session, const std::string& error) {
-  if (session.max_across_ranks(error.empty() ? 0 : 1) == 0) return true;
-  if (session.rank() == 0) print_error(error.empty() ? std::string("another rank refused the diagnose") : error);
-  return false;
-}
 
 // Ranks per host, hosts in order of first appearance.
 std::vector<int> host_sizes(const std::vector<std::string>& hosts) {
@@ -225,7 +220,9 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
   } catch (const UsageError& e) {
     error = e.message();
   }
-  if (!agreed(session, error)) return DiagnoseOutcome::with_status(kExitUsage);
+  if (auto refusal = refusal_of_any_rank(session, error, "another rank refused the diagnose")) {
+    return DiagnoseOutcome::refused(*refusal);
+  }
 
   const std::string dir = session.broadcast_string(
       leader ? (!request.output_dir.empty()
@@ -290,7 +287,9 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
   } catch (const UsageError& e) {
     error = e.message();
   }
-  if (!agreed(session, error)) return DiagnoseOutcome::with_status(kExitUsage);
+  if (auto refusal = refusal_of_any_rank(session, error, "another rank refused the diagnose")) {
+    return DiagnoseOutcome::refused(*refusal);
+  }
   run.command_line = request.command_line;
   run.envp = envp;
   settings.command_line = request.command_line;
@@ -377,7 +376,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
       if (located.result && progress.locate_judged) progress.locate_judged(*located.result);
       if (located.status != kExitOk && located.status != kExitFindings) {
         stopped = {diagnosis.phases[2].phase, located.status};
-        evidence.hosts_stopped = stopped_text(stopped, locate.output_dir);
+        evidence.hosts_stopped = stopped_text(stopped, locate.output_dir, located.error);
       } else if (leader) {
         add_locate_verdicts(locate.output_dir, locate_options, evidence);
       }

@@ -35,10 +35,10 @@ SplitMode split_mode(EngineKind kind, const Engine& engine) {
 #endif
 }
 
-bool refused_on_every_rank(RankGroup& ranks, const std::string& message) {
-  if (ranks.max_across_ranks(message.empty() ? 0 : 1) == 0) return false;
-  if (ranks.rank() == 0) print_error(message.empty() ? std::string("another rank refused") : message);
-  return true;
+std::optional<std::string> refusal_of_any_rank(RankGroup& ranks, const std::string& message, const std::string& others) {
+  if (ranks.max_across_ranks(message.empty() ? 0 : 1) == 0) return std::nullopt;
+  if (ranks.rank() != 0) return std::string();
+  return message.empty() ? others : message;
 }
 
 void stop_every_rank(RankGroup& session, std::exception_ptr failure) {

@@ -3,6 +3,7 @@
 // since they set no process-cached NCCL variable) and split the world by host.
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,10 +27,12 @@ struct SplitMode {
 };
 SplitMode split_mode(EngineKind kind, const Engine& engine);
 
-// Collective: false on every rank when `message` is empty on every rank; otherwise rank 0
-// prints it (or, when only other ranks refused, that another rank did) and every rank
-// returns true, so all stop together before anything is measured.
-bool refused_on_every_rank(RankGroup& ranks, const std::string& message);
+// Collective: nullopt on every rank when `message` is empty on every rank; otherwise a
+// refusal on every rank, so all stop together before anything is measured: rank 0's is
+// its message (or, when only other ranks refused, that another rank did), for the command
+// to print; the other ranks' is empty.
+std::optional<std::string> refusal_of_any_rank(RankGroup& ranks, const std::string& message,
+                                               const std::string& others = "another rank refused");
 
 // A measuring loop's failure on one rank: printed once, with the rank, then every rank is
 // stopped (the others may be inside a collective with it). A RuntimeFailure exits 3, a

@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
-#include "core/failure_report.hpp"
 #include "core/output_file.hpp"
 #include "core/printf_text.hpp"
 #include "core/utc_time.hpp"
@@ -76,11 +75,17 @@ struct LocateSetup {
   std::optional<RecordsJournal> records;  // rank 0: its records.jsonl, appended step by step
 };
 
-// Collective: the checks every rank agrees on before anything is measured.
+// Collective: the checks every rank agrees on before anything is measured; nullopt, with
+// `refusal` as refusal_of_any_rank gives it, when one refused.
 std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request, const LaunchServices& services,
-                                  std::chrono::system_clock::time_point start) {
+                                  std::chrono::system_clock::time_point start, std::string& refusal) {
   LocateSetup setup;
   std::string error;
+  const auto refused = [&](const std::string& message) {
+    const std::optional<std::string> r = refusal_of_any_rank(ranks, message);
+    if (r) refusal = *r;
+    return r.has_value();
+  };
   try {
     check_engine(request.engine);
     if (!request.fault.empty()) {
@@ -95,7 +100,7 @@ std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request
   } catch (const UsageError& e) {
     error = e.message();
   }
-  if (refused_on_every_rank(ranks, error)) return std::nullopt;
+  if (refused(error)) return std::nullopt;
   setup.hosts = rank_hosts(ranks);
   setup.layout = layout_from_hosts(setup.hosts);
   if (const std::string missing = missing_fault_target(setup.fault, setup.hosts); setup.fault.active() && !missing.empty()) {
@@ -105,7 +110,7 @@ std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request
                        "name a rank below " + std::to_string(ranks.size()) + " or a host of the launch")
                 .message();
   }
-  if (refused_on_every_rank(ranks, error)) return std::nullopt;
+  if (refused(error)) return std::nullopt;
   // --reference: read on rank 0, which judges; every rank stops on a bad one. The same for
   // an --svg path rank 0 could not write once everything is measured.
   if (ranks.rank() == 0) {
@@ -118,14 +123,14 @@ std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request
       error = e.message();
     }
   }
-  if (refused_on_every_rank(ranks, error)) return std::nullopt;
+  if (refused(error)) return std::nullopt;
   try {
     setup.engine = services.make_engine(request.engine);
   } catch (const UsageError& e) {
     error = e.message();
   }
-  if (refused_on_every_rank(ranks, error)) return std::nullopt;
-  if (refused_on_every_rank(ranks, shared_gpu_reason(ranks, request.engine, *setup.engine))) return std::nullopt;
+  if (refused(error)) return std::nullopt;
+  if (refused(shared_gpu_reason(ranks, request.engine, *setup.engine))) return std::nullopt;
   // The results directory last of the checks, before anything is measured: one that holds a
   // run is bad input.
   setup.dir = !request.output_dir.empty() ? request.output_dir
@@ -137,7 +142,7 @@ std::optional<LocateSetup> set_up(RankGroup& ranks, const LocateRequest& request
       error = e.message();
     }
   }
-  if (refused_on_every_rank(ranks, error)) return std::nullopt;
+  if (refused(error)) return std::nullopt;
   const HostLayout& layout = setup.layout;
   if (request.options.pairs_phase && layout.host_count() < 2) {
     setup.notes.push_back("one host only: the pairs phase has no pairs (give each GPU its own host name with "
@@ -191,8 +196,9 @@ int finish_on_leader(const LocateRequest& request, const LocateSetup& setup, con
 LocateOutcome run_locate_launch(RankGroup& ranks, const LocateRequest& request, const LaunchServices& services) {
   const bool leader = ranks.rank() == 0;
   const auto start = std::chrono::system_clock::now();
-  std::optional<LocateSetup> setup = set_up(ranks, request, services, start);
-  if (!setup) return LocateOutcome::with_status(kExitUsage);
+  std::string refusal;
+  std::optional<LocateSetup> setup = set_up(ranks, request, services, start, refusal);
+  if (!setup) return LocateOutcome::refused(refusal);
   const LocateOptions& options = request.options;
   std::ostream& progress = command_streams(request.format, *services.display).notes;
   if (leader) {
@@ -228,7 +234,7 @@ LocateOutcome run_locate_launch(RankGroup& ranks, const LocateRequest& request, 
       outcome.result.emplace();
       status = finish_on_leader(request, *setup, run, split.description, start, *outcome.result);
     } catch (const UsageError& e) {
-      print_error(e.message());
+      outcome.error = e.message();
       outcome.result.reset();
       status = kExitUsage;
     }

@@ -25,7 +25,7 @@ std::string first_plan_difference(const nlohmann::json& leader, const nlohmann::
 
 // Collective: a digest of every rank's canonical plan against rank 0's (the plans
 // themselves travel only when they differ). "" on every rank when all agree; else, on
-// every rank, the refusal rank 0 prints: which ranks (and hosts) differ, and where.
+// every rank, the refusal rank 0's command prints: which ranks (and hosts) differ, and where.
 std::string plan_disagreement(RankGroup& ranks, const nlohmann::json& plan);
 
 }  // namespace ncclsweep

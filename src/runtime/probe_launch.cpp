@@ -11,8 +11,8 @@
 
 namespace ncclsweep {
 
-bool cpu_hog_refused(MpiSession& session, const FaultInjection& fault) {
-  if (fault.action != FaultAction::cpu_hog) return false;
+std::optional<std::string> cpu_hog_refusal(MpiSession& session, const FaultInjection& fault) {
+  if (fault.action != FaultAction::cpu_hog) return std::nullopt;
   const auto gathered = session.gather(nlohmann::json(probe::this_rank_placement(session.rank(), session.host())).dump());
   std::string refusal;
   if (session.rank() == 0) {
@@ -22,7 +22,7 @@ bool cpu_hog_refused(MpiSession& session, const FaultInjection& fault) {
       refusal = UsageError(r.message, r.fix).message();
     }
   }
-  return refused_on_every_rank(session, refusal);
+  return refusal_of_any_rank(session, refusal);
 }
 
 std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const probe::ProbeOptions& options,
@@ -70,7 +70,7 @@ std::optional<probe::ProbeDocument> probe_every_rank(MpiSession& session, const 
 ProbeOutcome run_probe_launch(MpiSession& session, const probe::ProbeOptions& options, const FaultInjection& fault,
                      const std::vector<std::string>& command_line, const std::string& directory,
                      const std::string& results_root) {
-  if (cpu_hog_refused(session, fault)) return ProbeOutcome::with_status(kExitUsage);
+  if (auto refused = cpu_hog_refusal(session, fault)) return ProbeOutcome::refused(*refused);
   const std::string started = compact_utc(std::chrono::system_clock::now());
   const std::string chosen = !directory.empty() ? directory : results_root + "/probe/" + started;
   // The results directory before anything is measured: rank 0 writes it at the end.
@@ -82,7 +82,7 @@ ProbeOutcome run_probe_launch(MpiSession& session, const probe::ProbeOptions& op
       refusal = e.message();
     }
   }
-  if (refused_on_every_rank(session, refusal)) return ProbeOutcome::with_status(kExitUsage);
+  if (auto refused = refusal_of_any_rank(session, refusal)) return ProbeOutcome::refused(*refused);
   ProbeOutcome outcome;
   std::optional<probe::ProbeDocument> document = probe_every_rank(session, options, fault, command_line);
   int status = kExitOk;

@@ -12,10 +12,10 @@
 
 namespace ncclsweep {
 
-// The cpu-hog aid's check on every rank (probe/hog_placement.hpp): true, on every rank,
-// when it cannot slow the rank it names alone (rank 0 has printed why); false for any
-// other fault.
-bool cpu_hog_refused(MpiSession& session, const FaultInjection& fault);
+// The cpu-hog aid's check on every rank (probe/hog_placement.hpp): a refusal on every rank
+// when it cannot slow the rank it names alone (rank 0's says why, the others' is empty);
+// nullopt for any other fault.
+std::optional<std::string> cpu_hog_refusal(MpiSession& session, const FaultInjection& fault);
 
 // Every rank probes (a cpu-hog fault held for the rank it names); rank 0 gets the
 // judged document, the other ranks nothing.

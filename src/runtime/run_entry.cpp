@@ -6,13 +6,13 @@
 #include <optional>
 
 #include "core/errors.hpp"
-#include "core/failure_report.hpp"
 #include "core/input_file.hpp"
 #include "core/memory_limit.hpp"
 #include "core/run_options.hpp"
 #include "core/utc_time.hpp"
 #include "plan/engine_support.hpp"
 #include "results/results_directory.hpp"
+#include "runtime/in_process_engine.hpp"
 #include "runtime/plan_agreement.hpp"
 #include "runtime/probe_launch.hpp"
 
@@ -27,15 +27,16 @@ std::string tuner_plugin_beside_binary() {
 }
 
 // --verify-recommendation: rank 0 judges the finished run; exit 1 when a band is slower.
+// `error`: rank 0's reason when the run could not be judged.
 int verify_after_run(MpiSession& session, const std::string& results_dir, const RecommendedSettings& verify,
-                     std::optional<VerificationReport>& report) {
+                     std::optional<VerificationReport>& report, std::string& error) {
   int status = kExitOk;
   if (session.rank() == 0) {
     try {
       report = check_verification(read_run_document(results_dir), verify.rules);
       status = report->failed() ? kExitRegression : kExitOk;
     } catch (const UsageError& e) {
-      print_error(e.message());
+      error = e.message();
       status = kExitUsage;
     }
   }
@@ -94,14 +95,12 @@ RunOutcome run_run_launch(MpiSession& session, const RunFlags& flags, const std:
     error = e.message();
   }
   // Files a workload names are read on every rank: all stop together if any cannot.
-  if (session.max_across_ranks(error.empty() ? 0 : 1) != 0) {
-    if (session.rank() == 0) print_error(error.empty() ? std::string("another rank could not plan the run") : error);
-    return RunOutcome::with_status(kExitUsage);
+  if (auto refusal = refusal_of_any_rank(session, error, "another rank could not plan the run")) {
+    return RunOutcome::refused(*refusal);
   }
   // ... and each rank planned from what it read: all stop together unless every plan is rank 0's.
   if (const std::string differ = plan_disagreement(session, canonical_plan(request)); !differ.empty()) {
-    if (session.rank() == 0) print_error(differ);
-    return RunOutcome::with_status(kExitUsage);
+    return RunOutcome::refused(session.rank() == 0 ? differ : std::string());
   }
   if ((verify || flags.probe) && request.output_dir.empty()) {
     // The check afterwards reads the run's directory: fix its name now, on every rank alike.
@@ -114,7 +113,7 @@ RunOutcome run_run_launch(MpiSession& session, const RunFlags& flags, const std:
   request.envp = envp;
   std::optional<probe::ProbeDocument> probed;
   if (flags.probe) {
-    if (cpu_hog_refused(session, request.fault)) return RunOutcome::with_status(kExitUsage);
+    if (auto refused = cpu_hog_refusal(session, request.fault)) return RunOutcome::refused(*refused);
     probe::ProbeOptions options = probe::ProbeOptions::quick();
     options.gpu = request.spec.engine != EngineKind::mpi;
     probed = probe_every_rank(session, options, request.fault, command_line);
@@ -128,7 +127,7 @@ RunOutcome run_run_launch(MpiSession& session, const RunFlags& flags, const std:
     afterwards.probe = std::move(probed);
   }
   if (verify && outcome.status == kExitOk) {
-    outcome.status = verify_after_run(session, request.output_dir, *verify, afterwards.verification);
+    outcome.status = verify_after_run(session, request.output_dir, *verify, afterwards.verification, outcome.error);
   }
   if (session.rank() == 0) outcome.result = std::move(afterwards);
   return outcome;

@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
-#include "core/failure_report.hpp"
 #include "core/printf_text.hpp"
 #include "core/utc_time.hpp"
 #include "locate/host_layout.hpp"
@@ -157,8 +156,8 @@ SoakOutcome run_soak_launch(RankGroup& ranks, const SoakRequest& request, const 
   const bool leader = ranks.rank() == 0;
   const auto start = std::chrono::system_clock::now();
   FaultInjection fault;
-  if (refused_on_every_rank(ranks, fault_refusal(request, ranks.size(), fault))) {
-    return SoakOutcome::with_status(kExitUsage);
+  if (auto refusal = refusal_of_any_rank(ranks, fault_refusal(request, ranks.size(), fault))) {
+    return SoakOutcome::refused(*refusal);
   }
   const std::vector<std::string> hosts = rank_hosts(ranks);
   const locate::HostLayout layout = locate::layout_from_hosts(hosts);
@@ -171,7 +170,7 @@ SoakOutcome run_soak_launch(RankGroup& ranks, const SoakRequest& request, const 
       error = e.message();
     }
   }
-  if (refused_on_every_rank(ranks, error)) return SoakOutcome::with_status(kExitUsage);
+  if (auto refusal = refusal_of_any_rank(ranks, error)) return SoakOutcome::refused(*refusal);
   // The fault of a resumed soak is the one it started with.
   apply_plan_json(nlohmann::json::parse(ranks.broadcast_string(leader ? plan_json(plan).dump() : "")), plan);
   if (!plan.document.fault.empty()) fault = parse_fault_injection(plan.document.fault);
@@ -181,7 +180,7 @@ SoakOutcome run_soak_launch(RankGroup& ranks, const SoakRequest& request, const 
   } catch (const UsageError& e) {
     error = e.message();
   }
-  if (refused_on_every_rank(ranks, error)) return SoakOutcome::with_status(kExitUsage);
+  if (auto refusal = refusal_of_any_rank(ranks, error)) return SoakOutcome::refused(*refusal);
 
   const std::vector<std::string>& host_list = layout.hosts;
   const CommandStreams out = command_streams(request.format);
@@ -242,11 +241,11 @@ SoakOutcome run_soak_launch(RankGroup& ranks, const SoakRequest& request, const 
       if (end == SoakEnd::stopped) summary.stopped_after = plan.windows.back().index;
       status = latest.anything() ? kExitFindings : kExitOk;
     } catch (const UsageError& e) {
-      print_error(e.message());
+      outcome.error = e.message();
       outcome.result.reset();
       status = kExitUsage;
     } catch (const RuntimeFailure& e) {
-      print_error(e.message(0, ranks.host()));
+      outcome.error = e.message(0, ranks.host());
       outcome.result.reset();
       status = kExitRuntime;
     }

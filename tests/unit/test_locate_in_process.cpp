@@ -5,7 +5,9 @@
 // tests/integration/test_locate_launch.cpp (one slowed rank, and --reference).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -19,6 +21,7 @@
 #include "in_process_launch.hpp"
 #include "paced_engine.hpp"
 #include "read_file.hpp"
+#include "runtime/in_process_engine.hpp"
 #include "runtime/locate_launch.hpp"
 #include "thread_ranks.hpp"
 
@@ -269,9 +272,42 @@ TEST_CASE("an in-process locate launch writes its findings and every rank exits 
   CHECK(run.at("rank_hosts").size() == 8);
 }
 
+TEST_CASE("a refusal of any rank stops every rank; rank 0 alone has the words, its own or that another refused") {
+  std::mutex mutex;
+  std::vector<std::optional<std::string>> seen(3);
+  const auto refusals = [&](const std::function<std::string(int rank)>& message) {
+    run_ranks(3, [&](ThreadRank& rank) {
+      const std::optional<std::string> r = refusal_of_any_rank(rank, message(rank.rank()), "rank 2 said no");
+      const std::lock_guard<std::mutex> lock(mutex);
+      seen[static_cast<std::size_t>(rank.rank())] = r;
+      return 0;
+    });
+    return seen;
+  };
+  CHECK(refusals([](int) { return std::string(); }) == std::vector<std::optional<std::string>>(3));
+  CHECK(refusals([](int r) { return r == 0 ? std::string("bad --sizes") : std::string(); }) ==
+        std::vector<std::optional<std::string>>{"bad --sizes", "", ""});
+  CHECK(refusals([](int r) { return r == 2 ? std::string("no GPU here") : std::string(); }) ==
+        std::vector<std::optional<std::string>>{"rank 2 said no", "", ""});
+}
+
 TEST_CASE("an in-process locate launch refuses a fault aimed at a rank it lacks, on every rank, before measuring") {
   const auto dir = fresh_dir("locate-missing-rank");
-  CHECK(all_equal(locate_launch(host_names(2, 2), paced_locate(dir, "9:slow=10")), kExitUsage));
+  std::mutex mutex;
+  std::string rank0_error;
+  const LocateRequest request = paced_locate(dir, "9:slow=10");
+  const std::vector<int> refused = run_ranks(host_names(2, 2), [&](ThreadRank& rank) {
+    const LaunchServices services{.make_engine = [](EngineKind) { return std::unique_ptr<Engine>(std::make_unique<PacedEngine>()); },
+                                  .received_signal = [] { return 0; },
+                                  .workers = {}};
+    const LocateOutcome outcome = run_locate_launch(rank, request, services);
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (rank.rank() == 0) rank0_error = outcome.error;
+    else CHECK(outcome.error.empty());  // printed once, by rank 0's command
+    return outcome.status;
+  });
+  CHECK(all_equal(refused, kExitUsage));
+  CHECK_THAT(rank0_error, ContainsSubstring("names rank 9, which this launch does not have"));
   CHECK(!std::filesystem::exists(dir / "run.json"));
   CHECK(!std::filesystem::exists(dir / "records.jsonl"));  // a refused launch leaves -o DIR usable
   CHECK(all_equal(locate_launch(host_names(2, 2), paced_locate(dir, "link=h0,h7:slow=10")), kExitUsage));
