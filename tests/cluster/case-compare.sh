@@ -8,7 +8,7 @@
 . "$(dirname "$0")/case-lib.sh"
 case_init compare "$1" "$2" --hosts 4 --slots 2
 
-rate=10mbit
+rate=100mbit
 # 8 ranks on 2 cores: the CPU's share decides intra-host timing, and it moves between two
 # launches by far more than on a GPU node. Each side repeats its sizes 3 times
 # interleaved, so compare's band is the spread those repeats measured (up to 50% with
@@ -16,7 +16,8 @@ rate=10mbit
 # work on the machine, two launches' intra-node groups read up to 71% apart, the later
 # one faster (its band and the other's together must exceed that before a row is called
 # faster or slower). A leak of the fault into intra-host traffic would still show:
-# 10 mbit/s slows what crosses it 10-50 fold. The two intra-node launches run back to
+# 100 mbit/s slows what crosses it about ten-fold (the world's rows read 89-96% slower),
+# where the intra-node rows' band is 30-60%. The two intra-node launches run back to
 # back, so a spell of load is likelier to touch both.
 # Intra-node groups are measured at larger sizes, whose calls take tens of milliseconds:
 # a rank that waits for a core (a scheduler slice of some milliseconds) moves them less.
