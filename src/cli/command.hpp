@@ -1,7 +1,8 @@
 #pragma once
 // Each subcommand registers itself on the CLI11 app and, when chosen, leaves the
-// action main runs. main is the one place that turns errors into messages and exit
-// statuses (README.md: exit codes).
+// action main runs. An error thrown reaches main, which turns it into a message and an
+// exit status (README.md: exit codes); one that every rank agreed on comes back in the
+// launch's outcome, and the command prints it once (print_launch_error).
 #include <CLI/CLI.hpp>
 
 #include <algorithm>

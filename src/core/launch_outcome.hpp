@@ -1,8 +1,10 @@
 #pragma once
 // What a launch leaves its command: the exit status every rank agreed on and, on rank 0,
 // the typed result the command hands to its printer (none on the other ranks, and none
-// where the launch stopped before it had one), or the error that stopped it, which the
-// command prints: a launch prints no error itself.
+// where the launch stopped before it had one), and the error that stopped it, which the
+// command prints: a refusal every rank agreed on, or rank 0's failure while finishing.
+// (A run's own errors go to its log as they happen; a failure inside a collective is
+// printed by the failing rank before it ends every rank: runtime/in_process_engine.hpp.)
 #include <optional>
 #include <string>
 #include <utility>

@@ -66,11 +66,8 @@ struct StoppedPhase {
   int status = 0;  // 0: none stopped
 };
 
-// `error`: what the phase's launch said stopped it, where it returned that (empty: it
-// printed its own, as a run does in its log).
-std::string stopped_text(const StoppedPhase& stopped, const std::string& dir, const std::string& error = "") {
-  return "the phase stopped with exit status " + std::to_string(stopped.status) + (error.empty() ? "" : ": " + error) +
-         " (" + dir + ")";
+std::string stopped_text(const StoppedPhase& stopped, const std::string& dir) {
+  return "the phase stopped with exit status " + std::to_string(stopped.status) + " (" + dir + ")";
 }
 
 constexpr const char* kAfterStop = "the error above says why; diagnose again once it is fixed";
@@ -90,7 +87,6 @@ std::optional<probe::ProbeDocument> reference_probe(const std::string& reference
   if (!is_diagnose_dir(path) || !probe::is_probe_results(path / kDiagnoseProbeFolder)) return std::nullopt;
   return probe::read_probe_document(path / kDiagnoseProbeFolder);
 }
-
 
 // Ranks per host, hosts in order of first appearance.
 std::vector<int> host_sizes(const std::vector<std::string>& hosts) {
@@ -330,6 +326,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
 
   DiagnoseEvidence evidence;
   StoppedPhase stopped;  // what measured so far is still judged and written
+  std::string stop_error;  // rank 0: what a phase's launch returned as its reason to stop
   {
     auto phase = Clock::now();
     evidence.preflight = preflight_phase(session, envp);
@@ -376,7 +373,8 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
       if (located.result && progress.locate_judged) progress.locate_judged(*located.result);
       if (located.status != kExitOk && located.status != kExitFindings) {
         stopped = {diagnosis.phases[2].phase, located.status};
-        evidence.hosts_stopped = stopped_text(stopped, locate.output_dir, located.error);
+        evidence.hosts_stopped = stopped_text(stopped, locate.output_dir);
+        stop_error = located.error;  // printed by the command above the diagnosis
       } else if (leader) {
         add_locate_verdicts(locate.output_dir, locate_options, evidence);
       }
@@ -459,6 +457,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
   }
   DiagnoseOutcome outcome = DiagnoseOutcome::with_status(session.max_across_ranks(exit_status));
   if (leader) outcome.result = std::move(diagnosis);
+  outcome.error = std::move(stop_error);
   return outcome;
 }
 

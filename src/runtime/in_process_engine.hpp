@@ -1,6 +1,8 @@
 #pragma once
 // What locate and soak share: both measure in the MPI ranks themselves (no workers,
-// since they set no process-cached NCCL variable) and split the world by host.
+// since they set no process-cached NCCL variable) and split the world by host. With
+// them, how every launch's ranks stop together: on a refusal before measuring (run,
+// probe and diagnose too) and on a failure while measuring.
 #include <exception>
 #include <memory>
 #include <optional>

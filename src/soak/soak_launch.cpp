@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <iostream>
 #include <memory>
 #include <span>
 
@@ -183,7 +182,7 @@ SoakOutcome run_soak_launch(RankGroup& ranks, const SoakRequest& request, const 
   if (auto refusal = refusal_of_any_rank(ranks, error)) return SoakOutcome::refused(*refusal);
 
   const std::vector<std::string>& host_list = layout.hosts;
-  const CommandStreams out = command_streams(request.format);
+  const CommandStreams out = command_streams(request.format, *services.display);
   if (leader) {
     out.notes << printf_text("# soak: %d host(s), %d rank(s), %s engine, windows of %.0f s until %.0f s",
                              layout.host_count(), layout.ranks(), name_of(request.engine).data(),
