@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include "core/iteration_stats.hpp"
@@ -212,10 +213,24 @@ void trace_world(const std::vector<SoakWindow>& windows, int hosts, std::vector<
     if (world.host != -1 || (world.kind != VerdictKind::drift && world.kind != VerdictKind::flap)) continue;
     if (world.kind == VerdictKind::drift && world.step >= 0) continue;  // a faster world has nothing to trace
     const std::vector<MeasurementRecord> measured = pair_measurements(windows, world.first_window);
-    if (measured.empty()) continue;
+    if (measured.empty()) {
+      out[i].evidence += "; not traced: the soak ended before its pair tests began (a longer --duration traces it)";
+      continue;
+    }
     const auto [first, last] = std::minmax_element(measured.begin(), measured.end(),
                                                    [](const auto& a, const auto& b) { return a.repeat < b.repeat; });
     const std::string where = printf_text("pair tests in windows %d-%d", first->repeat, last->repeat);
+    // Each window measures one round of pairs: a soak that ended mid-trace has some pairs
+    // unmeasured, and judging the rest could blame a host for a partner it never met.
+    std::set<std::pair<int, int>> met;
+    for (const MeasurementRecord& m : measured) met.emplace(m.locate->hosts[0], m.locate->hosts[1]);
+    const std::size_t all_pairs = static_cast<std::size_t>(hosts * (hosts - 1) / 2);
+    if (met.size() < all_pairs) {
+      out[i].evidence += printf_text("; not traced: the %s reached %zu of the %zu pairs of hosts before the soak ended "
+                                     "(a longer --duration traces it)",
+                                     where.c_str(), met.size(), all_pairs);
+      continue;
+    }
     const double low = world.kind == VerdictKind::drift ? 1 + world.step : 1 / (1 + world.step);
     const double threshold = std::clamp(std::sqrt(low), 0.1, 0.95);
     const std::string from = "the world's " + std::string(name_of(world.kind)) + " from window " +

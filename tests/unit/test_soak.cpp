@@ -291,6 +291,31 @@ TEST_CASE("soak verdicts: a world drift whose pairs are slow with one host is th
   CHECK_FALSE(wants_trace(judge_soak(fake_windows(10, [](int w, int h) { return 10.0 * jitter(w, h); }), 4, {})));
 }
 
+TEST_CASE("soak verdicts: a world drift whose trace the soak's end cut short names no host and says so", "[soak]") {
+  // A link slow between hosts 1 and 3, but the soak ended with only pairs (0,1) and (2,3)
+  // measured: none of them is the slow one, and judging them would be judging half a trace.
+  auto cut = world_drift_with_pairs(0.3, [](int a, int b) { return a == 1 && b == 3 ? 2.0 : 10.0; });
+  for (SoakWindow& w : cut) {
+    std::erase_if(w.figures, [](const MeasurementRecord& f) {
+      return f.soak->scope == SoakScope::pair && !(f.soak->host == 0 && f.soak->peer == 1) &&
+             !(f.soak->host == 2 && f.soak->peer == 3);
+    });
+  }
+  const SoakVerdicts partial = judge_soak(cut, 4, {});
+  CHECK(hosts_with(partial, VerdictKind::drift) == std::vector<int>{-1});
+  REQUIRE_FALSE(partial.findings.empty());
+  CHECK_THAT(partial.findings.front().evidence,
+             ContainsSubstring("not traced: the pair tests in windows 8-13 reached 2 of the 6 pairs of hosts before the "
+                               "soak ended (a longer --duration traces it)"));
+  // No pair test at all after the drift: the same, in its own words.
+  for (SoakWindow& w : cut) {
+    std::erase_if(w.figures, [](const MeasurementRecord& f) { return f.soak->scope == SoakScope::pair; });
+  }
+  const SoakVerdicts none = judge_soak(cut, 4, {});
+  REQUIRE_FALSE(none.findings.empty());
+  CHECK_THAT(none.findings.front().evidence, ContainsSubstring("not traced: the soak ended before its pair tests began"));
+}
+
 TEST_CASE("soak verdicts: a throttle reason names the rank's host and the clock it fell to", "[soak]") {
   auto windows = fake_windows(6, [](int w, int h) { return 10.0 * jitter(w, h); });
   for (SoakWindow& w : windows) {
