@@ -1,6 +1,5 @@
 // ncclsweep diagnose end to end on the mpi engine: against a reference run of this
-// machine, with the slow-down aid making the calls 90% and 100% of it (the factors of
-// test_acceptance_launch.cpp), a CPU hog and an NCCL variable on one fake host each, and
+// machine, with the slow-down aid making the calls 85% and 100% of it, a CPU hog and an NCCL variable on one fake host each, and
 // a slowed rank among four fake hosts. Which layer takes which share is judged on exact
 // evidence in tests/unit/test_diagnosis.cpp; here real launches must name the same layer
 // and host.
@@ -107,55 +106,57 @@ std::vector<AppContext> fake_hosts(int hosts, const std::vector<std::string>& fi
 
 }  // namespace
 
-TEST_CASE("diagnose: the gate at 90% of the reference FAILs on the collectives; at 100% it never FAILs") {
+TEST_CASE("diagnose: the gate at 85% of the reference FAILs on the collectives; at 100% it never FAILs") {
   const auto dir = scratch_dir("diagnose-gate");
   const std::vector<AppContext> one_host{{2, {}, {}}};
   // A reference disturbed by other work on the machine certifies nothing (the gate says
   // so: "measure the reference again"); so it is measured again, up to three times.
   std::filesystem::path reference;
-  Diagnosed at90;
+  Diagnosed at85;
   for (int attempt = 0; attempt < 3; ++attempt) {
     reference = reference_run(dir, one_host, 45, "reference-" + std::to_string(attempt));
-    at90 = diagnose(dir / ("90-" + std::to_string(attempt)), reference, one_host, {"--inject-fault", "1:slow=50"});
-    CHECK(at90.doc.at("acceptance").at("verdict") != "PASS");  // never PASS below the target
-    if (!at90.doc.at("acceptance").at("reference_too_noisy").get<bool>()) break;
+    at85 = diagnose(dir / ("85-" + std::to_string(attempt)), reference, one_host, {"--inject-fault", "1:slow=53"});
+    CHECK(at85.doc.at("acceptance").at("verdict") != "PASS");  // never PASS below the target
+    if (!at85.doc.at("acceptance").at("reference_too_noisy").get<bool>()) break;
   }
   // Under the sanitizers a process's first second runs up to twice as slow, and on some
   // machines no reference comes out steady enough: the gate says so, and that is all
   // this build can show (the verdicts on exact figures: tests/unit/test_diagnosis.cpp).
-  if (at90.doc.at("acceptance").at("reference_too_noisy").get<bool>()) {
+  if (at85.doc.at("acceptance").at("reference_too_noisy").get<bool>()) {
     NCCLSWEEP_SKIP("three reference runs were each too noisy for the gate on this build and machine (\"measure the "
-                   "reference again\"); a 90% run was never called PASS");
+                   "reference again\"); an 85% run was never called PASS");
   }
-  // An UNRESOLVED gate names the repeats that settle it; measuring with them does. The
-  // median of five reads 0.88-0.94 here, and near 0.93 the gate has asked for 36 (a few
-  // seconds of calls).
-  const json& first = at90.doc.at("acceptance");
+  // An UNRESOLVED gate names the repeats that settle it, nine times in ten were the ratio
+  // where it is. 85% (45 calls against 53): at 90% (45 against 50) the median of five read
+  // 0.86-0.94 on shared cores, and once in CI a run that read 0.89 (0.82-0.97) and asked for
+  // 24 repeats read 0.91 (0.86-0.97) with them, the reference's own spread the most of its
+  // interval, and asked for 190: still UNRESOLVED, rightly.
+  const json& first = at85.doc.at("acceptance");
   if (first.at("verdict") == "UNRESOLVED" && !first.at("repeats_to_settle").is_null() &&
       first.at("repeats_to_settle").get<int>() <= 60) {
     const std::string repeats = std::to_string(first.at("repeats_to_settle").get<int>());
-    at90 = diagnose(dir / "90-settled", reference, one_host, {"--inject-fault", "1:slow=50", "--repeats", repeats});
-    CHECK(at90.doc.at("acceptance").at("verdict") != "PASS");
+    at85 = diagnose(dir / "85-settled", reference, one_host, {"--inject-fault", "1:slow=53", "--repeats", repeats});
+    CHECK(at85.doc.at("acceptance").at("verdict") != "PASS");
   }
-  INFO(at90.launch.output);
-  CHECK(at90.launch.status == 1);
-  CHECK(at90.doc.at("acceptance").at("verdict") == "FAIL");
-  CHECK(causes(at90.doc) == std::vector<std::string>{"collectives"});
-  CHECK(layer(at90.doc, "collectives").at("share").get<double>() == Approx(1.0));
-  CHECK(layer(at90.doc, "hosts and links").at("verdict") == "unresolved");  // one host: nothing to judge it by
-  CHECK(at90.doc.at("time").at("new_ms").get<double>() > at90.doc.at("time").at("reference_ms").get<double>());
+  INFO(at85.launch.output);
+  CHECK(at85.launch.status == 1);
+  CHECK(at85.doc.at("acceptance").at("verdict") == "FAIL");
+  CHECK(causes(at85.doc) == std::vector<std::string>{"collectives"});
+  CHECK(layer(at85.doc, "collectives").at("share").get<double>() == Approx(1.0));
+  CHECK(layer(at85.doc, "hosts and links").at("verdict") == "unresolved");  // one host: nothing to judge it by
+  CHECK(at85.doc.at("time").at("new_ms").get<double>() > at85.doc.at("time").at("reference_ms").get<double>());
   // The budget was announced before the phases, and each phase's time kept.
-  CHECK_THAT(at90.launch.output, ContainsSubstring("# ncclsweep diagnose: budget 3 min (preflight 5 s, platform 30 s"));
-  CHECK(at90.doc.at("phases").size() == 4);
-  CHECK(std::filesystem::exists(std::filesystem::path(at90.doc.at("results").get<std::string>()) / "run" / "run.json"));
-  CHECK(std::filesystem::exists(std::filesystem::path(at90.doc.at("results").get<std::string>()) / "probe" / "probe.json"));
+  CHECK_THAT(at85.launch.output, ContainsSubstring("# ncclsweep diagnose: budget 3 min (preflight 5 s, platform 30 s"));
+  CHECK(at85.doc.at("phases").size() == 4);
+  CHECK(std::filesystem::exists(std::filesystem::path(at85.doc.at("results").get<std::string>()) / "run" / "run.json"));
+  CHECK(std::filesystem::exists(std::filesystem::path(at85.doc.at("results").get<std::string>()) / "probe" / "probe.json"));
 
   // A diagnose directory as the reference brings its probe figures: one host's platform
   // is then judged against them, where against the other hosts it could not be.
   {
     // Only the platform rows are judged here: the calls run unslowed.
-    const Diagnosed again = diagnose(dir / "against-90", at90.doc.at("results").get<std::string>(), one_host, {});
-    CHECK(layer(at90.doc, "platform").at("verdict") == "unresolved");
+    const Diagnosed again = diagnose(dir / "against-85", at85.doc.at("results").get<std::string>(), one_host, {});
+    CHECK(layer(at85.doc, "platform").at("verdict") == "unresolved");
     CHECK(layer(again.doc, "platform").at("reference") == "the reference's probe figures");
     CHECK(layer(again.doc, "platform").at("verdict") != "unresolved");
   }
@@ -164,10 +165,10 @@ TEST_CASE("diagnose: the gate at 90% of the reference FAILs on the collectives; 
   // and measures nothing.
   {
     const std::string announced = "# ncclsweep diagnose: budget ";
-    const auto from = at90.launch.output.find(announced) + announced.size();
-    const std::string budget = at90.launch.output.substr(from, at90.launch.output.find('\n', from) - from);
+    const auto from = at85.launch.output.find(announced) + announced.size();
+    const std::string budget = at85.launch.output.substr(from, at85.launch.output.find('\n', from) - from);
     std::vector<std::string> args = with({"diagnose", "--engine", "mpi", "--reference", reference.string()}, kCalls);
-    args = with(args, {"--budget", "3m", "--plan", "-o", (dir / "plan").string(), "--inject-fault", "1:slow=50"});
+    args = with(args, {"--budget", "3m", "--plan", "-o", (dir / "plan").string(), "--inject-fault", "1:slow=53"});
     std::vector<AppContext> apps = one_host;
     for (auto& app : apps) app.args = args;
     const Launch plan = mpirun_mpmd(apps);
