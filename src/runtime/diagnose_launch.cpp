@@ -36,6 +36,7 @@
 #include "runtime/stop_signals.hpp"
 #include "search/search.hpp"
 #include "spec/sweep.hpp"
+#include "transport/rank_refusal.hpp"
 
 namespace ncclsweep {
 namespace diagnose_steps {

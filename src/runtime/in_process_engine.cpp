@@ -35,12 +35,6 @@ SplitMode split_mode(EngineKind kind, const Engine& engine) {
 #endif
 }
 
-std::optional<std::string> refusal_of_any_rank(RankGroup& ranks, const std::string& message, const std::string& others) {
-  if (ranks.max_across_ranks(message.empty() ? 0 : 1) == 0) return std::nullopt;
-  if (ranks.rank() != 0) return std::string();
-  return message.empty() ? others : message;
-}
-
 void stop_every_rank(RankGroup& session, std::exception_ptr failure) {
   // Any other kind leaves by the rethrow, for the top-level handler; abort does not return.
   try {

@@ -1,11 +1,8 @@
 #pragma once
 // What locate and soak share: both measure in the MPI ranks themselves (no workers,
-// since they set no process-cached NCCL variable) and split the world by host. With
-// them, how every launch's ranks stop together: on a refusal before measuring (run,
-// probe and diagnose too) and on a failure while measuring.
+// since they set no process-cached NCCL variable) and split the world by host.
 #include <exception>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,13 +25,6 @@ struct SplitMode {
   std::string description;  // run.json "split"
 };
 SplitMode split_mode(EngineKind kind, const Engine& engine);
-
-// Collective: nullopt on every rank when `message` is empty on every rank; otherwise a
-// refusal on every rank, so all stop together before anything is measured: rank 0's is
-// its message (or, when only other ranks refused, that another rank did), for the command
-// to print; the other ranks' is empty.
-std::optional<std::string> refusal_of_any_rank(RankGroup& ranks, const std::string& message,
-                                               const std::string& others = "another rank refused");
 
 // A measuring loop's failure on one rank: printed once, with the rank, then every rank is
 // stopped (the others may be inside a collective with it). A RuntimeFailure exits 3, a

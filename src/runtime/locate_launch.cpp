@@ -22,6 +22,7 @@
 #include "runtime/engine_registry.hpp"
 #include "runtime/in_process_engine.hpp"
 #include "transport/mpi_session.hpp"
+#include "transport/rank_refusal.hpp"
 
 namespace ncclsweep {
 namespace {

@@ -7,7 +7,7 @@
 #include "core/utc_time.hpp"
 #include "probe/cpu_probes.hpp"
 #include "probe/hog_placement.hpp"
-#include "runtime/in_process_engine.hpp"
+#include "transport/rank_refusal.hpp"
 
 namespace ncclsweep {
 

@@ -12,9 +12,9 @@
 #include "core/utc_time.hpp"
 #include "plan/engine_support.hpp"
 #include "results/results_directory.hpp"
-#include "runtime/in_process_engine.hpp"
 #include "runtime/plan_agreement.hpp"
 #include "runtime/probe_launch.hpp"
+#include "transport/rank_refusal.hpp"
 
 namespace ncclsweep {
 namespace {

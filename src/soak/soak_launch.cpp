@@ -21,6 +21,7 @@
 #include "measure/fault_injection.hpp"
 #include "runtime/in_process_engine.hpp"
 #include "transport/mpi_session.hpp"
+#include "transport/rank_refusal.hpp"
 #include "runtime/stop_signals.hpp"
 #include "soak/soak_metrics.hpp"
 #include "soak/soak_results.hpp"

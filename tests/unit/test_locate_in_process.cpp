@@ -21,9 +21,9 @@
 #include "in_process_launch.hpp"
 #include "paced_engine.hpp"
 #include "read_file.hpp"
-#include "runtime/in_process_engine.hpp"
 #include "runtime/locate_launch.hpp"
 #include "thread_ranks.hpp"
+#include "transport/rank_refusal.hpp"
 
 using namespace ncclsweep;
 using namespace ncclsweep::locate;
@@ -226,10 +226,12 @@ TEST_CASE("a link below the threshold in every repeat but within noise is unreso
 
 namespace {
 
-// The whole locate launch (runtime/locate_launch.hpp) on thread ranks; each rank's status.
-// `jitter` and `seed` as PacedRun's.
+// The whole locate launch (runtime/locate_launch.hpp) on thread ranks; each rank's status,
+// and each rank's error in `errors` when given. `jitter` and `seed` as PacedRun's.
 std::vector<int> locate_launch(const std::vector<std::string>& hosts, const LocateRequest& request, double jitter = 0,
-                               unsigned seed = 1) {
+                               unsigned seed = 1, std::vector<std::string>* errors = nullptr) {
+  std::mutex mutex;
+  if (errors) errors->assign(hosts.size(), "");
   return run_ranks(hosts, [&](ThreadRank& rank) {
     const LaunchServices services{
         .make_engine =
@@ -241,7 +243,12 @@ std::vector<int> locate_launch(const std::vector<std::string>& hosts, const Loca
         .received_signal = [] { return 0; },
         .workers = {},
     };
-    return run_locate_launch(rank, request, services).status;
+    LocateOutcome outcome = run_locate_launch(rank, request, services);
+    if (errors) {
+      const std::lock_guard<std::mutex> lock(mutex);
+      (*errors)[static_cast<std::size_t>(rank.rank())] = std::move(outcome.error);
+    }
+    return outcome.status;
   });
 }
 
@@ -293,21 +300,12 @@ TEST_CASE("a refusal of any rank stops every rank; rank 0 alone has the words, i
 
 TEST_CASE("an in-process locate launch refuses a fault aimed at a rank it lacks, on every rank, before measuring") {
   const auto dir = fresh_dir("locate-missing-rank");
-  std::mutex mutex;
-  std::string rank0_error;
-  const LocateRequest request = paced_locate(dir, "9:slow=10");
-  const std::vector<int> refused = run_ranks(host_names(2, 2), [&](ThreadRank& rank) {
-    const LaunchServices services{.make_engine = [](EngineKind) { return std::unique_ptr<Engine>(std::make_unique<PacedEngine>()); },
-                                  .received_signal = [] { return 0; },
-                                  .workers = {}};
-    const LocateOutcome outcome = run_locate_launch(rank, request, services);
-    const std::lock_guard<std::mutex> lock(mutex);
-    if (rank.rank() == 0) rank0_error = outcome.error;
-    else CHECK(outcome.error.empty());  // printed once, by rank 0's command
-    return outcome.status;
-  });
-  CHECK(all_equal(refused, kExitUsage));
-  CHECK_THAT(rank0_error, ContainsSubstring("names rank 9, which this launch does not have"));
+  std::vector<std::string> errors;
+  CHECK(all_equal(locate_launch(host_names(2, 2), paced_locate(dir, "9:slow=10"), 0, 1, &errors), kExitUsage));
+  REQUIRE(errors.size() == 4);
+  CHECK_THAT(errors[0], ContainsSubstring("names rank 9, which this launch does not have"));
+  // Only rank 0 holds the words: its command prints them once.
+  CHECK(std::all_of(errors.begin() + 1, errors.end(), [](const std::string& e) { return e.empty(); }));
   CHECK(!std::filesystem::exists(dir / "run.json"));
   CHECK(!std::filesystem::exists(dir / "records.jsonl"));  // a refused launch leaves -o DIR usable
   CHECK(all_equal(locate_launch(host_names(2, 2), paced_locate(dir, "link=h0,h7:slow=10")), kExitUsage));
