@@ -217,7 +217,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
   } catch (const UsageError& e) {
     error = e.message();
   }
-  if (auto refusal = refusal_of_any_rank(session, error, "another rank refused the diagnose")) {
+  if (auto refusal = refusal_of_any_rank(session, error)) {
     return DiagnoseOutcome::refused(*refusal);
   }
 
@@ -284,7 +284,7 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
   } catch (const UsageError& e) {
     error = e.message();
   }
-  if (auto refusal = refusal_of_any_rank(session, error, "another rank refused the diagnose")) {
+  if (auto refusal = refusal_of_any_rank(session, error)) {
     return DiagnoseOutcome::refused(*refusal);
   }
   run.command_line = request.command_line;

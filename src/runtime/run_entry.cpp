@@ -95,7 +95,7 @@ RunOutcome run_run_launch(MpiSession& session, const RunFlags& flags, const std:
     error = e.message();
   }
   // Files a workload names are read on every rank: all stop together if any cannot.
-  if (auto refusal = refusal_of_any_rank(session, error, "another rank could not plan the run")) {
+  if (auto refusal = refusal_of_any_rank(session, error)) {
     return RunOutcome::refused(*refusal);
   }
   // ... and each rank planned from what it read: all stop together unless every plan is rank 0's.

@@ -8,9 +8,10 @@
 namespace ncclsweep {
 
 // Collective: nullopt on every rank when `message` is empty on every rank; otherwise a
-// refusal on every rank, so all stop together: rank 0's is its message (or `others` when
-// only other ranks refused), for the command to print; the other ranks' is empty.
-std::optional<std::string> refusal_of_any_rank(RankGroup& ranks, const std::string& message,
-                                               const std::string& others = "another rank refused");
+// refusal on every rank, so all stop together. Rank 0's is the words for the command to
+// print: its own message, or, when only other ranks refused, the lowest such rank's,
+// prefixed "rank N (host H): " (the rank that saw what rank 0 did not, e.g. a file only
+// its host lacks). The other ranks' is empty.
+std::optional<std::string> refusal_of_any_rank(RankGroup& ranks, const std::string& message);
 
 }  // namespace ncclsweep

@@ -279,12 +279,13 @@ TEST_CASE("an in-process locate launch writes its findings and every rank exits 
   CHECK(run.at("rank_hosts").size() == 8);
 }
 
-TEST_CASE("a refusal of any rank stops every rank; rank 0 alone has the words, its own or that another refused") {
+TEST_CASE("a refusal of any rank stops every rank; rank 0 alone has the words, its own or the lowest refusing rank's") {
   std::mutex mutex;
   std::vector<std::optional<std::string>> seen(3);
+  const std::vector<std::string> hosts = host_names(3, 1);
   const auto refusals = [&](const std::function<std::string(int rank)>& message) {
-    run_ranks(3, [&](ThreadRank& rank) {
-      const std::optional<std::string> r = refusal_of_any_rank(rank, message(rank.rank()), "rank 2 said no");
+    run_ranks(hosts, [&](ThreadRank& rank) {
+      const std::optional<std::string> r = refusal_of_any_rank(rank, message(rank.rank()));
       const std::lock_guard<std::mutex> lock(mutex);
       seen[static_cast<std::size_t>(rank.rank())] = r;
       return 0;
@@ -294,8 +295,9 @@ TEST_CASE("a refusal of any rank stops every rank; rank 0 alone has the words, i
   CHECK(refusals([](int) { return std::string(); }) == std::vector<std::optional<std::string>>(3));
   CHECK(refusals([](int r) { return r == 0 ? std::string("bad --sizes") : std::string(); }) ==
         std::vector<std::optional<std::string>>{"bad --sizes", "", ""});
-  CHECK(refusals([](int r) { return r == 2 ? std::string("no GPU here") : std::string(); }) ==
-        std::vector<std::optional<std::string>>{"rank 2 said no", "", ""});
+  // Only other ranks refused: rank 0 quotes the lowest of them, naming its rank and host.
+  CHECK(refusals([](int r) { return r > 0 ? "no GPU on rank " + std::to_string(r) : std::string(); }) ==
+        std::vector<std::optional<std::string>>{"rank 1 (host " + hosts[1] + "): no GPU on rank 1", "", ""});
 }
 
 TEST_CASE("an in-process locate launch refuses a fault aimed at a rank it lacks, on every rank, before measuring") {
