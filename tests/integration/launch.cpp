@@ -1,4 +1,5 @@
 #include "integration/launch.hpp"
+#include "scratch.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,7 +92,7 @@ int visible_gpu_count() {
 }
 
 std::filesystem::path scratch_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("ncclsweep-it-" + std::to_string(getpid())) / name;
+  const auto dir = ncclsweep::testing::scratch_root() / name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir.parent_path());
   return dir;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
+#include "scratch.hpp"
 
 namespace {
 
@@ -68,6 +69,7 @@ CATCH_REGISTER_LISTENER(SkipListener)
 
 int main(int argc, char* argv[]) {
   const int failed = Catch::Session().run(argc, argv);
+  ncclsweep::testing::settle_scratch_root(failed == 0, std::cout);
   if (failed != 0) return 1;
   const SkipTally& t = tally();
   if (t.test_cases > 0 && static_cast<int>(t.skipped.size()) == t.test_cases) return 4;
@@ -78,6 +80,9 @@ int main(int argc, char* argv[]) {
 #include <catch2/interfaces/catch_interfaces_reporter.hpp>
 #include <catch2/reporters/catch_reporter_event_listener.hpp>
 #include <catch2/reporters/catch_reporter_registrars.hpp>
+#include <iostream>
+
+#include "scratch.hpp"
 
 namespace {
 
@@ -98,7 +103,9 @@ CATCH_REGISTER_LISTENER(TotalsListener)
 int main(int argc, char* argv[]) {
   const int status = Catch::Session().run(argc, argv);  // 4 when every test case skipped, 2 when none ran
   const Catch::Totals& t = run_totals();
-  if (t.assertions.failed > 0 || t.testCases.failed > 0) return 1;
+  const bool failed = t.assertions.failed > 0 || t.testCases.failed > 0;
+  ncclsweep::testing::settle_scratch_root(!failed, std::cout);
+  if (failed) return 1;
   return status;
 }
 #endif

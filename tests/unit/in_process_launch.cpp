@@ -12,6 +12,7 @@
 #include "plan/measurement_plan.hpp"
 #include "thread_ranks.hpp"
 #include "thread_workers.hpp"
+#include "scratch.hpp"
 
 extern char** environ;
 
@@ -123,7 +124,7 @@ InProcessLaunch launch_in_process(const LaunchRequest& request, int ranks, int s
 }
 
 std::filesystem::path fresh_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("ncclsweep-in-process-" + name);
+  const auto dir = ncclsweep::testing::scratch_root() / ("in-process-" + name);
   std::filesystem::remove_all(dir);
   return dir;
 }

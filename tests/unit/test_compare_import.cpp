@@ -9,6 +9,7 @@
 #include "read_file.hpp"
 #include "compare/nccl_tests_collective.hpp"
 #include "compare/side_readers.hpp"
+#include "scratch.hpp"
 
 using namespace ncclsweep;
 
@@ -161,7 +162,7 @@ TEST_CASE("nccl-tests JSON of another schema version is refused") {
 }
 
 TEST_CASE("missing, empty and binary inputs are refused clearly") {
-  const auto dir = std::filesystem::temp_directory_path() / "ncclsweep-import-test";
+  const auto dir = ncclsweep::testing::scratch_root() / "import-test";
   std::filesystem::create_directories(dir);
   CHECK_THAT(usage_error_text([&] { load_side(dir / "nope.txt"); }), ContainsSubstring("does not exist"));
   std::ofstream(dir / "empty.txt") << "\n";

@@ -13,6 +13,7 @@
 #include "doctor/checks.hpp"
 #include "doctor/nvidia_smi.hpp"
 #include "doctor/system_reader.hpp"
+#include "scratch.hpp"
 
 using namespace ncclsweep::doctor;
 namespace fs = std::filesystem;
@@ -24,7 +25,7 @@ namespace {
 struct FakeTree {
   fs::path root;
   explicit FakeTree(const std::string& name)
-      : root(fs::temp_directory_path() / ("ncclsweep-doctor-" + std::to_string(getpid())) / name) {
+      : root(ncclsweep::testing::scratch_root() / "doctor" / name) {
     fs::remove_all(root);
     fs::create_directories(root);
   }

@@ -23,6 +23,7 @@
 #include "importers/input_files.hpp"
 #include "spec/sweep.hpp"
 #include "spec/value_kind.hpp"
+#include "scratch.hpp"
 
 using namespace ncclsweep;
 namespace fs = std::filesystem;
@@ -33,7 +34,7 @@ namespace {
 struct TempDir {
   fs::path path;
   TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "ncclsweep-hostile-XXXXXX").string();
+    std::string pattern = (ncclsweep::testing::scratch_root() / "hostile-XXXXXX").string();
     path = ::mkdtemp(pattern.data());
   }
   ~TempDir() {

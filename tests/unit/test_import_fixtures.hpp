@@ -8,11 +8,12 @@
 #include "read_file.hpp"
 #include "test_data.hpp"
 #include "workload/comm_use.hpp"
+#include "scratch.hpp"
 
 inline const std::string kFixtures = kTestData.string();  // as text: the importers take paths as strings
 
 inline std::string temp_file(const std::string& name, const std::string& content) {
-  const auto path = std::filesystem::temp_directory_path() / ("ncclsweep-test-" + name);
+  const auto path = ncclsweep::testing::scratch_root() / name;
   std::ofstream(path, std::ios::binary) << content;
   return path.string();
 }

@@ -21,6 +21,7 @@
 #include "locate/verdicts.hpp"
 #include "measure/fixed_test.hpp"
 #include "unit/locate_records.hpp"
+#include "scratch.hpp"
 
 using namespace ncclsweep;
 using namespace ncclsweep::locate;
@@ -715,7 +716,7 @@ TEST_CASE("a slow GPU pair within a host is named as a gpu-link, a slow GPU as a
 }
 
 TEST_CASE("locate's run.json names its pair schedule and reads it back; an unknown one is refused") {
-  const auto root = std::filesystem::temp_directory_path() / "ncclsweep-locate-pairs";
+  const auto root = ncclsweep::testing::scratch_root() / "locate-pairs";
   std::filesystem::remove_all(root);
   for (const auto& [schedule, name] : kPairScheduleNames.entries()) {
     LocateDocument document;
@@ -759,7 +760,7 @@ TEST_CASE("locate's records as CSV name each record's collective, size and place
 
 TEST_CASE("a locate record naming a host or rank run.json does not have is refused with its line") {
   const std::filesystem::path from = std::string(NCCLSWEEP_TEST_DATA) + "/locate/bed-link-h3";
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "ncclsweep-locate-outside-layout";
+  const std::filesystem::path dir = ncclsweep::testing::scratch_root() / "locate-outside-layout";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::filesystem::copy_file(from / "run.json", dir / "run.json");

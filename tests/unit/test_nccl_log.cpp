@@ -9,6 +9,7 @@
 #include "read_file.hpp"
 #include "verify/nccl_log.hpp"
 #include "verify/nccl_log_line.hpp"
+#include "scratch.hpp"
 
 using namespace ncclsweep;
 
@@ -60,7 +61,7 @@ TEST_CASE("the TUNING line gives the algorithm, protocol and channels per size")
 }
 
 TEST_CASE("the log follower scans only what was added, keeps earlier facts and waits for whole lines") {
-  const auto path = std::filesystem::temp_directory_path() / ("ncclsweep-follow-" + std::to_string(::getpid()) + ".log");
+  const auto path = ncclsweep::testing::scratch_root() / "follow.log";
   std::filesystem::remove(path);
   ncclsweep::NcclLogFollower log(path.string());
   CHECK(log.update().set_by_environment.empty());  // no file yet
@@ -174,7 +175,7 @@ TEST_CASE("each point's facts hold only its own lines; the process's keep the ca
     at = next;
   }
   REQUIRE(inits.size() == 3);
-  const auto path = std::filesystem::temp_directory_path() / ("ncclsweep-points-" + std::to_string(::getpid()) + ".log");
+  const auto path = ncclsweep::testing::scratch_root() / "points.log";
   std::filesystem::remove(path);
   NcclLogFollower log(path.string());
   const char* protocols[] = {"LL", "LL128", "Simple"};

@@ -9,6 +9,7 @@
 #include "catch_compat.hpp"
 #include "core/errors.hpp"
 #include "runtime/plan_entry.hpp"
+#include "scratch.hpp"
 
 using namespace ncclsweep;
 using nlohmann::json;
@@ -17,7 +18,7 @@ namespace {
 
 // Plans `yaml` (written to a file of its own) on the mpi engine; returns what it printed.
 std::string planned(const std::string& name, const std::string& yaml, bool as_json, const std::string& groups = {}) {
-  const auto path = std::filesystem::temp_directory_path() / ("ncclsweep-plan-entry-" + name + ".yaml");
+  const auto path = ncclsweep::testing::scratch_root() / ("plan-entry-" + name + ".yaml");
   std::ofstream(path) << yaml;
   PlanFlags flags;
   flags.sweep_file = path.string();
@@ -84,7 +85,7 @@ TEST_CASE("plan: a workload's groups without a workload, and an env axis on the 
 }
 
 TEST_CASE("plan refuses a listed call that run would refuse on the mpi engine, at its line") {
-  const auto path = std::filesystem::temp_directory_path() / "ncclsweep-plan-entry-bf16-calls.yaml";
+  const auto path = ncclsweep::testing::scratch_root() / "plan-entry-bf16-calls.yaml";
   std::ofstream(path) << "collectives: [all_reduce]\n"
                          "sizes:\n"
                          "  calls:\n"
@@ -95,7 +96,7 @@ TEST_CASE("plan refuses a listed call that run would refuse on the mpi engine, a
   flags.plan_options.engine = EngineKind::mpi;
   std::ostringstream out;
   const std::string text = usage_error_text([&] { run_plan_command(flags, out); });
-  CHECK_THAT(text, ContainsSubstring("ncclsweep-plan-entry-bf16-calls.yaml:5:"));
+  CHECK_THAT(text, ContainsSubstring(path.string() + ":5:"));
   CHECK_THAT(text, ContainsSubstring("the mpi engine cannot reduce bfloat16"));
   CHECK_THAT(text, ContainsSubstring("fix: --dtype float32"));
 }

@@ -15,6 +15,7 @@
 #include "probe/hog_placement.hpp"
 #include "probe/host_summary.hpp"
 #include "probe/probe_run.hpp"
+#include "scratch.hpp"
 
 using namespace ncclsweep;
 using namespace ncclsweep::probe;
@@ -360,7 +361,7 @@ TEST_CASE("a probe document is written and read back; skipped figures keep their
   gpu.host = "h0";
   d.records.push_back(gpu);
   judge_hosts(d);
-  const auto dir = std::filesystem::temp_directory_path() / ("ncclsweep-probe-" + std::to_string(getpid()));
+  const auto dir = ncclsweep::testing::scratch_root() / "probe";
   write_probe_document(d, dir);
   CHECK(is_probe_results(dir));
   CHECK_FALSE(is_probe_results(dir / "records.jsonl"));
@@ -377,7 +378,7 @@ TEST_CASE("a probe document is written and read back; skipped figures keep their
 TEST_CASE("a probe refuses before probing a directory holding another command's results, and re-probes its own",
           "[probe]") {
   namespace fs = std::filesystem;
-  const auto root = fs::temp_directory_path() / ("ncclsweep-probe-dir-" + std::to_string(getpid()));
+  const auto root = ncclsweep::testing::scratch_root() / "probe-dir";
   fs::remove_all(root);
   // A run's directory: its records.jsonl would be replaced.
   fs::create_directories(root / "run");

@@ -12,6 +12,7 @@
 #include "catch_compat.hpp"
 #include "core/errors.hpp"
 #include "results/results_directory.hpp"
+#include "scratch.hpp"
 
 using namespace ncclsweep;
 namespace fs = std::filesystem;
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("ncclsweep-journal-" + std::to_string(getpid())) / name;
+  const fs::path dir = ncclsweep::testing::scratch_root() / "journal" / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

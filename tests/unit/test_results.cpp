@@ -5,6 +5,7 @@
 #include "core/errors.hpp"
 #include "results/record_json.hpp"
 #include "results/results_directory.hpp"
+#include "scratch.hpp"
 
 using namespace ncclsweep;
 namespace fs = std::filesystem;
@@ -45,7 +46,7 @@ RunDocument sample_run() {
 }
 
 fs::path fresh_dir(const char* name) {
-  const fs::path dir = fs::temp_directory_path() / ("ncclsweep-test-" + std::to_string(getpid())) / name;
+  const fs::path dir = ncclsweep::testing::scratch_root() / "results" / name;
   fs::remove_all(dir);
   return dir;
 }

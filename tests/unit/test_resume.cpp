@@ -10,6 +10,7 @@
 #include "results/record_json.hpp"
 #include "results/results_directory.hpp"
 #include "results/resume.hpp"
+#include "scratch.hpp"
 
 using namespace ncclsweep;
 namespace fs = std::filesystem;
@@ -29,7 +30,7 @@ MeasurementRecord record(Bytes size, const std::string& placement) {
 }
 
 fs::path write_records(const std::string& name, const std::string& text) {
-  const fs::path dir = fs::temp_directory_path() / ("ncclsweep-resume-" + std::to_string(getpid()));
+  const fs::path dir = ncclsweep::testing::scratch_root() / "resume";
   fs::create_directories(dir);
   std::ofstream(dir / name, std::ios::binary) << text;
   return dir / name;

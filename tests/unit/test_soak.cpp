@@ -20,6 +20,7 @@
 #include "soak/soak_results.hpp"
 #include "soak/soak_runner.hpp"
 #include "soak/soak_verdicts.hpp"
+#include "scratch.hpp"
 
 using namespace ncclsweep;
 using namespace ncclsweep::soak;
@@ -489,7 +490,7 @@ TEST_CASE("recorded H200 soak: nothing as recorded; a clock cap with a 20% sag f
 }
 
 TEST_CASE("a soak's run.json with an engine this ncclsweep does not know is refused naming the file") {
-  const auto dir = std::filesystem::temp_directory_path() / "ncclsweep-soak-engine";
+  const auto dir = ncclsweep::testing::scratch_root() / "soak-engine";
   std::filesystem::remove_all(dir);
   std::filesystem::copy(NCCLSWEEP_TEST_DATA "/real/h200-soak-3m", dir, std::filesystem::copy_options::recursive);
   std::ifstream in(dir / "run.json");

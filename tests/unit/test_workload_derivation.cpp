@@ -4,6 +4,7 @@
 #include "catch_compat.hpp"
 #include "workload/derivation.hpp"
 #include "workload/histogram.hpp"
+#include "scratch.hpp"
 
 using namespace ncclsweep;
 
@@ -12,7 +13,7 @@ namespace {
 const std::string kModels = NCCLSWEEP_SOURCE_DIR "/configs/models";
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("ncclsweep-test-" + name);
+  const auto path = ncclsweep::testing::scratch_root() / name;
   std::ofstream(path) << text;
   return path.string();
 }

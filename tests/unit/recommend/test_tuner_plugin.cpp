@@ -13,6 +13,7 @@
 
 #include "catch_compat.hpp"
 #include "tuner/nccl_tuner_abi.hpp"
+#include "scratch.hpp"
 
 namespace {
 
@@ -67,7 +68,7 @@ class LoadedPlugin {
 class RuleFileFixture {
  public:
   explicit RuleFileFixture(const std::string& text, bool create = true)
-      : path_(fs::temp_directory_path() / ("ncclsweep-tuner-" + std::to_string(::getpid()) + ".conf")) {
+      : path_(ncclsweep::testing::scratch_root() / "tuner.conf") {
     fs::remove(path_);
     if (create) std::ofstream(path_) << text;
     setenv("NCCL_TUNER_CONFIG_FILE", path_.c_str(), 1);

@@ -11,6 +11,7 @@
 #include "recommend/verification.hpp"
 #include "results/results_directory.hpp"
 #include "spec/sweep.hpp"
+#include "scratch.hpp"
 
 namespace {
 
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 // A file in the temporary directory, removed at the end of the test.
 class TempFile {
  public:
-  TempFile(const std::string& name, const std::string& text) : path_(fs::temp_directory_path() / name) {
+  TempFile(const std::string& name, const std::string& text) : path_(ncclsweep::testing::scratch_root() / name) {
     std::ofstream(path_) << text;
   }
   ~TempFile() { fs::remove(path_); }
