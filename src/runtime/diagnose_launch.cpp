@@ -220,6 +220,9 @@ DiagnoseOutcome run_diagnose_launch(MpiSession& session, const DiagnoseRequest& 
   if (auto refusal = refusal_of_any_rank(session, error)) {
     return DiagnoseOutcome::refused(*refusal);
   }
+  // The platform phase holds a cpu-hog fault as probe does: refused where its busy loops
+  // would share a core with another host's rank and slow that host too.
+  if (auto refusal = cpu_hog_refusal(session, fault)) return DiagnoseOutcome::refused(*refusal);
 
   const std::string dir = session.broadcast_string(
       leader ? (!request.output_dir.empty()

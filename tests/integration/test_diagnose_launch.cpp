@@ -418,6 +418,22 @@ TEST_CASE("diagnose refuses bad input with exit 2 before measuring", "[leaks]") 
   CHECK(sweep.status == 2);
   CHECK_THAT(sweep.output, ContainsSubstring("no-such-sweep.yaml"));
   CHECK_FALSE(std::filesystem::exists(dir / "no-sweep" / "run"));
+  // The cpu-hog aid on unbound ranks of one machine would slow both hosts: refused as
+  // probe refuses it, before the output directory is made.
+  std::vector<AppContext> unbound = fake_hosts(2);
+  for (auto& app : unbound) {
+    app.args = with({"diagnose", "--engine", "mpi", "--reference", reference, "--inject-fault", "1:cpu-hog", "-o",
+                     (dir / "hog").string()},
+                    kCalls);
+  }
+  std::vector<std::string> argv = mpirun_argv(unbound);
+  argv.insert(argv.begin() + 1, {"--bind-to", "none"});
+  const Launch hog = run_process(argv);
+  INFO(hog.output);
+  CHECK(hog.status == 2);
+  CHECK_THAT(hog.output, ContainsSubstring("cannot slow host h1 alone"));
+  CHECK_THAT(hog.output, ContainsSubstring("--bind-to core"));
+  CHECK_FALSE(std::filesystem::exists(dir / "hog"));
   const Launch budget = run_ncclsweep({"diagnose", "--engine", "mpi", "--reference", "x", "--budget", "soon"});
   INFO(budget.output);
   CHECK(budget.status == 2);
