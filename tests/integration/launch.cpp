@@ -1,5 +1,4 @@
 #include "integration/launch.hpp"
-#include "scratch.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "scratch.hpp"
 
 namespace ncclsweep::testing {
 
