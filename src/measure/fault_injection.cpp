@@ -5,7 +5,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -186,16 +185,14 @@ CpuHog::CpuHog(const std::vector<int>& cpus) {
   close(ready[0]);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) std::_Exit(0);
-  // Nice -4 (where allowed): four spinners of weight 2501 against the rank's 1024 leave the
-  // rank about 9% of its core, in slices of a few milliseconds, the way a hypervisor's busy
-  // threads take a vCPU, and as much as the cgroup quota of 10% probe is tested against.
-  // At nice -20 the rank kept 0.3%, and its own second of work between two probes took
-  // two minutes. Not real-time FIFO: that runs 950 ms of every second and leaves the rank
-  // one 50 ms stretch, which a 50 ms probe round can fall into whole and read as an idle
-  // core. No setsid(): with autogroup scheduling a new session is a group of its own,
-  // which nice does not reach, and the rank kept half its core. Where nice is refused (no
-  // CAP_SYS_NICE), the four spinners at nice 0 leave the rank a fifth of it.
-  setpriority(PRIO_PROCESS, 0, kCpuHogNice);
+  // At the rank's own priority, four spinners leave the rank a fifth of its core, in
+  // slices of a few milliseconds, the way a hypervisor's busy threads take a vCPU; probe's
+  // tests hold a rank to a quarter of its core by other means. At nice -20 the rank kept
+  // 0.3%, and its own second of work between two probes took two minutes. Not real-time
+  // FIFO: that runs 950 ms of every second and leaves the rank one 50 ms stretch, which a
+  // 50 ms probe round can fall into whole and read as an idle core. No setsid(): with
+  // autogroup scheduling a new session is a group of its own, and the rank kept half its
+  // core (the kernel shares a core between groups first).
   const int ready_fd = ready[1];
   const auto spin_on = [ready_fd](int cpu) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -81,14 +81,13 @@ int point_slow_factor(const FaultInjection& fault, const MeasurementPlan& plan, 
 bool inject_fault(const FaultInjection& fault);
 
 // The cpu-hog fault: kSpinnersPerCore busy loops on each of `cpus`, in a child process
-// at nice kCpuHogNice where it may take it (fault_injection.cpp says why that, and why not
-// real-time), all running before the constructor returns. It stays in the rank's
+// at the rank's own priority (fault_injection.cpp says why that, and why not real-time),
+// all running before the constructor returns. It stays in the rank's
 // session, so in the rank's scheduling group: the kernel shares a core fairly between
 // groups first and applies nice only inside one, so a hog in a group of its own took
 // half the core and no more. A child process rather than threads of the rank, so that
 // the rank's own CPU time stays the rank's. The child dies with its owner (and the rank).
 inline constexpr std::size_t kSpinnersPerCore = 4;
-inline constexpr int kCpuHogNice = -4;
 class CpuHog {
  public:
   explicit CpuHog(const std::vector<int>& cpus);
