@@ -46,6 +46,10 @@ struct CombinedStep {
   std::vector<double> gathered;
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RelayStep, failed_rank, flag, gather, gather_value, count, sums, bytes, values)
+// The worker wire's form, sent twice per step (worker to rank and back): each array
+// without its trailing zeros, which reading puts back, since most steps fill a few
+// entries of the 328 (a step in full was most of a search's time in JSON).
+void to_json(nlohmann::json& j, const RelayStep& step);
+void from_json(const nlohmann::json& j, RelayStep& step);
 
 }  // namespace ncclsweep

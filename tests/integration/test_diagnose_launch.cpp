@@ -266,8 +266,9 @@ TEST_CASE("diagnose against a reference of another rank count: unresolved, namin
   CHECK(std::filesystem::exists(dir / "stopped" / "probe" / "probe.json"));
   CHECK_THAT(stopped.doc.at("notes").dump(), ContainsSubstring("stopped in its collectives phase"));
 
-  // locate's phase refused (its directory is a file): its words printed once, above the
-  // diagnosis, by the command; the row says the phase stopped.
+  // locate's phase refused (its directory is a file): its words printed once, by the
+  // command; the row says the phase stopped. Not where: mpirun forwards each rank's stdout
+  // and stderr on channels of their own, so their order in one capture is not kept.
   std::filesystem::create_directories(dir / "stopped-hosts");
   std::ofstream(dir / "stopped-hosts" / "locate") << "not a directory\n";
   const Diagnosed hosts_stopped = diagnose(dir / "stopped-hosts", reference, fake_hosts(2), {});
@@ -277,7 +278,7 @@ TEST_CASE("diagnose against a reference of another rank count: unresolved, namin
   const auto error_at = said.find("ncclsweep: error: ");
   REQUIRE(error_at != std::string::npos);
   CHECK(said.find("ncclsweep: error: ", error_at + 1) == std::string::npos);
-  CHECK(error_at < said.find("{\n  \"acceptance\""));
+  CHECK_THAT(said, ContainsSubstring("{\n  \"acceptance\""));
   CHECK_THAT(layer(hosts_stopped.doc, "hosts and links").at("here").get<std::string>(),
              ContainsSubstring("the phase stopped with exit status 2"));
 }

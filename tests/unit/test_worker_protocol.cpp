@@ -57,6 +57,44 @@ TEST_CASE("relay steps combine field by field, and a failure wins") {
   CHECK_FALSE(RelayStep{}.failed());
 }
 
+TEST_CASE("a relay step crosses the worker wire exactly, its arrays' trailing zeros left off") {
+  RelayStep step;
+  step.failed_rank = 2;
+  step.flag = 1;
+  step.gather = 1;
+  step.gather_value = 0.1 + 0.2;  // not a short decimal: read back to the last bit
+  step.count = 9;
+  step.sums[0] = -3.5;
+  step.bytes[0] = 7;
+  step.bytes[2] = 255;  // a zero between two set bytes stays in
+  step.values[1] = -1e-9;
+  step.values[63] = 4.25;  // the last entry set: the array goes out whole
+  const nlohmann::json wire = step;
+  CHECK(wire.at("sums").size() == 1);
+  CHECK(wire.at("bytes").size() == 3);
+  CHECK(wire.at("values").size() == 64);
+  const RelayStep back = nlohmann::json::parse(wire.dump()).get<RelayStep>();
+  CHECK(back.failed_rank == 2);
+  CHECK(back.flag == 1);
+  CHECK(back.gather == 1);
+  CHECK(back.gather_value == step.gather_value);
+  CHECK(back.count == 9);
+  CHECK(back.sums == step.sums);
+  CHECK(back.bytes == step.bytes);
+  CHECK(back.values == step.values);
+  // A default step is short on the wire, and reads back as the default.
+  const nlohmann::json empty = RelayStep{};
+  CHECK(empty.at("bytes").empty());
+  CHECK(empty.at("values").empty());
+  const RelayStep default_back = empty.get<RelayStep>();
+  CHECK(default_back.bytes == RelayStep{}.bytes);
+  CHECK_FALSE(default_back.failed());
+  // More entries than the step holds is a broken wire, said as one.
+  nlohmann::json too_long = empty;
+  too_long["bytes"] = std::vector<int>(257, 1);
+  CHECK_THROWS_WITH(too_long.get<RelayStep>(), ContainsSubstring("bytes holds more than 256"));
+}
+
 TEST_CASE("one relay step reduces the min, mean and max of several values") {
   const std::vector<std::vector<double>> ranks{{1.0, -4.0, 10.0}, {3.0, -1.0, 10.0}, {2.0, -7.0, 40.0}};
   RelayStep combined = reduce_times_step(ranks[0]);
@@ -302,8 +340,17 @@ TEST_CASE("a worker's start holds a plan of the most calls a plan may have, each
   longest.reduces = true;
   longest.requested_bytes = longest.total_bytes = Bytes{1} << 40;
   longest.footprint = {FootprintMode::fixed, Bytes{16} << 30};
-  MeasurementPlan plan;
-  plan.calls.assign(kMaxPlannedCalls, longest);
+  // A plan's text grows by the same length with each equal call, so its size at the cap
+  // follows from two small plans (checked exact at a thousand calls) without writing
+  // 100000 calls, which took 8 s of the sanitized unit tests.
+  const auto plan_text_size = [&](std::size_t calls) {
+    MeasurementPlan plan;
+    plan.calls.assign(calls, longest);
+    return nlohmann::json(plan).dump().size();
+  };
+  const std::size_t one = plan_text_size(1), per_call = plan_text_size(2) - one;
+  const auto predicted = [&](std::uint64_t calls) { return one + (calls - 1) * per_call; };
+  REQUIRE(plan_text_size(1000) == predicted(1000));
   // run refuses a plan over half a message (runtime/run_plan.cpp): the call cap must bite first.
-  CHECK(nlohmann::json(plan).dump().size() <= kMaxMessageBytes / 2);
+  CHECK(predicted(kMaxPlannedCalls) <= kMaxMessageBytes / 2);
 }
