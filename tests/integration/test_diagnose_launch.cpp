@@ -239,7 +239,7 @@ TEST_CASE("diagnose: the gate at 85% of the reference FAILs on the collectives; 
   }
 }
 
-TEST_CASE("diagnose against a reference of another rank count: unresolved, naming the launch that compares; a phase that stops") {
+TEST_CASE("diagnose against a reference of another rank count: unresolved, naming the launch that compares; a phase that stops", "[untimed]") {
   const auto dir = scratch_dir("diagnose-ranks");
   const std::filesystem::path reference = reference_run(dir, {{1, {}, {}}}, 1);
   const Diagnosed two = diagnose(dir / "two", reference, {{2, {}, {}}}, {});

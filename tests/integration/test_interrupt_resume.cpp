@@ -152,7 +152,7 @@ TEST_CASE("SIGTERM to mpirun, and Ctrl-C to its process group, leave an interrup
   }
 }
 
-TEST_CASE("--resume refuses a directory started by another sweep, unless --force") {
+TEST_CASE("--resume refuses a directory started by another sweep, unless --force", "[untimed]") {
   const auto dir = scratch_dir("resume-changed");
   const auto args = std::vector<std::string>{"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes", "4K",
                                              "--iters", "1", "--warmup", "0"};

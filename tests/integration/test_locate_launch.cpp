@@ -109,7 +109,7 @@ TEST_CASE("locate names nothing on a launch without a fault", "[locate]") {
   CHECK_THAT(svg, ContainsSubstring("h2 x h0"));
 }
 
-TEST_CASE("locate refuses an --svg path it could not write before it measures anything", "[locate]") {
+TEST_CASE("locate refuses an --svg path it could not write before it measures anything", "[locate][untimed]") {
   const auto dir = scratch_dir("locate-bad-svg");
   const Launch run = locate_on_four_hosts(dir, {"--svg", (dir / "no-such-dir" / "hosts.svg").string()});
   INFO(run.output);
@@ -163,7 +163,7 @@ TEST_CASE("locate --reference judges against an earlier locate instead of this l
   CHECK(json::parse(report.output).at("findings").size() == 4);
 }
 
-TEST_CASE("locate --reference refuses a missing or incompatible directory with exit 2", "[locate]") {
+TEST_CASE("locate --reference refuses a missing or incompatible directory with exit 2", "[locate][untimed]") {
   const std::string three = std::string(NCCLSWEEP_TEST_DATA) + "/locate/reference-3-per-host";
   const Launch mismatch = mpirun_ncclsweep(
       2, {"locate", "--engine", "mpi", "--reference", three, "-o", scratch_dir("locate-bad-reference").string()});
@@ -177,14 +177,14 @@ TEST_CASE("locate --reference refuses a missing or incompatible directory with e
   CHECK_THAT(missing.output, ContainsSubstring("--reference /nonexistent/locate: no such directory"));
 }
 
-TEST_CASE("locate on one rank says it needs two and exits 2", "[locate]") {
+TEST_CASE("locate on one rank says it needs two and exits 2", "[locate][untimed]") {
   const Launch run = run_ncclsweep({"locate", "--engine", "mpi", "-o", scratch_dir("locate-one").string()});
   INFO(run.output);
   CHECK(run.status == 2);
   CHECK_THAT(run.output, ContainsSubstring("locate needs at least two ranks"));
 }
 
-TEST_CASE("locate --dry-run estimates the rounds without launching", "[locate]") {
+TEST_CASE("locate --dry-run estimates the rounds without launching", "[locate][untimed]") {
   const Launch run = run_ncclsweep({"locate", "--dry-run", "--hosts", "64", "--ranks-per-host", "8"});
   INFO(run.output);
   CHECK(run.status == 0);

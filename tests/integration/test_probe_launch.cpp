@@ -228,7 +228,7 @@ TEST_CASE("probe names the host whose core a busy process pinned there takes", "
   CHECK(any_clock_or_stall(checks_naming(doc, "h1")));
 }
 
-TEST_CASE("the cpu-hog aid is refused on unbound ranks of one machine, where it would slow both hosts", "[probe]") {
+TEST_CASE("the cpu-hog aid is refused on unbound ranks of one machine, where it would slow both hosts", "[probe][untimed]") {
   const auto dir = scratch_dir("probe-hog-unbound");
   const Launch run = probe_on_two_hosts(dir, {"--inject-fault", "1:cpu-hog"}, false);
   INFO(run.output);
