@@ -56,7 +56,10 @@ TEST_CASE("plan counts exactly the measurements run makes: the mpi sweeps, a wor
     REQUIRE(plan.status == 0);
     const auto planned = nlohmann::json::parse(plan.output).at("estimate").at("measurements").get<std::size_t>();
     const auto dir = scratch_dir("plan-counts-" + std::filesystem::path(file).stem().string());
-    const Launch run = mpirun_ncclsweep(ranks, {"run", file, "--iters", "1", "--warmup", "0", "-o", dir.string()});
+    // --check 0: what is counted here is the records; filling and checking the workload's
+    // 131 MB buffers was 10 of the case's 13 s on the sanitized build.
+    const Launch run =
+        mpirun_ncclsweep(ranks, {"run", file, "--iters", "1", "--warmup", "0", "--check", "0", "-o", dir.string()});
     INFO(run.output);
     REQUIRE(run.status == 0);
     std::ifstream records(dir / "records.jsonl");
