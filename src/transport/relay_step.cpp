@@ -40,7 +40,8 @@ template <typename T, std::size_t N>
 void read_padded(const nlohmann::json& j, const char* key, std::array<T, N>& into) {
   const auto& given = j.at(key);
   if (!given.is_array() || given.size() > N) {
-    throw RuntimeFailure("relay", std::string("a relay step's ") + key + " holds more than " + std::to_string(N) + " values");
+    throw RuntimeFailure("relay", std::string("a relay step's ") + key + " is not a list of at most " + std::to_string(N) +
+                                      " values");
   }
   into.fill(T{});
   for (std::size_t i = 0; i < given.size(); ++i) into[i] = given[i].get<T>();

@@ -92,7 +92,10 @@ TEST_CASE("a relay step crosses the worker wire exactly, its arrays' trailing ze
   // More entries than the step holds is a broken wire, said as one.
   nlohmann::json too_long = empty;
   too_long["bytes"] = std::vector<int>(257, 1);
-  CHECK_THROWS_WITH(too_long.get<RelayStep>(), ContainsSubstring("bytes holds more than 256"));
+  CHECK_THROWS_WITH(too_long.get<RelayStep>(), ContainsSubstring("bytes is not a list of at most 256 values"));
+  nlohmann::json not_a_list = empty;
+  not_a_list["values"] = 1.5;
+  CHECK_THROWS_WITH(not_a_list.get<RelayStep>(), ContainsSubstring("values is not a list of at most 64 values"));
 }
 
 TEST_CASE("one relay step reduces the min, mean and max of several values") {
