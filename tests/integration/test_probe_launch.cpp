@@ -98,9 +98,8 @@ class CpuCgroup {
 };
 
 // A busy process the test starts itself (not ncclsweep), pinned to one core, in a cgroup
-// weighted against the ranks' own (the case says how much the rank keeps).
-// (At nice -20 in
-// the ranks' own session instead, the kernel's group scheduling gave the whole session
+// weighted against the ranks' own (the case says how much the rank keeps). (At nice -20
+// in the ranks' own session instead, the kernel's group scheduling gave the whole session
 // the weight of one task on every other core, and on a loaded machine the other host's
 // rank starved as well.) Killed with its owner.
 class PinnedHog {
