@@ -203,7 +203,8 @@ TEST_CASE("soak: a clean soak finds nothing", "[soak][leaks]") {
   CHECK_THAT(run.output, ContainsSubstring("nothing found"));
 }
 
-TEST_CASE("soak: SIGTERM to one rank ends after its window; --resume continues one timeline", "[soak]") {
+// Judges the timeline, not its figures: it runs beside other entries ([signals]).
+TEST_CASE("soak: SIGTERM to one rank ends after its window; --resume continues one timeline", "[soak][signals]") {
   const auto dir = scratch_dir("soak-resume");
   const auto log = dir.parent_path() / "soak-resume.log";
   const std::vector<std::string> args = soak_args(dir, "8s");
