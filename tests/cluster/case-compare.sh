@@ -21,9 +21,11 @@ rate=100mbit
 # back, so a spell of load is likelier to touch both.
 # Intra-node groups are measured at larger sizes, whose calls take tens of milliseconds:
 # a rank that waits for a core (a scheduler slice of some milliseconds) moves them less.
+# Each measurement stops at 0.25 s (half the default): the launch's time is its 12
+# measurements, and what moves the rows apart is load between launches, not a measurement's length.
 run_side() {
-  bed_run 8 run --engine mpi --collectives all_reduce --sizes "$3" --warmup 2 --groups "$1" --repeats 3 \
-    --order interleaved -o "$PWD/$2" -q || { fail "run --groups $1 ($2) exited $?"; cat "$out_log"; }
+  bed_run 8 run --engine mpi --collectives all_reduce --sizes "$3" --warmup 2 --max-time 0.25 --groups "$1" \
+    --repeats 3 --order interleaved -o "$PWD/$2" -q || { fail "run --groups $1 ($2) exited $?"; cat "$out_log"; }
 }
 # compare_sides NEW REF: compare's exit status in $status, its rows in $rows
 # ("size placement verdict change; ..."). The rows' verdicts are what this case judges,

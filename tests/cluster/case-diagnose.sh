@@ -12,11 +12,11 @@ case_init diagnose "$1" "$2" --hosts 5 --slots 1
 # read 1.06-1.16. One rank per host keeps locate's tournament short; five hosts give it
 # six healthy pairs to measure its noise by: with four, three pairs that differ 1.0-1.8x
 # among themselves (ranks sharing 2 cores) told a host from noise only below 0.02, and h3
-# at 0.03 stayed unresolved in 2 of 6 runs. The limit, 300 mbit/s each way, puts h3's
-# pairs near 0.03 of the others', well below diagnose's 0.15 for the mpi engine, and
-# costs locate seconds, not a minute.
+# at 0.03 stayed unresolved in 2 of 6 runs. The limit, 600 mbit/s each way, puts h3's
+# pairs at 0.05-0.08 of the others', half diagnose's 0.15 for the mpi engine (at 900
+# mbit/s 0.13, too near it), and costs locate seconds: the case took 32 s, 41 s at 300 mbit/s.
 calls=(-c all_reduce --sizes 1M:4M:x4 --warmup 2 --iters 10)
-rate=300mbit
+rate=600mbit
 # diagnose DIR [FLAG...]
 diagnose() {
   bed_run 5 diagnose --engine mpi --reference "$PWD/reference" "${calls[@]}" --budget 3m -o "$PWD/$1" "${@:2}"
@@ -46,7 +46,7 @@ say_verdict "clean: exit $status, gate $(gate clean), $(layers clean)"
 
 "$bed" fault link h3 "$rate"
 step "diagnose with h3's link limited"
-# One repeat of the calls: at 300 mbit/s the world's calls read a few hundredths of the
+# One repeat of the calls: at 600 mbit/s the world's calls read 0.16-0.18 of the
 # reference, which one repeat tells as surely as three (two thirds of this case's time),
 # and the layer named is locate's, whose tournament the repeats do not touch.
 diagnose link-h3 --repeats 1

@@ -8,12 +8,12 @@
 case_init locate "$1" "$2" --hosts 4 --slots 2
 
 # As tests/integration/test_locate_launch.cpp: 8 ranks on 2 cores time noisily, so every
-# pair's repeats are spread over 5 passes, and 0.25 is the threshold. The limit, 200
-# mbit/s each way, puts the limited pairs near 0.03 of the others' here, five times below
+# pair's repeats are spread over 5 passes, and 0.25 is the threshold. The limit, 400
+# mbit/s each way, puts the limited pairs at 0.05-0.07 of the others' here, twice below
 # what the noisiest of these runs told from noise (0.15 at 160 mbit/s, where the pairs
-# read 0.02-0.03); 100 mbit/s (0.015) took the case 45 s instead of 31, 40 mbit/s (0.006)
-# a minute more.
-rate=200mbit
+# read 0.02-0.03); the slower the limit, the longer the tournament's limited pairs take:
+# the case took 21-23 s at 400 mbit/s, 30 s at 200 (0.03), 45 s at 100 (0.015).
+rate=400mbit
 locate() {
   local dir=$1
   bed_run 8 locate --engine mpi --sizes 256K --warmup 5 --iters 20 --repeats 1 --passes 5 --threshold 0.25 -o "$PWD/$dir"
