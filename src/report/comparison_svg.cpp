@@ -81,7 +81,7 @@ std::string polyline(const std::vector<std::pair<double, double>>& points, const
   return out + "\"/>\n";
 }
 
-constexpr double kWidth = 960, kLeft = 70, kRight = 30, kPlotHeight = 400, kLine = 16;
+constexpr double kLine = 16;
 
 }  // namespace
 

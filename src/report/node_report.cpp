@@ -9,6 +9,7 @@
 #include "core/list_text.hpp"
 #include "core/number_format.hpp"
 #include "core/printf_text.hpp"
+#include "report/csv_text.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -75,16 +76,6 @@ void print_text(const NodeReport& report, std::ostream& out, bool markdown) {
   }
 }
 
-// RFC 4180: quote a field holding a comma, quote or line break.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string quoted = "\"";
-  for (char ch : s) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return quoted + "\"";
-}
-
-std::string number(double v) { return nlohmann::json(v).dump(); }
-
 // One tidy table: a row per host (view "node") and per slow group (view "slow_group").
 void print_csv(const NodeReport& report, std::ostream& out) {
   const NodeTimingView& v = report.nodes;
@@ -93,14 +84,14 @@ void print_csv(const NodeReport& report, std::ostream& out) {
     const NodeTiming& node = v.nodes[n];
     const std::string flag = v.slowest != n ? "" : v.slowest_stands_out ? "slowest, stands out" : "slowest";
     out << "node," << csv_field(node.host) << ',' << csv_field(doctor::compact_ranks(node.ranks)) << ','
-        << csv_field(node.host) << ',' << v.measurements << ',' << number(node.median_excess) << ','
-        << number(node.worst_excess) << ',' << node.worst_rank << ',' << node.slowest_in << ",," << csv_field(flag)
+        << csv_field(node.host) << ',' << v.measurements << ',' << csv_number(node.median_excess) << ','
+        << csv_number(node.worst_excess) << ',' << node.worst_rank << ',' << node.slowest_in << ",," << csv_field(flag)
         << '\n';
   }
   for (const SlowGroup& g : report.slow_groups) {
     out << "slow_group," << csv_field(std::string(name_of(g.kind)) + " group " + std::to_string(g.colour)) << ','
         << csv_field(g.ranks.empty() ? "" : doctor::compact_ranks(g.ranks)) << ',' << csv_field(join_text(g.hosts, " "))
-        << ',' << g.measurements << ',' << number(g.median_excess) << ',' << number(g.worst_excess) << ",,,"
+        << ',' << g.measurements << ',' << csv_number(g.median_excess) << ',' << csv_number(g.worst_excess) << ",,,"
         << g.slower_in << ",slow\n";
   }
 }

@@ -1,23 +1,11 @@
 // The report as data: CSV (one tidy row per measurement, for pandas) and JSON.
 #include <nlohmann/json.hpp>
 
+#include "report/csv_text.hpp"
 #include "report/json_form.hpp"
 #include "report/printers.hpp"
 
 namespace ncclsweep {
-namespace {
-
-// RFC 4180: quote a field holding a comma, quote or line break.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string quoted = "\"";
-  for (char ch : s) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return quoted + "\"";
-}
-
-std::string number_text(double v) { return nlohmann::json(v).dump(); }  // shortest round-trip form
-
-}  // namespace
 
 // One column per key field, so no field lands in another's column: `point` is the sweep
 // point's label alone, the modes, footprint and cache have columns of their own (empty
@@ -36,11 +24,11 @@ void print_side_csv(const Side& side, const PrintStyle& style, std::ostream& out
         << ',' << csv_field(k ? k->point : std::string()) << ',' << (k ? std::string(name_of(k->buffers)) : "") << ','
         << (k ? std::string(name_of(k->launch)) : "") << ',' << csv_field(r.footprint ? label_of(*r.footprint) : "") << ','
         << (r.footprint_bytes ? std::to_string(*r.footprint_bytes) : "") << ',' << (r.cache ? name_of(*r.cache) : "") << ','
-        << csv_field(!k ? "" : k->communicator.is_world() ? "world" : communicator_text(k->communicator)) << ',' << r.repeats << ',' << number_text(r.time_us)
-        << ',' << number_text(r.algbw_gbps) << ',' << number_text(r.busbw_gbps) << ','
-        << (r.measured_spread ? number_text(*r.measured_spread) : "") << ',' << (r.wrong ? std::to_string(*r.wrong) : "")
+        << csv_field(!k ? "" : k->communicator.is_world() ? "world" : communicator_text(k->communicator)) << ',' << r.repeats << ',' << csv_number(r.time_us)
+        << ',' << csv_number(r.algbw_gbps) << ',' << csv_number(r.busbw_gbps) << ','
+        << (r.measured_spread ? csv_number(*r.measured_spread) : "") << ',' << (r.wrong ? std::to_string(*r.wrong) : "")
         << ',';
-    if (style.link_peak_gbps) out << number_text(r.busbw_gbps / *style.link_peak_gbps);
+    if (style.link_peak_gbps) out << csv_number(r.busbw_gbps / *style.link_peak_gbps);
     out << '\n';
   }
 }

@@ -22,8 +22,6 @@ struct Series {
   std::vector<std::pair<double, double>> points;  // log2(size), busbw
 };
 
-constexpr double kWidth = 960, kPlotHeight = 400;
-constexpr double kLeft = 70, kRight = 30;
 // One dash pattern per input (solid first), so a collective keeps its colour in every input.
 constexpr const char* kInputDashes[] = {"", "7 4", "2 3", "10 3 2 3", "1 6"};
 

@@ -15,6 +15,9 @@
 
 namespace ncclsweep {
 
+// Every plot's frame, in px: the page's width, the plot's height and its side margins.
+inline constexpr double kWidth = 960, kPlotHeight = 400, kLeft = 70, kRight = 30;
+
 // Ten distinct line colours (matplotlib's tab10), one per series.
 inline constexpr const char* kSeriesPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                                                  "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
