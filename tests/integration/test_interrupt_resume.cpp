@@ -75,7 +75,7 @@ void wait_for_records(const std::filesystem::path& dir) {
 }
 
 // The record keys of kSweep run to its end: each of its sizes, out of place and in place.
-std::vector<std::string> uninterrupted_keys() {
+std::vector<std::string> sweep_keys() {
   std::vector<std::string> keys;
   for (std::uint64_t size = 128 << 10; size <= (3u << 20); size += 128 << 10) {
     for (const char* placement : {"out_of_place", "in_place"}) {
@@ -108,7 +108,7 @@ void check_interrupted_then_resume(const std::filesystem::path& dir, const std::
 }  // namespace
 
 TEST_CASE("SIGTERM to one rank stops every rank after its measurement; --resume completes the sweep", "[leaks]") {
-  const std::vector<std::string> expected = uninterrupted_keys();
+  const std::vector<std::string> expected = sweep_keys();
   REQUIRE(expected.size() == 24 * 2);
   const auto dir = scratch_dir("resume-interrupted");
   const auto log = dir.parent_path() / "resume-interrupted.log";
@@ -131,7 +131,7 @@ TEST_CASE("SIGTERM to one rank stops every rank after its measurement; --resume 
 // and SIGKILL as long after; ncclsweep stops at the SIGTERM. mpirun itself exits 1 however
 // the ranks ended (docs/reliability.md), so the ranks' own line says what happened.
 TEST_CASE("SIGTERM to mpirun, and Ctrl-C to its process group, leave an interrupted run that --resume completes") {
-  const std::vector<std::string> expected = uninterrupted_keys();
+  const std::vector<std::string> expected = sweep_keys();
   for (const bool ctrl_c : {false, true}) {
     const std::string name = ctrl_c ? "resume-ctrl-c" : "resume-mpirun-sigterm";
     INFO(name);
