@@ -103,7 +103,7 @@ void print_comparison_svg(const Comparison& c, const PrintStyle&, std::ostream& 
   if (y_max < y_min) y_min = 0, y_max = 1;
   if (y_max <= y_min) y_max = y_min + 1;
   // The title, then the summary and both identities: wrapped to the width, never cut.
-  const double text_room = kWidth - kLeft - kRight;
+  const double text_room = kPlotWidth - kPlotLeft - kPlotRight;
   const auto name = [](const SideIdentity& id) { return id.name.empty() ? std::string(name_of(id.source)) : id.name; };
   const std::vector<std::string> title =
       wrap_to_width("busbw: " + name(c.new_side) + " (NEW) over " + name(c.reference) + " (REFERENCE)", text_room, 15, true);
@@ -118,8 +118,8 @@ void print_comparison_svg(const Comparison& c, const PrintStyle&, std::ostream& 
   }
   const double header_y = 22 + 19 * static_cast<double>(title.size());
   const double top = header_y + kLine * static_cast<double>(header.size()) + 4;
-  const double plot_w = kWidth - kLeft - kRight;
-  auto px = [&](double x) { return kLeft + (x - x_min) / (x_max - x_min) * plot_w; };
+  const double plot_w = kPlotWidth - kPlotLeft - kPlotRight;
+  auto px = [&](double x) { return kPlotLeft + (x - x_min) / (x_max - x_min) * plot_w; };
   auto py = [&](double gbps) { return top + kPlotHeight - (std::log10(gbps) - y_min) / (y_max - y_min) * kPlotHeight; };
   // The legend under the plot: each series' colour, the three line styles, the six marks.
   std::vector<LegendEntry> entries;
@@ -139,23 +139,23 @@ void print_comparison_svg(const Comparison& c, const PrintStyle&, std::ostream& 
   const double legend_top = top + kPlotHeight + 56;
   const double height = std::ceil(legend_top + legend.height() + 12);
 
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << height << "\" viewBox=\"0 0 "
-      << kWidth << " " << height << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kPlotWidth << "\" height=\"" << height << "\" viewBox=\"0 0 "
+      << kPlotWidth << " " << height << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   out << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  out << text_lines(title, kLeft, 22, 19, "font-size=\"15\" font-weight=\"bold\"");
-  out << text_lines(header, kLeft, header_y, kLine, "fill=\"#444\"");
+  out << text_lines(title, kPlotLeft, 22, 19, "font-size=\"15\" font-weight=\"bold\"");
+  out << text_lines(header, kPlotLeft, header_y, kLine, "fill=\"#444\"");
   // Grid: a line per power of two (labelled about 12 of them), a line per decade of busbw.
   write_size_grid(out, x_min, x_max, px, top, kPlotHeight);
   for (double decade = y_min; decade <= y_max; decade += 1) {
     const double gbps = std::pow(10.0, decade);
-    out << "<line x1=\"" << kLeft << "\" y1=\"" << fixed(py(gbps)) << "\" x2=\"" << kLeft + plot_w << "\" y2=\""
+    out << "<line x1=\"" << kPlotLeft << "\" y1=\"" << fixed(py(gbps)) << "\" x2=\"" << kPlotLeft + plot_w << "\" y2=\""
         << fixed(py(gbps)) << "\" stroke=\"#ddd\"/>\n";
-    out << "<text x=\"" << kLeft - 8 << "\" y=\"" << fixed(py(gbps) + 4) << "\" text-anchor=\"end\">" << printf_text("%g", gbps)
+    out << "<text x=\"" << kPlotLeft - 8 << "\" y=\"" << fixed(py(gbps) + 4) << "\" text-anchor=\"end\">" << printf_text("%g", gbps)
         << "</text>\n";
   }
-  out << "<rect x=\"" << kLeft << "\" y=\"" << top << "\" width=\"" << plot_w << "\" height=\"" << kPlotHeight
+  out << "<rect x=\"" << kPlotLeft << "\" y=\"" << top << "\" width=\"" << plot_w << "\" height=\"" << kPlotHeight
       << "\" fill=\"none\" stroke=\"#333\"/>\n";
-  out << "<text x=\"" << fixed(kLeft + plot_w / 2) << "\" y=\"" << top + kPlotHeight + 42
+  out << "<text x=\"" << fixed(kPlotLeft + plot_w / 2) << "\" y=\"" << top + kPlotHeight + 42
       << "\" text-anchor=\"middle\">size (bytes, log2 scale)</text>\n";
   out << "<text transform=\"translate(18 " << fixed(top + kPlotHeight / 2)
       << ") rotate(-90)\" text-anchor=\"middle\">busbw (GB/s, log10 scale)</text>\n";
@@ -175,7 +175,7 @@ void print_comparison_svg(const Comparison& c, const PrintStyle&, std::ostream& 
       if (p.new_gbps > 0) out << verdict_mark(p.verdict, p.fails, px(p.log2_size), py(p.new_gbps), colour);
     }
   }
-  legend.write(out, kLeft, legend_top);
+  legend.write(out, kPlotLeft, legend_top);
   out << "</svg>\n";
 }
 

@@ -99,7 +99,7 @@ void print_sides_svg(std::span<const Side> sides, const PrintStyle& style, std::
   const bool overlay = sides.size() > 1;
   const std::vector<std::string> names = input_names(sides);
   // The title and the line under it, wrapped to the width: nothing of them is cut.
-  const double text_room = kWidth - kLeft - kRight;
+  const double text_room = kPlotWidth - kPlotLeft - kPlotRight;
   const std::vector<std::string> title = wrap_to_width(
       "busbw vs size: " + (overlay ? std::to_string(sides.size()) + " inputs overlaid" : name_of_side(sides.front())),
       text_room, 15, true);
@@ -108,8 +108,8 @@ void print_sides_svg(std::span<const Side> sides, const PrintStyle& style, std::
       text_room, 12);
   const double subtitle_y = 24 + 19 * static_cast<double>(title.size()) + 2;
   const double top = subtitle_y + 16 * static_cast<double>(subtitle.size()) + 8;
-  const double plot_w = kWidth - kLeft - kRight, plot_h = kPlotHeight;
-  auto px = [&](double x) { return kLeft + (x - x_min) / (x_max - x_min) * plot_w; };
+  const double plot_w = kPlotWidth - kPlotLeft - kPlotRight, plot_h = kPlotHeight;
+  auto px = [&](double x) { return kPlotLeft + (x - x_min) / (x_max - x_min) * plot_w; };
   auto py = [&](double y) { return top + plot_h - y / y_max * plot_h; };
   // The legend under the plot: each input's line style (overlay only), then each colour,
   // every label whole.
@@ -124,29 +124,29 @@ void print_sides_svg(std::span<const Side> sides, const PrintStyle& style, std::
   const double legend_top = top + plot_h + 56;
   const double height = std::ceil(legend_top + legend.height() + 12);
 
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << height
-      << "\" viewBox=\"0 0 " << kWidth << " " << height << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kPlotWidth << "\" height=\"" << height
+      << "\" viewBox=\"0 0 " << kPlotWidth << " " << height << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   out << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  out << text_lines(title, kLeft, 24, 19, "font-size=\"15\" font-weight=\"bold\"");
-  out << text_lines(subtitle, kLeft, subtitle_y, 16, "fill=\"#444\"");
+  out << text_lines(title, kPlotLeft, 24, 19, "font-size=\"15\" font-weight=\"bold\"");
+  out << text_lines(subtitle, kPlotLeft, subtitle_y, 16, "fill=\"#444\"");
   // Grid and axes.
   write_size_grid(out, x_min, x_max, px, top, plot_h);
   for (double y = 0; y <= y_max + y_step / 2; y += y_step) {
-    out << "<line x1=\"" << kLeft << "\" y1=\"" << fixed(py(y)) << "\" x2=\"" << kLeft + plot_w << "\" y2=\""
+    out << "<line x1=\"" << kPlotLeft << "\" y1=\"" << fixed(py(y)) << "\" x2=\"" << kPlotLeft + plot_w << "\" y2=\""
         << fixed(py(y)) << "\" stroke=\"#ddd\"/>\n";
-    out << "<text x=\"" << kLeft - 8 << "\" y=\"" << fixed(py(y) + 4) << "\" text-anchor=\"end\">" << significant3(y)
+    out << "<text x=\"" << kPlotLeft - 8 << "\" y=\"" << fixed(py(y) + 4) << "\" text-anchor=\"end\">" << significant3(y)
         << "</text>\n";
   }
-  out << "<rect x=\"" << kLeft << "\" y=\"" << fixed(top) << "\" width=\"" << plot_w << "\" height=\"" << plot_h
+  out << "<rect x=\"" << kPlotLeft << "\" y=\"" << fixed(top) << "\" width=\"" << plot_w << "\" height=\"" << plot_h
       << "\" fill=\"none\" stroke=\"#333\"/>\n";
-  out << "<text x=\"" << fixed(kLeft + plot_w / 2) << "\" y=\"" << fixed(top + plot_h + 40)
+  out << "<text x=\"" << fixed(kPlotLeft + plot_w / 2) << "\" y=\"" << fixed(top + plot_h + 40)
       << "\" text-anchor=\"middle\">size (bytes, log2 scale)</text>\n";
   out << "<text transform=\"translate(18 " << fixed(top + plot_h / 2)
       << ") rotate(-90)\" text-anchor=\"middle\">busbw (GB/s)</text>\n";
   if (style.link_peak_gbps) {
-    out << "<line x1=\"" << kLeft << "\" y1=\"" << fixed(py(*style.link_peak_gbps)) << "\" x2=\"" << kLeft + plot_w
+    out << "<line x1=\"" << kPlotLeft << "\" y1=\"" << fixed(py(*style.link_peak_gbps)) << "\" x2=\"" << kPlotLeft + plot_w
         << "\" y2=\"" << fixed(py(*style.link_peak_gbps)) << "\" stroke=\"#000\" stroke-dasharray=\"6 4\"/>\n";
-    out << "<text x=\"" << kLeft + 6 << "\" y=\"" << fixed(py(*style.link_peak_gbps) - 6) << "\">"
+    out << "<text x=\"" << kPlotLeft + 6 << "\" y=\"" << fixed(py(*style.link_peak_gbps) - 6) << "\">"
         << xml_escape(style.link_name) << " peak " << significant3(*style.link_peak_gbps) << " GB/s</text>\n";
   }
   // One line per series.
@@ -161,7 +161,7 @@ void print_sides_svg(std::span<const Side> sides, const PrintStyle& style, std::
       out << "<circle cx=\"" << fixed(px(x)) << "\" cy=\"" << fixed(py(y)) << "\" r=\"3\" fill=\"" << colour << "\"/>\n";
     }
   }
-  legend.write(out, kLeft, legend_top);
+  legend.write(out, kPlotLeft, legend_top);
   out << "</svg>\n";
 }
 

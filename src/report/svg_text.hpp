@@ -16,7 +16,7 @@
 namespace ncclsweep {
 
 // Every plot's frame, in px: the page's width, the plot's height and its side margins.
-inline constexpr double kWidth = 960, kPlotHeight = 400, kLeft = 70, kRight = 30;
+inline constexpr double kPlotWidth = 960, kPlotHeight = 400, kPlotLeft = 70, kPlotRight = 30;
 
 // Ten distinct line colours (matplotlib's tab10), one per series.
 inline constexpr const char* kSeriesPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
