@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "core/iteration_stats.hpp"
 
@@ -20,47 +21,81 @@ Judged judged(double share_log, double noise, double widths, double threshold) {
   return share_log < -widths * noise ? Judged::slow : Judged::unresolved;
 }
 
-}  // namespace
-
-PairGraphVerdicts judge_pair_graph(const PairGraphInput& input) {
-  PairGraphVerdicts out;
-  const bool given = !input.given.empty();
-  // Per test: each pair's level over the test's centre (the given reference, or the
-  // median pair), so tests of different busbw can be taken together.
+// Per test, each pair's level over the test's centre (the given reference, or the median
+// of `level_pairs`, all pairs when empty), so tests of different busbw can be taken
+// together.
+struct PairLevels {
   std::map<std::string, double> centre;
   std::map<HostPair, std::vector<double>> over_tests, errors;
+  double given_width = 0;
+};
+
+PairLevels pair_levels(const PairGraphInput& input, const std::set<HostPair>& level_pairs = {}) {
+  PairLevels out;
+  const bool given = !input.given.empty();
   std::vector<double> given_widths;
   for (const auto& [test, pairs] : input.tests) {
     std::vector<double> levels;
-    for (const auto& [pair, figure] : pairs) levels.push_back(figure.level);
+    for (const auto& [pair, figure] : pairs) {
+      if (level_pairs.empty() || level_pairs.count(pair) != 0) levels.push_back(figure.level);
+    }
+    if (levels.empty()) {
+      for (const auto& [pair, figure] : pairs) levels.push_back(figure.level);
+    }
     if (levels.empty()) continue;
     const auto g = input.given.find(test);
-    centre[test] = given && g != input.given.end() ? g->second.level : median_of(levels);
+    out.centre[test] = given && g != input.given.end() ? g->second.level : median_of(levels);
     if (given && g != input.given.end()) given_widths.push_back(g->second.width);
     for (const auto& [pair, figure] : pairs) {
-      over_tests[pair].push_back(figure.level - centre[test]);
-      errors[pair].push_back(figure.error);
+      out.over_tests[pair].push_back(figure.level - out.centre[test]);
+      out.errors[pair].push_back(figure.error);
     }
   }
-  if (over_tests.empty()) return out;
-  const double given_width = given_widths.empty() ? 0 : median_of(given_widths);
-  // A pair is low only when most of its tests are: one test upset while it ran names nothing.
+  out.given_width = given_widths.empty() ? 0 : median_of(given_widths);
+  return out;
+}
+
+// A pair is low only when most of its tests are: one test upset while it ran names nothing.
+std::map<HostPair, double> pair_level(const PairLevels& p) {
   std::map<HostPair, double> level;
-  std::vector<std::vector<double>> rows(static_cast<std::size_t>(input.nodes));
-  for (const auto& [pair, values] : over_tests) {
-    level[pair] = upper_median(values);
-    rows[static_cast<std::size_t>(pair.a)].push_back(level[pair]);
-    rows[static_cast<std::size_t>(pair.b)].push_back(level[pair]);
+  for (const auto& [pair, values] : p.over_tests) level[pair] = upper_median(values);
+  return level;
+}
+
+// Each node's pairs' levels.
+std::vector<std::vector<double>> node_rows(const std::map<HostPair, double>& level, int nodes) {
+  std::vector<std::vector<double>> rows(static_cast<std::size_t>(nodes));
+  for (const auto& [pair, pair_level] : level) {
+    rows[static_cast<std::size_t>(pair.a)].push_back(pair_level);
+    rows[static_cast<std::size_t>(pair.b)].push_back(pair_level);
   }
+  return rows;
+}
+
+// The healthy level while slow nodes are a minority: the median over nodes of the upper
+// median of each node's pairs, so neither a slow node nor a slow link moves it.
+double median_node_level(const PairLevels& p, int nodes) {
   std::vector<double> row_levels;
-  for (const auto& row : rows) {
+  for (const auto& row : node_rows(pair_level(p), nodes)) {
     if (!row.empty()) row_levels.push_back(upper_median(row));
   }
-  const double healthy = median_of(row_levels);  // this run's healthy pair, over the centres
-  const double base = given ? 0 : healthy;         // what shares are of
+  return median_of(row_levels);
+}
+
+// The verdicts with `healthy` as this run's healthy pair, over the centres.
+PairGraphVerdicts judge_at(const PairGraphInput& input, const PairLevels& p, double healthy) {
+  PairGraphVerdicts out;
+  const bool given = !input.given.empty();
+  const auto& over_tests = p.over_tests;
+  const auto& errors = p.errors;
+  const auto& centre = p.centre;
+  const double given_width = p.given_width;
+  const std::map<HostPair, double> level = pair_level(p);
+  const std::vector<std::vector<double>> rows = node_rows(level, input.nodes);
+  const double base = given ? 0 : healthy;  // what shares are of
   for (const auto& [test, c] : centre) out.level_gbps[test] = std::exp(c + base);
   for (const auto& [test, pairs] : input.tests) {
-    for (const auto& [pair, figure] : pairs) out.test_shares[test][pair] = std::exp(figure.level - centre[test] - base);
+    for (const auto& [pair, figure] : pairs) out.test_shares[test][pair] = std::exp(figure.level - centre.at(test) - base);
   }
   const double threshold_log = std::log(input.threshold);
 
@@ -81,12 +116,21 @@ PairGraphVerdicts judge_pair_graph(const PairGraphInput& input) {
     const NodeVerdict& node = out.nodes[static_cast<std::size_t>(n)];
     return node.partners >= 2 && std::log(node.share) < threshold_log;
   };
+  // The median deviation ignores a minority of slow links; where the pairs below the
+  // threshold are most of the rest (against a level only some pairs reach: every pair
+  // across two racks), they are left out too.
+  const auto low = [&](const HostPair& pair) { return level.at(pair) - healthy < threshold_log; };
+  std::vector<HostPair> spread_pairs;
+  for (const auto& [pair, pair_level] : level) {
+    if (!candidate(pair.a) && !candidate(pair.b)) spread_pairs.push_back(pair);
+  }
+  if (2 * std::count_if(spread_pairs.begin(), spread_pairs.end(), low) > std::ssize(spread_pairs)) {
+    std::erase_if(spread_pairs, low);
+  }
   std::vector<double> deviations;
-  int healthy_pairs = 0;
-  for (const auto& [pair, values] : over_tests) {
-    if (candidate(pair.a) || candidate(pair.b)) continue;
-    ++healthy_pairs;
-    for (const double v : values) deviations.push_back(v - healthy);
+  const int healthy_pairs = static_cast<int>(spread_pairs.size());
+  for (const HostPair& pair : spread_pairs) {
+    for (const double v : over_tests.at(pair)) deviations.push_back(v - healthy);
   }
   const NoiseWidth known_given{given_width, NoiseWidth::kKnownFreedom};
   const NoiseWidth floor{kLeastNoiseWidth, NoiseWidth::kKnownFreedom};
@@ -171,6 +215,60 @@ PairGraphVerdicts judge_pair_graph(const PairGraphInput& input) {
     if (explained < 0 && p.state == Judged::unresolved) p.state = Judged::fine;
   }
   return out;
+}
+
+// The value that more than half of `values` lie at or above. Not empty.
+double lower_median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[(values.size() - 1) / 2];
+}
+
+// A fault only slows. Pairs that most of their tests put above the healthy level by more
+// than the threshold, and beyond their noise, show a level the fabric reaches: the median
+// missed it because half the nodes or more lower it (two slow hosts of four; one slow host
+// and a slow link between two others). Empty: none.
+std::set<HostPair> pairs_above(const PairGraphInput& input, const PairLevels& p, const PairGraphVerdicts& judged,
+                               double healthy) {
+  std::set<HostPair> above;
+  for (const auto& [pair, values] : p.over_tests) {
+    const PairVerdict& v = judged.pairs.at(pair);
+    if (lower_median(values) - healthy > std::max(-std::log(input.threshold), v.widths * v.noise)) above.insert(pair);
+  }
+  return above;
+}
+
+// More than half of the judged nodes below the threshold.
+bool most_nodes_low(const PairGraphVerdicts& g, double threshold) {
+  int judged = 0, low = 0;
+  for (const NodeVerdict& node : g.nodes) {
+    if (node.partners < 2) continue;
+    ++judged;
+    low += node.share < threshold ? 1 : 0;
+  }
+  return 2 * low > judged;
+}
+
+}  // namespace
+
+PairGraphVerdicts judge_pair_graph(const PairGraphInput& input) {
+  const PairLevels p = pair_levels(input);
+  if (p.over_tests.empty()) return {};
+  const double median_level = median_node_level(p, input.nodes);
+  PairGraphVerdicts out = judge_at(input, p, median_level);
+  if (!input.given.empty()) return out;  // a given reference is the level
+  const std::set<HostPair> above = pairs_above(input, p, out, median_level);
+  if (above.empty()) return out;
+  // Each test centred on those pairs, whose median is then the level. Against it the slow
+  // nodes must stay at most half: when most nodes fall below it, a few pairs are faster by
+  // their place in the fabric (one switch's pairs beside many across the spine), not most
+  // nodes slow.
+  const PairLevels reached = pair_levels(input, above);
+  std::vector<double> levels;
+  for (const auto& [pair, level] : pair_level(reached)) {
+    if (above.count(pair) != 0) levels.push_back(level);
+  }
+  PairGraphVerdicts again = judge_at(input, reached, median_of(levels));
+  return most_nodes_low(again, input.threshold) ? out : again;
 }
 
 }  // namespace ncclsweep::locate

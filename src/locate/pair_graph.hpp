@@ -10,6 +10,10 @@
 // when (nearly) all of its pairs are. A pair low beyond what its slow nodes explain is its
 // link. The healthy level is the median over nodes of the upper median of each node's
 // pairs, so neither a slow node (one pair of each other row) nor a slow link moves it.
+// Where half the nodes or more are slow that median is theirs, and pairs read above it
+// beyond the threshold: a fault only slows, so the level those pairs reach is the healthy
+// one, unless most nodes fall below it (then a few pairs are faster by their place in the
+// fabric, and the median stays).
 // Every share is judged against its noise (noise.hpp): the spread of the healthy pairs
 // around the level (pooled over tests), the repeats' own error, the reference's band.
 #include <map>

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # locate on 4 emulated hosts x 2 ranks against faults made with tc outside ncclsweep:
 # one host's link limited (only that host named), the traffic between two hosts limited
-# (named as that link, its two hosts, and nothing else), and a clean fabric (nothing
-# named, three launches running).
+# (named as that link, its two hosts, and nothing else), two hosts' links limited (both
+# named, though most pairs are slow), and a clean fabric (nothing named, three launches
+# running).
 # Usage: case-locate.sh NCCLSWEEP SOURCE_DIR
 . "$(dirname "$0")/case-lib.sh"
 case_init locate "$1" "$2" --hosts 4 --slots 2
@@ -44,4 +45,15 @@ locate pair-h1-h2
 status=$?
 say_verdict "h1<->h2 at $rate: exit $status, named '$found'"
 [ "$status" -eq 1 ] && [ "$found" = "link h1,h2" ] || fail "h1<->h2 limited: named '$found' (exit $status), expected 'link h1,h2' only"
+"$bed" fault clear >/dev/null
+
+# Two slow hosts of four: five of six pairs slow, so the median pair is a slow one, and
+# only h3-h4 shows the level the fabric reaches.
+"$bed" fault link h1 "$rate"
+"$bed" fault link h2 "$rate"
+step "locate with h1's and h2's links limited"
+locate links-h1-h2
+status=$?
+say_verdict "h1 and h2's links at $rate: exit $status, named '$found'"
+[ "$status" -eq 1 ] && [ "$found" = "host h1; host h2" ] || fail "h1 and h2 limited: named '$found' (exit $status), expected 'host h1; host h2' only"
 case_finish

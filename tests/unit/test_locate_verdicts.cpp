@@ -207,6 +207,71 @@ TEST_CASE("the pair graph: a node slow with every partner beyond the pairs' nois
   for (const auto& [pair, p] : g.pairs) CHECK(p.state == Judged::fine);  // h2 explains its own pairs
 }
 
+TEST_CASE("half the hosts slow: the level their healthy partners reach is the healthy one") {
+  // Two slow hosts of four: five of six pairs and every host's median pair are slow, so
+  // the median level is theirs; only h2-h3 shows what the fabric reaches.
+  const HostLayout layout = uniform_layout(4, 2);
+  const Verdicts v = judge(layout, noisy_run(4, [](const std::vector<int>& h) {
+                             return h.size() == 2 && (has_host(h, 0) || has_host(h, 1)) ? 1.0 : 10.0;
+                           }, 0.01, 5), 0.8);
+  CHECK(named(layout, v.findings) == "host host0; host host1");
+  CHECK(v.unresolved.empty());
+  CHECK(v.matrix[2][3] == Approx(1).epsilon(0.05));
+  CHECK(v.matrix[0][2] == Approx(0.1).epsilon(0.05));
+}
+
+TEST_CASE("a slow host and a slow link between the other hosts of four are each named") {
+  // Four of six pairs slow (h0's three and h2-h3): the median is theirs.
+  const HostLayout layout = uniform_layout(4, 2);
+  const Verdicts v = judge(layout, noisy_run(4, [](const std::vector<int>& h) {
+                             if (h.size() != 2) return 10.0;
+                             return has_host(h, 0) || h == std::vector<int>{2, 3} ? 1.0 : 10.0;
+                           }, 0.01, 6), 0.8);
+  CHECK(named(layout, v.findings) == "host host0; link host2,host3");
+  CHECK(v.unresolved.empty());
+}
+
+TEST_CASE("two racks whose pairs across are slow: the links across, no host") {
+  // Hosts 0-3 and 4-7: each host's pairs across (4 of 7) are slow, those within fast.
+  const HostLayout layout = uniform_layout(8, 2);
+  const auto rack = [](int host) { return host / 4; };
+  const Verdicts v = judge(layout, noisy_run(8, [&](const std::vector<int>& h) {
+                             return h.size() == 2 && rack(h[0]) != rack(h[1]) ? 2.0 : 10.0;
+                           }, 0.01, 7), 0.8);
+  REQUIRE(v.findings.size() == 16);
+  for (const Finding& f : v.findings) {
+    CHECK(f.kind == FindingKind::link);
+    CHECK(rack(f.hosts.at(0)) != rack(f.hosts.at(1)));
+  }
+  CHECK(v.unresolved.empty());
+}
+
+TEST_CASE("a few pairs faster by their place, most hosts below them: the median stays the level") {
+  // Pairs 0-1, 2-3, 4-5 and 6-7 twice as fast as the rest (hosts sharing a switch, say):
+  // against them every host would be slow with its better partners, so they are not the level.
+  const HostLayout layout = uniform_layout(8, 2);
+  const Verdicts v = judge(layout, noisy_run(8, [](const std::vector<int>& h) {
+                             return h.size() == 2 && h[0] / 2 == h[1] / 2 ? 20.0 : 10.0;
+                           }, 0.01, 8), 0.8);
+  CHECK(v.findings.empty());
+  CHECK(v.unresolved.empty());
+  CHECK(v.matrix[0][2] == Approx(1).epsilon(0.05));
+}
+
+TEST_CASE("real tc faults on the emulated cluster: two of four hosts limited are both named") {
+  // Judged before as nothing slow: h3-h4 read 23x the level of the other five pairs.
+  LocateResults r;
+  const Verdicts v = judged_again("bed-links-h1-h2", &r);
+  CHECK(named(layout_from_hosts(r.document.rank_hosts), v.findings) == "host h1; host h2");
+}
+
+TEST_CASE("real tc faults on the emulated cluster: a limited host and a limited pair of two others") {
+  // Judged before as nothing slow: four of six pairs limited.
+  LocateResults r;
+  const Verdicts v = judged_again("bed-link-h1-pair-h3-h4", &r);
+  CHECK(named(layout_from_hosts(r.document.rank_hosts), v.findings) == "host h1; link h3,h4");
+}
+
 TEST_CASE("real tc faults on the emulated cluster: a limited link between two hosts is that link, not four slow hosts") {
   // Judged before as four slow hosts (0.31-0.60x) and no link.
   LocateResults r;
