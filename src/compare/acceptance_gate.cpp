@@ -13,6 +13,8 @@
 namespace ncclsweep {
 namespace {
 
+std::string rows_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " row" : " rows"); }
+
 // d2(n), n = 2..25: the expected range of n standard normal draws, in standard
 // deviations. Beyond 25 the last value stands: it understates the range, so the
 // standard deviation read from it errs wide.
@@ -127,6 +129,7 @@ AcceptanceGate evaluate_gate(std::span<const GateRow> rows, const GateSettings& 
 
 std::string AcceptanceGate::summary_tail() const {
   const std::string verdict_text(name_of(verdict));
+  if (wrong_rows > 0) return verdict_text + ": NEW returned wrong data in " + rows_text(wrong_rows);
   if (rows == 0) return verdict_text + ": acceptance has no row to pool";
   const std::string measured = "acceptance " + significant3(ratio) + " of reference (" + interval_text(*this, "-") + ")";
   switch (verdict) {
@@ -139,6 +142,7 @@ std::string AcceptanceGate::summary_tail() const {
 
 std::string AcceptanceGate::line() const {
   std::string s = "acceptance at target " + target_text(target) + ": " + std::string(name_of(verdict));
+  if (wrong_rows > 0) s += ", NEW returned wrong data in " + rows_text(wrong_rows) + " (no result, however fast)";
   if (rows == 0) return s + ", no row to pool";
   s += ", NEW at " + significant3(ratio) + " of REFERENCE (" + interval_text(*this, " .. ") + ") over " +
        std::to_string(rows) + (rows == 1 ? " row" : " rows");
@@ -180,8 +184,6 @@ GateRow evidence(const RowComparison& r, const NoiseModel& noise) {
   return g;
 }
 
-std::string rows_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " row" : " rows"); }
-
 }  // namespace
 
 // Whether a side's row is the measurement of this workload call: an ncclsweep row by the
@@ -202,12 +204,14 @@ bool is_workload_call(const SideRow& row, const WorkloadCall& call) {
 
 AcceptanceGate acceptance_gate(const Comparison& comparison, double target, const std::optional<WorkloadWeights>& workload) {
   std::vector<const RowComparison*> usable;
-  std::size_t without_figure = 0, footprints = 0, moving_nothing = 0;
+  std::size_t without_figure = 0, footprints = 0, moving_nothing = 0, wrong = 0;
   // On one rank an in-place call has nothing to move: its figure is launch overhead, and
   // as evidence it would weigh as much as a real copy.
   const bool one_rank = comparison.new_side.ranks == 1 || comparison.reference.ranks == 1;
   for (const RowComparison& r : comparison.rows) {
-    if (one_rank && r.key.placement == Placement::in_place) {
+    if (r.wrong_data) {
+      ++wrong;
+    } else if (one_rank && r.key.placement == Placement::in_place) {
       ++moving_nothing;
     } else if (!(r.new_row.busbw_gbps > 0) || !(r.reference_row.busbw_gbps > 0)) {
       ++without_figure;
@@ -268,6 +272,9 @@ AcceptanceGate acceptance_gate(const Comparison& comparison, double target, cons
   }
   AcceptanceGate gate = evaluate_gate(rows, settings);
   if (gate.weighting == GateWeighting::workload_time) gate.workload = workload->source;
+  // Fast wrong answers are no result: the pooled rows' speed cannot pass them.
+  gate.wrong_rows = wrong;
+  if (wrong > 0) gate.verdict = GateVerdict::fail;
   gate.notes = std::move(notes);
   return gate;
 }

@@ -93,6 +93,7 @@ struct AcceptanceGate {
   // reference's excess noise alone spans the target (reference_too_noisy), or no rows.
   std::optional<int> repeats_to_settle;
   bool reference_too_noisy = false;
+  std::size_t wrong_rows = 0;      // rows NEW got wrong: FAIL, however fast the others
   std::vector<std::string> notes;  // rows left out, workload calls without a row
 
   // "-> FAIL: acceptance 0.940 of reference (95% interval 0.912-0.969), below the target 0.95"

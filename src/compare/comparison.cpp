@@ -161,12 +161,13 @@ Comparison compare_sides(const Side& new_side, const Side& reference, const Comp
     r.verdict = judge_row(r.new_row.busbw_gbps, r.new_band_gbps, r.reference_row.busbw_gbps, r.reference_band_gbps,
                           r.footprint_differs, options.max_band_share,
                           std::max(r.new_row.busbw_resolution_gbps, r.reference_row.busbw_resolution_gbps));
-    r.fails = r.verdict == Verdict::slower && r.ratio < options.threshold;
+    // Fast wrong answers are no result: a row NEW got wrong fails whatever its speed.
+    r.wrong_data = r.new_row.wrong.value_or(0) > 0;
+    r.fails = (r.verdict == Verdict::slower && r.ratio < options.threshold) || r.wrong_data;
     if (r.footprint_differs) {
       if (!first_footprint_mismatch) first_footprint_mismatch = r;
       ++(r.verdict == Verdict::ambiguous ? footprint_rows.ambiguous : footprint_rows.judged);
     }
-    // Fast wrong answers are no result: say so next to the verdicts.
     for (const auto& [which, checked] : {std::pair{"NEW", &r.new_row}, std::pair{"REFERENCE", &r.reference_row}}) {
       if (checked->wrong.value_or(0) > 0) {
         c.notes.push_back(std::string(which) + ": " + row_label(r.key) + " had " + std::to_string(*checked->wrong) +
@@ -228,12 +229,16 @@ std::string Comparison::summary() const {
   std::map<Verdict, int> counts;
   const RowComparison* fastest = nullptr;
   const RowComparison* slowest = nullptr;
-  std::vector<const RowComparison*> failing;
+  std::vector<const RowComparison*> failing, wrong;
   for (const auto& r : rows) {
     ++counts[r.verdict];
     if (r.verdict == Verdict::faster && (!fastest || r.ratio > fastest->ratio)) fastest = &r;
     if (r.verdict == Verdict::slower && (!slowest || r.ratio < slowest->ratio)) slowest = &r;
-    if (r.fails) failing.push_back(&r);
+    if (r.wrong_data) {
+      wrong.push_back(&r);
+    } else if (r.fails) {
+      failing.push_back(&r);
+    }
   }
   std::string s = std::to_string(rows.size()) + " rows: " + std::to_string(counts[Verdict::same]) + " same";
   if (counts[Verdict::faster]) {
@@ -251,11 +256,17 @@ std::string Comparison::summary() const {
   char limit[16];
   std::snprintf(limit, sizeof limit, "%g%%", options.threshold * 100);
   const int judged = counts[Verdict::same] + counts[Verdict::faster] + counts[Verdict::slower];
-  if (failing.empty() && acceptance) return s + " -> " + acceptance->summary_tail();
-  if (failing.empty()) return s + (judged == 0 ? " -> PASS, but no row was judged" : " -> PASS");
-  s += " -> FAIL: below " + std::string(limit) + " of reference at ";
-  for (std::size_t i = 0; i < failing.size() && i < 3; ++i) s += (i ? ", " : "") + row_label(failing[i]->key);
-  if (failing.size() > 3) s += " and " + std::to_string(failing.size() - 3) + " more";
+  if (failing.empty() && wrong.empty() && acceptance) return s + " -> " + acceptance->summary_tail();
+  if (failing.empty() && wrong.empty()) return s + (judged == 0 ? " -> PASS, but no row was judged" : " -> PASS");
+  const auto some = [](const std::vector<const RowComparison*>& list) {
+    std::string text;
+    for (std::size_t i = 0; i < list.size() && i < 3; ++i) text += (i ? ", " : "") + row_label(list[i]->key);
+    if (list.size() > 3) text += " and " + std::to_string(list.size() - 3) + " more";
+    return text;
+  };
+  s += " -> FAIL: ";
+  if (!wrong.empty()) s += "NEW returned wrong data at " + some(wrong) + (failing.empty() ? "" : "; ");
+  if (!failing.empty()) s += "below " + std::string(limit) + " of reference at " + some(failing);
   return s;
 }
 

@@ -38,7 +38,8 @@ struct RowComparison {
   double new_band_gbps = 0;  // each side's noise half-width, absolute
   double reference_band_gbps = 0;
   Verdict verdict = Verdict::same;
-  bool fails = false;        // slower and below the threshold
+  bool fails = false;        // slower and below the threshold, or wrong data
+  bool wrong_data = false;   // NEW returned wrong elements: no result, however fast
   // The sides' footprints or cache states differ at a size where that matters; the
   // verdict already weighs it (compare/footprint_match.hpp), printers say so.
   bool footprint_differs = false;

@@ -29,7 +29,7 @@ std::string ratio_text(const RowComparison& r) {
 // "slower FAIL (footprints differ)": a judged row whose footprints differed says so, as
 // its gap was beyond what the footprint explains.
 std::string verdict_text(const RowComparison& r) {
-  return std::string(verdict_name(r.verdict)) + (r.fails ? " FAIL" : "") +
+  return std::string(verdict_name(r.verdict)) + (r.fails ? " FAIL" : "") + (r.wrong_data ? " (wrong data)" : "") +
          (r.footprint_differs && r.verdict != Verdict::ambiguous ? " (footprints differ)" : "");
 }
 
@@ -55,6 +55,7 @@ nlohmann::json acceptance_json(const AcceptanceGate& g) {
                    {"new_repeats", g.new_repeats},
                    {"repeats_to_settle", g.repeats_to_settle ? nlohmann::json(*g.repeats_to_settle) : nlohmann::json()},
                    {"reference_too_noisy", g.reference_too_noisy},
+                   {"wrong_rows", g.wrong_rows},
                    {"notes", g.notes},
                    {"line", g.line()}};
   return j;
@@ -139,7 +140,7 @@ void print_comparison_json(const Comparison& c, const PrintStyle&, std::ostream&
                          {"new_busbw_gbps", r.new_row.busbw_gbps}, {"reference_busbw_gbps", r.reference_row.busbw_gbps},
                          {"ratio", r.ratio}, {"new_band_gbps", r.new_band_gbps},
                          {"reference_band_gbps", r.reference_band_gbps}, {"verdict", verdict_name(r.verdict)},
-                         {"fails", r.fails}, {"footprint_differs", r.footprint_differs}});
+                         {"fails", r.fails}, {"wrong_data", r.wrong_data}, {"footprint_differs", r.footprint_differs}});
   }
   // null without a gate (--target 0).
   j["acceptance"] = c.acceptance ? acceptance_json(*c.acceptance) : nlohmann::json();

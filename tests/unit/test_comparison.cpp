@@ -136,6 +136,30 @@ TEST_CASE("wrong elements on either side are named in the notes") {
   CHECK(c.notes[0] == "NEW: all_gather float32 1 MiB had 7 wrong elements");
 }
 
+TEST_CASE("a row NEW got wrong fails, and so does the gate, however fast it was") {
+  SideRow bad = row(kMiB, 150);
+  bad.wrong = 7;
+  CompareOptions options;
+  options.target = 0.95;
+  const Comparison c = compare_sides(side({bad, row(4 * kMiB, 100)}), side({row(kMiB, 100), row(4 * kMiB, 100)}), options);
+  REQUIRE(c.rows.size() == 2);
+  CHECK(c.rows[0].wrong_data);
+  CHECK(c.rows[0].fails);
+  CHECK_FALSE(c.rows[1].fails);
+  CHECK(c.exit_status() == kExitRegression);
+  CHECK_THAT(c.summary(), ContainsSubstring("-> FAIL: NEW returned wrong data at all_gather float32 1 MiB"));
+  REQUIRE(c.acceptance);
+  CHECK(c.acceptance->verdict == GateVerdict::fail);
+  CHECK(c.acceptance->rows == 1);  // the wrong row is not pooled
+  CHECK_THAT(c.acceptance->line(), ContainsSubstring("FAIL, NEW returned wrong data in 1 row"));
+  // Wrong data in the reference only: a note, no failure of NEW.
+  SideRow wrong_reference = row(kMiB, 100);
+  wrong_reference.wrong = 7;
+  const Comparison swapped = compare_sides(side({row(kMiB, 100)}), side({wrong_reference}), options);
+  CHECK_FALSE(swapped.rows[0].fails);
+  CHECK(swapped.exit_status() == kExitOk);
+}
+
 TEST_CASE("different rank counts are refused unless allowed, with the reason") {
   const Side a = side({row(kMiB, 100)}, 8), b = side({row(kMiB, 100)}, 16);
   const std::string text = usage_error_text([&] { compare_sides(a, b, {}); });
