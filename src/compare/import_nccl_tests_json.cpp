@@ -79,6 +79,13 @@ Side import(const json& doc, const std::string& path) {
                          std::to_string(kNewestNcclTestsJsonVersion) + ")",
                      "update ncclsweep, or give the test's text output instead");
   }
+  // nccl-tests writes out_of_bounds and the average when the test completes; a run that
+  // failed closes the file's open objects without them.
+  if (!doc.contains("out_of_bounds") && !doc.contains("average_bus_bandwidth") && !doc.contains("average_bus_bandwidith")) {
+    throw UsageError(path + ": the test never finished: no 'out_of_bounds' or 'average_bus_bandwidth' (nccl-tests writes "
+                            "them when a test completes)",
+                     "give the -J file of a run that completed (rerun the test)");
+  }
   Side side;
   SideIdentity& id = side.identity;
   id.source = SideSource::nccl_tests_json;
@@ -104,12 +111,25 @@ Side import(const json& doc, const std::string& path) {
     }
     const int per_process = config.value("nthreads", 1) * config.value("ngpus", 1);
     std::set<std::string> hosts, gpus;
+    std::set<std::int64_t> groups;  // split communicators (NCCL_TESTS_SPLIT): busbw is of one
     const json devices = config.value("devices", json::array());
     for (const json& d : devices) {
       hosts.insert(d.value("hostname", ""));
       gpus.insert(d.value("device_info", ""));
+      if (d.contains("group") && d.at("group").is_number_integer()) groups.insert(d.at("group").get<std::int64_t>());
     }
     id.ranks = static_cast<int>(std::max<std::size_t>(devices.size(), 1)) * per_process;
+    if (groups.size() > 1) {
+      const int count = static_cast<int>(groups.size());
+      if (id.ranks % count != 0) {
+        throw UsageError(path + ": " + std::to_string(id.ranks) + " ranks split into " + std::to_string(count) +
+                             " groups of unequal size: busbw is of no one rank count",
+                         "give a test whose ranks form one communicator, or groups of equal size");
+      }
+      id.ranks /= count;
+      side.notes.push_back("it ran " + std::to_string(count) + " communicators of " + std::to_string(id.ranks) +
+                           " ranks at once (NCCL_TESTS_SPLIT): its busbw is of one of them");
+    }
     id.hosts = static_cast<int>(hosts.size());
     for (const auto& g : gpus) id.gpu += (id.gpu.empty() ? "" : ", ") + g;
     if (gpus.size() > 1) id.gpu = "mixed: " + id.gpu;

@@ -10,6 +10,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "compare/nccl_tests_collective.hpp"
 #include "compare/side_readers.hpp"
@@ -51,6 +52,21 @@ bool is_nccl_log_line(const std::string& line) {
     if (line.find(tag) != std::string::npos) return true;
   }
   return false;
+}
+
+// nccl-tests' own words when a call fails: "Test NCCL failure common.cu:393 '...'",
+// "Test CUDA failure ...", and " .. host pid 2000: Test failure common.cu:..." after them.
+bool is_test_failure(const std::string& line) {
+  for (const char* words : {"Test NCCL failure", "Test CUDA failure", "Test failure"}) {
+    if (line.find(words) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string trimmed(const std::string& line) {
+  const std::size_t first = line.find_first_not_of(" \t");
+  const std::size_t last = line.find_last_not_of(" \t");
+  return first == std::string::npos ? "" : line.substr(first, last - first + 1);
 }
 
 // nccl-tests prints N/A where it measured or checked nothing.
@@ -152,11 +168,16 @@ struct RawRow {
   std::optional<PlacementFigures> out_of_place, in_place;
 };
 
+struct CutRow {
+  std::string cells;
+  int line = 0;
+};
+
 struct TestBlock {
   std::vector<std::string> named;  // programs the output names for this test
   bool named_by_start_line = false;
   std::set<int> ranks;
-  std::set<std::string> hosts, gpus;
+  std::set<std::string> groups, hosts, gpus;  // groups: the Rank lines' colours (NCCL_TESTS_SPLIT)
   int threads_x_gpus = 1;
   std::optional<Bytes> max_bytes;  // the header's maxBytes: every buffer's allocation
   std::optional<TableLayout> layout;
@@ -165,6 +186,7 @@ struct TestBlock {
   std::optional<std::string> average_text;
   int first_line = 0;
   bool concluded = false;
+  bool row_lost = false;  // a row cut by NCCL's log never continued
 };
 
 class TextImporter {
@@ -181,7 +203,24 @@ class TextImporter {
     if (side_.identity.nccl_version.empty() && std::regex_search(text, version, kNcclVersion)) {
       side_.identity.nccl_version = version[1];
     }
-    if (is_nccl_log_line(text)) return;
+    if (is_nccl_log_line(text)) {
+      if (in_table()) hold_cut_row(text, number);
+      return;
+    }
+    if (in_table() && cut_row_) {
+      // The figures of a row NCCL's log cut: the row's first cells come before them.
+      const CutRow cut = *std::exchange(cut_row_, std::nullopt);
+      const std::string joined = cut.cells + " " + text;
+      const SplitLine whole = split_line(joined);
+      if (const auto start = row_start(whole.words, *block_->layout);
+          start && joined.find('#') == std::string::npos && whole.words.size() - *start >= min_row_words()) {
+        side_.notes.push_back("line " + std::to_string(cut.line) + ": a row cut by NCCL's log, its figures on line " +
+                              std::to_string(number) + ": read joined");
+        data_row(whole, *start, number);
+        return;
+      }
+      lose_cut_row(cut);
+    }
     if (in_table()) {
       if (const auto start = row_start(split.words, *block_->layout);
           start && text.find('#') == std::string::npos) {
@@ -194,7 +233,7 @@ class TextImporter {
     static const std::regex kThreads(R"((?:^|[\s#:>])nThread (\d+) nGpus (\d+))");
     static const std::regex kReducedMax(R"(# Reducing maxBytes to (\d+))");
     static const std::regex kRank(
-        R"(#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+\d+\s+)?on\s+(\S+)\s+device\s+\d+\s+\[[^\]]*\]\s+(.*\S))");
+        R"(#\s+Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?(?:Pid\s+\d+\s+)?on\s+(\S+)\s+device\s+\d+\s+\[[^\]]*\]\s+(.*\S))");
     static const std::regex kAverage(R"((?:^|[\s#:>])Avg bus bandwidth\s*:\s*(\S+))");
     std::smatch m;
     const std::size_t hash = text.find('#');
@@ -210,7 +249,9 @@ class TextImporter {
       block_->named_by_start_line = !named.empty();
       if (side_.identity.name.empty()) side_.identity.name = m[1];
     } else if (std::regex_search(text, m, kThreads)) {
-      if (!block_ || block_->concluded) start_block(number);
+      // Inside a table whose test never concluded (before 2.17 no start line tells a new
+      // test), start_block refuses that test.
+      if (!block_ || block_->concluded || block_->layout) start_block(number);
       block_->threads_x_gpus = static_cast<int>(checked_integer(m.str(1), 1, 1 << 16, "nThread", where) *
                                                 checked_integer(m.str(2), 1, 1 << 10, "nGpus", where));
       static const std::regex kMaxBytes(R"(maxBytes (\d+))");
@@ -222,11 +263,12 @@ class TextImporter {
       block_->max_bytes = checked_integer(m.str(1), 0, std::int64_t{1} << 62, "maxBytes", where);
     } else if (block_ && std::regex_search(text, m, kRank)) {
       block_->ranks.insert(static_cast<int>(checked_integer(m.str(1), 0, 1 << 24, "Rank", where)));
-      block_->hosts.insert(m[2]);
-      block_->gpus.insert(m[3]);
+      if (m[2].matched) block_->groups.insert(m.str(2));
+      block_->hosts.insert(m[3]);
+      block_->gpus.insert(m[4]);
     } else if (comment.words.size() > 5 && comment.words[0] == "#" &&
                (comment.words[1] == "size" || comment.words[1] == "bytes")) {
-      if (!block_ || block_->concluded) start_block(number);
+      if (!block_ || block_->concluded || block_->layout) start_block(number);
       block_->layout = layout_from_header(comment.words);
       if (!block_->layout) throw error(number, "unrecognised nccl-tests table header");
       block_->evidence.set_columns(block_->layout->has_redop, block_->layout->has_root);
@@ -237,6 +279,9 @@ class TextImporter {
       }
     } else if (text.find("Collective test concluded") != std::string::npos) {
       if (block_) block_->concluded = true;
+    } else if (block_ && !block_->concluded && is_test_failure(text)) {
+      throw error(number, "nccl-tests failed here: the test started at line " + std::to_string(block_->first_line) +
+                              " never finished ('" + trimmed(text) + "')");
     } else if (text.find("Out of bounds values") != std::string::npos) {
       // the check's summary, before the average
     } else if (in_table() && hash == std::string::npos) {
@@ -267,6 +312,32 @@ class TextImporter {
 
  private:
   bool in_table() const { return block_ && block_->layout && !block_->concluded; }
+
+  // The cells a row has before its figures: size, count, type, redop, root.
+  std::size_t min_row_words() const {
+    const TableLayout& t = *block_->layout;
+    return 3 + (t.has_redop ? 1 : 0) + (t.has_root ? 1 : 0) + static_cast<std::size_t>(t.figure_cells);
+  }
+
+  // nccl-tests prints a row's first cells before its timed call and the figures after it;
+  // NCCL logging to the same stream in between glues its line to them, the root cell
+  // (printed last before the call) to the log's "host:pid:tid [dev] NCCL INFO".
+  void hold_cut_row(const std::string& text, int number) {
+    if (!block_->layout->has_root) return;
+    static const std::regex kGluedRoot(R"((-?\d+)\S*:\d+:\d+\s+\[\d+\]\s+NCCL )");
+    std::smatch m;
+    if (!std::regex_search(text, m, kGluedRoot) || m.position(0) == 0) return;
+    std::string cells = text.substr(0, static_cast<std::size_t>(m.position(0))) + m.str(1);
+    const SplitLine split = split_line(cells);
+    if (!row_start(split.words, *block_->layout) || cells.find('#') != std::string::npos) return;
+    if (cut_row_) lose_cut_row(*cut_row_);
+    cut_row_ = CutRow{std::move(cells), number};
+  }
+
+  void lose_cut_row(const CutRow& cut) {
+    side_.notes.push_back("line " + std::to_string(cut.line) + ": a row cut by NCCL's log whose figures never followed: skipped");
+    block_->row_lost = true;
+  }
 
   UsageError error(int number, const std::string& what, int column = 0) const {
     return UsageError(what, "give complete nccl-tests output (rerun it, or cut the file after the last complete test)",
@@ -377,16 +448,40 @@ class TextImporter {
 
   void close_block(int number) {
     if (!block_) return;
+    if (cut_row_) lose_cut_row(*std::exchange(cut_row_, std::nullopt));
     TestBlock& b = *block_;
     if (!b.concluded) {
       throw error(number, "truncated nccl-tests output: the test started at line " + std::to_string(b.first_line) +
                               " never printed '# Collective test concluded' (or, before 2.17, '# Avg bus bandwidth')");
     }
     SideIdentity& id = side_.identity;
-    const int ranks = b.ranks.empty() ? b.threads_x_gpus : static_cast<int>(b.ranks.size());
+    int ranks = b.ranks.empty() ? b.threads_x_gpus : static_cast<int>(b.ranks.size());
+    // Split communicators (NCCL_TESTS_SPLIT): each group ran the test at once, and busbw
+    // is of one group's ranks.
+    if (b.groups.size() > 1) {
+      const int groups = static_cast<int>(b.groups.size());
+      if (ranks % groups != 0) {
+        throw UsageError("the test at line " + std::to_string(b.first_line) + " split " + std::to_string(ranks) +
+                             " ranks into " + std::to_string(groups) + " groups of unequal size: busbw is of no one rank count",
+                         "give a test whose ranks form one communicator, or groups of equal size",
+                         SourcePosition{side_.identity.path, b.first_line, 0});
+      }
+      ranks /= groups;
+      side_.notes.push_back("the test at line " + std::to_string(b.first_line) + " ran " + std::to_string(groups) +
+                            " communicators of " + std::to_string(ranks) +
+                            " ranks at once (NCCL_TESTS_SPLIT): its busbw is of one of them");
+    }
     if (!b.rows.empty()) {
-      if (id.ranks != 0 && id.ranks != ranks) side_.notes.push_back("tests in this file ran on different rank counts");
-      id.ranks = std::max(id.ranks, ranks);
+      if (id.ranks != 0 && id.ranks != ranks) {
+        throw UsageError("the test at line " + std::to_string(b.first_line) + " ran on " + std::to_string(ranks) +
+                             " ranks, the one at line " + std::to_string(ranks_line_) + " on " + std::to_string(id.ranks) +
+                             ": busbw at different rank counts is not the same measurement",
+                         "give each rank count's tests in a file of their own (cut this one at line " +
+                             std::to_string(b.first_line) + ")",
+                         SourcePosition{side_.identity.path, b.first_line, 0});
+      }
+      if (id.ranks == 0) ranks_line_ = b.first_line;
+      id.ranks = ranks;
       id.hosts = std::max(id.hosts, static_cast<int>(b.hosts.size()));
       std::string gpus;
       for (const auto& g : b.gpus) gpus += (gpus.empty() ? "" : ", ") + g;
@@ -405,6 +500,7 @@ class TextImporter {
     if (!named.note.empty()) side_.notes.push_back(named.note);
     if (side_.identity.name.empty()) side_.identity.name = named.collective + "_perf";
     PrintedAverage average;
+    average.every_row_kept = !b.row_lost;
     for (const RawRow& raw : b.rows) {
       for (const auto& [figures, place] : {std::pair{&raw.out_of_place, Placement::out_of_place},
                                            std::pair{&raw.in_place, Placement::in_place}}) {
@@ -448,7 +544,9 @@ class TextImporter {
   Side side_;
   std::optional<TestBlock> block_;
   std::vector<std::string> pending_programs_;  // named before the next test starts
+  std::optional<CutRow> cut_row_;  // a row's first cells, cut from its figures by NCCL's log
   int last_line_ = 0;
+  int ranks_line_ = 0;  // the first test with rows: where the file's rank count comes from
 };
 
 }  // namespace

@@ -40,7 +40,9 @@ Side load_side(const fs::path& path) {
   const std::string text = read_text(path);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw UsageError(path.string() + " is empty", kWhatWorks);
   if (looks_binary(text)) throw UsageError(path.string() + " is a binary file", kWhatWorks);
-  if (text[text.find_first_not_of(" \t\r\n")] == '{') {
+  // A UTF-8 byte order mark before the first character is no part of it.
+  const std::size_t first = text.find_first_not_of(" \t\r\n", text.starts_with("\xEF\xBB\xBF") ? 3 : 0);
+  if (first != std::string::npos && text[first] == '{') {
     // A JSON document: ours carries "schema_version", nccl-tests' -J "version".
     const bool ours = text.find("\"schema_version\"") != std::string::npos;
     if (ours) return side_from_run(read_run_document(path), path.string());

@@ -313,13 +313,14 @@ void from_json(const json& j, MeasurementRecord& r) {
   record_integer(j, "warmup", r.warmup, 0, kMaxCount);
   record_integer(j, "iters", r.iters, 0, kMaxCount);
   j.at("time_us").get_to(r.time_us);
-  j.at("host_time_us").get_to(r.host_time_us);
+  // Files from before the host clock was recorded: the device time is all there is.
+  r.host_time_us = j.contains("host_time_us") ? j.at("host_time_us").get<TimeStatsUs>() : r.time_us;
   j.at("algbw_gbps").get_to(r.algbw_gbps);
   j.at("busbw_gbps").get_to(r.busbw_gbps);
   check_figures(r);
   const json& wrong = j.at("wrong");
   if (!wrong.is_null()) r.wrong = static_cast<std::uint64_t>(checked_json_integer(wrong, 0, kMaxBytes, "a record's wrong"));
-  j.at("point").get_to(r.point);
+  if (j.contains("point")) j.at("point").get_to(r.point);  // absent before sweep points were named
   if (j.contains("communicator")) {
     r.communicator = kCommunicatorKindNames.parse(j.at("communicator").get<std::string>());
     record_integer(j, "communicators", r.communicators, 1, kMaxRanks);
@@ -421,7 +422,7 @@ void from_json(const json& j, RunDocument& d) {
   j.at("hosts").get_to(d.hosts);
   j.at("ranks").get_to(d.ranks);
   j.at("notes").get_to(d.notes);
-  j.at("points").get_to(d.points);
+  if (j.contains("points")) j.at("points").get_to(d.points);  // absent before sweep points were recorded
   if (j.contains("preflight")) j.at("preflight").get_to(d.preflight);  // absent before preflight existed
   j.at("records").get_to(d.records);
   if (j.contains("baseline")) j.at("baseline").get_to(d.baseline);

@@ -1,5 +1,8 @@
 // Importers: nccl-tests text and -J JSON, ncclsweep run.json, and bad input.
+#include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <fstream>
 #include <sstream>
@@ -215,4 +218,102 @@ TEST_CASE("most_repeats: the largest repeat count of any row, 1 for a side witho
   side.rows[1].repeats = 5;
   side.rows[2].repeats = 1;
   CHECK(most_repeats(side) == 5);
+}
+
+namespace {
+
+// nccl-tests 2.13's all_reduce_perf on `ranks` ranks of one host (before 2.17: no start or
+// concluded line), with `rows` of its table and, when `concluded`, its trailer; `group`
+// gives each rank's NCCL_TESTS_SPLIT colour.
+std::string all_reduce_213(int ranks, const std::vector<std::string>& rows, bool concluded,
+                           const std::function<int(int)>& group = [](int) { return 0; }) {
+  std::string text = "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 16777216 step: 16(factor) warmup iters: 5 iters: 20 "
+                     "agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n";
+  for (int r = 0; r < ranks; ++r) {
+    text += "#  Rank  " + std::to_string(r) + " Group  " + std::to_string(group(r)) + " Pid   " + std::to_string(2000 + r) +
+            " on      node1 device  " + std::to_string(r) + " [0x18] NVIDIA H100 80GB HBM3\n";
+  }
+  text += "#\n#                                                              out-of-place                       in-place\n"
+          "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+          "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
+  for (const auto& row : rows) text += row + "\n";
+  if (concluded) text += "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 200.5\n#\n";
+  return text;
+}
+
+const std::string kRow1M = "     1048576        262144     float     sum      -1    16.56   63.32  110.82      0    16.06   65.28  114.24      0";
+const std::string kRow16M = "    16777216       4194304     float     sum      -1    84.94  197.51  345.64      0    82.40  203.62  356.33      0";
+
+}  // namespace
+
+TEST_CASE("before 2.17, a test that failed is refused at its failure, not merged with the next") {
+  const std::string failed = "+ mpirun -np 8 ./build/all_reduce_perf -b 1M -e 16M -f 16\n" +
+                             all_reduce_213(8, {kRow1M}, false) +
+                             "node1: Test NCCL failure common.cu:393 'unhandled system error'\n"
+                             "+ mpirun -np 8 ./build/all_gather_perf -b 1M -e 16M -f 16\n" +
+                             all_reduce_213(8, {kRow1M, kRow16M}, true);
+  CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_text(failed, "sweep.log"); }),
+             ContainsSubstring("sweep.log:18: nccl-tests failed here: the test started at line 2"));
+  // Without the failure line: the next test's first line ends an unconcluded one.
+  const std::string cut = all_reduce_213(8, {kRow1M}, false) + all_reduce_213(8, {kRow1M, kRow16M}, true);
+  CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_text(cut, "cut.log"); }),
+             ContainsSubstring("truncated nccl-tests output: the test started at line 1 never printed"));
+}
+
+TEST_CASE("one file of tests at different rank counts is refused, naming both tests") {
+  const std::string scaling = all_reduce_213(8, {kRow1M}, true) + all_reduce_213(16, {kRow1M}, true);
+  CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_text(scaling, "scaling.log"); }),
+             ContainsSubstring("scaling.log:20: the test at line 20 ran on 16 ranks, the one at line 1 on 8"));
+}
+
+TEST_CASE("split communicators (NCCL_TESTS_SPLIT) are read at one group's rank count") {
+  const Side split = side_from_nccl_tests_text(all_reduce_213(16, {kRow1M}, true, [](int r) { return r / 8 * 8; }), "split.txt");
+  CHECK(split.identity.ranks == 8);
+  CHECK_THAT(split.notes.front(), ContainsSubstring("ran 2 communicators of 8 ranks at once"));
+  CHECK_THAT(usage_error_text([&] {
+               side_from_nccl_tests_text(all_reduce_213(9, {kRow1M}, true, [](int r) { return r < 4 ? 0 : 4; }), "odd.txt");
+             }),
+             ContainsSubstring("groups of unequal size"));
+}
+
+TEST_CASE("a row NCCL's log cut in two is read joined; one whose figures never come is named lost") {
+  // The row's first cells, then NCCL logging during the timed call, then the figures.
+  const std::string head = "    16777216       4194304     float     sum      -1";
+  const std::string figures = "    84.94  197.51  345.64      0    82.40  203.62  356.33      0";
+  const std::string glued = all_reduce_213(8, {kRow1M, head + "node1:4242:4250 [0] NCCL INFO Channel 00/1 : 0[0] -> 1[1] via P2P",
+                                                "node1:4242:4250 [0] NCCL INFO Connected all rings", figures},
+                                           true);
+  const Side side = side_from_nccl_tests_text(glued, "glued.txt");
+  const SideRow* row = find_row(side, 16777216, "out_of_place");
+  REQUIRE(row);
+  CHECK(row->busbw_gbps == 345.64);
+  CHECK(find_row(side, 16777216, "in_place")->busbw_gbps == 356.33);
+  CHECK(side.printed_averages.at(0).every_row_kept);
+  const std::string lost = all_reduce_213(8, {kRow1M, head + "node1:4242:4250 [0] NCCL INFO Channel 00/1"}, true);
+  const Side without = side_from_nccl_tests_text(lost, "lost.txt");
+  CHECK(without.rows.size() == 2);
+  CHECK_FALSE(without.printed_averages.at(0).every_row_kept);
+  CHECK(std::any_of(without.notes.begin(), without.notes.end(),
+                    [](const std::string& n) { return n.find("whose figures never followed: skipped") != std::string::npos; }));
+}
+
+TEST_CASE("an nccl-tests -J file of a run that failed is refused; one behind a byte order mark is read") {
+  std::string text = read_file(kNcclTestsData / "all_gather-j.json");
+  nlohmann::json doc = nlohmann::json::parse(text);
+  for (const char* key : {"out_of_bounds", "average_bus_bandwidth", "errors", "end_time"}) doc.erase(key);
+  CHECK_THAT(usage_error_text([&] { side_from_nccl_tests_json(doc.dump(), "failed.json"); }),
+             ContainsSubstring("failed.json: the test never finished"));
+  const auto dir = ncclsweep::testing::scratch_root() / "bom-json";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "bom.json") << "\xEF\xBB\xBF" << text;
+  const Side side = load_side(dir / "bom.json");
+  CHECK(side.identity.source == SideSource::nccl_tests_json);
+  CHECK_FALSE(side.rows.empty());
+}
+
+TEST_CASE("a run.json of results schema 1 from before sweep points and the host clock were recorded is read") {
+  const Side side = load_side(kTestData / "results-schema-1" / "run.json");
+  CHECK(side.identity.ranks == 2);
+  REQUIRE_FALSE(side.rows.empty());
+  for (const SideRow& row : side.rows) CHECK(row.busbw_gbps > 0);
 }
