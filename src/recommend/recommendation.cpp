@@ -369,7 +369,8 @@ JobWide decide_job_wide(const Recommendation& rec, const std::vector<RunInput>& 
       continue;
     }
     const PointCost cost = cost_of(find_in_runs(runs, candidate), rec.baseline_settings);
-    const double gain = median_of(gains[candidate]);
+    // No gains where every size that matters lies outside what was measured.
+    const double gain = gains[candidate].empty() ? 0 : median_of(gains[candidate]);
     if (best.empty() || cost < best_cost || (cost == best_cost && gain > best_gain)) {
       best = candidate, best_cost = cost, best_gain = gain;
     }
@@ -423,7 +424,13 @@ std::vector<JobSize> parse_job_sizes(std::string_view text) {
       throw UsageError("--job-sizes '" + item + "': " + e.what(),
                        e.fix().empty() ? "write sizes (256M,1G) or COLLECTIVE:SIZES (all_gather:256M:1G)" : e.fix());
     }
-    for (Bytes b : bytes) sizes.push_back({kind, b});
+    for (Bytes b : bytes) {
+      if (b == 0) {
+        throw UsageError("--job-sizes '" + item + "': 0 bytes is not a size a job sends",
+                         "give sizes of at least 1 byte, e.g. 256M or all_gather:1M");
+      }
+      sizes.push_back({kind, b});
+    }
   }
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());

@@ -263,6 +263,17 @@ TEST_CASE("--job-sizes reads sizes, ranges and collective-named sizes, and refus
   CHECK(parse_job_sizes(job_sizes_text(sizes)) == sizes);
   CHECK_THAT(usage_error_text([] { parse_job_sizes("allgather:1M"); }), ContainsSubstring("--job-sizes 'allgather:1M'"));
   CHECK_THAT(usage_error_text([] { parse_job_sizes("1Q"); }), ContainsSubstring("--job-sizes '1Q'"));
+  CHECK_THAT(usage_error_text([] { parse_job_sizes("0"); }),
+             ContainsSubstring("--job-sizes '0': 0 bytes is not a size a job sends"));
+  CHECK_THAT(usage_error_text([] { parse_job_sizes("1M,all_gather:0"); }), ContainsSubstring("--job-sizes 'all_gather:0'"));
+}
+
+TEST_CASE("a job whose sizes weigh no measured size is refused job-wide, not judged on no gains", "[recommend]") {
+  RecommendOptions options;
+  options.job_sizes = {{nullptr, 0}};
+  CHECK(recommend({load("qps-uneven")}, options).job_wide.point.empty());
+  options.job_sizes = parse_job_sizes("all_reduce:1M");
+  CHECK_THAT(recommend({load("qps-uneven")}, options).job_wide.refusal, ContainsSubstring("all_reduce (never measured)"));
 }
 
 TEST_CASE("a winner that loses at a larger size is refused job-wide and offered per size", "[recommend]") {
