@@ -1,6 +1,7 @@
 #include "workload/layout.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <sstream>
 
@@ -138,6 +139,13 @@ void validate_layout(const Layout& l, int world, const std::string& where) {
       throw UsageError(where + ": " + name + " = " + std::to_string(value) + " must be at least 1",
                        std::string("give ") + name + " a whole number of at least 1 (1: no " + name + " parallelism)");
     }
+  }
+  // In 64 bits: world() would overflow an int first.
+  const std::int64_t ranks = std::int64_t{l.tp} * l.cp * l.dp * l.pp;
+  if (ranks > kMaxLayoutRanks) {
+    throw UsageError(where + ": tp*cp*dp*pp = " + std::to_string(ranks) + " ranks is more than " +
+                         std::to_string(kMaxLayoutRanks),
+                     "give the layout of a job of at most " + std::to_string(kMaxLayoutRanks) + " ranks");
   }
   if ((l.cp * l.dp) % l.ep != 0) {
     throw UsageError(where + ": ep " + std::to_string(l.ep) + " does not divide cp*dp = " + std::to_string(l.cp * l.dp),

@@ -32,6 +32,9 @@ struct ParallelGroup {
   int stride = 1;
 };
 
+// The most ranks a layout, or any one of its sizes, may have: as `plan --ranks`.
+inline constexpr int kMaxLayoutRanks = 1 << 20;
+
 struct Layout {
   int tp = 1, cp = 1, ep = 1, dp = 1, pp = 1, vp = 1;
   // Innermost first; a permutation of tp cp ep dp pp (ep may be left out).
@@ -43,7 +46,7 @@ struct Layout {
 std::vector<std::string> parse_layout_order(const std::string& text);
 std::string format_layout_order(const std::vector<std::string>& order);
 
-// Checks sizes >= 1, ep dividing cp*dp, and (when world > 0) that the product is the
+// Checks sizes >= 1, at most kMaxLayoutRanks ranks in all, ep dividing cp*dp, and (when world > 0) that the product is the
 // rank count. Throws UsageError with `where` (a file or "command line") in the text.
 void validate_layout(const Layout& layout, int world, const std::string& where);
 

@@ -1,6 +1,7 @@
 #include "workload/model.hpp"
 
 #include <filesystem>
+#include <limits>
 #include <set>
 
 #include "core/errors.hpp"
@@ -27,6 +28,10 @@ std::string model_path(const std::string& name_or_path, const std::string& model
   return path.string();
 }
 
+// Every count and width of a model fits an int: the derivation counts layers, experts
+// and their widths in ints.
+constexpr std::int64_t kMaxModelNumber = std::numeric_limits<int>::max();
+
 std::int64_t positive(const YamlFields& f, const std::string& key, std::int64_t fallback) {
   const auto value = f.integer(key, fallback);
   if (value < 1) {
@@ -35,7 +40,14 @@ std::int64_t positive(const YamlFields& f, const std::string& key, std::int64_t 
                                 : "set " + key + ": in the model file (docs/workloads.md lists the model fields)",
                      f.where(key));
   }
-  return value;
+  return f.integer_in(key, value, 1, kMaxModelNumber,
+                      "give " + key + " a whole number from 1 to " + std::to_string(kMaxModelNumber));
+}
+
+// A field that may be 0 (none), up to `most`.
+int count_up_to(const YamlFields& f, const std::string& key, std::int64_t fallback, std::int64_t most,
+                const std::string& fix) {
+  return static_cast<int>(f.integer_in(key, fallback, 0, most, fix));
 }
 
 bool gated(const ModelSpec& m) { return m.mlp == "swiglu"; }
@@ -88,6 +100,14 @@ ModelSpec load_model(const std::string& name_or_path, const std::string& models_
   m.layers = positive(f, "layers", 0);
   m.heads = positive(f, "heads", 0);
   m.kv_heads = positive(f, "kv_heads", m.heads);
+  if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0) {
+    throw UsageError("kv_heads " + std::to_string(m.kv_heads) +
+                         (m.kv_heads > m.heads ? " is more than heads " : " does not divide heads ") +
+                         std::to_string(m.heads),
+                     "each group of query heads shares one key/value head: give kv_heads a divisor of heads "
+                     "(heads itself without grouped-query attention)",
+                     f.where("kv_heads"));
+  }
   m.head_dim = positive(f, "head_dim", m.hidden / m.heads);
   m.ffn = positive(f, "ffn", 0);
   m.vocab = positive(f, "vocab", 0);
@@ -105,10 +125,18 @@ ModelSpec load_model(const std::string& name_or_path, const std::string& models_
   if (moe.has("experts")) {
     m.moe.experts = static_cast<int>(positive(moe, "experts", 0));
     m.moe.topk = static_cast<int>(positive(moe, "topk", 0));
+    if (m.moe.topk > m.moe.experts) {
+      throw UsageError("moe topk " + std::to_string(m.moe.topk) + " is more than the " + std::to_string(m.moe.experts) +
+                           " experts",
+                       "a token is routed to topk of the experts: give topk at most experts", moe.where("topk"));
+    }
     m.moe.ffn = static_cast<int>(positive(moe, "ffn", m.ffn));
-    m.moe.shared_experts = static_cast<int>(moe.integer("shared_experts", 0));
-    m.moe.shared_ffn = static_cast<int>(moe.integer("shared_ffn", m.moe.ffn));
-    m.moe.first_dense_layers = static_cast<int>(moe.integer("first_dense_layers", 0));
+    m.moe.shared_experts = count_up_to(moe, "shared_experts", 0, kMaxModelNumber,
+                                       "give the always-on experts per layer, 0 for none");
+    m.moe.shared_ffn = static_cast<int>(positive(moe, "shared_ffn", m.moe.ffn));
+    m.moe.first_dense_layers = count_up_to(moe, "first_dense_layers", 0, m.layers,
+                                           "give the leading layers with a dense MLP: at most the model's " +
+                                               std::to_string(m.layers) + " layers, 0 for none");
   }
   const auto mla = f.mapping("mla");
   mla.reject_unknown({"q_lora", "kv_lora", "qk_nope", "qk_rope", "v_head"});

@@ -140,6 +140,11 @@ std::string yaml(const CommProfile& profile) {
       out += "# not measured (sent outside NCCL): " + std::string(u.collective->name) + " " + std::to_string(u.bytes) + " B, " + u.origin + "\n";
       continue;
     }
+    // A call of 0 bytes moves nothing to time, and the sweep loader refuses `bytes: 0`.
+    if (u.bytes == 0) {
+      out += "# not measured (0 bytes): " + std::string(u.collective->name) + ", " + calls_text(u.calls) + " calls, " + u.origin + "\n";
+      continue;
+    }
     listed += "    - {collective: " + std::string(u.collective->name) + ", bytes: " + std::to_string(u.bytes);
     if (u.dtype != nullptr) listed += ", dtype: " + std::string(u.dtype->name);
     if (u.op) listed += ", op: " + std::string(name_of(*u.op));
@@ -153,7 +158,7 @@ std::string yaml(const CommProfile& profile) {
   if (profile.layout_ranks > 0) out += "  ranks: " + std::to_string(profile.layout_ranks) + "  # the groups apply on runs of this many ranks\n";
   if (!profile.per_iteration) out += "  per_iteration: false\n";
   // Nothing sent through NCCL leaves nothing to measure; the loader refuses an empty list.
-  out += listed.empty() ? "  calls: []  # no call of this input goes through NCCL\n" : "  calls:\n" + listed;
+  out += listed.empty() ? "  calls: []  # no call of this input sends bytes through NCCL\n" : "  calls:\n" + listed;
   return out;
 }
 

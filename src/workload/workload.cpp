@@ -64,6 +64,18 @@ Enum one_of(const YamlFields& f, const std::string& key, Enum fallback, const Na
   throw UsageError(key + " '" + value + "' is not known", "use one of: " + names, f.where(key));
 }
 
+// A parallel size or rank count, which the derivation holds in an int: from `lo` to the
+// most ranks a layout may have.
+int rank_count(const YamlFields& f, const std::string& key, int fallback, int lo, const std::string& fix) {
+  return static_cast<int>(f.integer_in(key, fallback, lo, kMaxLayoutRanks, fix));
+}
+
+int layout_size(const YamlFields& f, const std::string& key) {
+  return rank_count(f, key, 1, 1,
+                    "give " + key + " a whole number from 1 to " + std::to_string(kMaxLayoutRanks) + " (1: no " + key +
+                        " parallelism)");
+}
+
 // Every refusal says what to change: `fix` is never empty.
 void check(bool ok, const Workload& w, const std::string& what, const std::string& fix) {
   if (!ok) throw UsageError(w.file + ": " + what, fix);
@@ -85,7 +97,9 @@ Workload load_workload(const std::string& path, const WorkloadOverrides& overrid
     node[key] = value;
   }
   if (!overrides.empty() && !path.empty()) file = path + " (with command-line overrides)";
-  const YamlFields f(node, file);
+  std::set<std::string> flag_keys;
+  for (const auto& entry : overrides) flag_keys.insert(entry.first);
+  const YamlFields f(node, file, flag_keys);
   Workload w;
   w.file = file;
   if (!f.has("model")) throw UsageError("no model given", "pass --model NAME or set model: in the workload file", {file});
@@ -100,12 +114,12 @@ Workload load_workload(const std::string& path, const WorkloadOverrides& overrid
   }
   w.name = f.text("name", w.model.name);
   auto& l = w.layout;
-  l.tp = static_cast<int>(f.integer("tp", 1));
-  l.pp = static_cast<int>(f.integer("pp", 1));
-  l.cp = static_cast<int>(f.integer("cp", 1));
-  l.ep = static_cast<int>(f.integer("ep", 1));
-  l.dp = static_cast<int>(f.integer("dp", 1));
-  l.vp = static_cast<int>(f.integer("vp", 1));
+  l.tp = layout_size(f, "tp");
+  l.pp = layout_size(f, "pp");
+  l.cp = layout_size(f, "cp");
+  l.ep = layout_size(f, "ep");
+  l.dp = layout_size(f, "dp");
+  l.vp = layout_size(f, "vp");
   if (f.has("order")) {
     try {
       l.order = parse_layout_order(f.text("order", ""));
@@ -113,24 +127,29 @@ Workload load_workload(const std::string& path, const WorkloadOverrides& overrid
       throw UsageError(e.what(), e.fix(), f.where("order"));
     }
   }
-  w.gpus = static_cast<int>(f.integer("gpus", 0));
+  w.gpus = rank_count(f, "gpus", 0, 1, "give the job's rank count, at most " + std::to_string(kMaxLayoutRanks));
   validate_layout(l, w.gpus, file);
-  w.gpus_per_node = static_cast<int>(f.integer("gpus_per_node", 0));
-  if (f.has("gpus_per_node") && w.gpus_per_node < 1) {
+  if (f.has("gpus_per_node") && f.integer("gpus_per_node", 0) < 1) {
     throw UsageError("gpus_per_node must be at least 1", "give the GPUs (ranks) of one node, e.g. gpus_per_node: 8",
                      f.where("gpus_per_node"));
   }
+  w.gpus_per_node = rank_count(f, "gpus_per_node", 0, 1, "give the GPUs (ranks) of one node, e.g. gpus_per_node: 8");
   if (w.gpus_per_node > 0 && l.world() > w.gpus_per_node && l.world() % w.gpus_per_node != 0) {
     throw UsageError(file + ": the layout's " + std::to_string(l.world()) + " ranks do not fill whole nodes of " +
                          std::to_string(w.gpus_per_node),
                      "give the GPUs per node of the job's nodes: a divisor of " + std::to_string(l.world()) + " (" +
                          divisors_text(l.world(), 16) + ", ...)");
   }
-  w.pipeline_rank = static_cast<int>(f.integer("pipeline_rank", 0));
+  w.pipeline_rank = rank_count(f, "pipeline_rank", 0, 0, "pick a stage below pp");
   w.seq = f.integer("seq", w.seq);
   w.micro_batch = f.integer("micro_batch", w.micro_batch);
   w.global_batch = f.integer("global_batch", w.micro_batch * l.dp);
   w.dp_style = one_of(f, "dp_style", w.dp_style, kDpStyleNames);
+  if (f.has("bucket_size") && f.integer("bucket_size", 0) < 1) {
+    throw UsageError("bucket_size must be at least 1",
+                     "give the bucket size in elements, e.g. bucket_size: 134217728, or leave it out for Megatron's default",
+                     f.where("bucket_size"));
+  }
   w.bucket_size = f.integer("bucket_size", 0);
   w.overlap_grad_reduce = f.boolean("overlap_grad_reduce", w.overlap_grad_reduce);
   w.param_dtype = checked_dtype(f, "param_dtype", w.param_dtype);
@@ -140,7 +159,7 @@ Workload load_workload(const std::string& path, const WorkloadOverrides& overrid
   w.tp_comm_overlap = f.boolean("tp_comm_overlap", w.tp_comm_overlap);
   w.moe_dispatcher = one_of(f, "moe_dispatcher", w.moe_dispatcher, kMoeDispatcherNames);
   w.moe_fp8_dispatch = f.boolean("moe_fp8_dispatch", w.moe_fp8_dispatch);
-  w.hsdp_shard_size = static_cast<int>(f.integer("hsdp_shard_size", 0));
+  w.hsdp_shard_size = rank_count(f, "hsdp_shard_size", 0, 0, "set hsdp_shard_size (e.g. the GPUs of one node)");
   w.fsdp_reshard_after_forward = f.boolean("fsdp_reshard_after_forward", w.fsdp_reshard_after_forward);
 
   const auto& m = w.model;
@@ -163,7 +182,8 @@ Workload load_workload(const std::string& path, const WorkloadOverrides& overrid
         "pick ep among " + divisors_text(m.moe.experts, 256));
   check(m.moe.experts > 0 || l.ep == 1, w, "ep > 1 on a model without experts", "set ep: 1");
   check(m.layers >= static_cast<std::int64_t>(l.pp) * l.vp, w,
-        "fewer layers (" + std::to_string(m.layers) + ") than pipeline chunks (pp*vp = " + std::to_string(l.pp * l.vp) + ")",
+        "fewer layers (" + std::to_string(m.layers) + ") than pipeline chunks (pp*vp = " +
+            std::to_string(static_cast<std::int64_t>(l.pp) * l.vp) + ")",
         "lower pp or vp so that pp*vp is at most " + std::to_string(m.layers));
   check(l.vp == 1 || l.pp > 1, w, "vp > 1 needs pp > 1", "set vp: 1 (--vp 1), or pp above 1");
   if (w.dp_style == DpStyle::fsdp || w.dp_style == DpStyle::hsdp) {

@@ -3,6 +3,7 @@
 #include "core/input_file.hpp"
 #include "core/yaml_guard.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace ncclsweep {
@@ -26,13 +27,19 @@ YamlFields::YamlFields(const std::string& path) : file_(path) {
   if (!node_.IsMap()) throw UsageError("expected a mapping of keys to values", kMappingFix, {path});
 }
 
-YamlFields::YamlFields(const YAML::Node& node, std::string file) : node_(node), file_(std::move(file)) {
+YamlFields::YamlFields(const YAML::Node& node, std::string file, std::set<std::string> flag_keys)
+    : node_(node), file_(std::move(file)), flag_keys_(std::move(flag_keys)) {
   if (node_.IsDefined() && !node_.IsNull() && !node_.IsMap()) {
     throw UsageError("expected a mapping of keys to values", kMappingFix, position(node_.Mark(), file_));
   }
 }
 
 SourcePosition YamlFields::where(const std::string& key) const {
+  if (flag_keys_.count(key)) {
+    std::string flag = "--" + key;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    return {flag};
+  }
   const auto value = node_[key];
   return value.IsDefined() ? position(value.Mark(), file_) : SourcePosition{file_};
 }
@@ -44,6 +51,15 @@ std::int64_t YamlFields::integer(const std::string& key, std::int64_t fallback) 
   } catch (const YAML::Exception&) {
     throw UsageError(key + " must be a whole number", "write a whole number, e.g. " + key + ": 4", where(key));
   }
+}
+
+std::int64_t YamlFields::integer_in(const std::string& key, std::int64_t fallback, std::int64_t lo, std::int64_t hi,
+                                    const std::string& fix) const {
+  if (!has(key)) return fallback;
+  const std::int64_t value = integer(key, fallback);
+  if (value < lo) throw UsageError(key + " = " + std::to_string(value) + " must be at least " + std::to_string(lo), fix, where(key));
+  if (value > hi) throw UsageError(key + " = " + std::to_string(value) + " is more than " + std::to_string(hi), fix, where(key));
+  return value;
 }
 
 double YamlFields::number(const std::string& key, double fallback) const {

@@ -13,10 +13,16 @@ class YamlFields {
  public:
   // Loads `path`; throws UsageError when it cannot be read or is not a mapping.
   explicit YamlFields(const std::string& path);
-  YamlFields(const YAML::Node& node, std::string file);
+  // `flag_keys`: keys whose values came from the command-line flag of the same name
+  // (dashes for underscores); where() names that flag, not the file.
+  YamlFields(const YAML::Node& node, std::string file, std::set<std::string> flag_keys = {});
 
   bool has(const std::string& key) const { return node_[key].IsDefined(); }
   std::int64_t integer(const std::string& key, std::int64_t fallback) const;
+  // A whole number from lo to hi when given ("KEY = V must be at least LO" / "is more
+  // than HI" at its place, with `fix`); `fallback` unchecked when absent.
+  std::int64_t integer_in(const std::string& key, std::int64_t fallback, std::int64_t lo, std::int64_t hi,
+                          const std::string& fix) const;
   double number(const std::string& key, double fallback) const;
   bool boolean(const std::string& key, bool fallback) const;
   std::string text(const std::string& key, const std::string& fallback) const;
@@ -31,6 +37,7 @@ class YamlFields {
  private:
   YAML::Node node_;
   std::string file_;
+  std::set<std::string> flag_keys_;
 };
 
 }  // namespace ncclsweep

@@ -65,6 +65,8 @@ expect_usage_error "global_batch 3 is not a multiple" --model llama3-8b --dp 2 -
 expect_usage_error "fewer layers" --model llama3-8b --pp 8 --vp 8 --dp 1
 expect_usage_error "pipeline_rank must be in [0, pp)" --model llama3-8b --pp 2 --pipeline-rank 2
 expect_usage_error "no model given" --tp 2
+expect_usage_error "--dp: dp = 4294967298 is more than 1048576" --model llama3-8b --dp 4294967298
+expect_usage_error "--bucket-size: bucket_size must be at least 1" --model llama3-8b --dp 2 --bucket-size 0
 workload=$(mktemp) && trap 'rm -f "$sweep" "$workload"' EXIT
 printf 'model: llama3-8b\ntp: [1, 2]\n' >"$workload"
 expect_usage_error "$workload:2:" --workload "$workload"
@@ -79,6 +81,16 @@ expect_usage_error "tests/data/nccl_log_without_coll.log" --from-nccl-log tests/
 expect_usage_error "tests/data/not_a_trace.json" --from-torch-trace tests/data/not_a_trace.json
 expect_usage_error "--iterations" --from-nccl-log 'tests/data/nccl_log/*.log' --iterations 0
 expect_usage_error "give exactly one source" --model llama3-8b --from-inspector 'tests/data/inspector/*.log'
+
+# A NCCL log's count-0 calls stay out of the yaml (commented), so plan reads it back.
+log=$(mktemp) && trap 'rm -f "$sweep" "$workload" "$log"' EXIT
+line='host1:1234:1240 [0] NCCL INFO AllReduce: opCount 5 sendbuff 0x7f0 recvbuff 0x7f0 count 1048576 datatype 7 op 0 root 0 comm 0x55 [nranks=2] stream 0x56'
+printf '%s\n%s\n' "$line" "${line/count 1048576/count 0}" >"$log"
+yaml=$("$bin" sizes --from-nccl-log "$log" --format yaml) || fail "sizes of a log with a count-0 call exited $?"
+grep -q '^# not measured (0 bytes): all_reduce' <<<"$yaml" || fail "no comment for the 0-byte call: $yaml"
+grep -q 'bytes: 0,' <<<"$yaml" && fail "yaml lists a 0-byte call: $yaml"
+printf 'engine: mpi\n%s\n' "$yaml" >"$sweep"
+planned=$("$bin" plan "$sweep" 2>&1) || fail "plan of a yaml with a 0-byte call left out exited $?: $planned"
 
 [ "$failures" -eq 0 ] && echo "sizes CLI: all checks passed"
 exit "$failures"

@@ -84,7 +84,7 @@ TEST_CASE("Megatron distributed optimizer on a tiny model: one bucket, reduce-sc
 
 TEST_CASE("a bucket size splits chunk 0 into buckets that cover every parameter once") {
   const auto model = tiny_model();
-  const auto whole = derive_collectives(load_workload({}, {{"model", model}, {"dp", "2"}, {"bucket_size", "0"},
+  const auto whole = derive_collectives(load_workload({}, {{"model", model}, {"dp", "2"},
                                                            {"overlap_grad_reduce", "false"}}, kModels));
   const auto split = derive_collectives(load_workload({}, {{"model", model}, {"dp", "2"}, {"bucket_size", "20000"}}, kModels));
   const auto buckets = find(split, "reduce_scatter", "grad bucket");
@@ -174,6 +174,63 @@ TEST_CASE("bad workloads are refused naming the file and the problem") {
              ContainsSubstring("not a multiple of micro_batch*dp"));
   CHECK_THAT(usage_error_text([&] { load_workload({}, {{"model", "llama3-8b"}, {"param_dtype", "bf17"}}, kModels); }),
              ContainsSubstring("param_dtype"));
+}
+
+TEST_CASE("integer fields beyond their range are refused at the flag or the file's line, never wrapped") {
+  CHECK(usage_error_text([&] { load_workload({}, {{"model", "llama3-8b"}, {"dp", "4294967298"}}, kModels); }) ==
+        "--dp: dp = 4294967298 is more than 1048576\n"
+        "  fix: give dp a whole number from 1 to 1048576 (1: no dp parallelism)");
+  CHECK_THAT(usage_error_text([&] { load_workload({}, {{"model", "llama3-8b"}, {"dp", "2"}, {"tp", "-4294967294"}}, kModels); }),
+             ContainsSubstring("--tp: tp = -4294967294 must be at least 1"));
+  CHECK_THAT(usage_error_text([&] { load_workload({}, {{"model", "llama3-8b"}, {"gpus_per_node", "4294967304"}}, kModels); }),
+             ContainsSubstring("--gpus-per-node: gpus_per_node = 4294967304 is more than 1048576"));
+  // Each size within the limit, their product not: refused before it wraps an int.
+  CHECK_THAT(usage_error_text([&] { load_workload({}, {{"model", "llama3-8b"}, {"dp", "65536"}, {"pp", "32"}}, kModels); }),
+             ContainsSubstring("tp*cp*dp*pp = 2097152 ranks is more than 1048576"));
+  const auto file = write_temp("huge-dp.yaml", "model: llama3-8b\ndp: 4294967298\n");
+  CHECK_THAT(usage_error_text([&] { load_workload(file, {}, kModels); }),
+             ContainsSubstring(file + ":2:5: dp = 4294967298 is more than 1048576"));
+  // A flag over the file's field is named as the flag.
+  CHECK_THAT(usage_error_text([&] { load_workload(file, {{"dp", "2"}, {"pipeline_rank", "4294967296"}}, kModels); }),
+             ContainsSubstring("--pipeline-rank: pipeline_rank = 4294967296 is more than 1048576"));
+  const auto model = write_temp("huge-layers.yaml",
+                                "name: huge\nhidden: 64\nlayers: 4294967298\nheads: 4\nffn: 128\nvocab: 200\n");
+  CHECK_THAT(usage_error_text([&] { load_model(model, kModels); }),
+             ContainsSubstring(model + ":3:9: layers = 4294967298 is more than 2147483647"));
+}
+
+TEST_CASE("bucket_size of 0 or below is refused, not taken for the default") {
+  for (const char* size : {"0", "-1"}) {
+    CHECK(usage_error_text([&] { load_workload({}, {{"model", "llama3-8b"}, {"bucket_size", size}}, kModels); }) ==
+          "--bucket-size: bucket_size must be at least 1\n"
+          "  fix: give the bucket size in elements, e.g. bucket_size: 134217728, or leave it out for Megatron's default");
+  }
+  const auto file = write_temp("bucket.yaml", "model: llama3-8b\ndp: 2\nbucket_size: -5\n");
+  CHECK_THAT(usage_error_text([&] { load_workload(file, {}, kModels); }),
+             ContainsSubstring(file + ":3:14: bucket_size must be at least 1"));
+}
+
+TEST_CASE("a model that contradicts itself is refused at the line") {
+  const std::string base = "name: m\nhidden: 4096\nlayers: 32\nheads: 32\nffn: 14336\nvocab: 128256\n";
+  const auto kv_more = write_temp("kv-more.yaml", base + "kv_heads: 64\n");
+  CHECK_THAT(usage_error_text([&] { load_model(kv_more, kModels); }),
+             ContainsSubstring(kv_more + ":7:11: kv_heads 64 is more than heads 32"));
+  const auto kv_odd = write_temp("kv-odd.yaml", base + "kv_heads: 5\n");
+  CHECK_THAT(usage_error_text([&] { load_model(kv_odd, kModels); }),
+             ContainsSubstring(kv_odd + ":7:11: kv_heads 5 does not divide heads 32"));
+  const auto topk = write_temp("topk.yaml", base + "moe: {experts: 8, topk: 9, ffn: 100}\n");
+  CHECK_THAT(usage_error_text([&] { load_model(topk, kModels); }),
+             ContainsSubstring(topk + ":7:25: moe topk 9 is more than the 8 experts"));
+  const auto dense = write_temp("dense.yaml", base + "moe:\n  experts: 8\n  topk: 2\n  first_dense_layers: 33\n");
+  CHECK_THAT(usage_error_text([&] { load_model(dense, kModels); }),
+             ContainsSubstring(dense + ":10:23: first_dense_layers = 33 is more than 32"));
+  // Through a workload, the model file's line stays in the text.
+  CHECK_THAT(usage_error_text([&] { load_workload({}, {{"model", kv_odd}}, kModels); }),
+             ContainsSubstring(kv_odd + ":7:11: kv_heads 5 does not divide heads 32"));
+  for (const auto& entry : std::filesystem::directory_iterator(kModels)) {
+    INFO(entry.path());
+    CHECK_NOTHROW(load_model(entry.path().string(), kModels));
+  }
 }
 
 TEST_CASE("HSDP: reduce-scatter over the shard group, all-reduce of a shard over the replicas") {

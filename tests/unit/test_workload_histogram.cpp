@@ -86,5 +86,11 @@ TEST_CASE("the yaml format lists each call NCCL sends, merged by shape, and note
   CHECK_THAT(text, !ContainsSubstring("bytes: 99,"));
   p.uses = {use("all_gather", 99, 1, false)};
   CHECK_THAT(format_sizes(p, SizesFormat::yaml), ContainsSubstring("  calls: []"));
+  // 0-byte calls (a NCCL log's count 0) are left out, in a comment: the loader refuses bytes: 0.
+  p.uses = {use("all_reduce", 0, 3), use("all_reduce", 4096, 1)};
+  const auto zero = format_sizes(p, SizesFormat::yaml);
+  CHECK_THAT(zero, ContainsSubstring("# not measured (0 bytes): all_reduce, 3 calls, all_reduce origin\n"));
+  CHECK_THAT(zero, !ContainsSubstring("bytes: 0,"));
+  CHECK_THAT(zero, ContainsSubstring("{collective: all_reduce, bytes: 4096"));
   CHECK_THAT(usage_error_text([] { kSizesFormatNames.parse("xml"); }), ContainsSubstring("table, yaml, json"));
 }
