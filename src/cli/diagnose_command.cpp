@@ -29,6 +29,13 @@ int diagnose_from_args(const DiagnoseArgs& args, CommandContext& context) {
   request.budget_s = soak::parse_duration(args.budget, "--budget");
   request.sweep_file = args.sweep;
   if (!args.workload.empty()) {
+    // The workload's calls are the sizes: flags that choose others would be dropped.
+    const auto& m = args.request.run.measurements;
+    if (m.collectives || m.sizes) {
+      const std::string flag = m.collectives ? "--collectives" : "--sizes";
+      throw UsageError("--workload and " + flag + " cannot be given together: the workload's calls are the sizes",
+                       "give --workload alone, or --collectives and --sizes without --workload");
+    }
     // The workload's calls as the sizes, each on its own group, weighed per iteration.
     request.run.sweep_file = "(diagnose --workload " + args.workload + ")";
     SizesSource& sizes = request.workload.emplace();

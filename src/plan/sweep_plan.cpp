@@ -1,6 +1,7 @@
 #include "plan/sweep_plan.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "core/run_options.hpp"
@@ -152,8 +153,24 @@ Sweep with_options(const Sweep& sweep, const PlanOptions& options) {
     merged.measurements.engine = options.engine;
     merged.engine_where = {"--engine " + std::string(name_of(*options.engine)), 0, 0};
   }
-  for (const auto& text : options.env_axes) set_axis(merged.env, parse_axis_argument(text, "--env"));
-  for (const auto& text : options.config_axes) set_axis(merged.config, parse_axis_argument(text, "--config"));
+  // A flag's axis replaces the file's of the same name; two flags of one name would
+  // leave only the last, so they are refused.
+  const auto add_flag_axes = [](std::vector<SweepAxis>& axes, const std::vector<std::string>& texts,
+                                const std::string& option) {
+    std::map<std::string, std::string> given;
+    for (const auto& text : texts) {
+      SweepAxis axis = parse_axis_argument(text, option);
+      if (const auto [first, fresh] = given.emplace(axis.name, text); !fresh) {
+        throw UsageError(axis.name + " is given twice, also as " + option + " " + first->second,
+                         "give " + axis.name + " one " + option + " with all its values, e.g. " + option + " " +
+                             axis.name + "=v1,v2",
+                         axis.where);
+      }
+      set_axis(axes, std::move(axis));
+    }
+  };
+  add_flag_axes(merged.env, options.env_axes, "--env");
+  add_flag_axes(merged.config, options.config_axes, "--config");
   check_sweep(merged, options.context);
   return merged;
 }

@@ -8,6 +8,7 @@
 #include "core/compute_load.hpp"
 #include "core/errors.hpp"
 #include "core/list_text.hpp"
+#include "core/printf_text.hpp"
 #include "core/units.hpp"
 
 namespace ncclsweep {
@@ -78,6 +79,11 @@ void apply_overrides(const RunOverrides& flags, RunSpec& spec) {
     throw UsageError("--min-iters " + std::to_string(spec.stopping.min_iters) + " is above --max-iters " +
                          std::to_string(spec.stopping.max_iters),
                      "make --min-iters at most --max-iters");
+  }
+  if (spec.stopping.min_seconds > spec.stopping.max_seconds) {
+    throw UsageError("--min-time " + printf_text("%g", spec.stopping.min_seconds) + " is above --max-time " +
+                         printf_text("%g", spec.stopping.max_seconds),
+                     "make --min-time at most --max-time (raise --max-time with it)");
   }
 }
 

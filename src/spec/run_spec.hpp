@@ -99,8 +99,8 @@ inline constexpr const char* kDefaultRunName = "run";  // a sweep file's runs ar
 // The collectives, sizes, dtypes and ops above.
 void set_default_measurements(RunSpec& spec);
 
-// The flags given, over `spec`. Throws UsageError for a bad list entry or
-// --min-iters above --max-iters.
+// The flags given, over `spec`. Throws UsageError for a bad list entry,
+// --min-iters above --max-iters or --min-time above --max-time.
 void apply_overrides(const RunOverrides& flags, RunSpec& spec);
 
 // The run without a sweep file: the defaults ("run", set_default_measurements), the flags

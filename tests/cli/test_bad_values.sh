@@ -97,5 +97,11 @@ expect_suggestion "(did you mean mpi?)" "$bin" locate --engine mpii
 expect_suggestion "(did you mean mpi?)" "$bin" soak --engine mpii
 expect_suggestion "(did you mean mpi?)" "$bin" probe --engine mpii
 
+# Flags that contradict each other are refused naming both, not resolved by dropping one.
+expect_suggestion "--min-time 2 is above --max-time 0.1" "${mpi_bin[@]}" run --engine mpi --min-time 2 --max-time 0.1 --results-root "$work/results"
+expect_suggestion "NCCL_PROTO is given twice, also as --env NCCL_PROTO=LL,Simple" "$bin" plan sweeps/smoke.yaml --env NCCL_PROTO=LL,Simple --env NCCL_PROTO=LL128
+expect_suggestion "--workload and --sizes cannot be given together" "${mpi_bin[@]}" diagnose --engine mpi --reference "$work" --plan --workload sweeps/workloads/llama-style-150m-2gpu-fp32.yaml --sizes 1K
+expect_suggestion "--workload and --collectives cannot be given together" "${mpi_bin[@]}" diagnose --engine mpi --reference "$work" --plan --workload sweeps/workloads/llama-style-150m-2gpu-fp32.yaml -c all_gather
+
 echo "bad-value corpus: $checked checks, $failures failure(s)"
 exit $((failures > 0))

@@ -138,6 +138,15 @@ TEST_CASE("run plan: --min-iters above --max-iters is refused with both numbers"
   CHECK_THROWS_WITH(plan_run(flags), ContainsSubstring("--min-iters 50 is above --max-iters 10"));
 }
 
+TEST_CASE("run plan: --min-time above --max-time is refused with both numbers") {
+  RunFlags flags = on_mpi();
+  flags.measurements.stopping.min_seconds = 2;
+  flags.measurements.stopping.max_seconds = 0.1;
+  CHECK_THROWS_WITH(plan_run(flags), ContainsSubstring("--min-time 2 is above --max-time 0.1"));
+  flags.measurements.stopping.max_seconds = 2;
+  CHECK_NOTHROW(plan_run(flags));
+}
+
 TEST_CASE("run plan: a search cannot be resumed") {
   RunFlags flags = on_mpi();
   flags.search_method = SearchMethod::racing;

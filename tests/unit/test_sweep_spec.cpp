@@ -140,6 +140,18 @@ TEST_CASE("command-line axes parse as NAME=v1,v2 and replace a file axis of the 
   CHECK_THAT(usage_error_text([] { parse_axis_argument("max_ctas=8,,32", "--config"); }), ContainsSubstring("empty value"));
 }
 
+TEST_CASE("the same command-line axis twice is refused, naming the variable and both flags") {
+  PlanOptions options;
+  options.env_axes = {"NCCL_PROTO=LL,Simple", "NCCL_PROTO=LL128"};
+  CHECK(usage_error_text([&] { plan_sweep(load_sweep_text("{}", "(command line)"), options); }) ==
+        "--env NCCL_PROTO=LL128: NCCL_PROTO is given twice, also as --env NCCL_PROTO=LL,Simple\n"
+        "  fix: give NCCL_PROTO one --env with all its values, e.g. --env NCCL_PROTO=v1,v2");
+  options.env_axes.clear();
+  options.config_axes = {"max_ctas=8", "max_ctas=32"};
+  CHECK_THAT(usage_error_text([&] { plan_sweep(load_sweep_text("{}", "(command line)"), options); }),
+             ContainsSubstring("max_ctas is given twice"));
+}
+
 TEST_CASE("the variable table is sorted, unique, and classifies the re-read variables") {
   const auto vars = nccl_variables();
   CHECK(std::is_sorted(vars.begin(), vars.end(), [](const auto& a, const auto& b) { return a.name < b.name; }));
