@@ -317,3 +317,12 @@ TEST_CASE("a run.json of results schema 1 from before sweep points and the host 
   REQUIRE_FALSE(side.rows.empty());
   for (const SideRow& row : side.rows) CHECK(row.busbw_gbps > 0);
 }
+
+TEST_CASE("a size printed again (-N cycles) keeps its first row, and the test's average is not claimed for it") {
+  const Side side = side_from_nccl_tests_text(all_reduce_213(8, {kRow1M, kRow16M, kRow1M, kRow16M}, true), "cycles.txt");
+  CHECK(side.rows.size() == 4);
+  REQUIRE(side.printed_averages.size() == 1);
+  CHECK_FALSE(side.printed_averages[0].every_row_kept);
+  const Side once = side_from_nccl_tests_text(all_reduce_213(8, {kRow1M, kRow16M}, true), "once.txt");
+  CHECK(once.printed_averages.at(0).every_row_kept);
+}
