@@ -9,12 +9,13 @@
 
 namespace ncclsweep {
 
-EngineCheckPlaces places_of(const Sweep& sweep, bool given_dtype, bool given_op, bool given_engine) {
+EngineCheckPlaces places_of(const Sweep& sweep, bool given_dtype, bool given_op, bool given_engine, bool given_root) {
   EngineCheckPlaces places;
   if (!given_dtype && sweep.dtypes_where.line > 0) places.dtypes = sweep.dtypes_where;
   if (!given_op && sweep.ops_where.line > 0) places.ops = sweep.ops_where;
   if (!given_engine && sweep.engine_where.line > 0) places.engine = sweep.engine_where;
   if (sweep.sizes_where.line > 0) places.sizes = sweep.sizes_where;
+  if (!given_root && sweep.root_where.line > 0) places.root = sweep.root_where;
   return places;
 }
 

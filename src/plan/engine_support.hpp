@@ -15,9 +15,10 @@ struct EngineCheckPlaces {
   SourcePosition ops{"--op", 0, 0};
   SourcePosition engine{"--engine", 0, 0};
   SourcePosition sizes{"--sizes", 0, 0};
+  SourcePosition root{"--root", 0, 0};
 };
 // The file's keys where it has them; flags given on the command line win (`given_*`).
-EngineCheckPlaces places_of(const Sweep& sweep, bool given_dtype, bool given_op, bool given_engine);
+EngineCheckPlaces places_of(const Sweep& sweep, bool given_dtype, bool given_op, bool given_engine, bool given_root = false);
 
 // Throws UsageError at the dtypes:, ops: or engine: line for the first collective x dtype x
 // op x mode `engine` cannot run (engine/engine.hpp, mpi_engine_unsupported_reason).

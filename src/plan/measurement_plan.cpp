@@ -109,12 +109,15 @@ void check_plan_size(const RunSpec& spec, const SourcePosition& sizes_place) {
                    "measure fewer sizes, dtypes, ops or modes, or split the sweep into several runs", sizes_place);
 }
 
-MeasurementPlan plan_measurements(const RunSpec& spec, int ranks, const SourcePosition& sizes_place) {
+MeasurementPlan plan_measurements(const RunSpec& spec, int ranks, const SourcePosition& sizes_place,
+                                  const SourcePosition& root_place) {
   check_plan_size(spec, sizes_place);
   if (spec.root < 0 || spec.root >= ranks) {
+    const bool flag = root_place.line == 0;
     throw UsageError("root " + std::to_string(spec.root) + " is not a rank of this run (" + std::to_string(ranks) +
                          " ranks)",
-                     "choose --root between 0 and " + std::to_string(ranks - 1));
+                     std::string(flag ? "choose --root" : "set root:") + " between 0 and " + std::to_string(ranks - 1),
+                     root_place);
   }
   MeasurementPlan plan;
   if (!spec.calls.empty()) {
@@ -141,7 +144,7 @@ MeasurementPlan plan_measurements(const RunSpec& spec, int ranks, const SourcePo
   }
   if (plan.calls.empty()) {
     throw UsageError("nothing to measure: every size is below one element per rank",
-                     "use larger --sizes (e.g. 1M:1G:x4)");
+                     "use larger sizes (e.g. 1M:1G:x4)", sizes_place);
   }
   return plan;
 }

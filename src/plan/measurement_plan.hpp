@@ -38,10 +38,11 @@ inline constexpr std::uint64_t kMaxPlannedCalls = 100000;
 // measurements per point; counts them without building one.
 void check_plan_size(const RunSpec& spec, const SourcePosition& sizes_place);
 
-// Throws UsageError when the root is not a rank, a group does not divide the ranks, the
-// grid is larger than kMaxPlannedCalls (at `sizes_place`, the sizes' key or flag), or
-// nothing is left to measure.
-MeasurementPlan plan_measurements(const RunSpec& spec, int ranks, const SourcePosition& sizes_place = {});
+// Throws UsageError when the root is not a rank (at `root_place`, the root's key or flag),
+// a group does not divide the ranks, the grid is larger than kMaxPlannedCalls or nothing
+// is left to measure (at `sizes_place`, the sizes' key or flag).
+MeasurementPlan plan_measurements(const RunSpec& spec, int ranks, const SourcePosition& sizes_place = {},
+                                  const SourcePosition& root_place = {"--root", 0, 0});
 
 // The calls an estimate counts at `ranks`: plan_measurements, or where a sub-communicator
 // needs more ranks than that, the same calls on the world (`on_world` then says so).

@@ -33,7 +33,8 @@ void check_engine(const Sweep& sweep, const SweepPlan& plan, const PlanFlags& fl
     // Host buffers: refused when one rank alone could not hold them on this host (the
     // ranks sharing a host are known only at run time, where run checks again).
     const MemoryLimit memory = process_memory_limit();  // the job's cgroup limit where it has one
-    check_rank_memory(plan_measurements(plan.measurements, ranks, places.sizes), ranks, memory.bytes, memory.what, places);
+    check_rank_memory(plan_measurements(plan.measurements, ranks, places.sizes, places.root), ranks, memory.bytes, memory.what,
+                      places);
   }
 }
 
@@ -51,7 +52,7 @@ int run_plan_command(const PlanFlags& flags, std::ostream& out) {
     // run measures the workload's calls, not the sweep's grid: so are they planned, counted
     // and estimated here, on the workload's own rank count unless --ranks gives one.
     plan.measurements.calls = workload->calls.calls;
-    ranks = workload->ranks;
+    if (workload->ranks > 0) ranks = workload->ranks;  // a calls block may leave its ranks out
   }
   check_engine(sweep, plan, flags, engine, ranks);
   if (!plan.measurements.engine) plan.measurements.engine = engine;

@@ -198,7 +198,10 @@ RunPlan plan_run(const RunFlags& flags, const RunInputs& inputs, const RankLayou
                                            from_file ? flags.sweep_file : std::string("(command line)"),
                                            flags.plan_options.context);
     if (inputs.sizes) sweep.sizes_from = inputs.sizes;
-    if (from_file) places = places_of(sweep, given.dtypes.has_value(), given.ops.has_value(), given.engine.has_value());
+    if (from_file) {
+      places = places_of(sweep, given.dtypes.has_value(), given.ops.has_value(), given.engine.has_value(),
+                         given.root.has_value());
+    }
     if (from_file || (verify && verify->kind != RecommendedSettings::Kind::env)) {
       apply_overrides(given, sweep.measurements);
     } else {
@@ -235,7 +238,7 @@ RunPlan plan_run(const RunFlags& flags, const RunInputs& inputs, const RankLayou
     notes.push_back("--timeout bounds nothing under --engine mpi (the ranks measure in-process, with no "
                     "watchdog): bound the whole run with the scheduler's time limit instead");
   }
-  request.plan = plan_measurements(request.spec, layout.ranks, places.sizes);
+  request.plan = plan_measurements(request.spec, layout.ranks, places.sizes, places.root);
   if (in_workers) check_worker_plan_size(request.plan);
   if (engine == EngineKind::mpi) {
     check_rank_memory(request.plan, layout.ranks, layout.host_memory / static_cast<Bytes>(std::max(layout.most_on_a_host, 1)),

@@ -81,6 +81,7 @@ struct Sweep {
   std::string description;
   RunSpec measurements;  // name, collectives, sizes, dtypes, ops, root, warmup, iters, check, engine ("" = default)
   SourcePosition engine_where;
+  SourcePosition root_where;               // for a root no rank of the run has
   SourcePosition dtypes_where, ops_where;  // the keys, for refusals of what an engine cannot run
   SourcePosition sizes_where;              // for refusals of buffers no rank can hold
   std::vector<SweepAxis> env;     // in file order

@@ -391,7 +391,11 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
          s.measurements.cache_states = r.parsed(n, [&] { return parse_cache_state_list(text); });
        }},
       {"compute", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.compute = r.compute_load(n); }},
-      {"root", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.root = static_cast<int>(r.integer(n, "root", 0, 1 << 20, 0)); }},
+      {"root",
+       [](const Reader& r, const YAML::Node& n, Sweep& s) {
+         s.measurements.root = static_cast<int>(r.integer(n, "root", 0, 1 << 20, 0));
+         s.root_where = r.at(n);
+       }},
       {"warmup", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.warmup = static_cast<int>(r.integer(n, "warmup", 0, 1000000, 5)); }},
       {"iters", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.iters = static_cast<int>(r.integer(n, "iters", 1, 1000000, 20)); }},  // absent: noise-based
       {"check", [](const Reader& r, const YAML::Node& n, Sweep& s) { s.measurements.check = r.boolean(n, "check"); }},

@@ -103,5 +103,17 @@ expect_suggestion "NCCL_PROTO is given twice, also as --env NCCL_PROTO=LL,Simple
 expect_suggestion "--workload and --sizes cannot be given together" "${mpi_bin[@]}" diagnose --engine mpi --reference "$work" --plan --workload sweeps/workloads/llama-style-150m-2gpu-fp32.yaml --sizes 1K
 expect_suggestion "--workload and --collectives cannot be given together" "${mpi_bin[@]}" diagnose --engine mpi --reference "$work" --plan --workload sweeps/workloads/llama-style-150m-2gpu-fp32.yaml -c all_gather
 
+# Values no rank of the run has, at the line that gives them; a calls block without ranks
+# plans at plan's default 2 ranks, as run takes its launch's.
+printf 'engine: mpi\ncollectives: [broadcast]\nsizes: [1M]\nroot: 5\n' >"$work/root.yaml"
+expect_suggestion "root.yaml:4:7: root 5 is not a rank of this run (2 ranks)" "$bin" plan "$work/root.yaml"
+expect_suggestion "root 5 is not a rank of this run (1 ranks)" "${mpi_bin[@]}" run "$work/root.yaml" --results-root "$work/results"
+expect_suggestion "--root: root 3 is not a rank of this run (1 ranks)" "${mpi_bin[@]}" run --engine mpi -c broadcast --sizes 1M --root 3 --results-root "$work/results"
+printf 'engine: mpi\nsizes: "3"\n' >"$work/tiny.yaml"
+expect_suggestion "tiny.yaml:2:8: nothing to measure: every size is below one element per rank" "$bin" plan "$work/tiny.yaml"
+printf 'engine: mpi\nsizes:\n  calls:\n    - {collective: all_reduce, bytes: 1M, calls: 3}\n' >"$work/calls.yaml"
+if ! out=$("$bin" plan "$work/calls.yaml" 2>&1); then fail "plan of a calls block without ranks: $out"; fi
+checked=$((checked + 1))
+
 echo "bad-value corpus: $checked checks, $failures failure(s)"
 exit $((failures > 0))
