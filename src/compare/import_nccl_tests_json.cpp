@@ -134,6 +134,17 @@ Side import(const json& doc, const std::string& path) {
     for (const auto& g : gpus) id.gpu += (id.gpu.empty() ? "" : ", ") + g;
     if (gpus.size() > 1) id.gpu = "mixed: " + id.gpu;
   }
+  // -G (config.graph above 0) and -z 1 (blocking_collectives "true") are ncclsweep's graph
+  // and blocking launches.
+  LaunchMode launch = LaunchMode::stream;
+  if (doc.contains("config")) {
+    const json& config = doc.at("config");
+    if (config.contains("graph") && config.at("graph").is_number_integer() && config.at("graph").get<std::int64_t>() > 0) {
+      launch = LaunchMode::graph;
+    } else if (config.value("blocking_collectives", json()) == json("true") || config.value("blocking_collectives", json()) == json(true)) {
+      launch = LaunchMode::blocking;
+    }
+  }
   // The results' columns, for the collective when argv[0] does not name it.
   TableEvidence evidence;
   std::size_t evidence_index = 0;
@@ -185,6 +196,7 @@ Side import(const json& doc, const std::string& path) {
       }
       SideRow row;
       row.key = *key;
+      row.key.variant.launch = launch;
       row.count = r.at("count").get<std::uint64_t>();
       row.root = static_cast<int>(root_of(r.at("root"), path, i));
       row.time_us = json_figure(p, "time", path, i).value_or(json_figure(p, "cpu_time", path, i).value_or(0));

@@ -187,6 +187,7 @@ struct TestBlock {
   int first_line = 0;
   bool concluded = false;
   bool row_lost = false;  // a row cut by NCCL's log never continued
+  LaunchMode launch = LaunchMode::stream;  // -G (graph: N above 0) or -z 1 (Blocking Enabled)
 };
 
 class TextImporter {
@@ -254,6 +255,10 @@ class TextImporter {
       if (!block_ || block_->concluded || block_->layout) start_block(number);
       block_->threads_x_gpus = static_cast<int>(checked_integer(m.str(1), 1, 1 << 16, "nThread", where) *
                                                 checked_integer(m.str(2), 1, 1 << 10, "nGpus", where));
+      static const std::regex kGraph(R"(graph: (\d+))");
+      if (std::smatch graph; std::regex_search(text, graph, kGraph) && graph.str(1) != "0") {
+        block_->launch = LaunchMode::graph;
+      }
       static const std::regex kMaxBytes(R"(maxBytes (\d+))");
       if (std::smatch max; std::regex_search(text, max, kMaxBytes)) {
         block_->max_bytes = checked_integer(max.str(1), 0, std::int64_t{1} << 62, "maxBytes", where);
@@ -272,6 +277,8 @@ class TextImporter {
       block_->layout = layout_from_header(comment.words);
       if (!block_->layout) throw error(number, "unrecognised nccl-tests table header");
       block_->evidence.set_columns(block_->layout->has_redop, block_->layout->has_root);
+    } else if (block_ && text.find("# Blocking Enabled") != std::string::npos) {
+      block_->launch = LaunchMode::blocking;
     } else if (std::regex_search(text, m, kAverage)) {
       if (block_) {
         block_->concluded = true;
@@ -515,6 +522,7 @@ class TextImporter {
         const PlacementFigures& f = **figures;
         SideRow row;
         row.key = *key;
+        row.key.variant.launch = b.launch;  // nccl-tests' -G and -z 1 are ncclsweep's graph and blocking
         row.count = raw.count;
         row.root = raw.root;
         row.time_us = f.time_us;

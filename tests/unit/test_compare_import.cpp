@@ -326,3 +326,18 @@ TEST_CASE("a size printed again (-N cycles) keeps its first row, and the test's 
   const Side once = side_from_nccl_tests_text(all_reduce_213(8, {kRow1M, kRow16M}, true), "once.txt");
   CHECK(once.printed_averages.at(0).every_row_kept);
 }
+
+TEST_CASE("nccl-tests' -G and -z 1 rows are graph and blocking launches, matched only with such rows") {
+  std::string graphs = all_reduce_213(8, {kRow1M}, true);
+  graphs.replace(graphs.find("graph: 0"), 8, "graph: 10");
+  for (const SideRow& row : side_from_nccl_tests_text(graphs, "G10.txt").rows) CHECK(row.key.variant.launch == LaunchMode::graph);
+  std::string blocking = all_reduce_213(8, {kRow1M}, true);
+  blocking.insert(blocking.find("#\n# Using devices"), "# Blocking Enabled: wait for completion and barrier after each collective \n");
+  for (const SideRow& row : side_from_nccl_tests_text(blocking, "z1.txt").rows) CHECK(row.key.variant.launch == LaunchMode::blocking);
+  for (const SideRow& row : side_from_nccl_tests_text(all_reduce_213(8, {kRow1M}, true), "plain.txt").rows) {
+    CHECK(row.key.variant.launch == LaunchMode::stream);
+  }
+  nlohmann::json doc = nlohmann::json::parse(read_file(kNcclTestsData / "all_gather-j.json"));
+  doc["config"]["graph"] = 10;
+  for (const SideRow& row : side_from_nccl_tests_json(doc.dump(), "G10.json").rows) CHECK(row.key.variant.launch == LaunchMode::graph);
+}
