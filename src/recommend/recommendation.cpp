@@ -453,6 +453,17 @@ std::string job_sizes_text(const std::vector<JobSize>& sizes) {
 
 Recommendation recommend(const std::vector<RunInput>& runs, const RecommendOptions& options) {
   if (runs.empty()) throw UsageError("no results to recommend from", "give one or more results directories of sweep runs");
+  // One run given twice (or copied) would count its figures as independent support.
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    for (std::size_t earlier = 0; earlier < r; ++earlier) {
+      const RunDocument& a = runs[earlier].run;
+      const RunDocument& b = runs[r].run;
+      if (a.start_time != b.start_time || a.command_line != b.command_line || a.records.size() != b.records.size()) continue;
+      throw UsageError(runs[r].path + " is the same run as " + runs[earlier].path + " (started " + b.start_time +
+                           "): its figures would count twice",
+                       "give each run once");
+    }
+  }
   Recommendation rec;
   std::vector<std::string> baselines;
   std::vector<std::set<std::string>> eligible(runs.size());

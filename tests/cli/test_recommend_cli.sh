@@ -70,6 +70,10 @@ expect_usage_error "names no point" recommend "$data/mixed" --baseline nope
 expect_usage_error "--job-sizes 'allgather:1M'" recommend "$data/mixed" --format env --job-sizes allgather:1M
 expect_usage_error "--job-sizes '0': 0 bytes is not a size a job sends" recommend "$data/mixed" --job-sizes 0
 expect_usage_error "--job-sizes 'all_gather:0'" recommend "$data/mixed" --format env --job-sizes all_gather:0
+# One run twice, or a copy of it, would count its figures as two runs' support.
+expect_usage_error "is the same run as $data/mixed" recommend "$data/mixed" "$data/mixed/run.json"
+cp -r "$data/mixed" "$tmp/mixed-copy"
+expect_usage_error "$tmp/mixed-copy is the same run as $data/mixed" recommend "$data/mixed" "$tmp/mixed-copy"
 expect_usage_error "recommend from runs at one scale" recommend "$data/mixed" "$data/qps-grid"
 expect_usage_error "cannot read $data/none" recommend "$data/none"
 printf 'allgather,0,100,ring,lx,-1,-1,-1\n' >"$tmp/bad.conf"
