@@ -72,8 +72,7 @@ void check_engine_support(const std::vector<SizedCall>& calls, const std::vector
 
 void check_engine_runs(const RunSpec& spec, const std::vector<ListedCall>& listed, EngineKind engine,
                        const EngineCheckPlaces& places) {
-  // A workload's or a calls block's calls are what runs; the grid only without them.
-  if (spec.calls.empty()) {
+  if (listed.empty() || spec.calls.empty()) {
     check_engine_support(spec, engine, places);
   } else {
     check_engine_support(spec.calls, listed, engine, places);
