@@ -63,10 +63,15 @@ void check_engine_support(const std::vector<SizedCall>& calls, const std::vector
     };
     auto from = from_call(true);
     if (from == listed.end()) from = from_call(false);
+    // --dtype replaces the calls' own dtype; nothing replaces their op but the call's own line.
+    const bool dtype = call.kind->reduces && !mpi_can_reduce(*call.dtype);
+    const std::string fix =
+        dtype ? "--dtype float32 (or another type MPI reduces) replaces the calls' own dtype, or run with --engine nccl"
+        : from != listed.end() ? "give this call op: sum, or run with --engine nccl"
+                               : "run with --engine nccl (the calls' op comes from the job; --op does not replace it)";
     throw UsageError(reason + " (" + std::string(call.kind->name) + " " + format_bytes(call.bytes) + " " +
                          std::string(call.dtype->name) + ")",
-                     "--dtype float32 (or another type MPI reduces) or --op sum replaces the calls' own, or run with --engine nccl",
-                     from != listed.end() ? from->where : places.sizes);
+                     fix, from != listed.end() ? from->where : places.sizes);
   }
 }
 

@@ -215,6 +215,18 @@ TEST_CASE("run plan: a listed call the mpi engine cannot reduce is refused at it
   CHECK_THAT(usage_error_text([&] { plan_run(flags, sweep); }), ContainsSubstring("takes one dtype"));
 }
 
+TEST_CASE("run plan: a listed call averaging on the mpi engine is refused at its line, with a fix that exists") {
+  const std::string sweep =
+      "collectives: [reduce_scatter]\n"
+      "sizes:\n"
+      "  calls:\n"
+      "    - {collective: reduce_scatter, bytes: 16M, dtype: float32, op: avg, calls: 3}\n";
+  const std::string refusal = usage_error_text([&] { plan_run(on_mpi(), sweep); });
+  CHECK_THAT(refusal, ContainsSubstring("sweep.yaml:4:"));
+  CHECK_THAT(refusal, ContainsSubstring("no avg op"));
+  CHECK_THAT(refusal, ContainsSubstring("fix: give this call op: sum, or run with --engine nccl"));
+}
+
 TEST_CASE("run plan: sizes given as a typed source plan the calls a sizes block naming the same workload plans") {
   const std::string workload = NCCLSWEEP_SOURCE_DIR "/configs/workloads/llama3-8b-2gpu.yaml";
   RunFlags flags = on_mpi();
