@@ -63,12 +63,10 @@ void check_engine_support(const std::vector<SizedCall>& calls, const std::vector
     };
     auto from = from_call(true);
     if (from == listed.end()) from = from_call(false);
-    // --dtype replaces the calls' own dtype; nothing replaces their op but the call's own line.
     const bool dtype = call.kind->reduces && !mpi_can_reduce(*call.dtype);
-    const std::string fix =
-        dtype ? "--dtype float32 (or another type MPI reduces) replaces the calls' own dtype, or run with --engine nccl"
-        : from != listed.end() ? "give this call op: sum, or run with --engine nccl"
-                               : "run with --engine nccl (the calls' op comes from the job; --op does not replace it)";
+    const std::string fix = dtype ? "--dtype float32 (or another type MPI reduces) replaces the calls' own dtype, or run "
+                                    "with --engine nccl"
+                                  : "--op sum replaces the reducing calls' own op, or run with --engine nccl";
     throw UsageError(reason + " (" + std::string(call.kind->name) + " " + format_bytes(call.bytes) + " " +
                          std::string(call.dtype->name) + ")",
                      fix, from != listed.end() ? from->where : places.sizes);
@@ -77,7 +75,8 @@ void check_engine_support(const std::vector<SizedCall>& calls, const std::vector
 
 void check_engine_runs(const RunSpec& spec, const std::vector<ListedCall>& listed, EngineKind engine,
                        const EngineCheckPlaces& places) {
-  if (listed.empty() || spec.calls.empty()) {
+  // A workload's or a calls block's calls are what runs; the grid only without them.
+  if (spec.calls.empty()) {
     check_engine_support(spec, engine, places);
   } else {
     check_engine_support(spec.calls, listed, engine, places);

@@ -20,12 +20,12 @@ namespace ncclsweep {
 namespace {
 
 // What run would refuse on this engine is refused here, at the file's line, for `ranks`
-// ranks. A calls block's calls only when the sweep or --engine names the engine: a sizes
-// file is often planned on a machine without the GPU its run will have.
+// ranks. A workload's or a calls block's calls only when the sweep or --engine names the
+// engine: a sizes file is often planned on a machine without the GPU its run will have.
 void check_engine(const Sweep& sweep, const SweepPlan& plan, const PlanFlags& flags, EngineKind engine, int ranks) {
   const EngineCheckPlaces places = places_of(sweep, false, false, flags.plan_options.engine.has_value());
   const bool listed = sweep.sizes_from && sweep.sizes_from->kind == SizesSourceKind::calls;
-  if (!listed || plan.measurements.engine) {
+  if (plan.measurements.calls.empty() || plan.measurements.engine) {
     check_engine_runs(plan.measurements, listed ? sweep.sizes_from->calls : std::vector<ListedCall>{}, engine, places);
   }
   check_plan_size(plan.measurements, places.sizes);  // before the estimate plans a single call

@@ -93,6 +93,42 @@ void check_worker_plan_size(const MeasurementPlan& plan) {
                    "measure fewer sizes (a larger step in --sizes) or split the sweep into several runs");
 }
 
+// Two calls that differ no more after an override are one measurement.
+void keep_distinct(std::vector<SizedCall>& calls) {
+  std::vector<SizedCall> distinct;
+  for (const SizedCall& c : calls) {
+    const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const SizedCall& d) {
+      return d.kind == c.kind && d.dtype == c.dtype && d.op == c.op && d.bytes == c.bytes && d.split.kind == c.split.kind &&
+             d.split.size == c.split.size && d.split.stride == c.split.stride;
+    });
+    if (!seen) distinct.push_back(c);
+  }
+  calls = std::move(distinct);
+}
+
+// --op over sizes from a workload, logs or listed calls: every reducing call in that one
+// op (the mpi engine has no average), and a note for run.json.
+void override_op(WorkloadCalls& calls, const std::vector<ReduceOp>& ops, const SizesSource& source,
+                 std::vector<std::string>& notes) {
+  if (ops.size() != 1) {
+    throw UsageError("--op with sizes from " + std::string(name_of(source.kind)) +
+                         " takes one op (it replaces every reducing call's own)",
+                     "give one, e.g. --op sum, or leave --op out to measure each call in its own op", source.where);
+  }
+  const ReduceOp op = ops.front();
+  std::set<std::string> replaced;
+  for (SizedCall& c : calls.calls) {
+    if (!c.kind->reduces || c.op == op) continue;
+    replaced.insert(std::string(name_of(c.op)));
+    c.op = op;
+  }
+  keep_distinct(calls.calls);
+  if (replaced.empty()) return;
+  std::string names;
+  for (const std::string& name : replaced) names += (names.empty() ? "" : ", ") + name;
+  notes.push_back("--op " + std::string(name_of(op)) + " replaces the reducing calls' own op (" + names + ")");
+}
+
 // --dtype over sizes from a workload, logs or listed calls: every call in that one dtype,
 // its total bytes kept (the elements follow), and a note for run.json.
 void override_dtype(WorkloadCalls& calls, const std::vector<const DataType*>& dtypes, const SizesSource& source,
@@ -105,18 +141,11 @@ void override_dtype(WorkloadCalls& calls, const std::vector<const DataType*>& dt
   }
   const DataType* dtype = dtypes.front();
   std::set<std::string> replaced;
-  std::vector<SizedCall> distinct;
-  for (SizedCall c : calls.calls) {
+  for (SizedCall& c : calls.calls) {
     if (c.dtype != dtype) replaced.insert(std::string(c.dtype->name));
     c.dtype = dtype;
-    // Two calls that differed only in dtype are one measurement now.
-    const bool seen = std::any_of(distinct.begin(), distinct.end(), [&](const SizedCall& d) {
-      return d.kind == c.kind && d.op == c.op && d.bytes == c.bytes && d.split.kind == c.split.kind &&
-             d.split.size == c.split.size && d.split.stride == c.split.stride;
-    });
-    if (!seen) distinct.push_back(c);
   }
-  calls.calls = std::move(distinct);
+  keep_distinct(calls.calls);
   for (WorkloadCall& c : calls.weights.calls) c.dtype = dtype;
   if (replaced.empty()) return;
   std::string names;
@@ -133,6 +162,7 @@ void plan_groups(const RunFlags& flags, const Sweep* sweep, const RankLayout& la
     const SizesInput input = load_sizes_source(*sweep->sizes_from, flags.sweep_file, flags.models_dir);
     WorkloadCalls calls = plan_workload_calls(input, groups, request.spec.dtypes, layout.ranks, layout.per_node);
     if (flags.measurements.dtypes) override_dtype(calls, request.spec.dtypes, *sweep->sizes_from, notes);
+    if (flags.measurements.ops) override_op(calls, request.spec.ops, *sweep->sizes_from, notes);
     request.spec.calls = std::move(calls.calls);
     request.workload = std::move(calls.weights);
     notes.insert(notes.end(), calls.notes.begin(), calls.notes.end());

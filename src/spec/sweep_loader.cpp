@@ -358,6 +358,7 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
       {"sizes", [](const Reader& r, const YAML::Node& n, Sweep& s) {
          if (n.IsMap()) {
            s.sizes_from = r.sizes_source(n);
+           s.sizes_where = r.at(n);  // refusals of the calls it gives that no listed call names
            return;
          }
          const std::string text = r.comma_list(n, "sizes");

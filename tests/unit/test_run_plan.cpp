@@ -215,7 +215,7 @@ TEST_CASE("run plan: a listed call the mpi engine cannot reduce is refused at it
   CHECK_THAT(usage_error_text([&] { plan_run(flags, sweep); }), ContainsSubstring("takes one dtype"));
 }
 
-TEST_CASE("run plan: a listed call averaging on the mpi engine is refused at its line, with a fix that exists") {
+TEST_CASE("run plan: a listed call averaging on the mpi engine is refused at its line, and --op sum replaces its op") {
   const std::string sweep =
       "collectives: [reduce_scatter]\n"
       "sizes:\n"
@@ -224,13 +224,28 @@ TEST_CASE("run plan: a listed call averaging on the mpi engine is refused at its
   const std::string refusal = usage_error_text([&] { plan_run(on_mpi(), sweep); });
   CHECK_THAT(refusal, ContainsSubstring("sweep.yaml:4:"));
   CHECK_THAT(refusal, ContainsSubstring("no avg op"));
-  CHECK_THAT(refusal, ContainsSubstring("fix: give this call op: sum, or run with --engine nccl"));
+  CHECK_THAT(refusal, ContainsSubstring("fix: --op sum replaces the reducing calls' own op"));
+
+  RunFlags flags = on_mpi();
+  flags.measurements.ops = "sum";
+  const LaunchRequest given = plan_run(flags, sweep);
+  REQUIRE(given.spec.calls.size() == 1);
+  CHECK(given.spec.calls[0].op == ReduceOp::sum);
+  const auto& notes = given.plan.notes;
+  CHECK(std::any_of(notes.begin(), notes.end(), [](const std::string& note) {
+    return note.find("--op sum replaces the reducing calls' own op (avg)") != std::string::npos;
+  }));
+  flags.measurements.ops = "sum,max";
+  CHECK_THAT(usage_error_text([&] { plan_run(flags, sweep); }), ContainsSubstring("takes one op"));
 }
 
 TEST_CASE("run plan: sizes given as a typed source plan the calls a sizes block naming the same workload plans") {
   const std::string workload = NCCLSWEEP_SOURCE_DIR "/configs/workloads/llama3-8b-2gpu.yaml";
   RunFlags flags = on_mpi();
   flags.models_dir = NCCLSWEEP_SOURCE_DIR "/configs/models";
+  // The mpi engine reduces neither the workload's bfloat16 nor an average: both replaced.
+  flags.measurements.dtypes = "float32";
+  flags.measurements.ops = "sum";
   const LaunchRequest from_block = plan_run(flags, "sizes: {workload: \"" + workload + "\"}\n");
 
   flags.sweep_file = "(diagnose --workload llama3-8b-2gpu.yaml)";
