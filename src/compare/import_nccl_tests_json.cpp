@@ -119,17 +119,7 @@ Side import(const json& doc, const std::string& path) {
       if (d.contains("group") && d.at("group").is_number_integer()) groups.insert(d.at("group").get<std::int64_t>());
     }
     id.ranks = static_cast<int>(std::max<std::size_t>(devices.size(), 1)) * per_process;
-    if (groups.size() > 1) {
-      const int count = static_cast<int>(groups.size());
-      if (id.ranks % count != 0) {
-        throw UsageError(path + ": " + std::to_string(id.ranks) + " ranks split into " + std::to_string(count) +
-                             " groups of unequal size: busbw is of no one rank count",
-                         "give a test whose ranks form one communicator, or groups of equal size");
-      }
-      id.ranks /= count;
-      side.notes.push_back("it ran " + std::to_string(count) + " communicators of " + std::to_string(id.ranks) +
-                           " ranks at once (NCCL_TESTS_SPLIT): its busbw is of one of them");
-    }
+    id.ranks = split_communicator_ranks(side, id.ranks, groups.size(), "the test", SourcePosition{path});
     id.hosts = static_cast<int>(hosts.size());
     for (const auto& g : gpus) id.gpu += (id.gpu.empty() ? "" : ", ") + g;
     if (gpus.size() > 1) id.gpu = "mixed: " + id.gpu;
@@ -139,9 +129,10 @@ Side import(const json& doc, const std::string& path) {
   LaunchMode launch = LaunchMode::stream;
   if (doc.contains("config")) {
     const json& config = doc.at("config");
+    const json blocking = config.value("blocking_collectives", json());
     if (config.contains("graph") && config.at("graph").is_number_integer() && config.at("graph").get<std::int64_t>() > 0) {
       launch = LaunchMode::graph;
-    } else if (config.value("blocking_collectives", json()) == json("true") || config.value("blocking_collectives", json()) == json(true)) {
+    } else if (blocking == json("true") || blocking == json(true)) {
       launch = LaunchMode::blocking;
     }
   }

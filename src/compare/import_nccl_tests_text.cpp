@@ -462,22 +462,10 @@ class TextImporter {
                               " never printed '# Collective test concluded' (or, before 2.17, '# Avg bus bandwidth')");
     }
     SideIdentity& id = side_.identity;
-    int ranks = b.ranks.empty() ? b.threads_x_gpus : static_cast<int>(b.ranks.size());
-    // Split communicators (NCCL_TESTS_SPLIT): each group ran the test at once, and busbw
-    // is of one group's ranks.
-    if (b.groups.size() > 1) {
-      const int groups = static_cast<int>(b.groups.size());
-      if (ranks % groups != 0) {
-        throw UsageError("the test at line " + std::to_string(b.first_line) + " split " + std::to_string(ranks) +
-                             " ranks into " + std::to_string(groups) + " groups of unequal size: busbw is of no one rank count",
-                         "give a test whose ranks form one communicator, or groups of equal size",
-                         SourcePosition{side_.identity.path, b.first_line, 0});
-      }
-      ranks /= groups;
-      side_.notes.push_back("the test at line " + std::to_string(b.first_line) + " ran " + std::to_string(groups) +
-                            " communicators of " + std::to_string(ranks) +
-                            " ranks at once (NCCL_TESTS_SPLIT): its busbw is of one of them");
-    }
+    const int ranks =
+        split_communicator_ranks(side_, b.ranks.empty() ? b.threads_x_gpus : static_cast<int>(b.ranks.size()),
+                                 b.groups.size(), "the test at line " + std::to_string(b.first_line),
+                                 SourcePosition{side_.identity.path, b.first_line, 0});
     if (!b.rows.empty()) {
       if (id.ranks != 0 && id.ranks != ranks) {
         throw UsageError("the test at line " + std::to_string(b.first_line) + " ran on " + std::to_string(ranks) +

@@ -114,6 +114,20 @@ void note_skipped_row(Side& side, const std::string& skipped) {
   if (std::find(side.notes.begin(), side.notes.end(), note) == side.notes.end()) side.notes.push_back(note);
 }
 
+int split_communicator_ranks(Side& side, int ranks, std::size_t groups, const std::string& test,
+                             const SourcePosition& where) {
+  if (groups <= 1) return ranks;
+  const int count = static_cast<int>(groups);
+  if (ranks % count != 0) {
+    throw UsageError(test + " split " + std::to_string(ranks) + " ranks into " + std::to_string(count) +
+                         " groups of unequal size: busbw is of no one rank count",
+                     "give a test whose ranks form one communicator, or groups of equal size", where);
+  }
+  side.notes.push_back(test + " ran " + std::to_string(count) + " communicators of " + std::to_string(ranks / count) +
+                       " ranks at once (NCCL_TESTS_SPLIT): its busbw is of one of them");
+  return ranks / count;
+}
+
 std::string nccl_version_string(const std::string& code) {
   if (code.empty() || code.find('.') != std::string::npos) return code;
   {

@@ -10,6 +10,7 @@
 
 #include "core/collective.hpp"
 #include "core/dtype.hpp"
+#include "core/errors.hpp"
 #include "core/name_table.hpp"
 #include "core/run_options.hpp"
 #include "core/units.hpp"
@@ -149,6 +150,11 @@ std::optional<RowKey> nccl_tests_key(const std::string& collective, const std::s
                                      Bytes size, Placement placement, std::string& skipped);
 // The note for a skipped row, added to the side once per reason.
 void note_skipped_row(Side& side, const std::string& skipped);
+// One communicator's ranks where nccl-tests split `ranks` into `groups` communicators that
+// ran at once (NCCL_TESTS_SPLIT: busbw is of one of them), with a note naming `test`;
+// `ranks` itself for one group. Throws UsageError at `where` for groups of unequal size.
+int split_communicator_ranks(Side& side, int ranks, std::size_t groups, const std::string& test,
+                             const SourcePosition& where);
 // "22803" or "2.28.3" -> "2.28.3".
 std::string nccl_version_string(const std::string& code);
 

@@ -42,6 +42,11 @@ double upper_median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
+double lower_median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[(values.size() - 1) / 2];
+}
+
 double upper_quartile(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   return values[static_cast<std::size_t>(std::ceil(0.75 * static_cast<double>(values.size() - 1)))];

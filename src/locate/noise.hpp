@@ -76,6 +76,11 @@ double spread_of(const std::vector<double>& deviations);
 // only when most of its values are. Not empty.
 double upper_median(std::vector<double> values);
 
+// The value that more than half of `values` lie at or above: the median of an odd count,
+// the lower middle value of an even one. A subject is "high" by it only when most of its
+// values are. Not empty.
+double lower_median(std::vector<double> values);
+
 // The value that at least three quarters lie at or below (the largest of up to four).
 // Not empty.
 double upper_quartile(std::vector<double> values);

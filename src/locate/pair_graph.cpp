@@ -217,12 +217,6 @@ PairGraphVerdicts judge_at(const PairGraphInput& input, const PairLevels& p, dou
   return out;
 }
 
-// The value that more than half of `values` lie at or above. Not empty.
-double lower_median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[(values.size() - 1) / 2];
-}
-
 // A fault only slows. Pairs that most of their tests put above the healthy level by more
 // than the threshold, and beyond their noise, show a level the fabric reaches: the median
 // missed it because half the nodes or more lower it (two slow hosts of four; one slow host

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/errors.hpp"
+#include "core/list_text.hpp"
 #include "core/run_options.hpp"
 #include "core/suggest.hpp"
 #include "plan/engine_support.hpp"
@@ -124,8 +125,7 @@ void override_op(WorkloadCalls& calls, const std::vector<ReduceOp>& ops, const S
   }
   keep_distinct(calls.calls);
   if (replaced.empty()) return;
-  std::string names;
-  for (const std::string& name : replaced) names += (names.empty() ? "" : ", ") + name;
+  const std::string names = join_text(replaced);
   notes.push_back("--op " + std::string(name_of(op)) + " replaces the reducing calls' own op (" + names + ")");
 }
 
@@ -148,8 +148,7 @@ void override_dtype(WorkloadCalls& calls, const std::vector<const DataType*>& dt
   keep_distinct(calls.calls);
   for (WorkloadCall& c : calls.weights.calls) c.dtype = dtype;
   if (replaced.empty()) return;
-  std::string names;
-  for (const std::string& name : replaced) names += (names.empty() ? "" : ", ") + name;
+  const std::string names = join_text(replaced);
   notes.push_back("--dtype " + std::string(dtype->name) + " replaces the calls' own dtype (" + names +
                   "): each call keeps its bytes, in " + std::string(dtype->name) + " elements");
 }
