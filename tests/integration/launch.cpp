@@ -1,10 +1,12 @@
 #include "integration/launch.hpp"
 
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -14,28 +16,55 @@
 
 namespace ncclsweep::testing {
 
-Launch run_process(const std::vector<std::string>& argv) {
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
+Launch run_process(const std::vector<std::string>& argv, Capture capture) {
+  int out_pipe[2];
+  int err_pipe[2];
+  if (pipe(out_pipe) != 0) throw std::runtime_error("pipe failed");
+  if (capture == Capture::together) {
+    err_pipe[0] = -1;
+    err_pipe[1] = out_pipe[1];
+  } else if (pipe(err_pipe) != 0) {
+    throw std::runtime_error("pipe failed");
+  }
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    close(fds[0]);
-    close(fds[1]);
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) {
+      if (fd > 2) close(fd);
+    }
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execvp(args[0], args.data());
     _exit(127);
   }
-  close(fds[1]);
+  close(out_pipe[1]);
+  if (capture == Capture::stdout_apart) close(err_pipe[1]);
   Launch launch;
+  pollfd streams[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};  // -1: not polled
   char buf[4096];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof buf)) > 0) launch.output.append(buf, static_cast<std::size_t>(n));
-  close(fds[0]);
+  int open_streams = capture == Capture::together ? 1 : 2;
+  while (open_streams > 0) {
+    if (poll(streams, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error("poll failed");
+    }
+    for (auto& stream : streams) {
+      if (stream.fd < 0 || stream.revents == 0) continue;
+      const ssize_t n = read(stream.fd, buf, sizeof buf);
+      if (n > 0) {
+        launch.output.append(buf, static_cast<std::size_t>(n));
+        if (capture == Capture::stdout_apart && stream.fd == out_pipe[0]) launch.out.append(buf, static_cast<std::size_t>(n));
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      close(stream.fd);
+      stream.fd = -1;  // poll skips negative descriptors
+      --open_streams;
+    }
+  }
   int status = 0;
   waitpid(pid, &status, 0);
   launch.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -64,7 +93,7 @@ std::vector<std::string> mpirun_argv(const std::vector<AppContext>& apps) {
   return argv;
 }
 
-Launch mpirun_mpmd(const std::vector<AppContext>& apps) { return run_process(mpirun_argv(apps)); }
+Launch mpirun_mpmd(const std::vector<AppContext>& apps, Capture capture) { return run_process(mpirun_argv(apps), capture); }
 
 Launch run_ncclsweep(const std::vector<std::string>& args) {
   std::vector<std::string> argv{NCCLSWEEP_BINARY};

@@ -11,10 +11,16 @@ namespace ncclsweep::testing {
 struct Launch {
   int status = -1;     // exit status, or 128 + signal
   std::string output;  // stdout and stderr together
+  std::string out;     // stdout alone, with Capture::stdout_apart; empty otherwise
 };
 
-// Runs argv through /bin/sh-free fork/exec, output captured through a pipe.
-Launch run_process(const std::vector<std::string>& argv);
+// together: one pipe for both, so one process's lines keep their order. stdout_apart: a
+// pipe each, for a document on stdout that must stay whole (mpirun forwards ranks' stdout
+// and stderr on channels of their own, so a stderr line can land inside it in `output`).
+enum class Capture { together, stdout_apart };
+
+// Runs argv through /bin/sh-free fork/exec, output captured through pipes.
+Launch run_process(const std::vector<std::string>& argv, Capture capture = Capture::together);
 
 // mpirun -np N [--oversubscribe, --allow-run-as-root as needed] ncclsweep ARGS...
 Launch mpirun_ncclsweep(int ranks, const std::vector<std::string>& args);
@@ -31,7 +37,7 @@ struct AppContext {
 // mpirun [options] -np N -x A=1 ncclsweep ARGS : -np M -x A=2 ncclsweep ARGS ...
 // mpirun [-x NAME=VALUE ...] -np N ncclsweep ARGS : ...: one app context per element.
 std::vector<std::string> mpirun_argv(const std::vector<AppContext>& apps);
-Launch mpirun_mpmd(const std::vector<AppContext>& apps);
+Launch mpirun_mpmd(const std::vector<AppContext>& apps, Capture capture = Capture::together);
 
 // ncclsweep ARGS... without a launcher.
 Launch run_ncclsweep(const std::vector<std::string>& args);

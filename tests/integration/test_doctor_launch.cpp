@@ -15,15 +15,6 @@ std::vector<AppContext> two_ranks_disagreeing(const std::vector<std::string>& ar
           {1, {"NCCL_ALGO=Tree", "NCCL_TOPO_FILE=/nonexistent"}, args}};
 }
 
-// The JSON document in the output (mpirun may add its own lines around it).
-json document_in(const std::string& output) {
-  const std::size_t start = output.find("{\n");
-  const std::size_t end = output.rfind("\n}");
-  REQUIRE(start != std::string::npos);
-  REQUIRE(end != std::string::npos);
-  return json::parse(output.substr(start, end + 2 - start));
-}
-
 }  // namespace
 
 TEST_CASE("doctor flags NCCL_ALGO differing on rank 1 and an unreadable NCCL_TOPO_FILE, exit 1") {
@@ -36,10 +27,12 @@ TEST_CASE("doctor flags NCCL_ALGO differing on rank 1 and an unreadable NCCL_TOP
 }
 
 TEST_CASE("doctor --format json names the findings, their ranks, and every rank's facts") {
-  const Launch run = mpirun_mpmd(two_ranks_disagreeing({"doctor", "--format", "json", "--no-gpu-tools"}));
+  const Launch run = mpirun_mpmd(two_ranks_disagreeing({"doctor", "--format", "json", "--no-gpu-tools"}), Capture::stdout_apart);
   INFO(run.output);
   CHECK(run.status == 1);
-  const json doc = document_in(run.output);
+  // stdout is the document alone (mpirun's own words go to stderr).
+  REQUIRE(json::accept(run.out));
+  const json doc = json::parse(run.out);
   CHECK(doc.at("ranks").size() == 2);
   CHECK(doc.at("ranks").at(1).at("environment").at("NCCL_ALGO") == "Tree");
   bool uniform = false, file = false;
