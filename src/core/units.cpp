@@ -18,11 +18,12 @@ struct Unit {
 };
 
 constexpr Bytes kKi = 1024;
-constexpr std::array<Unit, 15> kUnits{{
+// The lowercase single letters read as nccl-tests reads them (-e 128m is 128 MiB there).
+constexpr std::array<Unit, 17> kUnits{{
     {"KiB", kKi}, {"MiB", kKi * kKi}, {"GiB", kKi * kKi * kKi}, {"TiB", kKi * kKi * kKi * kKi},
     {"KB", 1000}, {"MB", 1000'000}, {"GB", 1000'000'000}, {"TB", 1000'000'000'000},
     {"K", kKi}, {"M", kKi * kKi}, {"G", kKi * kKi * kKi}, {"T", kKi * kKi * kKi * kKi},
-    {"B", 1}, {"k", kKi}, {"b", 1},
+    {"B", 1}, {"k", kKi}, {"m", kKi * kKi}, {"g", kKi * kKi * kKi}, {"b", 1},
 }};
 
 std::string_view trim(std::string_view s) {

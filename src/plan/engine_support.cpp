@@ -9,13 +9,15 @@
 
 namespace ncclsweep {
 
-EngineCheckPlaces places_of(const Sweep& sweep, bool given_dtype, bool given_op, bool given_engine, bool given_root) {
+EngineCheckPlaces places_of(const Sweep& sweep, bool given_dtype, bool given_op, bool given_engine, bool given_root,
+                            bool given_footprint) {
   EngineCheckPlaces places;
   if (!given_dtype && sweep.dtypes_where.line > 0) places.dtypes = sweep.dtypes_where;
   if (!given_op && sweep.ops_where.line > 0) places.ops = sweep.ops_where;
   if (!given_engine && sweep.engine_where.line > 0) places.engine = sweep.engine_where;
   if (sweep.sizes_where.line > 0) places.sizes = sweep.sizes_where;
   if (!given_root && sweep.root_where.line > 0) places.root = sweep.root_where;
+  if (!given_footprint && sweep.footprint_where.line > 0) places.footprint = sweep.footprint_where;
   return places;
 }
 
@@ -83,24 +85,49 @@ void check_engine_runs(const RunSpec& spec, const std::vector<ListedCall>& liste
   }
 }
 
+namespace {
+
+Bytes rank_buffers(const PlannedCall& planned, int ranks) {
+  // Out of place is the larger of the two placements: it has both buffers.
+  CollectiveCall call = planned.call;
+  call.placement = Placement::out_of_place;
+  const CallSizes sizes = call_sizes(call, planned.split.ranks_in(ranks));
+  const BufferSpan span = buffer_span(sizes.send_bytes(), sizes.recv_bytes(), call.footprint_bytes);
+  return span.send_bytes + span.recv_bytes;
+}
+
+// A fixed footprint larger than the call's own buffers: the footprint, not the size, asks
+// for the memory.
+bool footprint_sets_span(const PlannedCall& planned, int ranks) {
+  if (planned.footprint.mode != FootprintMode::fixed) return false;
+  CollectiveCall call = planned.call;
+  call.placement = Placement::out_of_place;
+  const CallSizes sizes = call_sizes(call, planned.split.ranks_in(ranks));
+  return planned.footprint.bytes > std::max(sizes.send_bytes(), sizes.recv_bytes());
+}
+
+}  // namespace
+
 Bytes largest_rank_buffers(const MeasurementPlan& plan, int ranks) {
   Bytes largest = 0;
-  for (const PlannedCall& planned : plan.calls) {
-    // Out of place is the larger of the two placements: it has both buffers.
-    CollectiveCall call = planned.call;
-    call.placement = Placement::out_of_place;
-    const CallSizes sizes = call_sizes(call, planned.split.ranks_in(ranks));
-    const BufferSpan span = buffer_span(sizes.send_bytes(), sizes.recv_bytes(), call.footprint_bytes);
-    largest = std::max(largest, span.send_bytes + span.recv_bytes);
-  }
+  for (const PlannedCall& planned : plan.calls) largest = std::max(largest, rank_buffers(planned, ranks));
   return largest;
 }
 
 void check_rank_memory(const MeasurementPlan& plan, int ranks, Bytes memory_bytes, const std::string& memory,
                        const EngineCheckPlaces& places) {
   if (memory_bytes == 0) return;
-  const Bytes needed = largest_rank_buffers(plan, ranks);
+  const auto largest = std::max_element(plan.calls.begin(), plan.calls.end(), [&](const PlannedCall& a, const PlannedCall& b) {
+    return rank_buffers(a, ranks) < rank_buffers(b, ranks);
+  });
+  if (largest == plan.calls.end()) return;
+  const Bytes needed = rank_buffers(*largest, ranks);
   if (needed <= memory_bytes) return;
+  if (footprint_sets_span(*largest, ranks)) {
+    throw UsageError("a rank's buffers would span " + format_bytes(needed) + " (send and receive, each the buffer footprint " +
+                         format_bytes(largest->footprint.bytes) + "), more than " + memory,
+                     "give a smaller buffer footprint, or largest or exact, or run fewer ranks per host", places.footprint);
+  }
   Bytes largest_size = 0;
   for (const PlannedCall& planned : plan.calls) largest_size = std::max(largest_size, planned.total_bytes);
   throw UsageError("a rank's buffers would span " + format_bytes(needed) + " (send and receive, at the largest size " +

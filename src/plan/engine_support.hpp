@@ -16,9 +16,11 @@ struct EngineCheckPlaces {
   SourcePosition engine{"--engine", 0, 0};
   SourcePosition sizes{"--sizes", 0, 0};
   SourcePosition root{"--root", 0, 0};
+  SourcePosition footprint{"--buffer-footprint", 0, 0};
 };
 // The file's keys where it has them; flags given on the command line win (`given_*`).
-EngineCheckPlaces places_of(const Sweep& sweep, bool given_dtype, bool given_op, bool given_engine, bool given_root = false);
+EngineCheckPlaces places_of(const Sweep& sweep, bool given_dtype, bool given_op, bool given_engine, bool given_root = false,
+                            bool given_footprint = false);
 
 // Throws UsageError at the dtypes:, ops: or engine: line for the first collective x dtype x
 // op x mode `engine` cannot run (engine/engine.hpp, mpi_engine_unsupported_reason).
@@ -40,7 +42,8 @@ void check_engine_runs(const RunSpec& spec, const std::vector<ListedCall>& liste
 // and receive, each as large as the call's footprint asks (core/buffer_footprint.hpp).
 Bytes largest_rank_buffers(const MeasurementPlan& plan, int ranks);
 
-// Throws UsageError at the sizes: line when a rank's buffers cannot fit in `memory_bytes`
+// Throws UsageError at the sizes: line (the buffer_footprint: line where a fixed footprint
+// makes the buffers larger than the call) when a rank's buffers cannot fit in `memory_bytes`
 // (`memory` says whose: "this host's 15.6 GiB for each of its 4 ranks"), so a size no rank
 // can allocate is refused before launch instead of failing inside the engine.
 void check_rank_memory(const MeasurementPlan& plan, int ranks, Bytes memory_bytes, const std::string& memory,

@@ -229,7 +229,7 @@ RunPlan plan_run(const RunFlags& flags, const RunInputs& inputs, const RankLayou
     if (inputs.sizes) sweep.sizes_from = inputs.sizes;
     if (from_file) {
       places = places_of(sweep, given.dtypes.has_value(), given.ops.has_value(), given.engine.has_value(),
-                         given.root.has_value());
+                         given.root.has_value(), given.footprint.has_value());
     }
     if (from_file || (verify && verify->kind != RecommendedSettings::Kind::env)) {
       apply_overrides(given, sweep.measurements);

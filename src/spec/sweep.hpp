@@ -84,6 +84,7 @@ struct Sweep {
   SourcePosition root_where;               // for a root no rank of the run has
   SourcePosition dtypes_where, ops_where;  // the keys, for refusals of what an engine cannot run
   SourcePosition sizes_where;              // for refusals of buffers no rank can hold
+  SourcePosition footprint_where;          // ... where a fixed buffer footprint makes them that large
   std::vector<SweepAxis> env;     // in file order
   std::vector<SweepAxis> config;  // in file order
   std::vector<PartialPoint> include;

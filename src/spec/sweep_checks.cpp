@@ -190,7 +190,8 @@ void check_partial_point(const PartialPoint& point, const Sweep& sweep, const Sw
     if (axes_only) {
       if (!axis) throw UsageError(key + " names " + name + ", which this sweep does not vary", key + " entries name swept settings only", point.where);
       if (std::find(axis->values.begin(), axis->values.end(), value) == axis->values.end()) {
-        throw UsageError(key + " gives " + name + "=" + value + ", which is not among its values", "use one of the values listed for " + name, point.where);
+        throw UsageError(key + " gives " + name + "=" + value + ", which is not among its values" + did_you_mean(value, axis->values),
+                         "use one of the values listed for " + name + ", spelt as listed: " + join_text(axis->values), where);
       }
       continue;
     }

@@ -386,6 +386,7 @@ const std::vector<std::pair<std::string, KeyReader>>& key_readers() {
       {"buffer_footprint", [](const Reader& r, const YAML::Node& n, Sweep& s) {
          const std::string text = r.comma_list(n, "buffer_footprint");
          s.measurements.footprints = r.parsed(n, [&] { return parse_footprint_list(text); });
+         s.footprint_where = r.at(n);
        }},
       {"cache", [](const Reader& r, const YAML::Node& n, Sweep& s) {
          const std::string text = r.comma_list(n, "cache");

@@ -297,5 +297,16 @@ TEST_CASE("buffers no rank can hold are refused at the sizes: line, with the foo
   CHECK(largest_rank_buffers(plan_measurements(plan_sweep(exact, {}).measurements, 4), 4) == (16ull << 30) + (64ull << 30));
   // A fixed footprint is what each buffer spans, whatever the size: 1 MiB calls in 64 GiB.
   const Sweep wide = load_sweep_text("name: x\nengine: mpi\ncollectives: [all_gather]\nsizes: [1M]\nbuffer_footprint: [64G]\n", "w.yaml");
-  CHECK(largest_rank_buffers(plan_measurements(plan_sweep(wide, {}).measurements, 4), 4) == 2 * (64ull << 30));
+  const MeasurementPlan wide_calls = plan_measurements(plan_sweep(wide, {}).measurements, 4);
+  CHECK(largest_rank_buffers(wide_calls, 4) == 2 * (64ull << 30));
+  // ... and the footprint, not the 1 MiB size, is what the refusal names: its line, or its flag.
+  const std::string wide_text = usage_error_text(
+      [&] { check_rank_memory(wide_calls, 4, 32ull << 30, "this host's 32 GiB", places_of(wide, false, false, false)); });
+  CHECK_THAT(wide_text, ContainsSubstring("w.yaml:5:"));
+  CHECK_THAT(wide_text, ContainsSubstring("each the buffer footprint 64 GiB"));
+  CHECK_THAT(wide_text, ContainsSubstring("give a smaller buffer footprint"));
+  CHECK_THAT(usage_error_text([&] {
+               check_rank_memory(wide_calls, 4, 32ull << 30, "this host's 32 GiB", places_of(wide, false, false, false, false, true));
+             }),
+             ContainsSubstring("--buffer-footprint"));
 }

@@ -16,6 +16,10 @@ TEST_CASE("sizes take binary and decimal units") {
   CHECK(parse_size("100MB") == 100'000'000);
   CHECK(parse_size("1KB") == 1000);
   CHECK(parse_size(" 8B ") == 8);
+  // nccl-tests' lowercase letters: powers of 1024 there too
+  CHECK(parse_size("64k") == 64ull << 10);
+  CHECK(parse_size("128m") == 128ull << 20);
+  CHECK(parse_size("2g") == 2ull << 30);
 }
 
 TEST_CASE("malformed sizes are refused with the reason") {
@@ -23,6 +27,7 @@ TEST_CASE("malformed sizes are refused with the reason") {
   CHECK_THROWS_WITH(parse_size("-1M"), ContainsSubstring("negative"));
   CHECK_THROWS_WITH(parse_size("1.5G"), ContainsSubstring("fractions"));
   CHECK_THROWS_WITH(parse_size("4X"), ContainsSubstring("unknown unit 'X'"));
+  CHECK_THROWS_WITH(parse_size("64mb"), ContainsSubstring("unknown unit 'mb'"));  // 10^6 or 2^20: not guessed
   CHECK_THROWS_WITH(parse_size("99999999999T"), ContainsSubstring("overflows"));
   CHECK_THROWS_WITH(parse_size("99999999999999999999999"), ContainsSubstring("too large"));
   CHECK_THROWS_AS(parse_size(""), UsageError);
