@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <tuple>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -146,6 +147,21 @@ TEST_CASE("a second YAML document is refused at its line without reading the res
   }
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
   CHECK(load_one_yaml_document("a: 1\n", "one.yaml")["a"].as<int>() == 1);
+}
+
+TEST_CASE("a NUL byte in a YAML file is refused at its line and column as not text", "[attack]") {
+  // A UTF-16 file: every ASCII character followed by a NUL.
+  const std::string utf16("n\0a\0m\0e\0:\0 \0x\0\n\0", 16);
+  for (const auto& [text, line, column] : {std::tuple{std::string("a: 1\nb: 2\0\n", 11), 2, 5}, std::tuple{utf16, 1, 2}}) {
+    try {
+      load_one_yaml_document(text, "bin.yaml");
+      FAIL("accepted");
+    } catch (const UsageError& e) {
+      CHECK_THAT(e.what(), ContainsSubstring("NUL byte"));
+      CHECK(e.where().line == line);
+      CHECK(e.where().column == column);
+    }
+  }
 }
 
 TEST_CASE("JSON past its depth, its values or its line length is refused at file and line", "[attack]") {

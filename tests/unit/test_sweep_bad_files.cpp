@@ -47,6 +47,8 @@ const BadSweep kCorpus[] = {
      "bad-sweeps/exclude-unknown-value.yaml:5:18: exclude gives NCCL_PROTO=LL128, which is not among its values\n  fix: use one of the values listed for NCCL_PROTO, spelt as listed: LL, Simple"},
     {"exclude-value-case.yaml", kNewest,
      "bad-sweeps/exclude-value-case.yaml:5:18: exclude gives NCCL_PROTO=simple, which is not among its values (did you mean Simple?)\n  fix: use one of the values listed for NCCL_PROTO, spelt as listed: LL, Simple"},
+    {"nul-byte.yaml", kNewest,
+     "bad-sweeps/nul-byte.yaml:3:10: the file holds a NUL byte, which no YAML text has (a binary file, or one saved as UTF-16?)\n  fix: give a YAML text file saved as UTF-8"},
     {"mpi-engine-env-grid.yaml", kNewest,
      "bad-sweeps/mpi-engine-env-grid.yaml:5:3: the mpi engine cannot apply NCCL variables, and this sweep sets NCCL_PROTO\n  fix: use engine nccl, or drop env (collectives, sizes, dtypes and ops still sweep with mpi; the testing aid's NCCLSWEEP_TEST_SLOWDOWN variables are the env axes it takes)"},
     {"nccl-engine-test-slowdown.yaml", kNewest,
