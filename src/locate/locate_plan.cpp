@@ -7,6 +7,7 @@
 
 #include "core/collective.hpp"
 #include "core/errors.hpp"
+#include "locate/noise.hpp"
 #include "plan/scale_estimate.hpp"
 
 namespace ncclsweep::locate {
@@ -40,6 +41,22 @@ std::vector<FixedTest> tests_for(LocatePhase phase, const std::vector<Bytes>& si
     for (const char* c : collectives) tests.push_back({&collective(c), size});
   }
   return tests;
+}
+
+std::vector<int> iters_per_group(const std::vector<double>& warmup_call_s, const std::vector<bool>& measured, int iters) {
+  std::vector<double> times;
+  for (std::size_t g = 0; g < warmup_call_s.size(); ++g) {
+    if (measured[g] && warmup_call_s[g] > 0) times.push_back(warmup_call_s[g]);
+  }
+  std::vector<int> out(warmup_call_s.size(), iters);
+  if (times.size() < 2) return out;
+  const double typical = lower_median(times);
+  for (std::size_t g = 0; g < warmup_call_s.size(); ++g) {
+    if (warmup_call_s[g] <= kSlowGroupFactor * typical) continue;
+    const double calls = kSlowGroupFactor * typical * iters / warmup_call_s[g];
+    out[g] = std::clamp(static_cast<int>(calls), 1, iters);
+  }
+  return out;
 }
 
 std::vector<Step> plan_steps(const HostLayout& layout, const LocateOptions& options) {

@@ -32,6 +32,18 @@ void set_phases(LocateOptions& options, const std::string& phases);
 // group's two ranks.
 std::vector<FixedTest> tests_for(LocatePhase phase, const std::vector<Bytes>& sizes);
 
+// How much slower than the step's typical group (the lower median of the measured
+// groups' times) a group's warm-up must be before it gets fewer timed calls.
+inline constexpr double kSlowGroupFactor = 4;
+
+// Timed calls per repeat of one test for each group of a step, from each group's seconds
+// per warm-up call (its slowest rank's; `measured[g]` false for a group run only so every
+// rank calls alike): `iters`, except that a group more than kSlowGroupFactor times slower
+// than the typical group gets as many calls as fill kSlowGroupFactor times the typical
+// group's repeat, at least one. Its first calls already show it slow; a link at a
+// hundredth of its speed would otherwise hold every rank for hours.
+std::vector<int> iters_per_group(const std::vector<double>& warmup_call_s, const std::vector<bool>& measured, int iters);
+
 // Every split of one pass, in order: the host step and the gpus steps (host phase), the
 // pairs rounds, the rails rounds.
 std::vector<Step> plan_steps(const HostLayout& layout, const LocateOptions& options);

@@ -29,15 +29,33 @@ std::vector<MeasurementRecord> run_step_tests(Engine& engine, Coordinator& ranks
   const std::vector<FixedTest> tests = tests_for(step.phase, options.sizes);
   std::vector<CollectiveCall> calls;
   for (const FixedTest& test : tests) calls.push_back(fixed_call(test, static_cast<int>(group.ranks.size()), kStepComm));
-  warm_up(engine, calls, options.warmup);
+  const std::size_t repeats = static_cast<std::size_t>(options.repeats), groups = step.groups.size();
+  // The last warm-up call is timed (the first may set up connections), and the figures
+  // shared, so every rank of a group agrees on how many calls the group times
+  // (iters_per_group): a far slower group gets fewer.
+  std::vector<double> warm(tests.size() * groups, 0.0);
+  if (options.warmup > 0) {
+    for (std::size_t t = 0; t < tests.size(); ++t) {
+      warm_up(engine, {calls[t]}, options.warmup - 1);
+      warm[t * groups + static_cast<std::size_t>(mine)] = seconds_per_call(engine, calls[t], 1);
+    }
+    warm = ranks.max_each(warm);
+  }
+  std::vector<bool> measured;
+  for (const Group& g : step.groups) measured.push_back(g.measured);
+  std::vector<std::vector<int>> iters;  // [test][group]
+  for (std::size_t t = 0; t < tests.size(); ++t) {
+    const auto first = warm.begin() + static_cast<std::ptrdiff_t>(t * groups);
+    iters.push_back(iters_per_group({first, first + static_cast<std::ptrdiff_t>(groups)}, measured, options.iters));
+  }
   // Slot (test, group, repeat): this rank's per-call time; the maximum over ranks is the
   // group's time, since a collective ends when its slowest member does.
-  const std::size_t repeats = static_cast<std::size_t>(options.repeats), groups = step.groups.size();
   const auto slot = [&](std::size_t t, std::size_t g, std::size_t r) { return (t * groups + g) * repeats + r; };
   std::vector<double> slots(tests.size() * groups * repeats, 0.0);
   for (std::size_t r = 0; r < repeats; ++r) {
     for (std::size_t t = 0; t < tests.size(); ++t) {
-      slots[slot(t, static_cast<std::size_t>(mine), r)] = seconds_per_call(engine, calls[t], options.iters);
+      slots[slot(t, static_cast<std::size_t>(mine), r)] =
+          seconds_per_call(engine, calls[t], iters[t][static_cast<std::size_t>(mine)]);
     }
   }
   slots = ranks.max_each(slots);
@@ -48,7 +66,7 @@ std::vector<MeasurementRecord> run_step_tests(Engine& engine, Coordinator& ranks
       if (!measured.measured) continue;
       const int group_ranks = static_cast<int>(measured.ranks.size());
       for (std::size_t r = 0; r < repeats; ++r) {
-        MeasurementRecord m = fixed_record(tests[t], group_ranks, slots[slot(t, g, r)], options.warmup, options.iters);
+        MeasurementRecord m = fixed_record(tests[t], group_ranks, slots[slot(t, g, r)], options.warmup, iters[t][g]);
         m.repeat = (pass - 1) * options.repeats + static_cast<int>(r);
         m.locate = LocatePlace{step.phase, step.round, measured.hosts, measured.rail, measured.ranks, pass};
         out.push_back(std::move(m));

@@ -777,3 +777,20 @@ TEST_CASE("a locate record naming a host or rank run.json does not have is refus
   }
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a group far slower than the step's typical group times fewer calls, at least one") {
+  const std::vector<bool> all(4, true);
+  CHECK(iters_per_group({1, 1, 1, 100}, all, 10) == std::vector<int>{10, 10, 10, 1});
+  // 10-fold slower: 4 typical repeats' time in its own calls.
+  CHECK(iters_per_group({1, 1, 10}, {true, true, true}, 10) == std::vector<int>{10, 10, 4});
+  // Within kSlowGroupFactor: every group as asked.
+  CHECK(iters_per_group({1, 3.9, 1, 1}, all, 10) == std::vector<int>(4, 10));
+  // Two groups (a pairs round of four hosts) and half of the groups slow: the fast ones are typical.
+  CHECK(iters_per_group({1, 100}, {true, true}, 10) == std::vector<int>{10, 1});
+  CHECK(iters_per_group({1, 1, 50, 50}, all, 10) == std::vector<int>{10, 10, 1, 1});
+  // Most groups slow: they are the typical level; the fast one is not cut either.
+  CHECK(iters_per_group({1, 50, 50, 50}, all, 10) == std::vector<int>(4, 10));
+  // One measured group (or none timed: --warmup 0) has nothing to be typical against.
+  CHECK(iters_per_group({1, 100}, {true, false}, 10) == std::vector<int>{10, 10});
+  CHECK(iters_per_group({0, 0, 0}, {true, true, true}, 10) == std::vector<int>(3, 10));
+}

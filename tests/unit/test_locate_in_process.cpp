@@ -50,7 +50,8 @@ struct PacedRun {
 
 // locate on those ranks with the given fault ("" for none); rank 0's verdicts.
 Verdicts located(const std::vector<std::string>& hosts, const std::string& fault_text, const std::string& phases,
-                 std::vector<StepTime>* steps = nullptr, const PacedRun& paced = {}) {
+                 std::vector<StepTime>* steps = nullptr, const PacedRun& paced = {},
+                 std::vector<MeasurementRecord>* records = nullptr) {
   LocateOptions options;
   set_phases(options, phases);
   options.sizes = {256 * kKiB};
@@ -74,6 +75,7 @@ Verdicts located(const std::vector<std::string>& hosts, const std::string& fault
     return 0;
   });
   if (steps) *steps = on_rank0.steps;
+  if (records) *records = on_rank0.measurements;
   return judge(layout, on_rank0.measurements, options.threshold);
 }
 
@@ -106,6 +108,26 @@ TEST_CASE("in-process locate names exactly a slowed link as a link, and neither 
   CHECK(v.findings[0].kind == FindingKind::link);
   CHECK(v.findings[0].hosts == std::vector<int>{0, 3});
   CHECK(v.findings[0].ranks == std::vector<int>{0, 1, 6, 7});
+}
+
+TEST_CASE("in-process locate times a link a hundred times slower in one call a repeat, and still names it") {
+  const auto hosts = host_names(4, 2);
+  std::vector<MeasurementRecord> records;
+  PacedRun paced;
+  paced.iters = 8;
+  const Verdicts v = located(hosts, "link=h0,h3:slow=100", "host,pairs", nullptr, paced, &records);
+  REQUIRE(v.findings.size() == 1);
+  CHECK(v.findings[0].kind == FindingKind::link);
+  CHECK(v.findings[0].hosts == std::vector<int>{0, 3});
+  int slow = 0, full = 0;
+  for (const MeasurementRecord& r : records) {
+    REQUIRE(r.locate);
+    const bool slow_pair = r.locate->hosts == std::vector<int>{0, 3};
+    CHECK(r.iters == (slow_pair ? 1 : 8));
+    (slow_pair ? slow : full) += 1;
+  }
+  CHECK(slow == 2 * 2);  // all_gather and sendrecv, 2 repeats
+  CHECK(full > slow);
 }
 
 TEST_CASE("in-process locate names nothing without a fault") {
