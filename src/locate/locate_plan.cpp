@@ -43,14 +43,18 @@ std::vector<FixedTest> tests_for(LocatePhase phase, const std::vector<Bytes>& si
   return tests;
 }
 
-std::vector<int> iters_per_group(const std::vector<double>& warmup_call_s, const std::vector<bool>& measured, int iters) {
+double typical_group_seconds(const std::vector<double>& warmup_call_s, const std::vector<bool>& measured) {
   std::vector<double> times;
   for (std::size_t g = 0; g < warmup_call_s.size(); ++g) {
     if (measured[g] && warmup_call_s[g] > 0) times.push_back(warmup_call_s[g]);
   }
+  return times.size() < 2 ? 0 : lower_median(times);
+}
+
+std::vector<int> iters_per_group(const std::vector<double>& warmup_call_s, const std::vector<bool>& measured, int iters) {
   std::vector<int> out(warmup_call_s.size(), iters);
-  if (times.size() < 2) return out;
-  const double typical = lower_median(times);
+  const double typical = typical_group_seconds(warmup_call_s, measured);
+  if (typical <= 0) return out;
   for (std::size_t g = 0; g < warmup_call_s.size(); ++g) {
     if (warmup_call_s[g] <= kSlowGroupFactor * typical) continue;
     const double calls = kSlowGroupFactor * typical * iters / warmup_call_s[g];

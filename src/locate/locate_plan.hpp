@@ -36,6 +36,10 @@ std::vector<FixedTest> tests_for(LocatePhase phase, const std::vector<Bytes>& si
 // groups' times) a group's warm-up must be before it gets fewer timed calls.
 inline constexpr double kSlowGroupFactor = 4;
 
+// The typical group's seconds per call: the lower median of the measured groups' (0 with
+// fewer than two timed).
+double typical_group_seconds(const std::vector<double>& warmup_call_s, const std::vector<bool>& measured);
+
 // Timed calls per repeat of one test for each group of a step, from each group's seconds
 // per warm-up call (its slowest rank's; `measured[g]` false for a group run only so every
 // rank calls alike): `iters`, except that a group more than kSlowGroupFactor times slower

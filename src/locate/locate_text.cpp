@@ -2,10 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <ostream>
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/list_text.hpp"
 #include "core/printf_text.hpp"
 
 namespace ncclsweep::locate {
@@ -57,6 +59,24 @@ int run_locate_dry_run(int hosts, int ranks_per_host, const LocateOptions& optio
                                               {"total", e.total_s()}}}};
   out << j.dump(2) << "\n";
   return kExitOk;
+}
+
+std::string slow_warm_up_text(const HostLayout& layout, const Step& step, const std::vector<SlowWarmUp>& slow, int index,
+                              int total) {
+  std::map<std::vector<int>, std::vector<std::string>> by_group;
+  for (const SlowWarmUp& s : slow) {
+    by_group[s.hosts].push_back(s.test + ": " + seconds_text(s.call_seconds) + " a call against " +
+                                seconds_text(s.typical_seconds) + ", " + std::to_string(s.iters) + " timed call(s) a repeat");
+  }
+  const std::string round = step.round > 0 ? " round " + std::to_string(step.round) : "";
+  std::string out;
+  for (const auto& [hosts, tests] : by_group) {
+    std::vector<std::string> names;
+    for (const int h : hosts) names.push_back(layout.hosts[static_cast<std::size_t>(h)]);
+    out += printf_text("# step %d/%d: ", index + 1, total) + std::string(name_of(step.phase)) + round + ": " +
+           join_text(names, ",") + " far slower than the typical group in warm-up (" + join_text(tests, "; ") + ")\n";
+  }
+  return out;
 }
 
 std::string step_text(const StepTime& t, int index, int total, int passes) {

@@ -24,6 +24,12 @@ std::string estimate_text(int hosts, int ranks_per_host, const LocateOptions& op
 int run_locate_dry_run(int hosts, int ranks_per_host, const LocateOptions& options, double busbw_gbps,
                        TableOrJson format, std::ostream& out);
 
+// "# step 2/4: pairs round 1: h2,h3 far slower than the typical group in warm-up
+// (all_gather 64 MiB: 10.2 s a call against 0.122 s, 1 timed call a repeat; ...)", a line
+// per slow group.
+std::string slow_warm_up_text(const HostLayout& layout, const Step& step, const std::vector<SlowWarmUp>& slow, int index,
+                              int total);
+
 // "# step 3/7: pairs round 2 took 0.5 s", over `passes` passes.
 std::string step_text(const StepTime& time, int index, int total, int passes);
 

@@ -23,7 +23,8 @@ std::vector<std::string> host_names(const HostLayout& layout, const Group& group
 // a burst of load on the machine touches one repeat of several tests rather than every
 // repeat of one, and the median of the repeats leaves it out.
 std::vector<MeasurementRecord> run_step_tests(Engine& engine, Coordinator& ranks, const Step& step,
-                                        const LocateOptions& options, int pass) {
+                                        const LocateOptions& options, int pass,
+                                        const std::function<void(const std::vector<SlowWarmUp>&)>& on_slow) {
   const int mine = step.color_of_rank[static_cast<std::size_t>(ranks.rank())];
   const Group& group = step.groups[static_cast<std::size_t>(mine)];
   const std::vector<FixedTest> tests = tests_for(step.phase, options.sizes);
@@ -44,10 +45,18 @@ std::vector<MeasurementRecord> run_step_tests(Engine& engine, Coordinator& ranks
   std::vector<bool> measured;
   for (const Group& g : step.groups) measured.push_back(g.measured);
   std::vector<std::vector<int>> iters;  // [test][group]
+  std::vector<SlowWarmUp> slow;
   for (std::size_t t = 0; t < tests.size(); ++t) {
     const auto first = warm.begin() + static_cast<std::ptrdiff_t>(t * groups);
-    iters.push_back(iters_per_group({first, first + static_cast<std::ptrdiff_t>(groups)}, measured, options.iters));
+    const std::vector<double> times(first, first + static_cast<std::ptrdiff_t>(groups));
+    iters.push_back(iters_per_group(times, measured, options.iters));
+    for (std::size_t g = 0; g < groups; ++g) {
+      if (!measured[g] || iters[t][g] == options.iters) continue;
+      slow.push_back({step.groups[g].hosts, test_name(*tests[t].collective, tests[t].bytes), times[g],
+                      typical_group_seconds(times, measured), iters[t][g]});
+    }
   }
+  if (!slow.empty() && on_slow) on_slow(slow);
   // Slot (test, group, repeat): this rank's per-call time; the maximum over ranks is the
   // group's time, since a collective ends when its slowest member does.
   const auto slot = [&](std::size_t t, std::size_t g, std::size_t r) { return (t * groups + g) * repeats + r; };
@@ -79,7 +88,7 @@ std::vector<MeasurementRecord> run_step_tests(Engine& engine, Coordinator& ranks
 }  // namespace
 
 LocateRun run_locate(Engine& engine, Coordinator& ranks, const HostLayout& layout, const LocateOptions& options,
-                     const SlowFault& fault, const StepDone& on_step) {
+                     const SlowFault& fault, const StepDone& on_step, const SlowWarmUps& on_slow) {
   LocateRun run;
   const std::vector<Step> steps = plan_steps(layout, options);
   const int rank = ranks.rank();
@@ -95,7 +104,13 @@ LocateRun run_locate(Engine& engine, Coordinator& ranks, const HostLayout& layou
       }
       const std::chrono::duration<double> split = std::chrono::steady_clock::now() - start;
       const std::size_t first = run.measurements.size();
-      for (MeasurementRecord& m : run_step_tests(engine, ranks, step, options, pass)) run.measurements.push_back(std::move(m));
+      const int index = static_cast<int>(run.steps.size());
+      const auto slow = [&](const std::vector<SlowWarmUp>& groups) {
+        if (on_slow) on_slow(step, groups, index, total);
+      };
+      for (MeasurementRecord& m : run_step_tests(engine, ranks, step, options, pass, slow)) {
+        run.measurements.push_back(std::move(m));
+      }
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
       // Rank 0's clock for everyone, so all ranks hold the same result.
       const std::vector<double> times = ranks.max_each({rank == 0 ? took.count() : 0.0, rank == 0 ? split.count() : 0.0});

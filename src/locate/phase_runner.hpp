@@ -31,6 +31,18 @@ struct LocateRun {
   std::vector<StepTime> steps;
 };
 
+// A group its warm-up showed far slower than the step's typical group, timing fewer calls.
+struct SlowWarmUp {
+  std::vector<int> hosts;  // the group's hosts (host indices)
+  std::string test;        // "all_gather 64 MiB"
+  double call_seconds = 0, typical_seconds = 0;
+  int iters = 0;  // timed calls per repeat it gets
+};
+
+// Called on every rank after a step's warm-up when a group is far slower (index as below):
+// the step may take long, and this says why before it ends.
+using SlowWarmUps = std::function<void(const Step& step, const std::vector<SlowWarmUp>& slow, int index, int total)>;
+
 // Called on every rank after each step (index from 0 of `total`, over all passes), with
 // the measurements the step added (rank 0 records them as they come).
 using StepDone =
@@ -39,6 +51,6 @@ using StepDone =
 // Collective: every rank calls it with the same layout and options and gets the same
 // result. `fault` slows this rank's calls where it applies (a testing aid).
 LocateRun run_locate(Engine& engine, Coordinator& ranks, const HostLayout& layout, const LocateOptions& options,
-                     const SlowFault& fault, const StepDone& on_step);
+                     const SlowFault& fault, const StepDone& on_step, const SlowWarmUps& on_slow = {});
 
 }  // namespace ncclsweep::locate

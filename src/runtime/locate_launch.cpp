@@ -221,6 +221,9 @@ LocateOutcome run_locate_launch(RankGroup& ranks, const LocateRequest& request, 
                        if (!leader) return;
                        setup->records->append_values(measured);
                        progress << step_text(t, index, total, options.passes) << std::flush;
+                     },
+                     [&](const Step& step, const std::vector<SlowWarmUp>& slow, int index, int total) {
+                       if (leader) progress << slow_warm_up_text(setup->layout, step, slow, index, total) << std::flush;
                      });
     engine.disconnect();
     engine.settle();

@@ -16,6 +16,7 @@
 #include "locate/host_layout.hpp"
 #include "locate/locate_fault.hpp"
 #include "locate/locate_results.hpp"
+#include "locate/locate_text.hpp"
 #include "locate/phase_runner.hpp"
 #include "locate/verdicts.hpp"
 #include "in_process_launch.hpp"
@@ -51,7 +52,7 @@ struct PacedRun {
 // locate on those ranks with the given fault ("" for none); rank 0's verdicts.
 Verdicts located(const std::vector<std::string>& hosts, const std::string& fault_text, const std::string& phases,
                  std::vector<StepTime>* steps = nullptr, const PacedRun& paced = {},
-                 std::vector<MeasurementRecord>* records = nullptr) {
+                 std::vector<MeasurementRecord>* records = nullptr, std::string* slow_notes = nullptr) {
   LocateOptions options;
   set_phases(options, phases);
   options.sizes = {256 * kKiB};
@@ -67,8 +68,14 @@ Verdicts located(const std::vector<std::string>& hosts, const std::string& fault
     PacedEngine engine;
     engine.set_jitter(paced.jitter, paced.seed * 1000 + static_cast<unsigned>(rank.rank()));
     engine.connect({});
-    LocateRun run = run_locate(engine, rank, layout, options, fault, [](const StepTime&, std::span<const MeasurementRecord>, int, int) {});
+    std::string notes;
+    LocateRun run = run_locate(
+        engine, rank, layout, options, fault, [](const StepTime&, std::span<const MeasurementRecord>, int, int) {},
+        [&](const Step& step, const std::vector<SlowWarmUp>& slow, int index, int total) {
+          notes += slow_warm_up_text(layout, step, slow, index, total);
+        });
     if (rank.rank() == 0) {
+      if (slow_notes) *slow_notes = notes;
       const std::lock_guard lock(mutex);
       on_rank0 = std::move(run);
     }
@@ -115,7 +122,15 @@ TEST_CASE("in-process locate times a link a hundred times slower in one call a r
   std::vector<MeasurementRecord> records;
   PacedRun paced;
   paced.iters = 8;
-  const Verdicts v = located(hosts, "link=h0,h3:slow=100", "host,pairs", nullptr, paced, &records);
+  std::string notes;
+  const Verdicts v = located(hosts, "link=h0,h3:slow=100", "host,pairs", nullptr, paced, &records, &notes);
+  // Said when the warm-up shows it, before the step ends: one line, naming the pair and each test.
+  CHECK(std::count(notes.begin(), notes.end(), '\n') == 1);
+  CHECK_THAT(notes, Catch::Matchers::StartsWith("# step 2/4: pairs round 1: h0,h3 far slower than the typical group in warm-up ("));
+  CHECK_THAT(notes, ContainsSubstring("all_gather 256 KiB: "));
+  CHECK_THAT(notes, ContainsSubstring("sendrecv 256 KiB: "));
+  CHECK_THAT(notes, ContainsSubstring(" a call against "));
+  CHECK_THAT(notes, ContainsSubstring(", 1 timed call(s) a repeat"));
   REQUIRE(v.findings.size() == 1);
   CHECK(v.findings[0].kind == FindingKind::link);
   CHECK(v.findings[0].hosts == std::vector<int>{0, 3});
