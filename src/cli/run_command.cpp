@@ -147,7 +147,7 @@ void add_run_command(CLI::App& app, CommandAction& chosen) {
       ->excludes(output);
   run->add_flag("--force", args->flags.force, "With --resume: go on even though the sweep or rank layout changed");
   run->add_option("--timeout", args->flags.measurements.timeout_s,
-                  "Seconds each communicator init and each size may take (nccl engine); default scales with size")
+                  "Seconds each communicator init and each size may take, and so how long one call may wait for the other ranks; default scales with size")
       ->check(finite_range(1, 604800));
   run->add_option("--with-compute", args->flags.measurements.with_compute,
                   "Also measure each collective beside a GEMM kept running: gemm:MxNxK:DTYPE, e.g. "

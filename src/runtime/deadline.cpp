@@ -13,4 +13,9 @@ double progress_deadline_s(const RunSpec& spec, const MeasurementPlan& plan) {
                   kSizeDeadlineSlackS + calls * static_cast<double>(largest) / kPessimisticBytesPerS);
 }
 
+double stall_limit_s(const RunSpec& spec, const MeasurementPlan& plan, bool in_process) {
+  const double deadline = progress_deadline_s(spec, plan);
+  return std::max(10.0, in_process ? deadline : 2 * deadline + 60);
+}
+
 }  // namespace ncclsweep

@@ -38,7 +38,7 @@ std::unique_ptr<Engine> make_in_process_engine(EngineKind engine, MpiSession& se
 #if NCCLSWEEP_HAVE_NCCL
   if (engine == EngineKind::nccl) return make_nccl_engine(session);
 #endif
-  return make_mpi_engine(session.world());
+  return make_mpi_engine(session.world(), &session.stall_watch());
 }
 
 }  // namespace ncclsweep

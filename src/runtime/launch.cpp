@@ -4,6 +4,7 @@
 
 #include "core/errors.hpp"
 #include "core/run_options.hpp"
+#include "runtime/deadline.hpp"
 #include "runtime/in_process_run.hpp"
 #include "runtime/launch_document.hpp"
 #include "runtime/launch_state.hpp"
@@ -104,6 +105,16 @@ std::vector<WorkerGroup> worker_groups(const SweepPlan& plan) {
   return groups;
 }
 
+namespace {
+
+// The nccl engine measures in workers, so every group's settings reach a NCCL never
+// initialised; so does the mpi engine where a point sets a variable (the testing aid's).
+bool measures_in_process(const LaunchRequest& request) {
+  return request.spec.engine == EngineKind::mpi && !sets_variables(request.groups);
+}
+
+}  // namespace
+
 LaunchServices mpi_launch_services(MpiSession& session, const StopSignals* signals) {
   return {
       .make_engine = [&session](EngineKind engine) { return make_in_process_engine(engine, session); },
@@ -127,6 +138,8 @@ LaunchServices mpi_launch_services(MpiSession& session, const StopSignals* signa
 
 int run_launch(MpiSession& session, const LaunchRequest& request) {
   const StopSignals signals;
+  const StallWatch::Limit stall_limit(session.stall_watch(),
+                                      stall_limit_s(request.spec, request.plan, measures_in_process(request)));
   return run_launch(session, request, mpi_launch_services(session, &signals));
 }
 
@@ -140,10 +153,7 @@ int run_launch(RankGroup& ranks, const LaunchRequest& request, const LaunchServi
       state.leader && services.watch_signals
           ? services.watch_signals([&state](int signal) { state.checkpoint_interrupted(signal); })
           : nullptr;
-  // The nccl engine measures in workers, so every group's settings reach a NCCL never
-  // initialised; so does the mpi engine where a point sets a variable (the testing aid's).
-  const bool in_process = request.spec.engine == EngineKind::mpi && !sets_variables(request.groups);
-  if (in_process) return finish(state, run_in_process(state));
+  if (measures_in_process(request)) return finish(state, run_in_process(state));
   return finish(state, request.search ? run_search_in_workers(state) : run_in_workers(state));
 }
 

@@ -263,10 +263,6 @@ RunPlan plan_run(const RunFlags& flags, const RunInputs& inputs, const RankLayou
   check_engine_runs(request.spec, listed, engine, places);
   request.fault = planned_fault(flags, engine, layout.ranks, request.groups);
   const bool in_workers = engine != EngineKind::mpi || sets_variables(request.groups);
-  if (!in_workers && given.timeout_s) {
-    notes.push_back("--timeout bounds nothing under --engine mpi (the ranks measure in-process, with no "
-                    "watchdog): bound the whole run with the scheduler's time limit instead");
-  }
   request.plan = plan_measurements(request.spec, layout.ranks, places.sizes, places.root);
   if (in_workers) check_worker_plan_size(request.plan);
   if (engine == EngineKind::mpi) {

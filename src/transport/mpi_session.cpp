@@ -11,6 +11,7 @@
 #include <exception>
 
 #include "core/errors.hpp"
+#include "core/failure_report.hpp"
 
 namespace ncclsweep {
 namespace {
@@ -62,7 +63,23 @@ void check_mpi_temporary_directory() {
 
 }  // namespace
 
-MpiSession::MpiSession(int* argc, char*** argv) {
+namespace {
+
+[[noreturn]] void end_stalled_rank(int rank, const std::string& host, const std::string& call, double waited_s) {
+  print_rank_error(rank, host,
+                   message_with_fix(call + " has waited " + std::to_string(static_cast<long long>(waited_s)) +
+                                        " s for the other ranks: one stopped, or its host or link is gone; this rank "
+                                        "ends, and the launcher ends the others (what was measured is kept)",
+                                    "find the rank that stopped (its host's log, ncclsweep locate); --timeout SECONDS "
+                                    "sets how long a run's call may wait"));
+  std::_Exit(kExitRuntime);
+}
+
+}  // namespace
+
+MpiSession::MpiSession(int* argc, char*** argv)
+    : stall_watch_(kDefaultStallLimitS,
+                   [this](const std::string& call, double waited_s) { end_stalled_rank(rank_, host_, call, waited_s); }) {
   check_mpi_temporary_directory();
   check_mpi(MPI_Init(argc, argv), "MPI_Init");
   // Errors come back as return codes so they can carry context up to main.
@@ -98,16 +115,19 @@ MpiSession::~MpiSession() {
 }
 
 MPI_Comm MpiSession::data_plane_comm() {
+  const StallWatch::Scope watched(&stall_watch_, "MPI_Comm_dup");
   if (data_plane_ == MPI_COMM_NULL) check_mpi(MPI_Comm_dup(world_, &data_plane_), "MPI_Comm_dup");
   return data_plane_;
 }
 
 void MpiSession::broadcast(std::span<std::byte> data, int root) {
+  const StallWatch::Scope watched(&stall_watch_, "MPI_Bcast");
   check_mpi(MPI_Bcast(data.data(), static_cast<int>(data.size()), MPI_BYTE, root, world_), "MPI_Bcast");
 }
 
 int MpiSession::max_across_ranks(int value) {
   int result = 0;
+  const StallWatch::Scope watched(&stall_watch_, "MPI_Allreduce");
   check_mpi(MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_MAX, world_), "MPI_Allreduce");
   return result;
 }
@@ -120,7 +140,10 @@ std::string MpiSession::library_version() const {
   return all.substr(0, all.find_first_of(",\n"));
 }
 
-void MpiSession::barrier() { check_mpi(MPI_Barrier(world_), "MPI_Barrier"); }
+void MpiSession::barrier() {
+  const StallWatch::Scope watched(&stall_watch_, "MPI_Barrier");
+  check_mpi(MPI_Barrier(world_), "MPI_Barrier");
+}
 
 std::vector<RankTimes> MpiSession::reduce_times_each(const std::vector<double>& values) {
   // One MPI_Allreduce of a relay step, not one per statistic.
@@ -129,18 +152,21 @@ std::vector<RankTimes> MpiSession::reduce_times_each(const std::vector<double>& 
 
 std::vector<double> MpiSession::gather_on_first(double value) {
   std::vector<double> all(rank_ == 0 ? static_cast<std::size_t>(size_) : 0);
+  const StallWatch::Scope watched(&stall_watch_, "MPI_Gather");
   check_mpi(MPI_Gather(&value, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, world_), "MPI_Gather");
   return all;
 }
 
 std::uint64_t MpiSession::sum(std::uint64_t value) {
   std::uint64_t total = 0;
+  const StallWatch::Scope watched(&stall_watch_, "MPI_Allreduce");
   check_mpi(MPI_Allreduce(&value, &total, 1, MPI_UINT64_T, MPI_SUM, world_), "MPI_Allreduce");
   return total;
 }
 
 std::vector<std::uint8_t> MpiSession::max_codes(std::vector<std::uint8_t> codes) {
   std::vector<std::uint8_t> out(codes.size());
+  const StallWatch::Scope watched(&stall_watch_, "MPI_Allreduce");
   check_mpi(MPI_Allreduce(codes.data(), out.data(), static_cast<int>(codes.size()), MPI_UINT8_T, MPI_MAX, world_),
             "MPI_Allreduce");
   return out;
@@ -148,6 +174,7 @@ std::vector<std::uint8_t> MpiSession::max_codes(std::vector<std::uint8_t> codes)
 
 std::vector<double> MpiSession::max_each(std::vector<double> values) {
   std::vector<double> out(values.size());
+  const StallWatch::Scope watched(&stall_watch_, "MPI_Allreduce");
   check_mpi(MPI_Allreduce(values.data(), out.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX, world_),
             "MPI_Allreduce");
   return out;
@@ -155,6 +182,7 @@ std::vector<double> MpiSession::max_each(std::vector<double> values) {
 
 std::string MpiSession::broadcast_string(std::string value, int root) {
   unsigned long long length = value.size();
+  const StallWatch::Scope watched(&stall_watch_, "MPI_Bcast");
   check_mpi(MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, root, world_), "MPI_Bcast");
   value.resize(length);
   check_mpi(MPI_Bcast(value.data(), static_cast<int>(length), MPI_CHAR, root, world_), "MPI_Bcast");
@@ -165,6 +193,7 @@ std::vector<std::string> MpiSession::gather(const std::string& value, int root) 
   if (value.size() > static_cast<std::size_t>(INT_MAX)) throw RuntimeFailure("MPI_Gatherv", "string too long");
   const int length = static_cast<int>(value.size());
   std::vector<int> lengths(rank_ == root ? size_ : 0);
+  const StallWatch::Scope watched(&stall_watch_, "MPI_Gatherv");
   check_mpi(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, root, world_), "MPI_Gather");
   std::vector<int> offsets(lengths.size());
   std::string all;
@@ -190,6 +219,7 @@ std::vector<std::string> MpiSession::gather(const std::string& value, int root) 
 
 CombinedStep MpiSession::combine_relay_steps(const RelayStep& mine) {
   if (!relay_) relay_.emplace(world_);
+  const StallWatch::Scope watched(&stall_watch_, "MPI_Allreduce");
   CombinedStep combined{relay_->all_reduce(mine), {}};
   // Every rank sees the same combination, so all of them gather or none does.
   if (combined.step.gather != 0 && !combined.step.failed()) combined.gathered = gather_on_first(mine.gather_value);

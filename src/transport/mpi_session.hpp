@@ -9,11 +9,16 @@
 #include <string>
 #include <vector>
 
+#include "core/stall_watch.hpp"
 #include "engine/mpi/mpi_check.hpp"
 #include "transport/rank_group.hpp"
 #include "transport/relay_reducer.hpp"
 
 namespace ncclsweep {
+
+// Longer than any healthy launch waits inside one call for the other ranks (a probe's
+// slowest rank, rank 0 writing its reports), short of forever.
+inline constexpr double kDefaultStallLimitS = 600;
 
 class MpiSession final : public RankGroup {
  public:
@@ -48,12 +53,18 @@ class MpiSession final : public RankGroup {
   CombinedStep combine_relay_steps(const RelayStep& mine) override;
   [[noreturn]] void abort(int status) override;
 
+  // Watches every blocking call of this session and of the mpi engine made on it; past
+  // its limit (kDefaultStallLimitS until a launch sets its own) the rank says which call
+  // waited and exits with status 3, and the launcher ends the others.
+  StallWatch& stall_watch() { return stall_watch_; }
+
  private:
   MPI_Comm world_ = MPI_COMM_NULL;  // a private duplicate of MPI_COMM_WORLD
   int rank_ = 0, size_ = 1, local_rank_ = 0;
   std::string host_;
   std::optional<RelayReducer> relay_;  // made on the first relayed step or time reduction
   MPI_Comm data_plane_ = MPI_COMM_NULL;  // made on the first worker of the mpi engine
+  StallWatch stall_watch_;                // last: its thread reads rank_ and host_
 };
 
 }  // namespace ncclsweep

@@ -1,6 +1,6 @@
 // Faults a long run meets, under real mpirun -np 4 with the mpi engine: a full file
-// system, a results directory that becomes unwritable mid-run, a rank whose
-// environment holds bytes that are not UTF-8. Each must end with a clear error and the
+// system, a results directory that becomes unwritable mid-run, a rank stopped from
+// outside, a rank whose environment holds bytes that are not UTF-8. Each must end with a clear error and the
 // right exit status, never a hang (every launch here is killed after a time limit, and
 // a kill fails the test), and leave JSON files that parse and a run --resume can finish.
 #include <fcntl.h>
@@ -17,6 +17,7 @@
 
 #include "catch_compat.hpp"
 #include "integration/launch.hpp"
+#include "integration/processes.hpp"
 #include "read_file.hpp"
 
 using namespace ncclsweep::testing;
@@ -59,6 +60,8 @@ class BackgroundRun {
   }
   BackgroundRun(const BackgroundRun&) = delete;
   BackgroundRun& operator=(const BackgroundRun&) = delete;
+
+  pid_t pid() const { return pid_; }
 
   // The exit status, or kKilled when it was still running at the limit (a hang).
   Launch wait() {
@@ -221,6 +224,35 @@ TEST_CASE("a results directory whose parent becomes a file mid-run: exit 3 namin
   const json started = read_json_file(base / "moved" / "run" / "run.json");
   CHECK(started.at("status") == "incomplete");
   for (const auto& r : records_in(base / "moved" / "run" / "records.jsonl")) CHECK(r.contains("busbw_gbps"));
+}
+
+TEST_CASE("a rank stopped from outside (SIGSTOP) mid-run: the other rank ends within --timeout, exit 3 saying so, records kept") {
+  const auto dir = scratch_dir("fault-stopped-rank");
+  const auto out = dir / "run";
+  // Long enough never to end on its own here: 2000 repeats of two sizes.
+  const std::vector<std::string> args{"run", "--engine", "mpi", "--collectives", "all_reduce", "--sizes", "64K,128K",
+                                      "--repeats", "2000", "--iters", "20", "--warmup", "0", "--check", "0",
+                                      "--timeout", "10", "-o", out.string()};
+  BackgroundRun run(mpirun_argv({{2, {}, args}}), dir.string() + ".log");
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (occurrences(read_file(out / "records.jsonl"), "\n") < 4 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const std::vector<pid_t> ranks = children_of(run.pid());
+  REQUIRE(ranks.size() == 2);
+  REQUIRE(kill(ranks.back(), SIGSTOP) == 0);
+  const auto stopped = std::chrono::steady_clock::now();
+  const Launch ended = run.wait();
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - stopped).count();
+  kill(ranks.back(), SIGKILL);  // if the launcher left it
+  INFO(ended.output);
+  REQUIRE(ended.status != kKilled);
+  CHECK(ended.status == 3);
+  CHECK(took >= 10);
+  CHECK(took < 60);
+  CHECK_THAT(ended.output, ContainsSubstring(" has waited 10 s for the other ranks: one stopped"));
+  CHECK(read_json_file(out / "run.json").at("status") == "incomplete");
+  CHECK(records_in(out / "records.jsonl").size() >= 4);
 }
 
 TEST_CASE("a rank whose environment holds bytes that are not UTF-8 records them escaped") {

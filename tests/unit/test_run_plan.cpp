@@ -4,6 +4,7 @@
 #include <string>
 
 #include "catch_compat.hpp"
+#include "runtime/deadline.hpp"
 #include "runtime/engine_registry.hpp"
 #include "runtime/run_plan.hpp"
 
@@ -122,13 +123,21 @@ TEST_CASE("run plan: a fault aimed at a rank or point the run does not have is r
   CHECK(plan_run(flags).fault.action == FaultAction::cpu_hog);
 }
 
-TEST_CASE("run plan: --timeout under the mpi engine is noted, since nothing enforces it there") {
+TEST_CASE("run plan: --timeout bounds how long one MPI call may wait: the deadline in-process, twice it and a minute with workers") {
   RunFlags flags = on_mpi();
-  CHECK(plan_run(flags).plan.notes.empty());
-  flags.measurements.timeout_s = 30;
+  flags.measurements.timeout_s = 45;
   const LaunchRequest request = plan_run(flags);
-  REQUIRE(request.plan.notes.size() == 1);
-  CHECK(request.plan.notes.front().find("--timeout bounds nothing") != std::string::npos);
+  CHECK(request.plan.notes.empty());
+  CHECK(stall_limit_s(request.spec, request.plan, true) == 45);
+  CHECK(stall_limit_s(request.spec, request.plan, false) == 2 * 45 + 60);
+  // Never under 10 s: a rank finishing its reports keeps the others waiting a while.
+  flags.measurements.timeout_s = 5;
+  CHECK(stall_limit_s(plan_run(flags).spec, plan_run(flags).plan, true) == 10);
+  // Without --timeout: the size's deadline, at least the init's 300 s.
+  flags.measurements.timeout_s.reset();
+  const LaunchRequest plain = plan_run(flags);
+  CHECK(stall_limit_s(plain.spec, plain.plan, true) == progress_deadline_s(plain.spec, plain.plan));
+  CHECK(progress_deadline_s(plain.spec, plain.plan) >= kDefaultInitDeadlineS);
 }
 
 TEST_CASE("run plan: --min-iters above --max-iters is refused with both numbers") {

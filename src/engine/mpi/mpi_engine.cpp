@@ -209,8 +209,8 @@ std::unique_ptr<Engine> make_mpi_engine(std::unique_ptr<HostFabric> fabric,
   return std::make_unique<MpiEngine>(std::move(fabric), environment);
 }
 
-std::unique_ptr<Engine> make_mpi_engine(MPI_Comm comm) {
-  return make_mpi_engine(make_mpi_fabric(comm), environment_map(environ));
+std::unique_ptr<Engine> make_mpi_engine(MPI_Comm comm, StallWatch* watch) {
+  return make_mpi_engine(make_mpi_fabric(comm, watch), environment_map(environ));
 }
 
 }  // namespace ncclsweep

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/environment.hpp"
+#include "core/stall_watch.hpp"
 #include "engine/coordinator.hpp"
 #include "engine/engine.hpp"
 #include "engine/host_fabric.hpp"
@@ -19,7 +20,8 @@ namespace ncclsweep {
 std::unique_ptr<Engine> make_mpi_engine(std::unique_ptr<HostFabric> fabric,
                                         const std::map<std::string, std::string>& environment);
 
-// In an MPI rank: the collectives on `comm`, the testing variables from this process.
-std::unique_ptr<Engine> make_mpi_engine(MPI_Comm comm);
+// In an MPI rank: the collectives on `comm` (each watched by `watch` where given), the
+// testing variables from this process.
+std::unique_ptr<Engine> make_mpi_engine(MPI_Comm comm, StallWatch* watch = nullptr);
 
 }  // namespace ncclsweep

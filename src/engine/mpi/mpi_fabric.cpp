@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "core/stall_watch.hpp"
 #include "core/units.hpp"
 #include "engine/mpi/mpi_check.hpp"
 
@@ -59,7 +60,7 @@ void allocate(std::vector<std::byte>& buffer, std::size_t bytes) {
 
 class MpiFabric final : public HostFabric {
  public:
-  explicit MpiFabric(MPI_Comm comm) : comm_(comm) {
+  MpiFabric(MPI_Comm comm, StallWatch* watch) : comm_(comm), watch_(watch) {
     check_mpi(MPI_Comm_rank(comm_, &world_.rank), "MPI_Comm_rank");
     check_mpi(MPI_Comm_size(comm_, &world_.ranks), "MPI_Comm_size");
   }
@@ -74,6 +75,7 @@ class MpiFabric final : public HostFabric {
     free_splits();
     for (const int color : colors) {
       MPI_Comm group = MPI_COMM_NULL;
+      const StallWatch::Scope watched(watch_, "MPI_Comm_split");
       check_mpi(MPI_Comm_split(comm_, color, world_.rank, &group), "MPI_Comm_split");
       Place p;
       MPI_Comm_rank(group, &p.rank);
@@ -87,7 +89,10 @@ class MpiFabric final : public HostFabric {
     groups_.clear();
   }
 
-  void barrier() override { check_mpi(MPI_Barrier(comm_), "MPI_Barrier"); }
+  void barrier() override {
+    const StallWatch::Scope watched(watch_, "MPI_Barrier");
+    check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
+  }
 
   HostBuffers buffers(std::size_t send_bytes, std::size_t recv_bytes) override {
     allocate(send_, send_bytes);
@@ -103,6 +108,7 @@ class MpiFabric final : public HostFabric {
     const int count = as_int_count(call.count);
     const int bytes = as_int_count(call.count * call.dtype->bytes);
     void* send = in_place ? MPI_IN_PLACE : static_cast<void*>(send_buffer);
+    const StallWatch::Scope watched(watch_, call.kind->name.data());
     switch (call.kind->layout) {
       case OutputLayout::gathered:
         check_mpi(MPI_Allgather(send, bytes, MPI_BYTE, recv, bytes, MPI_BYTE, comm), "MPI_Allgather");
@@ -147,6 +153,7 @@ class MpiFabric final : public HostFabric {
   }
 
   MPI_Comm comm_;
+  StallWatch* watch_;  // null: nothing watched
   Place world_;
   std::vector<std::pair<MPI_Comm, Place>> groups_;  // from split()
   std::vector<std::byte> send_, recv_;
@@ -154,6 +161,8 @@ class MpiFabric final : public HostFabric {
 
 }  // namespace
 
-std::unique_ptr<HostFabric> make_mpi_fabric(MPI_Comm comm) { return std::make_unique<MpiFabric>(comm); }
+std::unique_ptr<HostFabric> make_mpi_fabric(MPI_Comm comm, StallWatch* watch) {
+  return std::make_unique<MpiFabric>(comm, watch);
+}
 
 }  // namespace ncclsweep

@@ -5,11 +5,13 @@
 
 #include <memory>
 
+#include "core/stall_watch.hpp"
 #include "engine/host_fabric.hpp"
 
 namespace ncclsweep {
 
-// `comm` must outlive the fabric; its splits are the fabric's own.
-std::unique_ptr<HostFabric> make_mpi_fabric(MPI_Comm comm);
+// `comm` must outlive the fabric; its splits are the fabric's own. `watch` (null: none),
+// which must outlive it too, watches every blocking call.
+std::unique_ptr<HostFabric> make_mpi_fabric(MPI_Comm comm, StallWatch* watch = nullptr);
 
 }  // namespace ncclsweep
