@@ -1,6 +1,16 @@
 #include "core/stall_watch.hpp"
 
+#include <algorithm>
+
 namespace ncclsweep {
+namespace {
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
 
 StallWatch::StallWatch(double limit_s, OnStall on_stall)
     : on_stall_(std::move(on_stall)), limit_s_(limit_s), thread_([this] { run(); }) {}
@@ -14,56 +24,45 @@ StallWatch::~StallWatch() {
   thread_.join();
 }
 
-double StallWatch::limit_s() const {
-  const std::lock_guard lock(mutex_);
-  return limit_s_;
-}
+double StallWatch::limit_s() const { return limit_s_.load(); }
 
 void StallWatch::set_limit(double seconds) {
-  {
-    const std::lock_guard lock(mutex_);
-    limit_s_ = seconds;
-  }
-  changed_.notify_all();
+  limit_s_.store(seconds);
+  changed_.notify_all();  // the next look comes at the new limit's pace
 }
 
 void StallWatch::enter(const char* call) {
-  {
-    const std::lock_guard lock(mutex_);
-    if (depth_++ > 0) return;
-    call_ = call;
-    since_ = std::chrono::steady_clock::now();
-    reported_ = false;
-  }
-  changed_.notify_all();
+  if (depth_.fetch_add(1) > 0) return;
+  since_ns_.store(now_ns());
+  call_.store(call);
+  calls_.fetch_add(1);
 }
 
 void StallWatch::leave() {
-  const std::lock_guard lock(mutex_);
-  if (--depth_ == 0) call_ = nullptr;
+  if (depth_.fetch_sub(1) == 1) call_.store(nullptr);
 }
 
 void StallWatch::run() {
+  std::uint64_t reported = 0;  // the call (its number) already reported
   std::unique_lock lock(mutex_);
   while (!stopping_) {
-    if (call_ == nullptr || limit_s_ <= 0 || reported_) {
-      changed_.wait(lock);
-      continue;
-    }
-    const auto deadline = since_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                       std::chrono::duration<double>(limit_s_));
-    const char* const watched = call_;
-    const auto started = since_;
-    if (changed_.wait_until(lock, deadline) == std::cv_status::no_timeout) continue;
-    // Still the same call, past the limit: it is stuck.
-    if (!stopping_ && call_ == watched && since_ == started) {
-      const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - since_;
-      const std::string name = watched;
-      reported_ = true;
-      lock.unlock();
-      on_stall_(name, waited.count());
-      lock.lock();
-    }
+    // Looks ten times per limit, at most once a second: a stall is seen within a tenth of
+    // its limit (a second at most) after it passes.
+    const double before = limit_s_.load();
+    changed_.wait_for(lock, std::chrono::duration<double>(before > 0 ? std::clamp(before / 10, 0.001, 1.0) : 1.0));
+    const double limit = limit_s_.load();
+    if (stopping_ || limit <= 0) continue;
+    const std::uint64_t number = calls_.load();
+    const char* const call = call_.load();
+    const std::int64_t since = since_ns_.load();
+    if (call == nullptr || number == reported || calls_.load() != number) continue;  // none, told, or a new one
+    const double waited = static_cast<double>(now_ns() - since) * 1e-9;
+    if (waited < limit) continue;
+    reported = number;
+    const std::string name = call;
+    lock.unlock();
+    on_stall_(name, waited);
+    lock.lock();
   }
 }
 

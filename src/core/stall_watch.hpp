@@ -4,7 +4,9 @@
 // never returns, where no signal handler of ours runs; the launcher ends the job once one
 // rank exits, so the rank that notices ends itself. Only time inside a watched call
 // counts: a rank computing for minutes between calls is not waiting.
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -57,14 +59,18 @@ class StallWatch {
   void leave();
   void run();
 
-  mutable std::mutex mutex_;
-  std::condition_variable changed_;
   OnStall on_stall_;
-  double limit_s_;
-  int depth_ = 0;
-  const char* call_ = nullptr;
-  std::chrono::steady_clock::time_point since_;
-  bool reported_ = false;  // on_stall called for this call (it returns only in tests)
+  // Written by the calling thread on every call, read by the watch's thread a few times a
+  // second: atomics, so that a call costs two clock reads and no lock or wake-up (the mpi
+  // engine makes hundreds of thousands of small calls; a wake-up each disturbed what
+  // they measure on shared cores).
+  std::atomic<double> limit_s_;
+  std::atomic<int> depth_{0};
+  std::atomic<const char*> call_{nullptr};
+  std::atomic<std::int64_t> since_ns_{0};
+  std::atomic<std::uint64_t> calls_{0};  // outermost calls entered so far
+  std::mutex mutex_;                     // for stopping_ and the wait between looks
+  std::condition_variable changed_;
   bool stopping_ = false;
   std::thread thread_;  // last: started once the members it reads exist
 };
