@@ -43,20 +43,34 @@ void StallWatch::leave() {
 }
 
 void StallWatch::run() {
-  std::uint64_t reported = 0;  // the call (its number) already reported
+  std::uint64_t reported = 0;   // the call (its number) already reported
+  std::uint64_t restarted = 0;  // the call whose clock restarted when this process resumed
+  std::int64_t restarted_at = 0;
+  std::int64_t last_look = now_ns();
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     // Looks ten times per limit, at most once a second: a stall is seen within a tenth of
     // its limit (a second at most) after it passes.
     const double before = limit_s_.load();
-    changed_.wait_for(lock, std::chrono::duration<double>(before > 0 ? std::clamp(before / 10, 0.001, 1.0) : 1.0));
+    const double pause = before > 0 ? std::clamp(before / 10, 0.001, 1.0) : 1.0;
+    changed_.wait_for(lock, std::chrono::duration<double>(pause));
+    const std::int64_t now = now_ns();
+    // A look far later than asked: this process itself was stopped (a job suspended and
+    // resumed, a debugger), so its call has not been waiting for the others all along.
+    const bool was_stopped = static_cast<double>(now - last_look) * 1e-9 > std::max(2.0, 5 * pause);
+    last_look = now;
     const double limit = limit_s_.load();
     if (stopping_ || limit <= 0) continue;
     const std::uint64_t number = calls_.load();
     const char* const call = call_.load();
-    const std::int64_t since = since_ns_.load();
+    std::int64_t since = since_ns_.load();
     if (call == nullptr || number == reported || calls_.load() != number) continue;  // none, told, or a new one
-    const double waited = static_cast<double>(now_ns() - since) * 1e-9;
+    if (was_stopped) {
+      restarted = number;
+      restarted_at = now;
+    }
+    if (restarted == number) since = std::max(since, restarted_at);
+    const double waited = static_cast<double>(now - since) * 1e-9;
     if (waited < limit) continue;
     reported = number;
     const std::string name = call;

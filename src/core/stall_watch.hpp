@@ -3,7 +3,8 @@
 // debugger), a host gone or a link cut leaves every other rank inside an MPI call that
 // never returns, where no signal handler of ours runs; the launcher ends the job once one
 // rank exits, so the rank that notices ends itself. Only time inside a watched call
-// counts: a rank computing for minutes between calls is not waiting.
+// counts: a rank computing for minutes between calls is not waiting; nor is one whose own
+// process was stopped (a job suspended and resumed): its call's clock restarts then.
 #include <atomic>
 #include <chrono>
 #include <cstdint>

@@ -251,6 +251,8 @@ TEST_CASE("a rank stopped from outside (SIGSTOP) mid-run: the other rank ends wi
   CHECK(took >= 10);
   CHECK(took < 60);
   CHECK_THAT(ended.output, ContainsSubstring(" has waited 10 s for the other ranks: one stopped"));
+  // Said by the rank that waited, not by the stopped one when the launcher resumes it to end it.
+  CHECK(occurrences(ended.output, "for the other ranks: one stopped") == 1);
   CHECK(read_json_file(out / "run.json").at("status") == "incomplete");
   CHECK(records_in(out / "records.jsonl").size() >= 4);
 }
