@@ -56,8 +56,8 @@ std::vector<int> iters_per_group(const std::vector<double>& warmup_call_s, const
   const double typical = typical_group_seconds(warmup_call_s, measured);
   if (typical <= 0) return out;
   for (std::size_t g = 0; g < warmup_call_s.size(); ++g) {
-    if (warmup_call_s[g] <= kSlowGroupFactor * typical) continue;
-    const double calls = kSlowGroupFactor * typical * iters / warmup_call_s[g];
+    if (warmup_call_s[g] <= kSlowGroupFactor * typical || warmup_call_s[g] * iters <= kUncutRepeatSeconds) continue;
+    const double calls = std::max(kSlowGroupFactor * typical * iters, kUncutRepeatSeconds) / warmup_call_s[g];
     out[g] = std::clamp(static_cast<int>(calls), 1, iters);
   }
   return out;

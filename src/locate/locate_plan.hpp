@@ -35,6 +35,10 @@ std::vector<FixedTest> tests_for(LocatePhase phase, const std::vector<Bytes>& si
 // How much slower than the step's typical group (the lower median of the measured
 // groups' times) a group's warm-up must be before it gets fewer timed calls.
 inline constexpr double kSlowGroupFactor = 4;
+// A repeat shorter than this is never cut: one warm-up call of a sub-millisecond test on
+// shared cores reads several times its peers' now and then, and the time it would save is
+// nothing.
+inline constexpr double kUncutRepeatSeconds = 1;
 
 // The typical group's seconds per call: the lower median of the measured groups' (0 with
 // fewer than two timed).
@@ -43,8 +47,9 @@ double typical_group_seconds(const std::vector<double>& warmup_call_s, const std
 // Timed calls per repeat of one test for each group of a step, from each group's seconds
 // per warm-up call (its slowest rank's; `measured[g]` false for a group run only so every
 // rank calls alike): `iters`, except that a group more than kSlowGroupFactor times slower
-// than the typical group gets as many calls as fill kSlowGroupFactor times the typical
-// group's repeat, at least one. Its first calls already show it slow; a link at a
+// than the typical group, whose repeat would last over kUncutRepeatSeconds, gets as many
+// calls as fill kSlowGroupFactor times the typical group's repeat (or kUncutRepeatSeconds
+// where that is longer), at least one. Its first calls already show it slow; a link at a
 // hundredth of its speed would otherwise hold every rank for hours.
 std::vector<int> iters_per_group(const std::vector<double>& warmup_call_s, const std::vector<bool>& measured, int iters);
 

@@ -793,4 +793,8 @@ TEST_CASE("a group far slower than the step's typical group times fewer calls, a
   // One measured group (or none timed: --warmup 0) has nothing to be typical against.
   CHECK(iters_per_group({1, 100}, {true, false}, 10) == std::vector<int>{10, 10});
   CHECK(iters_per_group({0, 0, 0}, {true, true, true}, 10) == std::vector<int>(3, 10));
+  // A repeat under kUncutRepeatSeconds is never cut: a sub-millisecond warm-up call is noise.
+  CHECK(iters_per_group({0.001, 0.001, 0.006}, {true, true, true}, 10) == std::vector<int>(3, 10));
+  // ... and a cut repeat lasts at least that long: 2 s of 0.5 s calls, not 4 typical repeats' 0.8 s.
+  CHECK(iters_per_group({0.02, 0.02, 0.5}, {true, true, true}, 10) == std::vector<int>{10, 10, 2});
 }

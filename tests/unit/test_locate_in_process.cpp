@@ -47,6 +47,7 @@ struct PacedRun {
   double threshold = 0.9;  // the GPU default: exact figures need no wider band
   double jitter = 0;
   unsigned seed = 1;
+  Bytes bytes = 256 * kKiB;  // the one size measured
 };
 
 // locate on those ranks with the given fault ("" for none); rank 0's verdicts.
@@ -55,7 +56,7 @@ Verdicts located(const std::vector<std::string>& hosts, const std::string& fault
                  std::vector<MeasurementRecord>* records = nullptr, std::string* slow_notes = nullptr) {
   LocateOptions options;
   set_phases(options, phases);
-  options.sizes = {256 * kKiB};
+  options.sizes = {paced.bytes};
   options.warmup = 1;
   options.iters = paced.iters;
   options.repeats = paced.repeats;
@@ -122,13 +123,14 @@ TEST_CASE("in-process locate times a link a hundred times slower in one call a r
   std::vector<MeasurementRecord> records;
   PacedRun paced;
   paced.iters = 8;
+  paced.bytes = kMiB << 10;  // 0.1 s a call at the paced engine's 10 GB/s, 10 s on the slow link
   std::string notes;
   const Verdicts v = located(hosts, "link=h0,h3:slow=100", "host,pairs", nullptr, paced, &records, &notes);
   // Said when the warm-up shows it, before the step ends: one line, naming the pair and each test.
   CHECK(std::count(notes.begin(), notes.end(), '\n') == 1);
   CHECK_THAT(notes, Catch::Matchers::StartsWith("# step 2/4: pairs round 1: h0,h3 far slower than the typical group in warm-up ("));
-  CHECK_THAT(notes, ContainsSubstring("all_gather 256 KiB: "));
-  CHECK_THAT(notes, ContainsSubstring("sendrecv 256 KiB: "));
+  CHECK_THAT(notes, ContainsSubstring("all_gather 1 GiB: "));
+  CHECK_THAT(notes, ContainsSubstring("sendrecv 1 GiB: "));
   CHECK_THAT(notes, ContainsSubstring(" a call against "));
   CHECK_THAT(notes, ContainsSubstring(", 1 timed call(s) a repeat"));
   REQUIRE(v.findings.size() == 1);
