@@ -1,5 +1,6 @@
 #include "core/errors.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/environment.hpp"
@@ -46,6 +47,13 @@ std::string message_with_fix(std::string_view what, std::string_view fix) {
   std::string s = printable(what);
   if (!fix.empty()) (s += kFixLine) += printable(fix);
   return s;
+}
+
+SourcePosition position_at(const std::string& file, std::string_view text, std::size_t offset) {
+  const std::size_t newline = offset == 0 ? std::string_view::npos : text.rfind('\n', offset - 1);
+  const std::size_t line_start = newline == std::string_view::npos ? 0 : newline + 1;
+  const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(line_start), '\n') + 1;
+  return {file, static_cast<int>(line), static_cast<int>(offset - line_start) + 1};
 }
 
 std::string SourcePosition::str() const {

@@ -25,6 +25,9 @@ struct SourcePosition {
   std::string str() const;  // "file:line:column", shortened when parts are unknown
 };
 
+// The line and column of byte `offset` of `text`, a file's contents.
+SourcePosition position_at(const std::string& file, std::string_view text, std::size_t offset);
+
 // Every message ncclsweep prints is one line, or one line and its fix line ("WHAT\n  fix:
 // FIX"): `message` with each control character but that structure's newline, and each byte
 // that is not UTF-8, shown as \xNN (a tab stays). The printers (print_error, the run's log

@@ -3,7 +3,6 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
-#include <algorithm>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -103,11 +102,8 @@ class FirstNodePlace final : public YAML::EventHandler {
 YAML::Node load_one_yaml_document(const std::string& text, const std::string& file) {
   // yaml-cpp reads a NUL byte as the end of a line and reports an escape error past it.
   if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
-    const std::size_t line_start = nul == 0 ? 0 : text.rfind('\n', nul - 1) + 1;  // npos + 1 == 0
-    const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(line_start), '\n') + 1;
     throw UsageError("the file holds a NUL byte, which no YAML text has (a binary file, or one saved as UTF-16?)",
-                     "give a YAML text file saved as UTF-8",
-                     {file, static_cast<int>(line), static_cast<int>(nul - line_start) + 1});
+                     "give a YAML text file saved as UTF-8", position_at(file, text, nul));
   }
   // Two documents' events are read, never more: a file of a million '---' is refused at
   // its second, not loaded whole first.

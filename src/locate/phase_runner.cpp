@@ -50,10 +50,11 @@ std::vector<MeasurementRecord> run_step_tests(Engine& engine, Coordinator& ranks
     const auto first = warm.begin() + static_cast<std::ptrdiff_t>(t * groups);
     const std::vector<double> times(first, first + static_cast<std::ptrdiff_t>(groups));
     iters.push_back(iters_per_group(times, measured, options.iters));
+    const double typical = typical_group_seconds(times, measured);
     for (std::size_t g = 0; g < groups; ++g) {
       if (!measured[g] || iters[t][g] == options.iters) continue;
-      slow.push_back({step.groups[g].hosts, test_name(*tests[t].collective, tests[t].bytes), times[g],
-                      typical_group_seconds(times, measured), iters[t][g]});
+      slow.push_back({step.groups[g].hosts, test_name(*tests[t].collective, tests[t].bytes), times[g], typical,
+                      iters[t][g]});
     }
   }
   if (!slow.empty() && on_slow) on_slow(slow);

@@ -87,12 +87,16 @@ void check_engine_runs(const RunSpec& spec, const std::vector<ListedCall>& liste
 
 namespace {
 
-Bytes rank_buffers(const PlannedCall& planned, int ranks) {
-  // Out of place is the larger of the two placements: it has both buffers.
+// Out of place is the larger of the two placements: it has both buffers.
+CallSizes out_of_place_sizes(const PlannedCall& planned, int ranks) {
   CollectiveCall call = planned.call;
   call.placement = Placement::out_of_place;
-  const CallSizes sizes = call_sizes(call, planned.split.ranks_in(ranks));
-  const BufferSpan span = buffer_span(sizes.send_bytes(), sizes.recv_bytes(), call.footprint_bytes);
+  return call_sizes(call, planned.split.ranks_in(ranks));
+}
+
+Bytes rank_buffers(const PlannedCall& planned, int ranks) {
+  const CallSizes sizes = out_of_place_sizes(planned, ranks);
+  const BufferSpan span = buffer_span(sizes.send_bytes(), sizes.recv_bytes(), planned.call.footprint_bytes);
   return span.send_bytes + span.recv_bytes;
 }
 
@@ -100,9 +104,7 @@ Bytes rank_buffers(const PlannedCall& planned, int ranks) {
 // for the memory.
 bool footprint_sets_span(const PlannedCall& planned, int ranks) {
   if (planned.footprint.mode != FootprintMode::fixed) return false;
-  CollectiveCall call = planned.call;
-  call.placement = Placement::out_of_place;
-  const CallSizes sizes = call_sizes(call, planned.split.ranks_in(ranks));
+  const CallSizes sizes = out_of_place_sizes(planned, ranks);
   return planned.footprint.bytes > std::max(sizes.send_bytes(), sizes.recv_bytes());
 }
 
@@ -117,12 +119,15 @@ Bytes largest_rank_buffers(const MeasurementPlan& plan, int ranks) {
 void check_rank_memory(const MeasurementPlan& plan, int ranks, Bytes memory_bytes, const std::string& memory,
                        const EngineCheckPlaces& places) {
   if (memory_bytes == 0) return;
-  const auto largest = std::max_element(plan.calls.begin(), plan.calls.end(), [&](const PlannedCall& a, const PlannedCall& b) {
-    return rank_buffers(a, ranks) < rank_buffers(b, ranks);
-  });
-  if (largest == plan.calls.end()) return;
-  const Bytes needed = rank_buffers(*largest, ranks);
-  if (needed <= memory_bytes) return;
+  const PlannedCall* largest = nullptr;
+  Bytes needed = 0;
+  for (const PlannedCall& planned : plan.calls) {
+    if (const Bytes bytes = rank_buffers(planned, ranks); largest == nullptr || bytes > needed) {
+      largest = &planned;
+      needed = bytes;
+    }
+  }
+  if (largest == nullptr || needed <= memory_bytes) return;
   if (footprint_sets_span(*largest, ranks)) {
     throw UsageError("a rank's buffers would span " + format_bytes(needed) + " (send and receive, each the buffer footprint " +
                          format_bytes(largest->footprint.bytes) + "), more than " + memory,

@@ -457,14 +457,10 @@ namespace {
 void check_utf8(const std::string& text, const std::string& name) {
   const auto bad = first_invalid_utf8(text);
   if (!bad) return;
-  const std::size_t newline = *bad == 0 ? std::string::npos : text.rfind('\n', *bad - 1);
-  const std::size_t line_start = newline == std::string::npos ? 0 : newline + 1;
-  const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(line_start), '\n') + 1;
   char byte[8];
   std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(text[*bad]));
   throw UsageError("the file is not valid UTF-8 (byte " + std::string(byte) + ")",
-                   "save it as UTF-8; NCCL variable names and values are plain ASCII",
-                   {name, static_cast<int>(line), static_cast<int>(*bad - line_start) + 1});
+                   "save it as UTF-8; NCCL variable names and values are plain ASCII", position_at(name, text, *bad));
 }
 
 }  // namespace
